@@ -1,0 +1,1 @@
+# src/plugin/any: sources and tests of the any plugin

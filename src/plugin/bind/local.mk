@@ -1,0 +1,1 @@
+# src/plugin/bind: sources and tests of the bind plugin

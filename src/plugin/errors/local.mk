@@ -1,0 +1,1 @@
+# src/plugin/errors: sources and tests of the errors plugin

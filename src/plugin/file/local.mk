@@ -1,0 +1,1 @@
+# src/plugin/file: sources and tests of the file plugin

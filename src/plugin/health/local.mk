@@ -1,0 +1,1 @@
+# src/plugin/health: sources and tests of the health plugin

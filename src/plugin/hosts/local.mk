@@ -1,0 +1,1 @@
+# src/plugin/hosts: sources and tests of the hosts plugin

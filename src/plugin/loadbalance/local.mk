@@ -1,0 +1,1 @@
+# src/plugin/loadbalance: sources and tests of the loadbalance plugin

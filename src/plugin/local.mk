@@ -1,0 +1,14 @@
+# One include per plugin folder.
+include src/plugin/errors/local.mk
+include src/plugin/log/local.mk
+include src/plugin/health/local.mk
+include src/plugin/ready/local.mk
+include src/plugin/prometheus/local.mk
+include src/plugin/file/local.mk
+include src/plugin/hosts/local.mk
+include src/plugin/loadbalance/local.mk
+include src/plugin/reload/local.mk
+include src/plugin/whoami/local.mk
+include src/plugin/bind/local.mk
+include src/plugin/any/local.mk
+src_libtopo_a_SOURCES += src/plugin/registry.c src/plugin/plugin.h src/plugin/order.h

@@ -1,0 +1,1 @@
+# src/plugin/log: sources and tests of the log plugin

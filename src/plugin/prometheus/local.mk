@@ -1,0 +1,1 @@
+# src/plugin/prometheus: sources and tests of the prometheus plugin

@@ -1,0 +1,1 @@
+# src/plugin/ready: sources and tests of the ready plugin

@@ -1,0 +1,1 @@
+# src/plugin/reload: sources and tests of the reload plugin

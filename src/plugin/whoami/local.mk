@@ -1,0 +1,1 @@
+# src/plugin/whoami: sources and tests of the whoami plugin

@@ -1,0 +1,32 @@
+/*
+ * http.h — small HTTP endpoints (health, ready, metrics, explain).
+ *
+ * Each instance runs one HTTP thread with its own libevent loop. Plugins
+ * register a path on an address from their start(); registrations on the same
+ * address share one listener. Listeners are bound with SO_REUSEPORT so that a
+ * reloaded instance can bind before the old one lets go. Handlers run on the
+ * HTTP thread and never on a DNS worker.
+ *
+ * Addresses are written as in CoreDNS: ":8080" (all interfaces),
+ * "localhost:9153", "127.0.0.1:8181", "[::1]:8080".
+ */
+#ifndef TOPODNS_HTTP_H
+#define TOPODNS_HTTP_H
+
+#include <stddef.h>
+
+struct evhttp_request;
+struct instance;
+
+typedef void (*http_handler_fn)(struct evhttp_request *req, void *data);
+
+/* Bind (if not yet bound for this instance) and route path → fn. 0, or -1 with
+ * err ("listen tcp :8080: address in use"). */
+int http_register(struct instance *ins, const char *addr, const char *path,
+                  http_handler_fn fn, void *data, char *err, size_t errlen);
+/* Start the instance's HTTP thread (after every plugin registered). */
+int http_start(struct instance *ins, char *err, size_t errlen);
+/* Close the instance's listeners and stop its thread. */
+void http_stop(struct instance *ins);
+
+#endif

@@ -1,0 +1,1 @@
+src_libtopo_a_SOURCES += src/server/log.c src/server/log.h

@@ -1,0 +1,18 @@
+/*
+ * log.h — process log lines as CoreDNS prints them: "[LEVEL] message" on
+ * standard output, one write per line so threads never interleave.
+ */
+#ifndef TOPODNS_LOG_H
+#define TOPODNS_LOG_H
+
+void log_msg(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define log_info(...) log_msg("INFO", __VA_ARGS__)
+#define log_warning(...) log_msg("WARNING", __VA_ARGS__)
+#define log_error(...) log_msg("ERROR", __VA_ARGS__)
+#define log_debug(...) log_msg("DEBUG", __VA_ARGS__)
+/* Logs at FATAL and exits with status 1. */
+void log_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* -quiet: drop INFO lines printed at startup (CoreDNS's banner). */
+extern int log_quiet;
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * metrics.h — the Prometheus registry every subsystem reports into.
+ *
+ * Families are process-wide and outlive reloads (counters never go back).
+ * A family has a name, help text, a type and fixed label names; a series is
+ * one combination of label values. Updating a series is safe from any thread
+ * and never blocks on I/O: the series is found by hashing its label values
+ * and updated with atomics; a new series is created under the family's lock
+ * the first time its label values are seen.
+ *
+ * metrics_render() writes the text exposition format (version 0.0.4), which
+ * the prometheus plugin serves on /metrics.
+ */
+#ifndef TOPODNS_METRICS_H
+#define TOPODNS_METRICS_H
+
+#include <stddef.h>
+
+typedef enum { METRIC_COUNTER, METRIC_GAUGE, METRIC_HISTOGRAM } metric_type;
+
+typedef struct metric_family metric_family;
+
+/* Register (or find, when already registered with the same name) a family.
+ * labels is a NULL-terminated list of label names (may be NULL for none).
+ * buckets/nbuckets give a histogram's upper bounds (ignored otherwise). */
+metric_family *metrics_family(const char *name, const char *help, metric_type type,
+                              const char *const *labels, const double *buckets,
+                              size_t nbuckets);
+
+/* values: one per label name, in order (NULL for a family with no labels). */
+void metrics_add(metric_family *f, const char *const *values, double delta);
+void metrics_set(metric_family *f, const char *const *values, double value);
+void metrics_observe(metric_family *f, const char *const *values, double value);
+/* Remove every series of a gauge family whose values match (used when a
+ * plugin instance goes away). */
+void metrics_remove(metric_family *f, const char *const *values);
+
+/* Text exposition of every family with at least one series. Returns a
+ * malloc'd NUL-terminated buffer, *len its length. */
+char *metrics_render(size_t *len);
+
+/* Value of one series (for tests); 0 when absent. For histograms, the count. */
+double metrics_value(const char *name, const char *const *values);
+
+#endif

@@ -1,0 +1,102 @@
+/*
+ * request.h — the life of one query, and the plugin chain it runs through.
+ *
+ * A worker reads a packet, parses it into req->q, finds the server block whose
+ * zone is the longest suffix of the qname and calls the first handler of that
+ * block's chain. Handlers are plugin instances in plugin.cfg order; each one
+ * either answers (fills req->resp and calls req_write()), passes the query on
+ * with plugin_next(), or returns an error rcode without writing.
+ *
+ * serve() returns, like CoreDNS's ServeDNS:
+ *   - the rcode it wrote (after req_write()), or
+ *   - an rcode without writing: SERVFAIL/REFUSED/FORMERR/NOTIMP make the
+ *     server write a bare reply carrying that rcode, or
+ *   - REQ_ASYNC: the handler keeps the request and finishes it later, from the
+ *     same worker's event loop, with req_finish(req, rcode). Until then the
+ *     request stays alive; nothing else may touch it.
+ *
+ * Wrapping plugins observe or change what an inner plugin writes by
+ * registering hooks before calling plugin_next():
+ *   - req_on_write(): runs when an inner plugin calls req_write(), before the
+ *     reply goes out, innermost hook first (cache stores the reply,
+ *     loadbalance shuffles it). A bare error reply written by the server does
+ *     not pass through these, as in CoreDNS.
+ *   - req_on_done(): runs once when the request is finished, whatever
+ *     happened, innermost first (log, prometheus and errors report here).
+ *
+ * The serving path never blocks: a handler that needs the network uses the
+ * worker's event base (req_event_base()).
+ */
+#ifndef TOPODNS_REQUEST_H
+#define TOPODNS_REQUEST_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+#include "msg.h"
+
+#define REQ_ASYNC (-1)
+#define REQ_MAX_HOOKS 8
+
+enum req_proto { PROTO_UDP, PROTO_TCP, PROTO_INTERNAL };
+
+struct handler;
+struct dns_req;
+struct server_block;
+struct event_base;
+
+typedef void (*req_write_hook)(struct dns_req *r, void *data);
+typedef void (*req_done_hook)(struct dns_req *r, int rcode, void *data);
+
+typedef struct req_hook {
+    union { req_write_hook w; req_done_hook d; } fn;
+    void *data;
+} req_hook;
+
+typedef struct dns_req {
+    dns_msg q;                       /* the query as parsed */
+    dns_msg resp;                    /* the reply being built */
+    const uint8_t *raw;              /* the query as received */
+    size_t rawlen;
+    struct sockaddr_storage peer;    /* client address */
+    struct sockaddr_storage local;   /* our address the query came to */
+    enum req_proto proto;
+    uint64_t start_ns;               /* monotonic clock at receipt */
+    const struct server_block *block;/* matched block */
+    const char *zone;                /* matched zone in presentation form */
+    const char *server;              /* "dns://:53" as in metrics labels */
+    int written;                     /* a reply went out */
+    const char *writer;              /* plugin that wrote it, "" for the server */
+    size_t resp_size;                /* octets sent */
+    unsigned nwrite, ndone;
+    req_hook write_hooks[REQ_MAX_HOOKS];
+    req_hook done_hooks[REQ_MAX_HOOKS];
+    char err[256];                   /* error text for the errors plugin */
+    const char *err_plugin;
+    struct worker *worker;
+    void *transport;                 /* private to the server */
+} dns_req;
+
+/* Pass the request to the handler after h. With no next handler the result is
+ * SERVFAIL with the error "plugin/<name>: no next plugin found". */
+int plugin_next(const struct handler *h, dns_req *r);
+/* Send r->resp to the client: echo EDNS, apply size limits and truncation,
+ * run the write hooks, record the writer. Returns the rcode written. */
+int req_write(dns_req *r, const struct handler *writer);
+/* Finish a request that a handler took with REQ_ASYNC. */
+void req_finish(dns_req *r, int rcode);
+/* Record an error for the errors plugin (printf-style). */
+void req_error(dns_req *r, const char *plugin, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int req_on_write(dns_req *r, req_write_hook fn, void *data);
+int req_on_done(dns_req *r, req_done_hook fn, void *data);
+struct event_base *req_event_base(const dns_req *r);
+/* Family of the client: 1 IPv4, 2 IPv6 (as in metrics). */
+int req_family(const dns_req *r);
+/* Client address and port as text. */
+void req_peer_str(const dns_req *r, char *addr, size_t alen, int *port);
+/* Largest reply the client accepts over this transport. */
+size_t req_max_size(const dns_req *r);
+/* 1 when rcode means "the plugin wrote nothing, the server must" */
+int rcode_client_write(int rcode);
+
+#endif

@@ -1,0 +1,3 @@
+# Shared test support. Unit tests and integration scripts are declared in the
+# local.mk of the folder whose code they test.
+EXTRA_DIST += tests/integration/lib.sh

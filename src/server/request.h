@@ -99,4 +99,20 @@ size_t req_max_size(const dns_req *r);
 /* 1 when rcode means "the plugin wrote nothing, the server must" */
 int rcode_client_write(int rcode);
 
+/* Internal requests: a query that comes from inside topodns or from a test
+ * rather than a socket. req_new_internal() parses wire (NULL on FORMERR),
+ * peer is the client address to pretend ("127.0.0.1"; NULL for 127.0.0.1).
+ * req_run() routes it through the instance exactly as a UDP query would be
+ * (zone match, chain, bare error replies, hooks), with a 64 KiB size limit.
+ * When it returns (handlers that went REQ_ASYNC need the event base given to
+ * req_new_internal to run), r->resp holds the reply as sent, r->written and
+ * r->writer say who wrote it; the return value is the final rcode. */
+struct instance;
+dns_req *req_new_internal(struct instance *ins, struct event_base *base,
+                          const uint8_t *wire, size_t len, const char *peer);
+int req_run(dns_req *r);
+/* Encoded reply of an internal request (valid until req_free). */
+const uint8_t *req_reply_wire(const dns_req *r, size_t *len);
+void req_free(dns_req *r);
+
 #endif

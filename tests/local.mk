@@ -1,3 +1,4 @@
 # Shared test support. Unit tests and integration scripts are declared in the
 # local.mk of the folder whose code they test.
 EXTRA_DIST += tests/integration/lib.sh
+include tests/kubesim/local.mk

@@ -96,7 +96,9 @@ int req_family(const dns_req *r);
 void req_peer_str(const dns_req *r, char *addr, size_t alen, int *port);
 /* Largest reply the client accepts over this transport. */
 size_t req_max_size(const dns_req *r);
-/* 1 when rcode means "the plugin wrote nothing, the server must" */
+/* CoreDNS's ClientWrite: 1 when a handler returning this rcode is expected
+ * to have written the reply itself; 0 for SERVFAIL, REFUSED, FORMERR and
+ * NOTIMP, which the server answers with a bare reply. */
 int rcode_client_write(int rcode);
 
 /* Internal requests: a query that comes from inside topodns or from a test

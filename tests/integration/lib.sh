@@ -16,6 +16,9 @@ set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
 TOPODNS=${TOPODNS:-$top_builddir/src/topodns}
+# Blocks without `bind`, and HTTP addresses written as ":PORT", listen on this
+# address instead of every interface: tests never listen beyond loopback.
+export TOPODNS_DEFAULT_BIND=127.0.0.1
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/topodns-test.XXXXXX")
 PASS=0
 FAIL=0

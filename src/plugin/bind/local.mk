@@ -1,1 +1,3 @@
-# src/plugin/bind: sources and tests of the bind plugin
+src_libtopo_a_SOURCES += src/plugin/bind/bind.c
+TESTS += tests/integration/bind.sh
+EXTRA_DIST += tests/integration/bind.sh

@@ -1,0 +1,1 @@
+src_libtopo_a_SOURCES += src/server/metrics.h src/server/http.h

@@ -1,0 +1,457 @@
+/*
+ * request.c — the life of one query: from parsed packet to reply.
+ *
+ *   core_handle_packet   parse; malformed → FORMERR (header readable) or drop
+ *   core_dispatch        opcode, EDNS version, class, zone match → chain
+ *   plugin_next          walk the chain (handlers call it to pass a query on)
+ *   req_write            a handler answers: hooks, EDNS echo, size limit, send
+ *   req_finish           the chain is done: bare error reply if nobody wrote,
+ *                        done hooks (log, metrics), back to the pool
+ *
+ * These are the server-level rules of CoreDNS (core/dnsserver/server.go and
+ * miekg/dns's default accept function): responses and non-QUERY opcodes are
+ * refused at the door, an EDNS version above 0 gets BADVERS, a class other
+ * than IN is REFUSED, a name outside every zone is REFUSED.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <arpa/inet.h>
+#include <event2/event.h>
+#include "core.h"
+#include "log.h"
+
+#define POOL_MAX 256
+#define INTERNAL_MAX 65535
+
+uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- allocation ------------------------------------------------------- */
+
+req_full *req_alloc(worker *w)
+{
+    req_full *f;
+    if (w && w->pool) {
+        f = w->pool;
+        w->pool = f->next_free;
+        w->npool--;
+    } else {
+        f = calloc(1, sizeof *f);
+        if (!f)
+            return NULL;
+        msg_init(&f->r.q);
+        msg_init(&f->r.resp);
+    }
+    f->r.worker = w;
+    f->r.transport = f;
+    f->base = w ? w->base : NULL;
+    return f;
+}
+
+static void req_clear(req_full *f)
+{
+    dns_req *r = &f->r;
+    msg_reset(&r->q);
+    msg_reset(&r->resp);
+    r->raw = NULL;
+    r->rawlen = 0;
+    r->block = NULL;
+    r->zone = NULL;
+    r->server = NULL;
+    r->written = 0;
+    r->writer = NULL;
+    r->resp_size = 0;
+    r->nwrite = r->ndone = 0;
+    r->err[0] = '\0';
+    r->err_plugin = NULL;
+    f->conn = NULL;
+    f->fd = -1;
+    f->grp = NULL;
+    f->outlen = 0;
+    f->finished = 0;
+    f->result = 0;
+}
+
+static void req_destroy(req_full *f)
+{
+    msg_free(&f->r.q);
+    msg_free(&f->r.resp);
+    free(f->raw);
+    free(f->out);
+    free(f);
+}
+
+void req_release(req_full *f)
+{
+    worker *w = f->r.worker;
+    req_clear(f);
+    if (w && w->npool < POOL_MAX) {
+        f->next_free = w->pool;
+        w->pool = f;
+        w->npool++;
+        return;
+    }
+    req_destroy(f);
+}
+
+/* ---- small accessors -------------------------------------------------- */
+
+struct event_base *req_event_base(const dns_req *r)
+{
+    return ((const req_full *)r)->base;
+}
+
+int req_family(const dns_req *r)
+{
+    return r->peer.ss_family == AF_INET6 ? 2 : 1;
+}
+
+void req_peer_str(const dns_req *r, char *addr, size_t alen, int *port)
+{
+    if (r->peer.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&r->peer;
+        inet_ntop(AF_INET6, &s6->sin6_addr, addr, (socklen_t)alen);
+        if (port)
+            *port = ntohs(s6->sin6_port);
+    } else {
+        const struct sockaddr_in *s4 = (const struct sockaddr_in *)&r->peer;
+        inet_ntop(AF_INET, &s4->sin_addr, addr, (socklen_t)alen);
+        if (port)
+            *port = ntohs(s4->sin_port);
+    }
+}
+
+size_t req_max_size(const dns_req *r)
+{
+    if (r->proto != PROTO_UDP)
+        return 65535;
+    if (!r->q.edns.present || r->q.edns.udp_size < 512)
+        return 512;
+    return r->q.edns.udp_size;
+}
+
+int rcode_client_write(int rcode)
+{
+    switch (rcode) {
+    case RC_SERVFAIL: case RC_REFUSED: case RC_FORMERR: case RC_NOTIMP:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+void req_error(dns_req *r, const char *plugin, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->err, sizeof r->err, fmt, ap);
+    va_end(ap);
+    r->err_plugin = plugin;
+}
+
+int req_on_write(dns_req *r, req_write_hook fn, void *data)
+{
+    if (r->nwrite >= REQ_MAX_HOOKS)
+        return -1;
+    r->write_hooks[r->nwrite].fn.w = fn;
+    r->write_hooks[r->nwrite++].data = data;
+    return 0;
+}
+
+int req_on_done(dns_req *r, req_done_hook fn, void *data)
+{
+    if (r->ndone >= REQ_MAX_HOOKS)
+        return -1;
+    r->done_hooks[r->ndone].fn.d = fn;
+    r->done_hooks[r->ndone++].data = data;
+    return 0;
+}
+
+/* ---- the chain -------------------------------------------------------- */
+
+int plugin_next(const handler *h, dns_req *r)
+{
+    if (!h->next) {
+        req_error(r, h->def->name, "plugin/%s: no next plugin found", h->def->name);
+        return RC_SERVFAIL;
+    }
+    return h->next->def->serve(h->next, r);
+}
+
+/* ---- writing ---------------------------------------------------------- */
+
+/* EDNS on the reply: echo an OPT only when the query had one, version 0,
+ * the client's UDP size, DO copied; ECS echoed with the scope the answer set
+ * (0 unless a plugin narrowed it). */
+static void echo_edns(dns_req *r)
+{
+    dns_edns *qe = &r->q.edns, *re = &r->resp.edns;
+    if (!qe->present) {
+        re->present = 0;
+        return;
+    }
+    int had_ecs = re->has_ecs;
+    uint8_t scope = re->ecs.scope_prefix;
+    re->present = 1;
+    re->version = 0;
+    re->udp_size = qe->udp_size;
+    re->do_bit = qe->do_bit;
+    re->has_ecs = qe->has_ecs;
+    if (qe->has_ecs) {
+        re->ecs = qe->ecs;
+        re->ecs.scope_prefix = had_ecs ? scope : 0;
+    }
+}
+
+static int ensure_out(req_full *f, size_t n)
+{
+    if (f->outcap >= n)
+        return 0;
+    uint8_t *p = realloc(f->out, n);
+    if (!p)
+        return -1;
+    f->out = p;
+    f->outcap = n;
+    return 0;
+}
+
+/* Encode as CoreDNS's ScrubWriter does: uncompressed when it fits, else
+ * compressed and truncated to the client's limit. Over UDP, replies above
+ * 1480 (IPv4) / 1220 (IPv6) octets are compressed even when they fit. */
+static int encode_reply(req_full *f)
+{
+    dns_req *r = &f->r;
+    size_t max = req_max_size(r);
+    if (ensure_out(f, 65535 + 2) < 0)
+        return -1;
+    int n = msg_encode(&r->resp, f->out, 65535, 65535, 0);
+    size_t udp_cut = req_family(r) == 2 ? 1220 : 1480;
+    if (n >= 0 && (size_t)n <= max && !(r->proto == PROTO_UDP && (size_t)n > udp_cut)) {
+        f->outlen = (size_t)n;
+        return 0;
+    }
+    n = msg_encode(&r->resp, f->out, 65535, max, 1);
+    if (n < 0)
+        return -1;
+    f->outlen = (size_t)n;
+    return 0;
+}
+
+static void send_reply(req_full *f)
+{
+    dns_req *r = &f->r;
+    echo_edns(r);
+    if (encode_reply(f) < 0) {
+        /* cannot happen for a reply to a parsed query; answer SERVFAIL */
+        msg_reply_to(&r->resp, &r->q);
+        r->resp.rcode = RC_SERVFAIL;
+        echo_edns(r);
+        if (encode_reply(f) < 0)
+            return;
+    }
+    r->resp_size = f->outlen;
+    transport_send(f, f->out, f->outlen);
+}
+
+int req_write(dns_req *r, const handler *writer)
+{
+    req_full *f = (req_full *)r;
+    if (r->written) {
+        log_error("plugin/%s: second reply to the same query dropped",
+                  writer ? writer->def->name : "server");
+        return r->resp.rcode;
+    }
+    for (unsigned i = r->nwrite; i-- > 0;)
+        r->write_hooks[i].fn.w(r, r->write_hooks[i].data);
+    r->written = 1;
+    r->writer = writer ? writer->def->name : "";
+    send_reply(f);
+    return r->resp.rcode;
+}
+
+/* A reply the server writes itself: header, question, rcode, OPT echoed. */
+static void write_bare(req_full *f, int rcode)
+{
+    dns_req *r = &f->r;
+    msg_reply_to(&r->resp, &r->q);
+    r->resp.rcode = (uint16_t)rcode;
+    r->written = 1;
+    r->writer = "";
+    send_reply(f);
+}
+
+void req_finish(dns_req *r, int rcode)
+{
+    req_full *f = (req_full *)r;
+    if (f->finished)
+        return;
+    f->finished = 1;
+    if (!r->written) {
+        if (rcode_client_write(rcode)) {
+            /* A handler claimed to have answered but did not: CoreDNS would
+             * leave the client waiting; we answer SERVFAIL and say so. */
+            log_error("no reply written for %s rcode %d; answering SERVFAIL",
+                      r->err_plugin ? r->err_plugin : "chain", rcode);
+            rcode = RC_SERVFAIL;
+        }
+        write_bare(f, rcode);
+    } else {
+        rcode = r->resp.rcode;
+    }
+    f->result = rcode;
+    for (unsigned i = r->ndone; i-- > 0;)
+        r->done_hooks[i].fn.d(r, rcode, r->done_hooks[i].data);
+    transport_done(f);
+}
+
+/* ---- dispatch --------------------------------------------------------- */
+
+void core_dispatch(req_full *f)
+{
+    dns_req *r = &f->r;
+    r->start_ns = now_ns();
+    r->server = f->grp ? f->grp->label : "dns://:53";
+    if (msg_opcode(&r->q) != 0) {
+        req_finish(r, RC_NOTIMP);
+        return;
+    }
+    if (r->q.edns.present && r->q.edns.version > 0) {
+        msg_reply_to(&r->resp, &r->q);
+        r->resp.rcode = RC_BADVERS;
+        r->written = 1;
+        r->writer = "";
+        send_reply(f);
+        req_finish(r, RC_BADVERS);
+        return;
+    }
+    if (r->q.qclass != C_IN) {
+        req_finish(r, RC_REFUSED);
+        return;
+    }
+    const listen_zone *z = f->grp ? core_match(f->grp, r->q.qname, r->q.qtype) : NULL;
+    if (!z || !z->blk->chain) {
+        r->zone = "dropped";
+        req_finish(r, RC_REFUSED);
+        return;
+    }
+    r->block = z->blk;
+    r->zone = z->zone;
+    const handler *h = z->blk->chain;
+    int rc = h->def->serve(h, r);
+    if (rc != REQ_ASYNC)
+        req_finish(r, rc);
+}
+
+void core_handle_packet(req_full *f)
+{
+    dns_req *r = &f->r;
+    int hdr_ok = 0;
+    if (r->rawlen >= 3 && (r->raw[2] & 0x80))
+        goto drop;                      /* a response: never answer it */
+    int rc = msg_parse(&r->q, r->raw, r->rawlen, &hdr_ok);
+    if (rc == 0 && !r->q.has_question)
+        rc = RC_FORMERR;
+    if (rc != 0) {
+        if (!hdr_ok)
+            goto drop;
+        /* FORMERR: the header echoed, no question, no records */
+        r->q.has_question = 0;
+        msg_reply_to(&r->resp, &r->q);
+        r->resp.flags &= (uint16_t)~0x7800;      /* opcode QUERY */
+        r->resp.rcode = RC_FORMERR;
+        r->q.edns.present = 0;
+        r->written = 1;
+        r->writer = "";
+        r->start_ns = now_ns();
+        r->server = f->grp ? f->grp->label : "dns://:53";
+        r->zone = "dropped";
+        send_reply(f);
+        req_finish(r, RC_FORMERR);
+        return;
+    }
+    core_dispatch(f);
+    return;
+drop:
+    transport_done(f);
+}
+
+/* ---- internal requests ------------------------------------------------ */
+
+dns_req *req_new_internal(struct instance *ins, struct event_base *base,
+                          const uint8_t *wire, size_t len, const char *peer)
+{
+    req_full *f = req_alloc(NULL);
+    if (!f)
+        return NULL;
+    req_clear(f);
+    f->transport = TRANSPORT_INTERNAL;
+    f->ins = ins;
+    f->base = base;
+    f->raw = malloc(len ? len : 1);
+    if (!f->raw) {
+        req_destroy(f);
+        return NULL;
+    }
+    memcpy(f->raw, wire, len);
+    f->rawcap = len;
+    f->r.raw = f->raw;
+    f->r.rawlen = len;
+    f->r.proto = PROTO_INTERNAL;
+    const char *ip = peer ? peer : "127.0.0.1";
+    memset(&f->r.peer, 0, sizeof f->r.peer);
+    struct sockaddr_in *s4 = (struct sockaddr_in *)&f->r.peer;
+    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&f->r.peer;
+    if (inet_pton(AF_INET, ip, &s4->sin_addr) == 1) {
+        s4->sin_family = AF_INET;
+        s4->sin_port = htons(53535);
+    } else if (inet_pton(AF_INET6, ip, &s6->sin6_addr) == 1) {
+        s6->sin6_family = AF_INET6;
+        s6->sin6_port = htons(53535);
+    } else {
+        req_destroy(f);
+        return NULL;
+    }
+    int hdr_ok;
+    if (msg_parse(&f->r.q, f->raw, len, &hdr_ok) != 0 || !f->r.q.has_question) {
+        req_destroy(f);
+        return NULL;
+    }
+    /* route through the first group that serves the name */
+    for (size_t i = 0; ins && i < ins->ngroups; i++) {
+        if (core_match(&ins->groups[i], f->r.q.qname, f->r.q.qtype)) {
+            f->grp = &ins->groups[i];
+            break;
+        }
+    }
+    if (!f->grp && ins && ins->ngroups)
+        f->grp = &ins->groups[0];
+    return &f->r;
+}
+
+int req_run(dns_req *r)
+{
+    req_full *f = (req_full *)r;
+    core_dispatch(f);
+    while (!f->finished && f->base)
+        event_base_loop(f->base, EVLOOP_ONCE);
+    return f->result;
+}
+
+const uint8_t *req_reply_wire(const dns_req *r, size_t *len)
+{
+    const req_full *f = (const req_full *)r;
+    *len = f->outlen;
+    return f->out;
+}
+
+void req_free(dns_req *r)
+{
+    req_destroy((req_full *)r);
+}

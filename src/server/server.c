@@ -1,0 +1,475 @@
+/*
+ * server.c — from a Corefile to a running instance.
+ *
+ * instance_load():
+ *   1. parse the Corefile (src/corefile/);
+ *   2. for every server block, turn its keys into zones and ports
+ *      ([dns://]ZONE[:PORT], CIDR keys become reverse zones), refusing a
+ *      zone/port that another block already serves;
+ *   3. for every directive of the block, in plugin.cfg order (order.h), run
+ *      the plugin's setup() once with a dispenser over all its occurrences;
+ *      unknown directives, unsupported plugins and a second occurrence of a
+ *      once-only plugin stop the load with "file:line: message near 'tok'";
+ *   4. link the handlers that serve DNS into the block's chain;
+ *   5. group the zones by listen address and port (listen_group).
+ * instance_start() starts plugins, binds the sockets, starts the workers and
+ * the HTTP thread. instance_stop()/instance_free() undo it in reverse.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <openssl/evp.h>
+#include "core.h"
+#include "http.h"
+#include "log.h"
+#include "zone.h"
+
+server_opts g_opts = { .conf = NULL, .dns_port = 53, .workers = 0, .quiet = 0 };
+
+const char *server_default_bind(void)
+{
+    const char *b = getenv("TOPODNS_DEFAULT_BIND");
+    return b && *b ? b : NULL;
+}
+
+/* ---- Corefile text and its hash --------------------------------------- */
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t r = fread(buf + n, 1, cap - n - 1, fp);
+        n += r;
+        if (r == 0)
+            break;
+        if (cap - n - 1 == 0) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    fclose(fp);
+    if (buf) {
+        buf[n] = '\0';
+        *len = n;
+    }
+    return buf;
+}
+
+int sha512_hex(const void *data, size_t len, char out[129])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    if (!EVP_Digest(data, len, md, &mdlen, EVP_sha512(), NULL))
+        return -1;
+    for (unsigned i = 0; i < mdlen; i++)
+        snprintf(out + 2 * i, 3, "%02x", md[i]);
+    return 0;
+}
+
+/* ---- keys ------------------------------------------------------------- */
+
+static int add_key(server_block *b, const char *zone, const char *scheme, int port,
+                   const cf_token *tok)
+{
+    zone_key *k = realloc(b->keys, (b->nkeys + 1) * sizeof *k);
+    if (!k)
+        return -1;
+    b->keys = k;
+    k = &b->keys[b->nkeys];
+    memset(k, 0, sizeof *k);
+    snprintf(k->zone, sizeof k->zone, "%s", zone);
+    snprintf(k->scheme, sizeof k->scheme, "%s", scheme);
+    k->port = port;
+    k->tok = tok;
+    if (dname_from_str(k->wire, zone) < 0)
+        return -1;
+    b->nkeys++;
+    return 0;
+}
+
+static int keyerr(char *err, size_t errlen, const cf_token *t, const char *msg)
+{
+    snprintf(err, errlen, "%s:%d: %s near '%s'", t->file, t->line, msg, t->text);
+    return -1;
+}
+
+/* [SCHEME://]ZONE[:PORT] → one or more zone keys (CIDRs expand). */
+static int parse_key(server_block *b, const cf_token *t, char *err, size_t errlen)
+{
+    char buf[DNAME_STR_MAX];
+    const char *s = t->text;
+    char scheme[8] = "dns";
+    const char *sep = strstr(s, "://");
+    if (sep) {
+        size_t sl = (size_t)(sep - s);
+        if (sl == 0 || sl >= sizeof scheme)
+            return keyerr(err, errlen, t, "invalid server key");
+        memcpy(scheme, s, sl);
+        scheme[sl] = '\0';
+        for (char *p = scheme; *p; p++)
+            *p = (char)tolower((unsigned char)*p);
+        if (strcmp(scheme, "dns") != 0)
+            return keyerr(err, errlen, t, "only dns:// servers are supported");
+        s = sep + 3;
+    }
+    snprintf(buf, sizeof buf, "%s", s);
+    int port = g_opts.dns_port;
+    char *colon = strrchr(buf, ':');
+    if (colon) {
+        char *end;
+        long p = strtol(colon + 1, &end, 10);
+        if (colon[1] == '\0' || *end || p < 1 || p > 65535)
+            return keyerr(err, errlen, t, "invalid port in server key");
+        port = (int)p;
+        *colon = '\0';
+    }
+    if (buf[0] == '\0')
+        snprintf(buf, sizeof buf, ".");
+    char zones[ZONE_MAX_SPLIT][DNAME_STR_MAX];
+    int nz = zone_from_key(buf, zones, ZONE_MAX_SPLIT);
+    if (nz < 0)
+        return keyerr(err, errlen, t, "invalid zone in server key");
+    for (int i = 0; i < nz; i++)
+        if (add_key(b, zones[i], scheme, port, t) < 0)
+            return keyerr(err, errlen, t, "invalid zone in server key");
+    return 0;
+}
+
+/* ---- plugins of a block ----------------------------------------------- */
+
+static int cmp_dir(const void *a, const void *b)
+{
+    const cf_directive *x = *(const cf_directive *const *)a, *y = *(const cf_directive *const *)b;
+    return plugin_order(x->name) - plugin_order(y->name);
+}
+
+/* The line of the second occurrence of a directive, for the once rule. */
+static const cf_token *second_occurrence(const cf_directive *dir)
+{
+    cf_disp d;
+    cf_disp_init(&d, dir);
+    int n = 0;
+    while (cf_next(&d)) {
+        if (++n == 2)
+            return &dir->tokens[d.cur];
+        while (cf_next_arg(&d))
+            ;
+        while (cf_next_block(&d))
+            while (cf_next_arg(&d))
+                ;
+    }
+    return &dir->tokens[0];
+}
+
+static int setup_block(instance *ins, server_block *b, char *err, size_t errlen)
+{
+    const cf_block *cb = b->cf;
+    const cf_directive **dirs = calloc(cb->ndirs ? cb->ndirs : 1, sizeof *dirs);
+    b->handlers = calloc(cb->ndirs ? cb->ndirs : 1, sizeof *b->handlers);
+    if (!dirs || !b->handlers) {
+        free(dirs);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < cb->ndirs; i++) {
+        const cf_directive *dir = &cb->dirs[i];
+        const cf_token *t = &dir->tokens[0];
+        if (plugin_order(dir->name) < 0) {
+            snprintf(err, errlen, "%s:%d: Unknown directive '%s' near '%s'", t->file, t->line,
+                     dir->name, t->text);
+            free(dirs);
+            return -1;
+        }
+        if (!plugin_lookup(dir->name)) {
+            snprintf(err, errlen, "%s:%d: plugin '%s' is not supported by topodns near '%s'",
+                     t->file, t->line, dir->name, t->text);
+            free(dirs);
+            return -1;
+        }
+        dirs[i] = dir;
+    }
+    qsort(dirs, cb->ndirs, sizeof *dirs, cmp_dir);
+    for (size_t i = 0; i < cb->ndirs; i++) {
+        const plugin_def *def = plugin_lookup(dirs[i]->name);
+        if ((def->flags & PLUGIN_ONCE) && dirs[i]->noccur > 1) {
+            const cf_token *t = second_occurrence(dirs[i]);
+            snprintf(err, errlen, "%s:%d: plugin/%s: this plugin can only be used once per "
+                     "Server Block near '%s'", t->file, t->line, def->name, t->text);
+            free(dirs);
+            return -1;
+        }
+        cf_disp d;
+        cf_disp_init(&d, dirs[i]);
+        setup_ctx ctx = { .ins = ins, .blk = b, .corefile = ins->path };
+        void *inst = NULL;
+        if (def->setup(&d, &ctx, &inst) < 0) {
+            if (d.err[0])
+                snprintf(err, errlen, "%s", d.err);
+            else
+                snprintf(err, errlen, "%s:%d: plugin/%s: setup failed near '%s'",
+                         dirs[i]->tokens[0].file, dirs[i]->tokens[0].line, def->name,
+                         dirs[i]->tokens[0].text);
+            free(dirs);
+            return -1;
+        }
+        b->handlers[b->nhandlers].def = def;
+        b->handlers[b->nhandlers++].inst = inst;
+    }
+    free(dirs);
+    handler *prev = NULL;
+    for (size_t i = 0; i < b->nhandlers; i++) {
+        handler *h = &b->handlers[i];
+        if (!h->def->serve)
+            continue;
+        if (prev)
+            prev->next = h;
+        else
+            b->chain = h;
+        prev = h;
+    }
+    return 0;
+}
+
+/* ---- listen groups ---------------------------------------------------- */
+
+static listen_group *group_for(instance *ins, const char *addr, int port, const char *label)
+{
+    for (size_t i = 0; i < ins->ngroups; i++)
+        if (ins->groups[i].port == port && strcmp(ins->groups[i].addr, addr) == 0)
+            return &ins->groups[i];
+    listen_group *g = realloc(ins->groups, (ins->ngroups + 1) * sizeof *g);
+    if (!g)
+        return NULL;
+    ins->groups = g;
+    g = &ins->groups[ins->ngroups++];
+    memset(g, 0, sizeof *g);
+    snprintf(g->addr, sizeof g->addr, "%s", addr);
+    g->port = port;
+    snprintf(g->label, sizeof g->label, "%s", label);
+    return g;
+}
+
+static int group_add(listen_group *g, zone_key *k, server_block *b)
+{
+    for (size_t i = 0; i < g->nzones; i++)
+        if (dname_equal(g->zones[i].wire, k->wire))
+            return 1;
+    listen_zone *z = realloc(g->zones, (g->nzones + 1) * sizeof *z);
+    if (!z)
+        return -1;
+    g->zones = z;
+    g->zones[g->nzones].wire = k->wire;
+    g->zones[g->nzones].zone = k->zone;
+    g->zones[g->nzones++].blk = b;
+    return 0;
+}
+
+static int build_groups(instance *ins, char *err, size_t errlen)
+{
+    for (size_t bi = 0; bi < ins->nblocks; bi++) {
+        server_block *b = &ins->blocks[bi];
+        for (size_t ki = 0; ki < b->nkeys; ki++) {
+            zone_key *k = &b->keys[ki];
+            const char *wild = server_default_bind();
+            size_t na = b->nbind ? b->nbind : 1;
+            for (size_t ai = 0; ai < na; ai++) {
+                const char *addr = b->nbind ? b->bind[ai] : (wild ? wild : "::");
+                char label[96];
+                if (b->nbind)
+                    snprintf(label, sizeof label, "%s://%s%s%s:%d", k->scheme,
+                             strchr(addr, ':') ? "[" : "", addr, strchr(addr, ':') ? "]" : "",
+                             k->port);
+                else
+                    snprintf(label, sizeof label, "%s://:%d", k->scheme, k->port);
+                listen_group *g = group_for(ins, addr, k->port, label);
+                int rc = g ? group_add(g, k, b) : -1;
+                if (rc < 0) {
+                    snprintf(err, errlen, "out of memory");
+                    return -1;
+                }
+                if (rc == 1) {
+                    snprintf(err, errlen, "%s:%d: cannot serve %s://%s:%d - it is already "
+                             "defined near '%s'", k->tok->file, k->tok->line, k->scheme,
+                             k->zone, k->port, k->tok->text);
+                    return -1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+const listen_zone *core_match(const listen_group *g, const uint8_t *qname, uint16_t qtype)
+{
+    int labels = dname_labels(qname);
+    const listen_zone *parent_fallback = NULL;
+    for (int l = labels; l >= 0; l--) {
+        const uint8_t *suf = dname_suffix(qname, l);
+        for (size_t i = 0; i < g->nzones; i++) {
+            if (!dname_equal(g->zones[i].wire, suf))
+                continue;
+            /* DS lives in the parent: prefer a shorter zone when one exists */
+            if (qtype == T_DS && l == labels && l > 0) {
+                parent_fallback = &g->zones[i];
+                break;
+            }
+            return &g->zones[i];
+        }
+    }
+    return parent_fallback;
+}
+
+/* ---- instance --------------------------------------------------------- */
+
+static const char default_corefile[] = ". {\n    whoami\n    log\n}\n";
+
+instance *instance_load(const char *path, char *err, size_t errlen)
+{
+    instance *ins = calloc(1, sizeof *ins);
+    if (!ins) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    size_t len = 0;
+    char *text = NULL;
+    if (path) {
+        text = read_file(path, &len);
+        if (!text) {
+            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            free(ins);
+            return NULL;
+        }
+        ins->path = strdup(path);
+        ins->cf = cf_parse_string(path, text, err, errlen);
+    } else {
+        ins->path = strdup("Corefile");
+        text = strdup(default_corefile);
+        len = strlen(default_corefile);
+        ins->cf = cf_parse_string("Corefile", default_corefile, err, errlen);
+    }
+    sha512_hex(text ? text : "", len, ins->sha512);
+    free(text);
+    if (!ins->cf)
+        goto fail;
+    ins->nworkers = g_opts.workers > 0 ? g_opts.workers : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (ins->nworkers < 1)
+        ins->nworkers = 1;
+    ins->blocks = calloc(ins->cf->nblocks ? ins->cf->nblocks : 1, sizeof *ins->blocks);
+    if (!ins->blocks)
+        goto fail;
+    for (size_t i = 0; i < ins->cf->nblocks; i++) {
+        server_block *b = &ins->blocks[ins->nblocks++];
+        b->cf = &ins->cf->blocks[i];
+        for (size_t k = 0; k < b->cf->nkeys; k++)
+            if (parse_key(b, &b->cf->keys[k], err, errlen) < 0)
+                goto fail;
+        if (setup_block(ins, b, err, errlen) < 0)
+            goto fail;
+    }
+    if (build_groups(ins, err, errlen) < 0)
+        goto fail;
+    return ins;
+fail:
+    instance_free(ins);
+    return NULL;
+}
+
+int instance_start(instance *ins, char *err, size_t errlen)
+{
+    for (size_t bi = 0; bi < ins->nblocks; bi++) {
+        server_block *b = &ins->blocks[bi];
+        for (size_t i = 0; i < b->nhandlers; i++) {
+            handler *h = &b->handlers[i];
+            if (h->def->start && h->def->start(h->inst, ins, err, errlen) < 0) {
+                instance_stop(ins);
+                return -1;
+            }
+        }
+    }
+    ins->started = 1;
+    if (listeners_start(ins, err, errlen) < 0 || http_start(ins, err, errlen) < 0) {
+        instance_stop(ins);
+        return -1;
+    }
+    return 0;
+}
+
+void instance_stop(instance *ins)
+{
+    if (!ins)
+        return;
+    http_stop(ins);
+    listeners_stop(ins);
+    if (!ins->started)
+        return;
+    for (size_t bi = ins->nblocks; bi-- > 0;) {
+        server_block *b = &ins->blocks[bi];
+        for (size_t i = b->nhandlers; i-- > 0;)
+            if (b->handlers[i].def->stop)
+                b->handlers[i].def->stop(b->handlers[i].inst);
+    }
+    ins->started = 0;
+}
+
+void instance_free(instance *ins)
+{
+    if (!ins)
+        return;
+    for (size_t bi = 0; bi < ins->nblocks; bi++) {
+        server_block *b = &ins->blocks[bi];
+        for (size_t i = 0; i < b->nhandlers; i++)
+            if (b->handlers[i].def->destroy)
+                b->handlers[i].def->destroy(b->handlers[i].inst);
+        free(b->handlers);
+        free(b->keys);
+        for (size_t i = 0; i < b->nbind; i++)
+            free(b->bind[i]);
+        free(b->bind);
+    }
+    for (size_t i = 0; i < ins->ngroups; i++)
+        free(ins->groups[i].zones);
+    free(ins->groups);
+    free(ins->blocks);
+    cf_free(ins->cf);
+    free(ins->path);
+    free(ins);
+}
+
+size_t instance_nblocks(const instance *ins) { return ins->nblocks; }
+server_block *instance_block(instance *ins, size_t i) { return i < ins->nblocks ? &ins->blocks[i] : NULL; }
+const char *instance_conf_path(const instance *ins) { return ins->path; }
+const char *instance_conf_sha512(const instance *ins) { return ins->sha512; }
+double instance_lameduck(const instance *ins) { return ins->lameduck; }
+
+void instance_set_lameduck(instance *ins, double seconds)
+{
+    if (seconds > ins->lameduck)
+        ins->lameduck = seconds;
+}
+
+size_t instance_handlers(instance *ins, const handler **out, size_t max)
+{
+    size_t n = 0;
+    for (size_t bi = 0; bi < ins->nblocks; bi++)
+        for (size_t i = 0; i < ins->blocks[bi].nhandlers; i++) {
+            if (n < max)
+                out[n] = &ins->blocks[bi].handlers[i];
+            n++;
+        }
+    return n;
+}

@@ -1,0 +1,1 @@
+src_libtopo_a_SOURCES += src/server/dname.h src/server/msg.h

@@ -1,0 +1,100 @@
+/*
+ * zone.c — see zone.h.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include "zone.h"
+
+static int normalize(const char *text, char *out)
+{
+    uint8_t wire[DNAME_MAX];
+    if (dname_from_str(wire, text) < 0)
+        return -1;
+    dname_lower(wire);
+    dname_to_str(out, DNAME_STR_MAX, wire);
+    return 0;
+}
+
+/* IPv4: octets of the network reversed; `bits` is a multiple of 8. */
+static void rev4(const uint8_t *a, int bits, char *out)
+{
+    char *p = out;
+    for (int i = bits / 8 - 1; i >= 0; i--)
+        p += sprintf(p, "%u.", a[i]);
+    strcpy(p, "in-addr.arpa.");
+}
+
+/* IPv6: nibbles reversed; `bits` is a multiple of 4. */
+static void rev6(const uint8_t *a, int bits, char *out)
+{
+    char *p = out;
+    for (int i = bits / 4 - 1; i >= 0; i--) {
+        unsigned nib = (i % 2 == 0) ? a[i / 2] >> 4 : a[i / 2] & 0xf;
+        p += sprintf(p, "%x.", nib);
+    }
+    strcpy(p, "ip6.arpa.");
+}
+
+static int from_cidr(const char *text, char out[][DNAME_STR_MAX], int max)
+{
+    char addr[64];
+    const char *slash = strchr(text, '/');
+    size_t al = (size_t)(slash - text);
+    if (al == 0 || al >= sizeof addr)
+        return -1;
+    memcpy(addr, text, al);
+    addr[al] = '\0';
+    char *end;
+    long bits = strtol(slash + 1, &end, 10);
+    if (slash[1] == '\0' || *end)
+        return -1;
+    uint8_t a[16] = {0};
+    int v6;
+    if (inet_pton(AF_INET, addr, a) == 1) {
+        if (bits < 0 || bits > 32)
+            return -1;
+        v6 = 0;
+    } else if (inet_pton(AF_INET6, addr, a) == 1) {
+        if (bits < 0 || bits > 128)
+            return -1;
+        v6 = 1;
+    } else {
+        return -1;
+    }
+    int unit = v6 ? 4 : 8;
+    int up = (int)((bits + unit - 1) / unit) * unit;     /* next boundary */
+    int count = 1 << (up - (int)bits);
+    if (count > max)
+        return -1;
+    for (int i = 0; i < count; i++) {
+        uint8_t b[16];
+        memcpy(b, a, 16);
+        /* clear host bits beyond `bits`, then add i at the boundary unit */
+        for (int bit = (int)bits; bit < (v6 ? 128 : 32); bit++)
+            b[bit / 8] &= (uint8_t)~(0x80 >> (bit % 8));
+        if (up > 0) {
+            int pos = up - 1;       /* last bit of the prefix */
+            unsigned v = (unsigned)i;
+            for (int k = 0; k < up - (int)bits; k++, pos--)
+                if (v & (1u << k))
+                    b[pos / 8] |= (uint8_t)(0x80 >> (pos % 8));
+        }
+        if (v6)
+            rev6(b, up, out[i]);
+        else
+            rev4(b, up, out[i]);
+    }
+    return count;
+}
+
+int zone_from_key(const char *text, char out[][DNAME_STR_MAX], int max)
+{
+    if (max < 1 || !text || !*text)
+        return -1;
+    if (strchr(text, '/'))
+        return from_cidr(text, out, max);
+    return normalize(text, out[0]) < 0 ? -1 : 1;
+}

@@ -1,0 +1,1 @@
+# kubesim: in-memory Kubernetes API server for tests

@@ -9,3 +9,5 @@ src_libtopo_a_SOURCES += \
 	src/server/listener.c \
 	src/server/zone.c src/server/zone.h \
 	src/server/log.c src/server/log.h
+TESTS += tests/integration/server.sh
+EXTRA_DIST += tests/integration/server.sh tests/integration/rawdns.py

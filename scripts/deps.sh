@@ -1,0 +1,27 @@
+# scripts/deps.sh — sourced by scripts/test and scripts/demo: installs the
+# Debian packages topodns needs to build and test, when any is missing.
+# Non-interactive; apt-get update runs once, and only when something is missing.
+
+TOPODNS_PKGS=(
+    build-essential autoconf automake libtool pkg-config
+    libldns-dev libevent-dev libcurl4-openssl-dev libcjson-dev libc-ares-dev
+    libcmocka-dev libyaml-dev uthash-dev libssl-dev
+    bind9-dnsutils knot-dnsutils ldnsutils curl python3 python3-dnspython python3-yaml
+    iproute2 valgrind
+)
+
+install_deps() {
+    local missing=() p
+    for p in "${TOPODNS_PKGS[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "installing: ${missing[*]}"
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "missing packages and not root: apt-get install ${missing[*]}" >&2
+        return 1
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}

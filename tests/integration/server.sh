@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# server.sh — the DNS server core against real clients: UDP, TCP, pipelined
+# TCP, EDNS echo and BADVERS, truncation and TCP retry, malformed packets,
+# opcode/class/zone rules and the bare SERVFAIL when no plugin answers.
+. "$top_srcdir/tests/integration/lib.sh"
+RAW="/usr/bin/python3 $top_srcdir/tests/integration/rawdns.py"
+
+hosts_many=""
+for i in $(seq 1 60); do hosts_many+="        10.1.0.$i many.example."$'\n'; done
+
+start_topodns "example.:{\$PORT} {
+    hosts {
+$hosts_many        10.0.0.1 one.example.
+        fallthrough
+    }
+    whoami
+}
+empty.:{\$PORT} {
+    hosts {
+        10.0.0.2 x.empty.
+        fallthrough
+    }
+}"
+
+# UDP and TCP
+q whoami.example A
+check "udp answer" rcode_is NOERROR
+check "whoami additional has client A" additional_has '127\.0\.0\.1'
+q +tcp whoami.example A
+check "tcp answer" rcode_is NOERROR
+check "tcp whoami says tcp" additional_has '_tcp\.whoami\.example\.'
+OUT=$($RAW pipeline "$PORT" 20)
+check "20 pipelined TCP queries answered" grep -q 'ok 20' <<<"$OUT"
+
+# header flags: QR set, RD copied, RA clear
+q one.example A
+check "qr rd, no ra" bash -c "grep -q 'flags: qr aa rd;' <<<\"\$0\"" "$OUT"
+q +norec one.example A
+check "rd not set when not asked" bash -c "grep -q 'flags: qr aa;' <<<\"\$0\"" "$OUT"
+
+# EDNS
+q +noedns one.example A
+check "no OPT without EDNS" bash -c '! grep -q "OPT PSEUDOSECTION" <<<"$0"' "$OUT"
+q +edns=0 +bufsize=1232 one.example A
+check "OPT echoed with client size" grep -q 'udp: 1232' <<<"$OUT"
+q +dnssec one.example A
+check "DO echoed" grep -qE 'flags: do;' <<<"$OUT"
+q +edns=1 +noednsnegotiation one.example A
+check "EDNS version 1 gets BADVERS" rcode_is BADVERS
+q +ednsopt=65001:abcd one.example A
+check "unknown EDNS option ignored" rcode_is NOERROR
+
+# truncation: 60 A records do not fit in 512 octets
+q +noedns +ignore many.example A
+check "UDP without EDNS truncated" tc_set
+check "truncated answer smaller" bash -c '[ $(grep -c "^many.example.*IN.*A" <<<"$0") -lt 60 ]' "$OUT"
+q +noedns many.example A
+check "dig retries over TCP and gets all 60" answer_count 60
+q +bufsize=4096 many.example A
+check "EDNS 4096 fits all 60 over UDP" answer_count 60
+check "no TC when it fits" bash -c '! grep -q "flags: qr aa tc" <<<"$0"' "$OUT"
+
+# server-level rcodes
+q +opcode=status one.example A
+check "opcode STATUS gets NOTIMP" rcode_is NOTIMP
+q -c CH version.bind TXT
+check "class CH gets REFUSED" rcode_is REFUSED
+q other.org A
+check "name outside every zone gets REFUSED" rcode_is REFUSED
+q nothing.empty A
+check "no plugin answered gets SERVFAIL" rcode_is SERVFAIL
+
+# malformed packets
+for c in two-questions pointer-loop forward-pointer trailing-garbage truncated-question long-label bad-opt header-only; do
+    OUT=$($RAW udp "$PORT" $c)
+    check "malformed $c gets FORMERR" grep -q '^FORMERR id=1234' <<<"$OUT"
+done
+OUT=$($RAW udp "$PORT" short)
+check "short packet dropped" grep -q noreply <<<"$OUT"
+OUT=$($RAW udp "$PORT" response)
+check "response packet dropped" grep -q noreply <<<"$OUT"
+OUT=$($RAW udp "$PORT" good)
+check "server alive after bad packets" grep -q '^NOERROR' <<<"$OUT"
+
+finish

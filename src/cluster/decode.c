@@ -1,0 +1,637 @@
+/*
+ * decode.c — see decode.h. Field names and defaulting follow the JSON shapes
+ * of ../shared/spec/topology.md section 7 and coredns-behaviour.md 1.13.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <cjson/cJSON.h>
+#include <uthash.h>
+#include "decode.h"
+
+/* ---- interning -------------------------------------------------------- */
+
+typedef struct istr {
+    UT_hash_handle hh;
+    char s[];
+} istr;
+
+static istr *interned;
+
+const char *intern(const char *s)
+{
+    if (!s)
+        return NULL;
+    istr *e;
+    size_t n = strlen(s);
+    HASH_FIND(hh, interned, s, n, e);
+    if (e)
+        return e->s;
+    e = malloc(sizeof *e + n + 1);
+    if (!e)
+        return NULL;
+    memcpy(e->s, s, n + 1);
+    HASH_ADD(hh, interned, s, n, e);
+    return e->s;
+}
+
+const char *intern_lower(const char *s)
+{
+    if (!s)
+        return NULL;
+    char buf[256];
+    size_t n = strlen(s);
+    if (n >= sizeof buf)
+        return intern(s);
+    for (size_t i = 0; i <= n; i++)
+        buf[i] = (char)tolower((unsigned char)s[i]);
+    return intern(buf);
+}
+
+/* ---- JSON helpers ----------------------------------------------------- */
+
+static const cJSON *jget(const cJSON *o, const char *k)
+{
+    return o && cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, k) : NULL;
+}
+
+/* An array, or NULL: cJSON_ArrayForEach over NULL is a no-op. */
+static const cJSON *jarray(const cJSON *a)
+{
+    return cJSON_IsArray(a) ? a : NULL;
+}
+
+static const cJSON *obj_or_null(const cJSON *o)
+{
+    return cJSON_IsObject(o) ? o : NULL;
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+    const cJSON *v = jget(o, k);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static int jbool(const cJSON *o, const char *k, int dflt)
+{
+    const cJSON *v = jget(o, k);
+    if (cJSON_IsTrue(v))
+        return 1;
+    if (cJSON_IsFalse(v))
+        return 0;
+    return dflt;                    /* absent or null */
+}
+
+const char *obj_ns(const cJSON *obj)
+{
+    const char *s = jstr(jget(obj, "metadata"), "namespace");
+    return s ? s : "";
+}
+
+const char *obj_name(const cJSON *obj)
+{
+    const char *s = jstr(jget(obj, "metadata"), "name");
+    return s ? s : "";
+}
+
+const char *obj_label(const cJSON *obj, const char *key)
+{
+    return jstr(jget(jget(obj, "metadata"), "labels"), key);
+}
+
+static const char *annotation(const cJSON *obj, const char *key)
+{
+    return jstr(jget(jget(obj, "metadata"), "annotations"), key);
+}
+
+int st_parse_ip(const char *text, st_ip *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!text)
+        return -1;
+    if (inet_pton(AF_INET, text, out->addr) == 1) {
+        out->family = 4;
+        return 0;
+    }
+    if (inet_pton(AF_INET6, text, out->addr) == 1) {
+        out->family = 6;
+        return 0;
+    }
+    return -1;
+}
+
+static uint8_t proto_of(const char *p)
+{
+    if (!p || strcmp(p, "TCP") == 0)
+        return ST_TCP;
+    if (strcmp(p, "UDP") == 0)
+        return ST_UDP;
+    if (strcmp(p, "SCTP") == 0)
+        return ST_SCTP;
+    return 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+/* ---- ports ------------------------------------------------------------ */
+
+/* spec.ports / slice ports → array; NULL with *n = 0 when none. A slice
+ * without ports gets the sentinel -1 (sentinel = 1). */
+static st_port *decode_ports(const cJSON *arr, uint16_t *n, int sentinel)
+{
+    int cnt = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
+    if (cnt > 1000)
+        cnt = 1000;
+    *n = 0;
+    st_port *ports = calloc((size_t)(cnt ? cnt : 1), sizeof *ports);
+    if (!ports)
+        return NULL;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, arr) {
+        if (*n >= cnt)
+            break;
+        const cJSON *num = jget(p, "port");
+        if (!cJSON_IsNumber(num))
+            continue;
+        const char *name = jstr(p, "name");
+        ports[*n].name = intern(name ? name : "");
+        ports[*n].port = (int32_t)num->valuedouble;
+        ports[*n].proto = proto_of(jstr(p, "protocol"));
+        (*n)++;
+    }
+    if (*n == 0 && sentinel) {
+        ports[0].name = intern("");
+        ports[0].port = -1;
+        ports[0].proto = ST_TCP;
+        *n = 1;
+    }
+    return ports;
+}
+
+/* ---- services --------------------------------------------------------- */
+
+static void split_keys(st_service *s, const char *csv)
+{
+    const char *keys[32];
+    int n = 0;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", csv);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && n < 32; t = strtok_r(NULL, ",", &save)) {
+        while (isspace((unsigned char)*t))
+            t++;
+        char *e = t + strlen(t);
+        while (e > t && isspace((unsigned char)e[-1]))
+            *--e = '\0';
+        if (*t)
+            keys[n++] = intern(t);
+    }
+    const char **arr = calloc((size_t)(n ? n : 1), sizeof *arr);
+    if (!arr)
+        return;
+    memcpy(arr, keys, (size_t)n * sizeof *arr);
+    s->topology_keys = arr;
+    s->n_topology_keys = (uint8_t)n;
+}
+
+static void service_topology(st_service *s, const cJSON *obj, const cJSON *spec)
+{
+    const cJSON *tk = jget(spec, "topologyKeys");
+    if (cJSON_IsArray(tk) && cJSON_GetArraySize(tk) > 0) {
+        int n = 0, max = cJSON_GetArraySize(tk) < 32 ? cJSON_GetArraySize(tk) : 32;
+        const char **arr = calloc((size_t)max, sizeof *arr);
+        const cJSON *k;
+        cJSON_ArrayForEach(k, tk) {
+            if (arr && n < max && cJSON_IsString(k))
+                arr[n++] = intern(k->valuestring);
+        }
+        s->topology_keys = arr;
+        s->n_topology_keys = (uint8_t)n;
+    } else if (annotation(obj, "topodns.io/topology-keys")) {
+        split_keys(s, annotation(obj, "topodns.io/topology-keys"));
+        s->topology_keys_from_annotation = 1;
+    }
+    const char *itp = jstr(spec, "internalTrafficPolicy");
+    s->itp_local = itp && strcmp(itp, "Local") == 0;
+    s->traffic_distribution = intern(jstr(spec, "trafficDistribution"));
+    const char *mode = annotation(obj, "service.kubernetes.io/topology-mode");
+    if (!mode)
+        mode = annotation(obj, "service.kubernetes.io/topology-aware-hints");
+    s->topology_mode = intern(mode);
+    s->same_zone = intern(annotation(obj, "endpointslice.kubernetes.io/same-zone"));
+    s->routing_preference = intern(jstr(spec, "routingPreference"));
+}
+
+static int service_ips(st_service *s, const cJSON *spec)
+{
+    const cJSON *ips = jget(spec, "clusterIPs");
+    const char *list[4];
+    int n = 0;
+    const cJSON *ip;
+    cJSON_ArrayForEach(ip, jarray(ips)) {
+        if (cJSON_IsString(ip) && n < 4)
+            list[n++] = ip->valuestring;
+    }
+    if (n == 0 && jstr(spec, "clusterIP"))
+        list[n++] = jstr(spec, "clusterIP");
+    if (n > 0 && strcmp(list[0], "None") == 0) {
+        s->kind = SVC_HEADLESS;
+        return 0;
+    }
+    st_ip *arr = calloc((size_t)(n ? n : 1), sizeof *arr);
+    if (!arr)
+        return -1;
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        st_ip v;
+        if (st_parse_ip(list[i], &v) < 0)
+            continue;
+        int dup = 0;
+        for (int j = 0; j < m; j++)
+            dup |= memcmp(&arr[j], &v, sizeof v) == 0;
+        if (!dup)
+            arr[m++] = v;
+    }
+    s->cluster_ips = arr;
+    s->n_cluster_ips = (uint8_t)m;
+    return 0;
+}
+
+st_service *decode_service(const cJSON *obj, const char **why)
+{
+    const char *ns = obj_ns(obj), *name = obj_name(obj);
+    const cJSON *spec = jget(obj, "spec");
+    if (!*ns || !*name) {
+        *why = "no metadata.namespace or metadata.name";
+        return NULL;
+    }
+    if (!cJSON_IsObject(spec)) {
+        *why = "no spec";
+        return NULL;
+    }
+    st_service *s = calloc(1, sizeof *s);
+    if (!s) {
+        *why = "out of memory";
+        return NULL;
+    }
+    s->ns = intern(ns);
+    s->name = strdup(name);
+    const char *type = jstr(spec, "type");
+    if (type && strcmp(type, "ExternalName") == 0) {
+        s->kind = SVC_EXTERNALNAME;
+        s->external_name = dup_or_null(jstr(spec, "externalName"));
+    } else {
+        s->kind = SVC_CLUSTERIP;
+        if (service_ips(s, spec) < 0) {
+            service_free(s);
+            *why = "out of memory";
+            return NULL;
+        }
+    }
+    s->ports = decode_ports(jget(spec, "ports"), &s->nports, 0);
+    const cJSON *sel = jget(spec, "selector");
+    s->has_selector = cJSON_IsObject(sel) && sel->child != NULL;
+    service_topology(s, obj, spec);
+    return s;
+}
+
+void service_free(void *p)
+{
+    st_service *s = p;
+    if (!s)
+        return;
+    free((void *)s->name);
+    free((void *)s->cluster_ips);
+    free((void *)s->external_name);
+    free((void *)s->ports);
+    free((void *)s->topology_keys);
+    free(s);
+}
+
+/* ---- EndpointSlices --------------------------------------------------- */
+
+static const char *const *hint_names(const cJSON *arr, uint16_t *n)
+{
+    int cnt = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
+    *n = 0;
+    if (cnt == 0)
+        return NULL;
+    const char **out = calloc((size_t)cnt, sizeof *out);
+    if (!out)
+        return NULL;
+    const cJSON *h;
+    cJSON_ArrayForEach(h, arr) {
+        const char *nm = jstr(h, "name");
+        if (nm && *n < cnt)
+            out[(*n)++] = intern(nm);
+    }
+    return out;
+}
+
+static int decode_endpoint(slice_blob *b, const cJSON *e, int family)
+{
+    const cJSON *addrs = jget(e, "addresses");
+    const cJSON *cond = jget(e, "conditions");
+    const cJSON *hints = jget(e, "hints");
+    const cJSON *ref = jget(e, "targetRef");
+    const char *kind = jstr(ref, "kind"), *pod = jstr(ref, "name");
+    const cJSON *a;
+    cJSON_ArrayForEach(a, jarray(addrs)) {
+        st_endpoint *ep = &b->eps[b->n];
+        if (!cJSON_IsString(a) || st_parse_ip(a->valuestring, &ep->ip) < 0 ||
+            ep->ip.family != family)
+            continue;
+        ep->addr = strdup(a->valuestring);
+        ep->hostname = dup_or_null(jstr(e, "hostname"));
+        ep->pod_name = (kind && strcmp(kind, "Pod") == 0 && pod && strlen(pod) < 64) ? strdup(pod) : NULL;
+        ep->node_name = intern(jstr(e, "nodeName"));
+        ep->zone = intern_lower(jstr(e, "zone"));
+        ep->has_hints = cJSON_IsObject(hints);
+        ep->hint_zones = hint_names(jget(hints, "forZones"), &ep->n_hint_zones);
+        ep->hint_nodes = hint_names(jget(hints, "forNodes"), &ep->n_hint_nodes);
+        ep->ready = (uint8_t)jbool(cond, "ready", 1);
+        ep->serving = (uint8_t)jbool(cond, "serving", 1);
+        ep->terminating = (uint8_t)jbool(cond, "terminating", 0);
+        ep->ports = b->ports;
+        ep->nports = b->nports;
+        ep->slice = b->name;
+        b->n++;
+    }
+    return 0;
+}
+
+slice_blob *decode_slice(const cJSON *obj, const char **why)
+{
+    const char *ns = obj_ns(obj), *name = obj_name(obj);
+    if (!*ns || !*name) {
+        *why = "no metadata.namespace or metadata.name";
+        return NULL;
+    }
+    const char *at = jstr(obj, "addressType");
+    int family = at && strcmp(at, "IPv4") == 0 ? 4 : at && strcmp(at, "IPv6") == 0 ? 6 : 0;
+    const cJSON *eps = jget(obj, "endpoints");
+    if (eps && !cJSON_IsArray(eps) && !cJSON_IsNull(eps)) {
+        *why = "endpoints is not a list";
+        return NULL;
+    }
+    size_t total = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, jarray(eps)) {
+        const cJSON *addrs = jget(e, "addresses");
+        total += cJSON_IsArray(addrs) ? (size_t)cJSON_GetArraySize(addrs) : 0;
+    }
+    slice_blob *b = calloc(1, sizeof *b);
+    if (!b || !(b->eps = calloc(total ? total : 1, sizeof *b->eps))) {
+        free(b);
+        *why = "out of memory";
+        return NULL;
+    }
+    atomic_init(&b->refs, 1);
+    b->ns = intern(ns);
+    b->name = strdup(name);
+    b->service = intern(obj_label(obj, "kubernetes.io/service-name"));
+    b->ports = decode_ports(jget(obj, "ports"), &b->nports, 1);
+    if (family) {                   /* FQDN slices are ignored */
+        cJSON_ArrayForEach(e, jarray(eps))
+            decode_endpoint(b, e, family);
+    }
+    return b;
+}
+
+void slice_ref(slice_blob *b)
+{
+    atomic_fetch_add(&b->refs, 1);
+}
+
+void slice_unref(slice_blob *b)
+{
+    if (!b || atomic_fetch_sub(&b->refs, 1) != 1)
+        return;
+    for (size_t i = 0; i < b->n; i++) {
+        st_endpoint *ep = &b->eps[i];
+        free((void *)ep->addr);
+        free((void *)ep->hostname);
+        free((void *)ep->pod_name);
+        free((void *)ep->hint_zones);
+        free((void *)ep->hint_nodes);
+    }
+    free(b->eps);
+    free(b->ports);
+    free(b->name);
+    free(b);
+}
+
+/* ---- pods ------------------------------------------------------------- */
+
+static uint8_t phase_of(const char *p)
+{
+    if (!p)
+        return ST_PHASE_PENDING;
+    if (!strcmp(p, "Running"))
+        return ST_PHASE_RUNNING;
+    if (!strcmp(p, "Succeeded"))
+        return ST_PHASE_SUCCEEDED;
+    if (!strcmp(p, "Failed"))
+        return ST_PHASE_FAILED;
+    if (!strcmp(p, "Unknown"))
+        return ST_PHASE_UNKNOWN;
+    return ST_PHASE_PENDING;
+}
+
+st_pod *decode_pod(const cJSON *obj, const char **why)
+{
+    const char *ns = obj_ns(obj), *name = obj_name(obj);
+    if (!*ns || !*name) {
+        *why = "no metadata.namespace or metadata.name";
+        return NULL;
+    }
+    st_pod *p = calloc(1, sizeof *p);
+    if (!p) {
+        *why = "out of memory";
+        return NULL;
+    }
+    const cJSON *spec = jget(obj, "spec"), *status = jget(obj, "status");
+    p->ns = intern(ns);
+    p->name = strdup(name);
+    p->node_name = intern(jstr(spec, "nodeName"));
+    p->host_network = (uint8_t)jbool(spec, "hostNetwork", 0);
+    p->phase = phase_of(jstr(status, "phase"));
+    p->terminating = jget(jget(obj, "metadata"), "deletionTimestamp") != NULL &&
+                     !cJSON_IsNull(jget(jget(obj, "metadata"), "deletionTimestamp"));
+    const cJSON *ips = jget(status, "podIPs"), *ip;
+    cJSON_ArrayForEach(ip, jarray(ips)) {
+        if (p->nips < 2 && st_parse_ip(jstr(ip, "ip"), &p->ips[p->nips]) == 0)
+            p->nips++;
+    }
+    if (p->nips == 0 && st_parse_ip(jstr(status, "podIP"), &p->ips[0]) == 0)
+        p->nips = 1;
+    return p;
+}
+
+void pod_free(void *pod)
+{
+    st_pod *p = pod;
+    if (p)
+        free((void *)p->name);
+    free(p);
+}
+
+/* ---- nodes ------------------------------------------------------------ */
+
+long st_cpu_milli(const char *q)
+{
+    if (!q || !*q)
+        return -1;
+    char *end;
+    double v = strtod(q, &end);
+    if (end == q || v < 0)
+        return -1;
+    double mult;
+    if (!*end)
+        mult = 1;
+    else if (!strcmp(end, "m"))
+        mult = 1e-3;
+    else if (!strcmp(end, "k"))
+        mult = 1e3;
+    else if (!strcmp(end, "M"))
+        mult = 1e6;
+    else if (!strcmp(end, "G"))
+        mult = 1e9;
+    else if (!strcmp(end, "T"))
+        mult = 1e12;
+    else if (!strcmp(end, "Ki"))
+        mult = 1024;
+    else if (!strcmp(end, "Mi"))
+        mult = 1024.0 * 1024;
+    else if (!strcmp(end, "Gi"))
+        mult = 1024.0 * 1024 * 1024;
+    else
+        return -1;
+    double milli = v * mult * 1000.0;
+    long r = (long)milli;
+    if ((double)r < milli - 1e-9)
+        r++;                        /* round up */
+    return r;
+}
+
+static int cmp_label(const void *a, const void *b)
+{
+    return strcmp(((const st_label *)a)->key, ((const st_label *)b)->key);
+}
+
+static st_label *decode_labels(const cJSON *obj, uint16_t *n)
+{
+    const cJSON *labels = jget(jget(obj, "metadata"), "labels");
+    int cnt = cJSON_IsObject(labels) ? cJSON_GetArraySize(labels) : 0;
+    *n = 0;
+    st_label *out = calloc((size_t)(cnt ? cnt : 1), sizeof *out);
+    if (!out)
+        return NULL;
+    const cJSON *l;
+    cJSON_ArrayForEach(l, obj_or_null(labels)) {
+        if (cJSON_IsString(l) && *n < cnt) {
+            out[*n].key = intern(l->string);
+            out[(*n)++].value = intern(l->valuestring);
+        }
+    }
+    qsort(out, *n, sizeof *out, cmp_label);
+    return out;
+}
+
+const char *st_node_label(const st_node *n, const char *key)
+{
+    size_t lo = 0, hi = n->nlabels;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(n->labels[mid].key, key);
+        if (c == 0)
+            return n->labels[mid].value;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+st_node *decode_node(const cJSON *obj, const store_opts *o, const char **why)
+{
+    const char *name = obj_name(obj);
+    if (!*name) {
+        *why = "no metadata.name";
+        return NULL;
+    }
+    st_node *n = calloc(1, sizeof *n);
+    if (!n) {
+        *why = "out of memory";
+        return NULL;
+    }
+    n->name = intern(name);
+    n->labels = decode_labels(obj, &n->nlabels);
+    const char *z = st_node_label(n, o->zone_label), *r = st_node_label(n, o->region_label);
+    n->zone = z ? intern_lower(z) : NULL;
+    n->region = r ? intern_lower(r) : NULL;
+    n->control_plane = st_node_label(n, "node-role.kubernetes.io/control-plane") != NULL ||
+                       st_node_label(n, "node-role.kubernetes.io/master") != NULL;
+    const cJSON *status = jget(obj, "status");
+    long cpu = st_cpu_milli(jstr(jget(status, "allocatable"), "cpu"));
+    n->cpu_milli = cpu > 0 ? (uint32_t)cpu : 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, jarray(jget(status, "conditions"))) {
+        const char *t = jstr(c, "type"), *s = jstr(c, "status");
+        if (t && s && !strcmp(t, "Ready"))
+            n->ready = !strcmp(s, "True");
+    }
+    const cJSON *addrs = jget(status, "addresses");
+    int cnt = cJSON_IsArray(addrs) ? cJSON_GetArraySize(addrs) : 0;
+    st_ip *ips = calloc((size_t)(cnt ? cnt : 1), sizeof *ips);
+    const cJSON *a;
+    cJSON_ArrayForEach(a, jarray(addrs)) {
+        if (ips && n->naddrs < cnt && n->naddrs < 255 &&
+            st_parse_ip(jstr(a, "address"), &ips[n->naddrs]) == 0)
+            n->naddrs++;
+    }
+    n->addrs = ips;
+    return n;
+}
+
+void node_free(void *p)
+{
+    st_node *n = p;
+    if (!n)
+        return;
+    free((void *)n->labels);
+    free((void *)n->addrs);
+    free(n);
+}
+
+/* ---- namespaces ------------------------------------------------------- */
+
+st_namespace *decode_namespace(const cJSON *obj, const char **why)
+{
+    const char *name = obj_name(obj);
+    if (!*name) {
+        *why = "no metadata.name";
+        return NULL;
+    }
+    st_namespace *ns = calloc(1, sizeof *ns);
+    if (!ns) {
+        *why = "out of memory";
+        return NULL;
+    }
+    ns->name = intern(name);
+    ns->labels = decode_labels(obj, &ns->nlabels);
+    return ns;
+}
+
+void namespace_free(void *p)
+{
+    st_namespace *ns = p;
+    if (ns)
+        free((void *)ns->labels);
+    free(ns);
+}

@@ -1,0 +1,179 @@
+/*
+ * pmap.c — see pmap.h. Thin layer over liburcu's rculfhash.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <urcu/urcu-memb.h>
+#include <urcu/rculfhash.h>
+#include "pmap.h"
+
+struct pmap {
+    struct cds_lfht *ht;
+};
+
+typedef struct pent {
+    struct cds_lfht_node node;
+    struct rcu_head rcu;
+    pmap_dtor dtor;
+    void *val;
+    size_t klen;
+    uint8_t key[];
+} pent;
+
+typedef struct pkey {
+    const void *key;
+    size_t klen;
+} pkey;
+
+static unsigned long hash_bytes(const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    uint64_t h = 1469598103934665603ull;        /* FNV-1a */
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 1099511628211ull;
+    }
+    return (unsigned long)(h ^ (h >> 29));
+}
+
+static int match(struct cds_lfht_node *node, const void *key)
+{
+    const pent *e = caa_container_of(node, pent, node);
+    const pkey *k = key;
+    return e->klen == k->klen && memcmp(e->key, k->key, k->klen) == 0;
+}
+
+static void free_entry(struct rcu_head *head)
+{
+    pent *e = caa_container_of(head, pent, rcu);
+    if (e->dtor)
+        e->dtor(e->val);
+    free(e);
+}
+
+pmap *pmap_new(void)
+{
+    pmap *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->ht = cds_lfht_new_flavor(64, 64, 0, CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING,
+                                &urcu_memb_flavor, NULL);
+    if (!m->ht) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void pmap_free(pmap *m, pmap_dtor dtor)
+{
+    if (!m)
+        return;
+    struct cds_lfht_iter it;
+    struct cds_lfht_node *n;
+    urcu_memb_read_lock();
+    cds_lfht_first(m->ht, &it);
+    while ((n = cds_lfht_iter_get_node(&it)) != NULL) {
+        pent *e = caa_container_of(n, pent, node);
+        cds_lfht_next(m->ht, &it);
+        if (cds_lfht_del(m->ht, n) == 0) {
+            e->dtor = dtor ? dtor : e->dtor;
+            urcu_memb_call_rcu(&e->rcu, free_entry);
+        }
+    }
+    urcu_memb_read_unlock();
+    urcu_memb_barrier();
+    cds_lfht_destroy(m->ht, NULL);
+    free(m);
+}
+
+int pmap_put(pmap *m, const void *key, size_t klen, void *val, pmap_dtor dtor)
+{
+    pent *e = malloc(sizeof *e + klen);
+    if (!e)
+        return -1;
+    cds_lfht_node_init(&e->node);
+    e->dtor = dtor;
+    e->val = val;
+    e->klen = klen;
+    memcpy(e->key, key, klen);
+    pkey k = { e->key, klen };
+    unsigned long h = hash_bytes(key, klen);
+    urcu_memb_read_lock();
+    struct cds_lfht_node *old = cds_lfht_add_replace(m->ht, h, match, &k, &e->node);
+    urcu_memb_read_unlock();
+    if (old)
+        urcu_memb_call_rcu(&caa_container_of(old, pent, node)->rcu, free_entry);
+    return 0;
+}
+
+int pmap_del(pmap *m, const void *key, size_t klen)
+{
+    pkey k = { key, klen };
+    struct cds_lfht_iter it;
+    int rc = -1;
+    urcu_memb_read_lock();
+    cds_lfht_lookup(m->ht, hash_bytes(key, klen), match, &k, &it);
+    struct cds_lfht_node *n = cds_lfht_iter_get_node(&it);
+    if (n && cds_lfht_del(m->ht, n) == 0) {
+        urcu_memb_call_rcu(&caa_container_of(n, pent, node)->rcu, free_entry);
+        rc = 0;
+    }
+    urcu_memb_read_unlock();
+    return rc;
+}
+
+void *pmap_get(pmap *m, const void *key, size_t klen)
+{
+    pkey k = { key, klen };
+    struct cds_lfht_iter it;
+    cds_lfht_lookup(m->ht, hash_bytes(key, klen), match, &k, &it);
+    struct cds_lfht_node *n = cds_lfht_iter_get_node(&it);
+    return n ? caa_container_of(n, pent, node)->val : NULL;
+}
+
+size_t pmap_count(pmap *m)
+{
+    long before, after;
+    unsigned long count;
+    urcu_memb_read_lock();
+    cds_lfht_count_nodes(m->ht, &before, &count, &after);
+    urcu_memb_read_unlock();
+    return (size_t)count;
+}
+
+void pmap_read_lock(void) { urcu_memb_read_lock(); }
+void pmap_read_unlock(void) { urcu_memb_read_unlock(); }
+void pmap_register_thread(void) { urcu_memb_register_thread(); }
+void pmap_unregister_thread(void) { urcu_memb_unregister_thread(); }
+
+typedef struct deferred {
+    struct rcu_head rcu;
+    void (*fn)(void *);
+    void *arg;
+} deferred;
+
+static void run_deferred(struct rcu_head *head)
+{
+    deferred *d = caa_container_of(head, deferred, rcu);
+    d->fn(d->arg);
+    free(d);
+}
+
+void pmap_defer(void (*fn)(void *), void *arg)
+{
+    deferred *d = malloc(sizeof *d);
+    if (!d) {
+        urcu_memb_synchronize_rcu();
+        fn(arg);
+        return;
+    }
+    d->fn = fn;
+    d->arg = arg;
+    urcu_memb_call_rcu(&d->rcu, run_deferred);
+}
+
+void pmap_barrier(void)
+{
+    urcu_memb_barrier();
+}

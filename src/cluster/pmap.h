@@ -1,0 +1,39 @@
+/*
+ * pmap.h — a published map: a lock-free hash table (liburcu rculfhash, memb
+ * flavor) from a byte key to an immutable value.
+ *
+ * One writer puts and deletes; readers get inside store_read_begin/_end.
+ * A value replaced or deleted is destroyed (its dtor runs) after a grace
+ * period, when no reader can still hold it.
+ */
+#ifndef TOPODNS_PMAP_H
+#define TOPODNS_PMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct pmap pmap;
+typedef void (*pmap_dtor)(void *val);
+
+pmap *pmap_new(void);
+/* Destroy the map and every value (no reader may be active). */
+void pmap_free(pmap *m, pmap_dtor dtor);
+/* Writer: insert or replace; the old value is destroyed after a grace period. */
+int pmap_put(pmap *m, const void *key, size_t klen, void *val, pmap_dtor dtor);
+/* Writer: delete; 0 when it was there, -1 when not. */
+int pmap_del(pmap *m, const void *key, size_t klen);
+/* Reader (or writer): the value, or NULL. */
+void *pmap_get(pmap *m, const void *key, size_t klen);
+size_t pmap_count(pmap *m);
+
+/* RCU plumbing shared by the store. */
+void pmap_read_lock(void);
+void pmap_read_unlock(void);
+void pmap_register_thread(void);
+void pmap_unregister_thread(void);
+/* Run fn(arg) after a grace period (from the writer). */
+void pmap_defer(void (*fn)(void *), void *arg);
+/* Wait until every deferred destruction queued so far has run. */
+void pmap_barrier(void);
+
+#endif

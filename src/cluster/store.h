@@ -1,0 +1,191 @@
+/*
+ * store.h — the cluster store: what topodns knows about the cluster.
+ *
+ * One writer, many readers. The writer is the API thread: reflector handlers
+ * (src/k8s/) decode objects straight into the compact structs below and
+ * publish them. Readers are the DNS workers (and the HTTP thread): they look
+ * objects up without locks and never wait for the writer.
+ *
+ * Publication is RCU (liburcu, memb flavor, lock-free hash tables): every
+ * published object is immutable; an update publishes a new object and the old
+ * one is freed after every reader that could see it has left its read-side
+ * section. A reader brackets its work with store_read_begin()/_end() and may
+ * use every pointer it got in between, until _end(). Reader threads call
+ * store_reader_register() once.
+ *
+ * What is kept (and only that — the JSON is freed at once):
+ *   services    ns/name → st_service (kind, cluster IPs, ports, ExternalName,
+ *               the fields and annotations topology uses)
+ *   endpoints   ns/service → st_endpoints: every endpoint of every
+ *               EndpointSlice labelled kubernetes.io/service-name=service,
+ *               merged in slice order (not deduplicated: readers decide)
+ *   pods        IP → st_pod (running, non-hostNetwork pods: the client index)
+ *   nodes       name → st_node (labels, zone, region, allocatable CPU,
+ *               addresses, Ready); address → node
+ *   namespaces  name → st_namespace (labels)
+ * Strings that repeat (label keys and values, zones, node names) are interned.
+ */
+#ifndef TOPODNS_STORE_H
+#define TOPODNS_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cJSON;
+
+typedef struct st_ip {
+    uint8_t family;                 /* 4 or 6 */
+    uint8_t addr[16];               /* IPv4 in the first 4 octets */
+} st_ip;
+
+enum { ST_TCP = 6, ST_UDP = 17, ST_SCTP = 132 };
+
+typedef struct st_port {
+    const char *name;               /* "" when unnamed */
+    int32_t port;                   /* -1: the slice had no ports (sentinel) */
+    uint8_t proto;                  /* ST_TCP, ST_UDP, ST_SCTP */
+} st_port;
+
+typedef struct st_label {
+    const char *key, *value;        /* interned */
+} st_label;
+
+typedef struct st_endpoint {
+    st_ip ip;
+    const char *addr;               /* the address as written in the slice */
+    const char *hostname;           /* NULL when unset */
+    const char *pod_name;           /* targetRef name when kind Pod and < 64 chars */
+    const char *node_name;          /* interned; NULL when unset */
+    const char *zone;               /* interned, lower-cased; NULL when unset */
+    const char *const *hint_zones;  /* hints.forZones names (interned) */
+    const char *const *hint_nodes;  /* hints.forNodes names (interned) */
+    uint16_t n_hint_zones, n_hint_nodes;
+    uint8_t has_hints;              /* the endpoint carried a hints object */
+    uint8_t ready, serving, terminating;
+    const st_port *ports;           /* its slice's ports (one sentinel -1 when none) */
+    uint16_t nports;
+    const char *slice;              /* slice name (for explain) */
+} st_endpoint;
+
+typedef struct st_endpoints {
+    const char *ns, *service;
+    size_t n;
+    const st_endpoint *eps;
+    uint64_t version;               /* new value at every rebuild */
+} st_endpoints;
+
+typedef enum { SVC_CLUSTERIP, SVC_HEADLESS, SVC_EXTERNALNAME } st_svc_kind;
+
+typedef struct st_service {
+    const char *ns, *name;
+    st_svc_kind kind;               /* NodePort/LoadBalancer count as ClusterIP */
+    const st_ip *cluster_ips;       /* spec.clusterIPs order (clusterIP if empty) */
+    uint8_t n_cluster_ips;
+    const char *external_name;      /* ExternalName target, NULL otherwise */
+    const st_port *ports;           /* spec.ports */
+    uint16_t nports;
+    uint8_t has_selector;
+    /* topology inputs, as written (NULL when absent) */
+    const char *const *topology_keys;   /* spec.topologyKeys or topodns.io/topology-keys */
+    uint8_t n_topology_keys;
+    uint8_t topology_keys_from_annotation;
+    uint8_t itp_local;              /* spec.internalTrafficPolicy == Local */
+    const char *traffic_distribution;   /* spec.trafficDistribution */
+    const char *topology_mode;      /* service.kubernetes.io/topology-mode or
+                                       service.kubernetes.io/topology-aware-hints */
+    const char *same_zone;          /* endpointslice.kubernetes.io/same-zone */
+    const char *routing_preference; /* draft routingPreference field / annotation */
+    uint64_t version;
+} st_service;
+
+typedef struct st_pod {
+    const char *ns, *name;
+    const char *node_name;          /* interned */
+    st_ip ips[2];
+    uint8_t nips;
+    uint8_t host_network;
+    uint8_t phase;                  /* ST_PHASE_* */
+    uint8_t terminating;
+} st_pod;
+
+enum { ST_PHASE_PENDING, ST_PHASE_RUNNING, ST_PHASE_SUCCEEDED, ST_PHASE_FAILED, ST_PHASE_UNKNOWN };
+
+typedef struct st_node {
+    const char *name;
+    const st_label *labels;         /* sorted by key */
+    uint16_t nlabels;
+    const char *zone, *region;      /* from the configured labels, NULL when absent */
+    uint32_t cpu_milli;             /* allocatable CPU, rounded up; 0 when unknown */
+    uint8_t ready;
+    uint8_t control_plane;
+    const st_ip *addrs;
+    uint8_t naddrs;
+} st_node;
+
+typedef struct st_namespace {
+    const char *name;
+    const st_label *labels;
+    uint16_t nlabels;
+} st_namespace;
+
+typedef struct store store;
+
+typedef struct store_opts {
+    const char *zone_label;         /* default topology.kubernetes.io/zone */
+    const char *region_label;       /* default topology.kubernetes.io/region */
+} store_opts;
+
+store *store_new(const store_opts *opts);
+void store_free(store *s);
+
+/* ---- readers ----------------------------------------------------------- */
+void store_reader_register(void);
+void store_reader_unregister(void);
+void store_read_begin(void);
+void store_read_end(void);
+
+/* Lookups; names are compared exactly (Kubernetes names are lower-case;
+ * callers lower-case query labels first). NULL when absent. */
+const st_service *store_service(store *s, const char *ns, const char *name);
+const st_endpoints *store_endpoints(store *s, const char *ns, const char *service);
+const st_namespace *store_namespace(store *s, const char *name);
+const st_pod *store_pod_by_ip(store *s, const st_ip *ip);
+const st_node *store_node(store *s, const char *name);
+const st_node *store_node_by_addr(store *s, const st_ip *ip);
+/* Label value of a node, NULL when absent. */
+const char *st_node_label(const st_node *n, const char *key);
+
+/* Services whose cluster IPs hold ip, and (ns, service) pairs having a
+ * ready endpoint with that address: for PTR. Each callback returns 0 to go
+ * on, non-zero to stop. */
+typedef int (*st_service_cb)(const st_service *svc, void *arg);
+typedef int (*st_endpoint_cb)(const st_service *svc, const st_endpoint *ep, void *arg);
+void store_services_by_ip(store *s, const st_ip *ip, st_service_cb cb, void *arg);
+void store_endpoints_by_ip(store *s, const st_ip *ip, st_endpoint_cb cb, void *arg);
+
+/* Unix time of the last DNS-relevant change (the SOA serial), and counts. */
+uint32_t store_serial(const store *s);
+size_t store_count(const store *s, const char *resource);
+
+/* ---- the writer (API thread only) -------------------------------------- */
+/* Decode and publish one object of a kind; a malformed object is logged once
+ * with its name and skipped (return -1), the store unchanged. */
+int store_upsert_service(store *s, const struct cJSON *obj);
+int store_upsert_slice(store *s, const struct cJSON *obj);
+int store_upsert_pod(store *s, const struct cJSON *obj);
+int store_upsert_node(store *s, const struct cJSON *obj);
+int store_upsert_namespace(store *s, const struct cJSON *obj);
+/* Remove by the object's last state (namespace + name from metadata). */
+int store_remove(store *s, const char *resource, const struct cJSON *obj);
+/* Relist reconciliation for one resource ("services", "endpointslices",
+ * "pods", "nodes", "namespaces"): objects not upserted between begin and end
+ * are removed at end. */
+void store_relist_begin(store *s, const char *resource);
+void store_relist_end(store *s, const char *resource);
+
+/* Helpers exposed for unit tests. */
+int st_parse_ip(const char *text, st_ip *out);
+/* Kubernetes CPU quantity → millicores, rounded up; -1 when malformed. */
+long st_cpu_milli(const char *quantity);
+
+#endif

@@ -1,0 +1,337 @@
+/*
+ * test_store.c — the cluster store: decoding every JSON shape the API sends,
+ * publication to readers, indexes, relist reconciliation, bad objects.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include "cluster/store.h"
+
+static store *S;
+
+static int setup(void **state)
+{
+    store_reader_register();
+    S = store_new(NULL);
+    return S ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    store_free(S);
+    store_reader_unregister();
+    return 0;
+}
+
+static int apply(int (*fn)(store *, const cJSON *), const char *json)
+{
+    cJSON *o = cJSON_Parse(json);
+    assert_non_null(o);
+    int rc = fn(S, o);
+    cJSON_Delete(o);
+    return rc;
+}
+
+static void del(const char *res, const char *json)
+{
+    cJSON *o = cJSON_Parse(json);
+    assert_non_null(o);
+    assert_int_equal(store_remove(S, res, o), 0);
+    cJSON_Delete(o);
+}
+
+static st_ip ip(const char *s)
+{
+    st_ip v;
+    assert_int_equal(st_parse_ip(s, &v), 0);
+    return v;
+}
+
+static void test_cpu_quantities(void **state)
+{
+    assert_int_equal(st_cpu_milli("4"), 4000);
+    assert_int_equal(st_cpu_milli("3500m"), 3500);
+    assert_int_equal(st_cpu_milli("0.5"), 500);
+    assert_int_equal(st_cpu_milli("1.5"), 1500);
+    assert_int_equal(st_cpu_milli("0.0005"), 1);     /* rounds up */
+    assert_int_equal(st_cpu_milli("1e3"), 1000000);
+    assert_int_equal(st_cpu_milli("2k"), 2000000);
+    assert_int_equal(st_cpu_milli(""), -1);
+    assert_int_equal(st_cpu_milli("abc"), -1);
+    assert_int_equal(st_cpu_milli("4x"), -1);
+}
+
+static void test_service_shapes(void **state)
+{
+    assert_int_equal(apply(store_upsert_service,
+        "{\"metadata\":{\"name\":\"web\",\"namespace\":\"shop\"},\"spec\":{\"type\":\"ClusterIP\","
+        "\"clusterIP\":\"10.96.0.5\",\"clusterIPs\":[\"10.96.0.5\",\"fd00::5\"],"
+        "\"ports\":[{\"name\":\"http\",\"port\":80},{\"port\":53,\"protocol\":\"UDP\"}],"
+        "\"selector\":{\"app\":\"web\"}}}"), 0);
+    assert_int_equal(apply(store_upsert_service,
+        "{\"metadata\":{\"name\":\"db\",\"namespace\":\"shop\",\"annotations\":{"
+        "\"service.kubernetes.io/topology-mode\":\"Auto\",\"topodns.io/topology-keys\":"
+        "\"kubernetes.io/hostname, topology.kubernetes.io/zone ,*\"}},"
+        "\"spec\":{\"clusterIP\":\"None\",\"clusterIPs\":[\"None\"],\"internalTrafficPolicy\":\"Local\","
+        "\"trafficDistribution\":\"PreferClose\",\"ports\":null}}"), 0);
+    assert_int_equal(apply(store_upsert_service,
+        "{\"metadata\":{\"name\":\"ext\",\"namespace\":\"shop\"},\"spec\":{\"type\":\"ExternalName\","
+        "\"externalName\":\"billing.example.net\"}}"), 0);
+    store_read_begin();
+    const st_service *web = store_service(S, "shop", "web");
+    assert_non_null(web);
+    assert_int_equal(web->kind, SVC_CLUSTERIP);
+    assert_int_equal(web->n_cluster_ips, 2);
+    assert_int_equal(web->cluster_ips[1].family, 6);
+    assert_int_equal(web->nports, 2);
+    assert_string_equal(web->ports[0].name, "http");
+    assert_int_equal(web->ports[1].proto, ST_UDP);
+    assert_int_equal(web->ports[0].proto, ST_TCP);
+    assert_true(web->has_selector);
+    const st_service *db = store_service(S, "shop", "db");
+    assert_int_equal(db->kind, SVC_HEADLESS);
+    assert_int_equal(db->nports, 0);
+    assert_true(db->itp_local);
+    assert_string_equal(db->topology_mode, "Auto");
+    assert_string_equal(db->traffic_distribution, "PreferClose");
+    assert_int_equal(db->n_topology_keys, 3);
+    assert_string_equal(db->topology_keys[1], "topology.kubernetes.io/zone");
+    assert_string_equal(db->topology_keys[2], "*");
+    assert_true(db->topology_keys_from_annotation);
+    const st_service *ext = store_service(S, "shop", "ext");
+    assert_int_equal(ext->kind, SVC_EXTERNALNAME);
+    assert_string_equal(ext->external_name, "billing.example.net");
+    assert_null(store_service(S, "shop", "nope"));
+    store_read_end();
+    assert_int_equal(store_count(S, "services"), 3);
+}
+
+static const char slice_a[] =
+    "{\"metadata\":{\"name\":\"db-a\",\"namespace\":\"shop\",\"labels\":{\"kubernetes.io/service-name\":\"db\"}},"
+    "\"addressType\":\"IPv4\",\"endpoints\":[{\"addresses\":[\"10.42.1.17\"],\"conditions\":{\"ready\":true},"
+    "\"hostname\":\"db-0\",\"nodeName\":\"worker-a1\",\"zone\":\"EU-West-1a\","
+    "\"hints\":{\"forZones\":[{\"name\":\"eu-west-1a\"}],\"forNodes\":[{\"name\":\"worker-a1\"}]},"
+    "\"targetRef\":{\"kind\":\"Pod\",\"name\":\"db-0\"}},"
+    "{\"addresses\":[\"10.42.7.5\"],\"conditions\":{\"ready\":false,\"serving\":true,\"terminating\":true}},"
+    "{\"addresses\":[\"10.42.8.1\"],\"conditions\":{\"ready\":null}}],"
+    "\"ports\":[{\"name\":\"pg\",\"protocol\":\"TCP\",\"port\":5432}]}";
+
+static void test_slices_merge_and_defaults(void **state)
+{
+    assert_int_equal(apply(store_upsert_slice, slice_a), 0);
+    assert_int_equal(apply(store_upsert_slice,
+        "{\"metadata\":{\"name\":\"db-b\",\"namespace\":\"shop\",\"labels\":{\"kubernetes.io/service-name\":\"db\"}},"
+        "\"addressType\":\"IPv6\",\"endpoints\":[{\"addresses\":[\"fd00::1\"]}],\"ports\":null}"), 0);
+    assert_int_equal(apply(store_upsert_slice,
+        "{\"metadata\":{\"name\":\"db-c\",\"namespace\":\"shop\",\"labels\":{\"kubernetes.io/service-name\":\"db\"}},"
+        "\"addressType\":\"IPv4\",\"endpoints\":null,\"ports\":[]}"), 0);
+    store_read_begin();
+    const st_endpoints *e = store_endpoints(S, "shop", "db");
+    assert_non_null(e);
+    assert_int_equal(e->n, 4);
+    const st_endpoint *ep = &e->eps[0];
+    assert_string_equal(ep->addr, "10.42.1.17");
+    assert_string_equal(ep->hostname, "db-0");
+    assert_string_equal(ep->pod_name, "db-0");
+    assert_string_equal(ep->node_name, "worker-a1");
+    assert_string_equal(ep->zone, "eu-west-1a");          /* lower-cased */
+    assert_int_equal(ep->n_hint_zones, 1);
+    assert_string_equal(ep->hint_nodes[0], "worker-a1");
+    assert_true(ep->ready);
+    assert_int_equal(ep->ports[0].port, 5432);
+    assert_false(e->eps[1].ready);
+    assert_true(e->eps[1].terminating);
+    assert_true(e->eps[2].ready);                           /* null → ready */
+    assert_false(e->eps[2].has_hints);
+    assert_int_equal(e->eps[3].ip.family, 6);
+    assert_int_equal(e->eps[3].nports, 1);                  /* sentinel */
+    assert_int_equal(e->eps[3].ports[0].port, -1);
+    store_read_end();
+}
+
+static int count_svc(const st_service *svc, void *arg)
+{
+    (*(int *)arg)++;
+    return 0;
+}
+
+static int count_ep(const st_service *svc, const st_endpoint *ep, void *arg)
+{
+    (*(int *)arg)++;
+    return 0;
+}
+
+static void test_ptr_indexes(void **state)
+{
+    apply(store_upsert_service,
+          "{\"metadata\":{\"name\":\"db\",\"namespace\":\"shop\"},\"spec\":{\"clusterIP\":\"None\"}}");
+    apply(store_upsert_service,
+          "{\"metadata\":{\"name\":\"web\",\"namespace\":\"shop\"},\"spec\":{\"clusterIP\":\"10.96.0.5\"}}");
+    apply(store_upsert_slice, slice_a);
+    int n = 0;
+    st_ip a = ip("10.96.0.5"), b = ip("10.42.1.17"), c = ip("10.42.7.5");
+    store_read_begin();
+    store_services_by_ip(S, &a, count_svc, &n);
+    assert_int_equal(n, 1);
+    n = 0;
+    store_endpoints_by_ip(S, &b, count_ep, &n);
+    assert_int_equal(n, 1);
+    n = 0;
+    store_endpoints_by_ip(S, &c, count_ep, &n);             /* not ready */
+    assert_int_equal(n, 0);
+    store_read_end();
+    /* the service changes its IP: the old one is gone from the index */
+    apply(store_upsert_service,
+          "{\"metadata\":{\"name\":\"web\",\"namespace\":\"shop\"},\"spec\":{\"clusterIP\":\"10.96.0.6\"}}");
+    n = 0;
+    store_read_begin();
+    store_services_by_ip(S, &a, count_svc, &n);
+    store_read_end();
+    assert_int_equal(n, 0);
+    del("endpointslices", slice_a);
+    n = 0;
+    store_read_begin();
+    store_endpoints_by_ip(S, &b, count_ep, &n);
+    assert_null(store_endpoints(S, "shop", "db"));
+    store_read_end();
+    assert_int_equal(n, 0);
+}
+
+static void test_slice_moves_service(void **state)
+{
+    apply(store_upsert_slice, slice_a);
+    apply(store_upsert_slice,
+          "{\"metadata\":{\"name\":\"db-a\",\"namespace\":\"shop\",\"labels\":{\"kubernetes.io/service-name\":\"db2\"}},"
+          "\"addressType\":\"IPv4\",\"endpoints\":[{\"addresses\":[\"10.0.0.9\"]}]}");
+    store_read_begin();
+    assert_null(store_endpoints(S, "shop", "db"));
+    assert_int_equal(store_endpoints(S, "shop", "db2")->n, 1);
+    store_read_end();
+}
+
+static void test_pods_index(void **state)
+{
+    apply(store_upsert_pod,
+          "{\"metadata\":{\"name\":\"old\",\"namespace\":\"a\",\"deletionTimestamp\":\"2026-01-01T00:00:00Z\"},"
+          "\"spec\":{\"nodeName\":\"n1\"},\"status\":{\"phase\":\"Running\",\"podIP\":\"10.1.0.5\"}}");
+    apply(store_upsert_pod,
+          "{\"metadata\":{\"name\":\"new\",\"namespace\":\"b\"},\"spec\":{\"nodeName\":\"n2\"},"
+          "\"status\":{\"phase\":\"Running\",\"podIPs\":[{\"ip\":\"10.1.0.5\"},{\"ip\":\"fd00::5\"}]}}");
+    apply(store_upsert_pod,
+          "{\"metadata\":{\"name\":\"hn\",\"namespace\":\"a\"},\"spec\":{\"nodeName\":\"n1\",\"hostNetwork\":true},"
+          "\"status\":{\"phase\":\"Running\",\"podIP\":\"192.168.0.1\"}}");
+    apply(store_upsert_pod,
+          "{\"metadata\":{\"name\":\"done\",\"namespace\":\"a\"},\"spec\":{\"nodeName\":\"n1\"},"
+          "\"status\":{\"phase\":\"Succeeded\",\"podIP\":\"10.1.0.9\"}}");
+    st_ip a = ip("10.1.0.5"), a6 = ip("fd00::5"), h = ip("192.168.0.1"), d = ip("10.1.0.9");
+    store_read_begin();
+    const st_pod *p = store_pod_by_ip(S, &a);
+    assert_non_null(p);
+    assert_string_equal(p->name, "new");                    /* running beats terminating */
+    assert_string_equal(p->node_name, "n2");
+    assert_string_equal(store_pod_by_ip(S, &a6)->name, "new");
+    assert_null(store_pod_by_ip(S, &h));                   /* hostNetwork */
+    assert_null(store_pod_by_ip(S, &d));                   /* terminal */
+    store_read_end();
+    del("pods", "{\"metadata\":{\"name\":\"new\",\"namespace\":\"b\"}}");
+    store_read_begin();
+    assert_string_equal(store_pod_by_ip(S, &a)->name, "old");
+    assert_null(store_pod_by_ip(S, &a6));
+    store_read_end();
+}
+
+static void test_nodes(void **state)
+{
+    apply(store_upsert_node,
+          "{\"metadata\":{\"name\":\"worker-a1\",\"labels\":{\"kubernetes.io/hostname\":\"worker-a1\","
+          "\"topology.kubernetes.io/zone\":\"eu-west-1a\",\"topology.kubernetes.io/region\":\"eu-west-1\","
+          "\"node-role.kubernetes.io/control-plane\":\"\"}},"
+          "\"status\":{\"allocatable\":{\"cpu\":\"3500m\"},\"addresses\":[{\"type\":\"InternalIP\","
+          "\"address\":\"10.0.1.17\"},{\"type\":\"Hostname\",\"address\":\"worker-a1\"}],"
+          "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}");
+    st_ip a = ip("10.0.1.17");
+    store_read_begin();
+    const st_node *n = store_node(S, "worker-a1");
+    assert_non_null(n);
+    assert_string_equal(n->zone, "eu-west-1a");
+    assert_string_equal(n->region, "eu-west-1");
+    assert_int_equal(n->cpu_milli, 3500);
+    assert_true(n->ready);
+    assert_true(n->control_plane);
+    assert_int_equal(n->naddrs, 1);
+    assert_string_equal(st_node_label(n, "kubernetes.io/hostname"), "worker-a1");
+    assert_null(st_node_label(n, "nope"));
+    assert_ptr_equal(store_node_by_addr(S, &a), n);
+    store_read_end();
+    /* relabelled: readers see the new zone */
+    apply(store_upsert_node,
+          "{\"metadata\":{\"name\":\"worker-a1\",\"labels\":{\"topology.kubernetes.io/zone\":\"eu-west-1b\"}},"
+          "\"status\":{\"addresses\":[{\"type\":\"InternalIP\",\"address\":\"10.0.1.18\"}]}}");
+    store_read_begin();
+    assert_string_equal(store_node(S, "worker-a1")->zone, "eu-west-1b");
+    assert_null(store_node_by_addr(S, &a));
+    store_read_end();
+}
+
+static void test_relist_reconciles(void **state)
+{
+    apply(store_upsert_namespace, "{\"metadata\":{\"name\":\"a\"}}");
+    apply(store_upsert_namespace, "{\"metadata\":{\"name\":\"b\",\"labels\":{\"team\":\"x\"}}}");
+    store_relist_begin(S, "namespaces");
+    apply(store_upsert_namespace, "{\"metadata\":{\"name\":\"b\"}}");
+    /* during the relist, a is still served */
+    store_read_begin();
+    assert_non_null(store_namespace(S, "a"));
+    store_read_end();
+    apply(store_upsert_namespace, "{\"metadata\":{\"name\":\"c\"}}");
+    store_relist_end(S, "namespaces");
+    store_read_begin();
+    assert_null(store_namespace(S, "a"));
+    assert_non_null(store_namespace(S, "b"));
+    assert_int_equal(store_namespace(S, "b")->nlabels, 0);
+    assert_non_null(store_namespace(S, "c"));
+    store_read_end();
+    assert_int_equal(store_count(S, "namespaces"), 2);
+}
+
+static void test_bad_objects_skipped(void **state)
+{
+    assert_int_equal(apply(store_upsert_service, "{\"metadata\":{\"name\":\"x\"}}"), -1);
+    assert_int_equal(apply(store_upsert_service,
+                           "{\"metadata\":{\"name\":\"x\",\"namespace\":\"y\"},\"spec\":5}"), -1);
+    assert_int_equal(apply(store_upsert_slice,
+                           "{\"metadata\":{\"name\":\"s\",\"namespace\":\"y\"},\"endpoints\":7}"), -1);
+    assert_int_equal(apply(store_upsert_pod, "{}"), -1);
+    assert_int_equal(apply(store_upsert_node, "[]"), -1);
+    /* odd but survivable: addresses not strings, ports without numbers */
+    assert_int_equal(apply(store_upsert_slice,
+        "{\"metadata\":{\"name\":\"s\",\"namespace\":\"y\",\"labels\":{\"kubernetes.io/service-name\":\"z\"}},"
+        "\"addressType\":\"IPv4\",\"endpoints\":[{\"addresses\":[5,\"not-an-ip\",\"fd00::1\",\"10.0.0.1\"]}],"
+        "\"ports\":[{\"name\":\"p\"}]}"), 0);
+    store_read_begin();
+    const st_endpoints *e = store_endpoints(S, "y", "z");
+    assert_int_equal(e->n, 1);                              /* only the IPv4 address */
+    assert_int_equal(e->eps[0].ports[0].port, -1);
+    store_read_end();
+    assert_int_equal(store_count(S, "services"), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cpu_quantities),
+        cmocka_unit_test_setup_teardown(test_service_shapes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slices_merge_and_defaults, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ptr_indexes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slice_moves_service, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pods_index, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nodes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_relist_reconciles, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_objects_skipped, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -92,7 +92,7 @@ static int add_key(server_block *b, const char *zone, const char *scheme, int po
     b->keys = k;
     k = &b->keys[b->nkeys];
     memset(k, 0, sizeof *k);
-    snprintf(k->zone, sizeof k->zone, "%s", zone);
+    snprintf(k->zone, sizeof k->zone, "%.*s", (int)sizeof k->zone - 1, zone);
     snprintf(k->scheme, sizeof k->scheme, "%s", scheme);
     k->port = port;
     k->tok = tok;

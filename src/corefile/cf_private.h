@@ -1,0 +1,50 @@
+/*
+ * cf_private.h — internals shared by the Corefile lexer (lexer.c) and
+ * parser (parser.c). Nothing outside src/corefile includes this file.
+ *
+ * The lexer turns a buffer into raw tokens: text exactly as written (quotes
+ * removed, \" unescaped, environment references still unexpanded), the line
+ * where the token starts and the "instance" it came from. An instance is one
+ * reading of one file (the Corefile, each imported file, each snippet
+ * expansion); the parser uses it both to tell lines of different files apart
+ * and to detect import cycles.
+ */
+#ifndef TOPODNS_CF_PRIVATE_H
+#define TOPODNS_CF_PRIVATE_H
+
+#include <stddef.h>
+
+typedef struct cf_rawtok {
+    char *text;
+    int line;
+    int inst;
+} cf_rawtok;
+
+typedef struct cf_tokvec {
+    cf_rawtok *v;
+    size_t n, cap;
+} cf_tokvec;
+
+/* Append the tokens of buf[0..len) to out, all tagged with inst. */
+void cf_lex(const char *buf, size_t len, int inst, cf_tokvec *out);
+/* Append one token (takes ownership of text). */
+void cf_tokvec_push(cf_tokvec *tv, char *text, int line, int inst);
+/* Free every token text and the vector itself. */
+void cf_tokvec_free(cf_tokvec *tv);
+
+/* Allocation helpers: out of memory is fatal (logged, exit 1). */
+void *cf_xrealloc(void *p, size_t n);
+char *cf_xstrndup(const char *s, size_t n);
+char *cf_xstrdup(const char *s);
+/* Grow *vec (elements of size elsz) so that it holds at least need elements. */
+void cf_grow(void **vec, size_t *cap, size_t need, size_t elsz);
+
+/* Caps on file imports and on the token count after all imports. Variables
+ * (not constants) only so unit tests can lower them. */
+extern unsigned long cf_max_file_imports;
+extern size_t cf_max_tokens;
+
+/* How many '\n' a token text holds (a quoted token may span lines). */
+int cf_newlines(const char *s);
+
+#endif

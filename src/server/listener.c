@@ -31,6 +31,7 @@
 #include <event2/listener.h>
 #include <event2/thread.h>
 #include "core.h"
+#include "cluster/store.h"
 #include "log.h"
 
 #define UDP_BATCH 64
@@ -333,10 +334,13 @@ void transport_done(req_full *f)
 
 /* ---- workers ---------------------------------------------------------- */
 
+/* Workers read the cluster store: they are RCU reader threads. */
 static void *worker_main(void *arg)
 {
     worker *w = arg;
+    store_reader_register();
     event_base_dispatch(w->base);
+    store_reader_unregister();
     return NULL;
 }
 

@@ -1,1 +1,1 @@
-src_libtopo_a_SOURCES += src/server/dname.h src/server/msg.h
+src_libtopo_a_SOURCES += src/server/dname.c src/server/dname.h src/server/msg.c src/server/msg.h

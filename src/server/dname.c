@@ -1,5 +1,13 @@
 /*
- * dname.c — see dname.h.
+ * dname.c — domain names in uncompressed wire form (see dname.h).
+ *
+ * A name is a run of length-prefixed labels ending in the root label. These
+ * helpers assume a well-formed name (as produced by dname_from_str() or the
+ * message parser, which both validate); they never allocate.
+ *
+ * Presentation form follows miekg/dns (what CoreDNS logs and prints): the
+ * characters . space ' @ ; ( ) " and backslash are escaped with a backslash,
+ * octets below 0x20 or above 0x7e print as \DDD. Parsing accepts \X and \DDD.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -98,10 +106,10 @@ size_t dname_to_str(char *out, size_t cap, const uint8_t *dn)
             uint8_t c = dn[i + j];
             char tmp[5];
             int n;
-            if (c == '.' || c == '\\' || c == '"' || c == '(' || c == ')' || c == ';' ||
-                c == '@' || c == '$')
+            if (c == '.' || c == ' ' || c == '\'' || c == '@' || c == ';' || c == '(' ||
+                c == ')' || c == '"' || c == '\\')
                 n = snprintf(tmp, sizeof tmp, "\\%c", c);
-            else if (c < 0x21 || c > 0x7e)
+            else if (c < 0x20 || c > 0x7e)
                 n = snprintf(tmp, sizeof tmp, "\\%03u", c);
             else
                 n = snprintf(tmp, sizeof tmp, "%c", c);

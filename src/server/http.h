@@ -29,4 +29,16 @@ int http_start(struct instance *ins, char *err, size_t errlen);
 /* Close the instance's listeners and stop its thread. */
 void http_stop(struct instance *ins);
 
+/* ---- additions (obs): address checks for setup, and lameduck ---------- */
+/* Check an address as Go's net.SplitHostPort does ("host:port", "[v6]:port",
+ * ":port"; numeric port 0-65535). 0, or -1 with err ("address foo: missing
+ * port in address"). Plugins call it from setup() so a bad address stops
+ * startup at the right Corefile line. */
+int http_addr_check(const char *addr, char *err, size_t errlen);
+/* The process is shutting down (lameduck started): /ready answers 503
+ * "Shutting down" from now on while /health still answers 200. main() calls
+ * http_set_draining(ins) before it waits the lameduck. */
+void http_set_draining(struct instance *ins);
+int http_draining(struct instance *ins);
+
 #endif

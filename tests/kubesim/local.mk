@@ -1,1 +1,30 @@
-# kubesim: in-memory Kubernetes API server for tests
+# kubesim: in-memory Kubernetes API server for tests (see tests/kubesim/README.md).
+# Built by plain `make` (noinst), never part of src/libtopo.a.
+noinst_PROGRAMS = tests/kubesim/kubesim
+KUBESIM_CORE = \
+	tests/kubesim/kubesim.h \
+	tests/kubesim/selector.c tests/kubesim/selector.h \
+	tests/kubesim/mergepatch.c tests/kubesim/mergepatch.h \
+	tests/kubesim/yamljson.c tests/kubesim/yamljson.h \
+	tests/kubesim/kinds.c tests/kubesim/store.c tests/kubesim/objects.c \
+	tests/kubesim/watch.c tests/kubesim/http.c tests/kubesim/faults.c \
+	tests/kubesim/generate.c
+KUBESIM_LIBS = $(LIBEVENT_OPENSSL_LIBS) $(LIBEVENT_LIBS) $(CJSON_LIBS) $(YAML_LIBS) \
+	$(CRYPTO_LIBS) -lm
+tests_kubesim_kubesim_SOURCES = $(KUBESIM_CORE) tests/kubesim/main.c
+tests_kubesim_kubesim_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_OPENSSL_CFLAGS)
+tests_kubesim_kubesim_LDADD = $(KUBESIM_LIBS)
+
+# Unit tests: selector parser/matcher and RFC 7386 merge patch (+ YAML loader).
+check_PROGRAMS += tests/unit/test_kubesim
+TESTS += tests/unit/test_kubesim
+tests_unit_test_kubesim_SOURCES = tests/unit/test_kubesim.c \
+	tests/kubesim/selector.c tests/kubesim/selector.h \
+	tests/kubesim/mergepatch.c tests/kubesim/mergepatch.h \
+	tests/kubesim/yamljson.c tests/kubesim/yamljson.h
+tests_unit_test_kubesim_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_kubesim_LDADD = $(CMOCKA_LIBS) $(CJSON_LIBS) $(YAML_LIBS) -lm
+
+# Integration: kubectl and curl against the real binary.
+TESTS += tests/integration/kubesim_kubectl.sh
+EXTRA_DIST += tests/integration/kubesim_kubectl.sh tests/kubesim/README.md

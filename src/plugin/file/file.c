@@ -1,0 +1,537 @@
+/*
+ * file — authoritative answers from RFC 1035 master files (CoreDNS's file
+ * plugin).
+ *
+ *   file DBFILE [ZONES...] {
+ *       reload DURATION        # default 1m, 0 disables
+ *       reload_by_mtime        # reload when the file's mtime moves on
+ *       fallthrough [ZONES...]
+ *       upstream ...           # accepted and ignored, as CoreDNS does
+ *   }
+ *
+ * Setup parses DBFILE once per zone (ZONES, else the server block's zones),
+ * so a bad file stops startup with the file and line. A file that cannot be
+ * opened is fatal only with `reload 0`; otherwise it is logged and retried,
+ * and queries for its zones get SERVFAIL until it loads (as CoreDNS).
+ * Relative paths are opened from the working directory (CoreDNS prepends the
+ * `root` plugin's directory, which topodns does not implement).
+ *
+ * Serving: the longest zone that contains the question picks a slot; names
+ * outside every zone go to the next plugin (REFUSED when there is none).
+ * The slot's current zone is taken with a reference under a read lock held
+ * only for the pointer copy, then looked up (lookup.c) without any lock.
+ * AXFR/IXFR are REFUSED. NXDOMAIN (and CoreDNS's empty non-terminal
+ * NOERROR) with no answer go to the next plugin when `fallthrough` covers
+ * the name.
+ *
+ * Reload: start() runs one thread per plugin instance that wakes when a
+ * slot's interval has passed, re-parses its file and, when the SOA serial
+ * differs (or, with reload_by_mtime, the file is newer), publishes the new
+ * zone under the write lock and drops its reference to the old one; queries
+ * still using the old version keep it alive until they finish. The DNS
+ * workers never parse or wait for disk.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "plugin/plugin.h"
+#include "plugin/file/file.h"
+#include "server/log.h"
+#include "server/server.h"
+#include "server/zone.h"
+
+#define DEFAULT_RELOAD 60.0
+#define MAX_ARGS 64
+
+typedef struct fslot {
+    char origin[DNAME_STR_MAX];
+    uint8_t owire[DNAME_MAX];
+    char *path;
+    double reload;                 /* seconds, 0 = never */
+    int by_mtime;
+    struct timespec mtime;         /* of the file at the last load */
+    double due;                    /* monotonic seconds of the next check */
+    pthread_rwlock_t lock;
+    fzone *cur;                    /* NULL until the file loads */
+} fslot;
+
+typedef struct file_inst {
+    fslot **slots;
+    size_t nslots;
+    int fall;                      /* fallthrough given */
+    uint8_t (*fall_zones)[DNAME_MAX];
+    size_t nfall;                  /* 0 with fall: every name */
+    fzone_set others;
+    pthread_t thread;
+    int running, stopping;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} file_inst;
+
+/* ---- zones and slots ---------------------------------------------------- */
+
+static fzone *slot_acquire(fslot *s)
+{
+    pthread_rwlock_rdlock(&s->lock);
+    fzone *z = s->cur;
+    if (z)
+        fzone_ref(z);
+    pthread_rwlock_unlock(&s->lock);
+    return z;
+}
+
+static void slot_publish(fslot *s, fzone *z)
+{
+    pthread_rwlock_wrlock(&s->lock);
+    fzone *old = s->cur;
+    s->cur = z;
+    pthread_rwlock_unlock(&s->lock);
+    fzone_unref(old);
+}
+
+/* The slot of the longest zone containing name (the last one given wins a
+ * tie, like CoreDNS's map), or NULL. */
+static fslot *match_slot(file_inst *f, const uint8_t *name)
+{
+    fslot *best = NULL;
+    int bestl = -1;
+    for (size_t i = 0; i < f->nslots; i++) {
+        int l = dname_labels(f->slots[i]->owire);
+        if (l >= bestl && dname_is_sub(name, f->slots[i]->owire)) {
+            best = f->slots[i];
+            bestl = l;
+        }
+    }
+    return best;
+}
+
+static fzone *acquire_for(void *ctx, const uint8_t *name)
+{
+    fslot *s = match_slot(ctx, name);
+    return s ? slot_acquire(s) : NULL;
+}
+
+static int falls_through(const file_inst *f, const uint8_t *name)
+{
+    if (!f->fall)
+        return 0;
+    if (f->nfall == 0)
+        return 1;
+    for (size_t i = 0; i < f->nfall; i++)
+        if (dname_is_sub(name, f->fall_zones[i]))
+            return 1;
+    return 0;
+}
+
+/* ---- serving ------------------------------------------------------------ */
+
+static int reply(const handler *h, dns_req *r, fres *res)
+{
+    msg_reply_to(&r->resp, &r->q);
+    r->resp.flags |= F_AA;
+    switch (res->kind) {
+    case FR_NXDOMAIN: r->resp.rcode = RC_NXDOMAIN; break;
+    case FR_SERVFAIL: r->resp.rcode = RC_SERVFAIL; break;
+    case FR_DELEGATION:
+        if (res->s.n[SEC_ANSWER] == 0)
+            r->resp.flags &= (uint16_t)~F_AA;
+        break;
+    default: break;
+    }
+    if (fres_to_msg(res, &r->resp) < 0) {
+        req_error(r, "file", "reply too large");
+        return RC_SERVFAIL;
+    }
+    return req_write(r, h);
+}
+
+static int file_serve(const handler *h, dns_req *r)
+{
+    file_inst *f = h->inst;
+    fslot *s = match_slot(f, r->q.qname);
+    if (!s)
+        return h->next ? plugin_next(h, r) : RC_REFUSED;
+    fzone *z = slot_acquire(s);
+    if (!z)
+        return RC_SERVFAIL;
+    if (r->q.qtype == T_AXFR || r->q.qtype == T_IXFR) {
+        fzone_unref(z);
+        return RC_REFUSED;
+    }
+    fres res;
+    fzone_lookup(z, &f->others, r->q.qname, r->q.qtype, &res);
+    int rc;
+    enum fres_kind k = res.kind;
+    int empty = res.s.n[SEC_ANSWER] == 0;
+    if (empty && (k == FR_NXDOMAIN || k == FR_SUCCESS || k == FR_ENT) &&
+        falls_through(f, r->q.qname))
+        rc = -2;
+    else if (empty && k == FR_SERVFAIL)
+        rc = RC_SERVFAIL;
+    else
+        rc = reply(h, r, &res);
+    fres_done(&res);
+    fzone_unref(z);
+    return rc == -2 ? plugin_next(h, r) : rc;
+}
+
+/* ---- reloading ---------------------------------------------------------- */
+
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int newer(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+}
+
+static void reload_slot(fslot *s)
+{
+    struct stat st;
+    int force = 0;
+    if (stat(s->path, &st) < 0) {
+        log_error("plugin/file: Failed to open zone \"%s\" in \"%s\": %s",
+                  s->origin, s->path, strerror(errno));
+        return;
+    }
+    if (s->by_mtime) {
+        if (!newer(&st.st_mtim, &s->mtime))
+            return;
+        force = 1;
+    }
+    fzone *old = slot_acquire(s), *z = NULL;
+    char err[600];
+    if (fzone_load(s->path, s->origin, &z, err, sizeof err) < 0) {
+        log_error("plugin/file: Parsing zone \"%s\": %s", s->origin, err);
+    } else if (!force && old && fzone_serial(old) == fzone_serial(z)) {
+        fzone_unref(z);             /* no change in SOA serial */
+    } else {
+        s->mtime = st.st_mtim;
+        uint32_t serial = fzone_serial(z);
+        slot_publish(s, z);
+        log_info("plugin/file: Successfully reloaded zone \"%s\" in \"%s\" with %u SOA serial",
+                 s->origin, s->path, serial);
+    }
+    fzone_unref(old);
+}
+
+/* Seconds until the earliest due slot (-1: none reloads). */
+static double next_wait(file_inst *f, double now)
+{
+    double w = -1;
+    for (size_t i = 0; i < f->nslots; i++) {
+        if (f->slots[i]->reload <= 0)
+            continue;
+        double d = f->slots[i]->due - now;
+        if (w < 0 || d < w)
+            w = d < 0 ? 0 : d;
+    }
+    return w;
+}
+
+static void wait_for(file_inst *f, double secs)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double t = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + secs;
+    ts.tv_sec = (time_t)t;
+    ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+    pthread_cond_timedwait(&f->cv, &f->mu, &ts);
+}
+
+static void *reload_thread(void *arg)
+{
+    file_inst *f = arg;
+    pthread_mutex_lock(&f->mu);
+    while (!f->stopping) {
+        double now = mono_now(), w = next_wait(f, now);
+        if (w > 0) {
+            wait_for(f, w);
+            continue;
+        }
+        pthread_mutex_unlock(&f->mu);
+        for (size_t i = 0; i < f->nslots; i++) {
+            fslot *s = f->slots[i];
+            if (s->reload > 0 && s->due <= now) {
+                reload_slot(s);
+                s->due = mono_now() + s->reload;
+            }
+        }
+        pthread_mutex_lock(&f->mu);
+    }
+    pthread_mutex_unlock(&f->mu);
+    return NULL;
+}
+
+static int file_start(void *inst, struct instance *ins, char *err, size_t errlen)
+{
+    (void)ins;
+    file_inst *f = inst;
+    int any = 0;
+    double now = mono_now();
+    for (size_t i = 0; i < f->nslots; i++) {
+        f->slots[i]->due = now + f->slots[i]->reload;
+        any |= f->slots[i]->reload > 0;
+    }
+    if (!any || f->running)
+        return 0;
+    f->stopping = 0;
+    if (pthread_create(&f->thread, NULL, reload_thread, f) != 0) {
+        snprintf(err, errlen, "plugin/file: cannot start the reload thread");
+        return -1;
+    }
+    f->running = 1;
+    return 0;
+}
+
+static void file_stop(void *inst)
+{
+    file_inst *f = inst;
+    if (!f->running)
+        return;
+    pthread_mutex_lock(&f->mu);
+    f->stopping = 1;
+    pthread_cond_signal(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+    pthread_join(f->thread, NULL);
+    f->running = 0;
+}
+
+static void file_destroy(void *inst)
+{
+    file_inst *f = inst;
+    if (!f)
+        return;
+    file_stop(f);
+    for (size_t i = 0; i < f->nslots; i++) {
+        fzone_unref(f->slots[i]->cur);
+        free(f->slots[i]->path);
+        pthread_rwlock_destroy(&f->slots[i]->lock);
+        free(f->slots[i]);
+    }
+    free(f->slots);
+    free(f->fall_zones);
+    pthread_mutex_destroy(&f->mu);
+    pthread_cond_destroy(&f->cv);
+    free(f);
+}
+
+/* ---- setup -------------------------------------------------------------- */
+
+static file_inst *inst_new(void)
+{
+    file_inst *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&f->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&f->mu, NULL);
+    f->others.acquire = acquire_for;
+    f->others.ctx = f;
+    return f;
+}
+
+static fslot *slot_add(file_inst *f, const char *origin, const char *path)
+{
+    fslot **v = realloc(f->slots, (f->nslots + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    f->slots = v;
+    fslot *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->path = strdup(path);
+    if (!s->path || dname_from_str(s->owire, origin) < 0) {
+        free(s->path);
+        free(s);
+        return NULL;
+    }
+    snprintf(s->origin, sizeof s->origin, "%s", origin);
+    dname_lower(s->owire);
+    pthread_rwlock_init(&s->lock, NULL);
+    s->reload = DEFAULT_RELOAD;
+    f->slots[f->nslots++] = s;
+    return s;
+}
+
+/* Normalized zones from arguments; returns how many, or -1 (error set). */
+static int zones_from_args(cf_disp *d, const char **args, int n, char (*out)[DNAME_STR_MAX], int max)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        char z[ZONE_MAX_SPLIT][DNAME_STR_MAX];
+        int m = zone_from_key(args[i], z, ZONE_MAX_SPLIT);
+        if (m < 0)
+            return cf_err(d, "plugin/file: invalid zone '%s'", args[i]);
+        for (int j = 0; j < m && k < max; j++)
+            memcpy(out[k++], z[j], DNAME_STR_MAX);
+    }
+    return k;
+}
+
+static int set_fallthrough(cf_disp *d, file_inst *f)
+{
+    const char *args[MAX_ARGS];
+    int n = cf_remaining_args(d, args, MAX_ARGS);
+    if (n > MAX_ARGS)
+        return cf_arg_err(d);
+    char (*z)[DNAME_STR_MAX] = malloc(MAX_ARGS * ZONE_MAX_SPLIT * sizeof *z);
+    if (!z)
+        return cf_err(d, "plugin/file: out of memory");
+    int k = zones_from_args(d, args, n, z, MAX_ARGS * ZONE_MAX_SPLIT);
+    if (k < 0) {
+        free(z);
+        return -1;
+    }
+    free(f->fall_zones);
+    f->fall_zones = k ? calloc((size_t)k, sizeof *f->fall_zones) : NULL;
+    f->nfall = 0;
+    for (int i = 0; i < k && f->fall_zones; i++)
+        if (dname_from_str(f->fall_zones[f->nfall], z[i]) > 0)
+            f->nfall++;
+    f->fall = 1;
+    free(z);
+    return 0;
+}
+
+typedef struct occ_opts {
+    double reload;
+    int by_mtime;
+} occ_opts;
+
+static int parse_options(cf_disp *d, file_inst *f, occ_opts *o)
+{
+    while (cf_next_block(d)) {
+        const char *p = cf_val(d), *args[MAX_ARGS];
+        if (strcmp(p, "fallthrough") == 0) {
+            if (set_fallthrough(d, f) < 0)
+                return -1;
+        } else if (strcmp(p, "reload") == 0) {
+            int n = cf_remaining_args(d, args, MAX_ARGS);
+            if (n < 1)
+                return cf_err(d, "plugin/file: reload duration value is expected");
+            if (cf_parse_duration(d, args[0], &o->reload) < 0)
+                return -1;
+            if (o->reload < 0)
+                return cf_err(d, "plugin/file: reload duration must not be negative");
+        } else if (strcmp(p, "reload_by_mtime") == 0) {
+            o->by_mtime = 1;
+            cf_remaining_args(d, args, MAX_ARGS);
+        } else if (strcmp(p, "upstream") == 0) {
+            cf_remaining_args(d, args, MAX_ARGS);
+        } else {
+            return cf_prop_err(d);
+        }
+    }
+    return 0;
+}
+
+/* The origins of one occurrence: its arguments, else the block's zones. */
+static int origins(cf_disp *d, setup_ctx *ctx, char (*out)[DNAME_STR_MAX], int max)
+{
+    const char *args[MAX_ARGS];
+    int n = cf_remaining_args(d, args, MAX_ARGS);
+    if (n > MAX_ARGS)
+        return cf_arg_err(d);
+    if (n > 0)
+        return zones_from_args(d, args, n, out, max);
+    int k = 0;
+    for (size_t i = 0; ctx->blk && i < ctx->blk->nkeys && k < max; i++)
+        snprintf(out[k++], DNAME_STR_MAX, "%s", ctx->blk->keys[i].zone);
+    return k;
+}
+
+/* Load the file for each origin; *open_failed when it could not be opened. */
+static int load_slots(cf_disp *d, file_inst *f, size_t first, int *open_failed, char *why, size_t wlen)
+{
+    for (size_t i = first; i < f->nslots; i++) {
+        fslot *s = f->slots[i];
+        char err[600];
+        struct stat st;
+        if (stat(s->path, &st) < 0 || fzone_load(s->path, s->origin, &s->cur, err, sizeof err) < 0) {
+            if (access(s->path, R_OK) < 0) {
+                *open_failed = 1;
+                snprintf(why, wlen, "open %s: %s", s->path, strerror(errno));
+                continue;
+            }
+            return cf_err(d, "plugin/file: %s", err);
+        }
+        s->mtime = st.st_mtim;
+    }
+    return 0;
+}
+
+static int one_occurrence(cf_disp *d, setup_ctx *ctx, file_inst *f)
+{
+    if (!cf_next_arg(d))
+        return cf_arg_err(d);
+    char path[4096];
+    snprintf(path, sizeof path, "%s", cf_val(d));
+    char (*orig)[DNAME_STR_MAX] = malloc(MAX_ARGS * ZONE_MAX_SPLIT * sizeof *orig);
+    if (!orig)
+        return cf_err(d, "plugin/file: out of memory");
+    int n = origins(d, ctx, orig, MAX_ARGS * ZONE_MAX_SPLIT);
+    size_t first = f->nslots;
+    for (int i = 0; i < n; i++)
+        if (!slot_add(f, orig[i], path)) {
+            free(orig);
+            return cf_err(d, "plugin/file: out of memory");
+        }
+    free(orig);
+    if (n < 0)
+        return -1;
+    int open_failed = 0;
+    char why[4200] = "";
+    if (load_slots(d, f, first, &open_failed, why, sizeof why) < 0)
+        return -1;
+    occ_opts o = { DEFAULT_RELOAD, 0 };
+    if (parse_options(d, f, &o) < 0)
+        return -1;
+    for (size_t i = first; i < f->nslots; i++) {
+        f->slots[i]->reload = o.reload;
+        f->slots[i]->by_mtime = o.by_mtime;
+    }
+    if (open_failed && o.reload == 0)
+        return cf_err(d, "plugin/file: %s", why);
+    if (open_failed)
+        log_warning("plugin/file: Failed to open \"%s\": trying again in %gs", why, o.reload);
+    return 0;
+}
+
+static int file_setup(cf_disp *d, setup_ctx *ctx, void **inst)
+{
+    file_inst *f = inst_new();
+    if (!f)
+        return cf_err(d, "plugin/file: out of memory");
+    while (cf_next(d)) {
+        if (one_occurrence(d, ctx, f) < 0) {
+            file_destroy(f);
+            return -1;
+        }
+    }
+    *inst = f;
+    return 0;
+}
+
+const plugin_def plugin_file = {
+    .name = "file",
+    .flags = 0,
+    .setup = file_setup,
+    .start = file_start,
+    .stop = file_stop,
+    .destroy = file_destroy,
+    .serve = file_serve,
+    .ready = NULL,
+};

@@ -1,0 +1,365 @@
+/*
+ * prometheus — CoreDNS's metrics plugin: per-request series and /metrics.
+ *
+ *   prometheus [ADDRESS] { runtime_metrics }
+ *
+ * In the chain (order.h puts it outside errors, log and every answering
+ * plugin) it registers a done hook on each request and, when the request is
+ * finished, records it with prom_report(): coredns_dns_requests_total,
+ * _request_duration_seconds, _request_size_bytes, _response_size_bytes,
+ * _do_requests_total and _responses_total, labelled exactly as CoreDNS does
+ * (server, zone, view="", proto, family, type, rcode, plugin).
+ *
+ * start() binds ADDRESS (default localhost:9153) through http.c and serves
+ * /metrics from the process-wide registry (metrics.c), refreshing the
+ * process_* gauges from /proc first. Blocks that name the same address share
+ * one listener. It also publishes coredns_build_info, coredns_panics_total
+ * and coredns_plugin_enabled for the block's chain plugins.
+ */
+#include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <event2/buffer.h>
+#include <event2/http.h>
+#include "plugin/plugin.h"
+#include "plugin/prometheus/prometheus.h"
+#include "server/http.h"
+#include "server/metrics.h"
+#include "server/server.h"
+
+#ifndef TOPODNS_VERSION
+#define TOPODNS_VERSION "unknown"
+#endif
+#ifndef TOPODNS_REVISION
+#define TOPODNS_REVISION ""
+#endif
+
+#define DEFAULT_ADDR "localhost:9153"
+
+typedef struct prom {
+    char addr[256];
+    server_block *blk;
+} prom;
+
+static struct {
+    metric_family *requests, *duration, *req_size, *resp_size, *do_req, *responses;
+    metric_family *build, *panics, *enabled;
+    metric_family *cpu, *open_fds, *max_fds, *rss, *vsize, *vmax, *start;
+} M;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static atomic_int g_active;
+static instance *g_enabled_for;          /* instance whose plugin_enabled is shown */
+
+/* ---- families --------------------------------------------------------- */
+
+static void register_dns(void)
+{
+    static const char *const l_req[] = { "server", "zone", "view", "proto", "family", "type", NULL };
+    static const char *const l_szv[] = { "server", "zone", "view", NULL };
+    static const char *const l_size[] = { "server", "zone", "view", "proto", NULL };
+    static const char *const l_resp[] = { "server", "zone", "view", "rcode", "plugin", NULL };
+    static const double sizes[] = { 0, 100, 200, 300, 400, 511, 1023, 2047, 4095, 8291,
+                                    16e3, 32e3, 48e3, 64e3 };
+    double time[16], t = 0.00025;
+    for (int i = 0; i < 16; i++, t *= 2)
+        time[i] = t;
+    M.requests = metrics_family("coredns_dns_requests_total",
+        "Counter of DNS requests made per zone, protocol and family.",
+        METRIC_COUNTER, l_req, NULL, 0);
+    M.duration = metrics_family("coredns_dns_request_duration_seconds",
+        "Histogram of the time (in seconds) each request took per zone.",
+        METRIC_HISTOGRAM, l_szv, time, 16);
+    M.req_size = metrics_family("coredns_dns_request_size_bytes",
+        "Size of the EDNS0 UDP buffer in bytes (64K for TCP) per zone and protocol.",
+        METRIC_HISTOGRAM, l_size, sizes, 14);
+    M.resp_size = metrics_family("coredns_dns_response_size_bytes",
+        "Size of the returned response in bytes.", METRIC_HISTOGRAM, l_size, sizes, 14);
+    M.do_req = metrics_family("coredns_dns_do_requests_total",
+        "Counter of DNS requests with DO bit set per zone.", METRIC_COUNTER, l_szv, NULL, 0);
+    M.responses = metrics_family("coredns_dns_responses_total",
+        "Counter of response status codes.", METRIC_COUNTER, l_resp, NULL, 0);
+}
+
+static void register_process(void)
+{
+    M.cpu = metrics_family("process_cpu_seconds_total",
+        "Total user and system CPU time spent in seconds.", METRIC_COUNTER, NULL, NULL, 0);
+    M.open_fds = metrics_family("process_open_fds", "Number of open file descriptors.",
+        METRIC_GAUGE, NULL, NULL, 0);
+    M.max_fds = metrics_family("process_max_fds", "Maximum number of open file descriptors.",
+        METRIC_GAUGE, NULL, NULL, 0);
+    M.rss = metrics_family("process_resident_memory_bytes", "Resident memory size in bytes.",
+        METRIC_GAUGE, NULL, NULL, 0);
+    M.vsize = metrics_family("process_virtual_memory_bytes", "Virtual memory size in bytes.",
+        METRIC_GAUGE, NULL, NULL, 0);
+    M.vmax = metrics_family("process_virtual_memory_max_bytes",
+        "Maximum amount of virtual memory available in bytes.", METRIC_GAUGE, NULL, NULL, 0);
+    M.start = metrics_family("process_start_time_seconds",
+        "Start time of the process since unix epoch in seconds.", METRIC_GAUGE, NULL, NULL, 0);
+}
+
+static void register_all(void)
+{
+    static const char *const l_build[] = { "version", "revision", "goversion", NULL };
+    static const char *const l_enabled[] = { "server", "zone", "view", "name", NULL };
+    register_dns();
+    register_process();
+    M.build = metrics_family("coredns_build_info",
+        "A metric with a constant '1' value labeled by version, revision, and goversion "
+        "from which CoreDNS was built.", METRIC_GAUGE, l_build, NULL, 0);
+    M.panics = metrics_family("coredns_panics_total",
+        "A metrics that counts the number of panics.", METRIC_COUNTER, NULL, NULL, 0);
+    M.enabled = metrics_family("coredns_plugin_enabled",
+        "A metric that indicates whether a plugin is enabled on per server and zone basis.",
+        METRIC_GAUGE, l_enabled, NULL, 0);
+    /* goversion: the C compiler topodns was built with */
+    const char *const build[] = { TOPODNS_VERSION, TOPODNS_REVISION, __VERSION__ };
+    metrics_set(M.build, build, 1);
+}
+
+/* ---- per request ------------------------------------------------------ */
+
+/* CoreDNS's monitored query types; everything else is "other". */
+static const char *type_label(uint16_t t)
+{
+    switch (t) {
+    case 1: return "A";        case 2: return "NS";       case 5: return "CNAME";
+    case 6: return "SOA";      case 12: return "PTR";     case 15: return "MX";
+    case 16: return "TXT";     case 28: return "AAAA";    case 33: return "SRV";
+    case 43: return "DS";      case 46: return "RRSIG";   case 47: return "NSEC";
+    case 48: return "DNSKEY";  case 50: return "NSEC3";   case 64: return "SVCB";
+    case 65: return "HTTPS";   case 251: return "IXFR";   case 252: return "AXFR";
+    case 255: return "ANY";
+    default: return "other";
+    }
+}
+
+/* miekg/dns's RcodeToString (16 is BADSIG there), else "RCODE<n>". */
+static const char *rcode_label(int rc, char buf[16])
+{
+    static const char *const low[] = { "NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN",
+        "NOTIMP", "REFUSED", "YXDOMAIN", "YXRRSET", "NXRRSET", "NOTAUTH", "NOTZONE" };
+    static const char *const high[] = { "BADSIG", "BADKEY", "BADTIME", "BADMODE",
+        "BADNAME", "BADALG", "BADTRUNC", "BADCOOKIE" };
+    if (rc >= 0 && rc <= 10)
+        return low[rc];
+    if (rc >= 16 && rc <= 23)
+        return high[rc - 16];
+    snprintf(buf, 16, "RCODE%d", rc);
+    return buf;
+}
+
+static double since_seconds(uint64_t start_ns)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    return now > start_ns ? (double)(now - start_ns) / 1e9 : 0;
+}
+
+void prom_report(const dns_req *r, int rcode)
+{
+    if (!atomic_load_explicit(&g_active, memory_order_acquire))
+        return;
+    char rbuf[16];
+    const char *server = r->server ? r->server : "", *zone = r->zone ? r->zone : ".";
+    const char *proto = r->proto == PROTO_TCP ? "tcp" : "udp";
+    const char *family = req_family(r) == 2 ? "2" : "1";
+    const char *const szv[] = { server, zone, "" };
+    const char *const req[] = { server, zone, "", proto, family, type_label(r->q.qtype) };
+    const char *const size[] = { server, zone, "", proto };
+    const char *const resp[] = { server, zone, "", rcode_label(rcode, rbuf),
+                                 r->writer ? r->writer : "" };
+    if (r->q.edns.present && r->q.edns.do_bit)
+        metrics_add(M.do_req, szv, 1);
+    metrics_add(M.requests, req, 1);
+    metrics_observe(M.duration, szv, since_seconds(r->start_ns));
+    metrics_observe(M.resp_size, size, (double)r->resp_size);
+    metrics_observe(M.req_size, size, (double)r->rawlen);
+    metrics_add(M.responses, resp, 1);
+}
+
+static void on_done(dns_req *r, int rcode, void *data)
+{
+    (void)data;
+    prom_report(r, rcode);
+}
+
+static int prom_serve(const handler *h, dns_req *r)
+{
+    req_on_done(r, on_done, h->inst);
+    return plugin_next(h, r);
+}
+
+/* ---- process metrics (read at scrape time) ---------------------------- */
+
+static double boot_time(void)
+{
+    FILE *fp = fopen("/proc/stat", "r");
+    char line[256];
+    double bt = 0;
+    while (fp && fgets(line, sizeof line, fp))
+        if (sscanf(line, "btime %lf", &bt) == 1)
+            break;
+    if (fp)
+        fclose(fp);
+    return bt;
+}
+
+static void proc_stat(void)
+{
+    FILE *fp = fopen("/proc/self/stat", "r");
+    char buf[1024];
+    size_t n = fp ? fread(buf, 1, sizeof buf - 1, fp) : 0;
+    if (fp)
+        fclose(fp);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');                  /* comm may hold spaces */
+    unsigned long utime, stime, vsize;
+    unsigned long long start;
+    long rss;
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu %*d %*d "
+                     "%*d %*d %*d %*d %llu %lu %ld", &utime, &stime, &start, &vsize, &rss) != 5)
+        return;
+    double tck = (double)sysconf(_SC_CLK_TCK);
+    metrics_set(M.cpu, NULL, (double)(utime + stime) / tck);
+    metrics_set(M.vsize, NULL, (double)vsize);
+    metrics_set(M.rss, NULL, (double)rss * (double)sysconf(_SC_PAGESIZE));
+    metrics_set(M.start, NULL, boot_time() + (double)start / tck);
+}
+
+static double rlimit_value(int res)
+{
+    struct rlimit rl;
+    if (getrlimit(res, &rl) < 0)
+        return 0;
+    return rl.rlim_cur == RLIM_INFINITY ? 18446744073709551615.0 : (double)rl.rlim_cur;
+}
+
+static void proc_collect(void)
+{
+    int fds = 0;
+    DIR *d = opendir("/proc/self/fd");
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (e->d_name[0] != '.')
+            fds++;
+    if (d) {
+        closedir(d);
+        metrics_set(M.open_fds, NULL, fds);   /* counts the directory's own fd, as Go does */
+    }
+    metrics_set(M.max_fds, NULL, rlimit_value(RLIMIT_NOFILE));
+    metrics_set(M.vmax, NULL, rlimit_value(RLIMIT_AS));
+    proc_stat();
+}
+
+static void metrics_http(struct evhttp_request *req, void *data)
+{
+    (void)data;
+    size_t len = 0;
+    proc_collect();
+    char *text = metrics_render(&len);
+    struct evbuffer *b = evbuffer_new();
+    if (!text || !b) {
+        evhttp_send_error(req, 500, "Internal Server Error");
+    } else {
+        evbuffer_add(b, text, len);
+        evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+                          "text/plain; version=0.0.4; charset=utf-8");
+        evhttp_send_reply(req, 200, "OK", b);
+    }
+    if (b)
+        evbuffer_free(b);
+    free(text);
+}
+
+/* ---- setup / start ---------------------------------------------------- */
+
+static int prom_setup(cf_disp *d, setup_ctx *ctx, void **inst)
+{
+    char addr[256];
+    snprintf(addr, sizeof addr, "%s", DEFAULT_ADDR);
+    while (cf_next(d)) {
+        const char *args[2];
+        int n = cf_remaining_args(d, args, 2);
+        if (n > 1)
+            return cf_arg_err(d);
+        if (n == 1) {
+            char err[300];
+            if (http_addr_check(args[0], err, sizeof err) < 0)
+                return cf_err(d, "plugin/prometheus: %s", err);
+            snprintf(addr, sizeof addr, "%s", args[0]);
+        }
+        while (cf_next_block(d)) {
+            if (strcmp(cf_val(d), "runtime_metrics") == 0) {
+                if (cf_next_arg(d))
+                    return cf_arg_err(d);
+                continue;                         /* Go runtime only: nothing to add */
+            }
+            return cf_err(d, "plugin/prometheus: unknown option: %s", cf_val(d));
+        }
+    }
+    prom *p = calloc(1, sizeof *p);
+    if (!p)
+        return cf_err(d, "plugin/prometheus: out of memory");
+    p->blk = ctx->blk;
+    snprintf(p->addr, sizeof p->addr, "%s", addr);
+    *inst = p;
+    return 0;
+}
+
+/* coredns_plugin_enabled for every key and listen address of the block. */
+static void publish_enabled(const server_block *b)
+{
+    for (size_t k = 0; k < b->nkeys; k++) {
+        size_t nh = b->nbind ? b->nbind : 1;
+        for (size_t a = 0; a < nh; a++) {
+            const char *host = b->nbind ? b->bind[a] : "";
+            int v6 = strchr(host, ':') != NULL;
+            char server[300];
+            snprintf(server, sizeof server, "%s://%s%s%s:%d", b->keys[k].scheme,
+                     v6 ? "[" : "", host, v6 ? "]" : "", b->keys[k].port);
+            for (size_t i = 0; i < b->nhandlers; i++) {
+                if (!b->handlers[i].def->serve)
+                    continue;                     /* only chain plugins, as CoreDNS */
+                const char *const v[] = { server, b->keys[k].zone, "",
+                                          b->handlers[i].def->name };
+                metrics_set(M.enabled, v, 1);
+            }
+        }
+    }
+}
+
+static int prom_start(void *inst, struct instance *ins, char *err, size_t errlen)
+{
+    prom *p = inst;
+    pthread_once(&g_once, register_all);
+    if (http_register(ins, p->addr, "/metrics", metrics_http, NULL, err, errlen) < 0)
+        return -1;
+    if (g_enabled_for != ins) {                   /* a new configuration */
+        metrics_remove(M.enabled, NULL);
+        g_enabled_for = ins;
+    }
+    publish_enabled(p->blk);
+    atomic_store_explicit(&g_active, 1, memory_order_release);
+    return 0;
+}
+
+static void prom_destroy(void *inst)
+{
+    free(inst);
+}
+
+const plugin_def plugin_prometheus = {
+    .name = "prometheus",
+    .flags = PLUGIN_ONCE,
+    .setup = prom_setup,
+    .start = prom_start,
+    .destroy = prom_destroy,
+    .serve = prom_serve,
+};

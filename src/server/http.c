@@ -1,0 +1,401 @@
+/*
+ * http.c — the HTTP endpoints of an instance (health, ready, metrics).
+ *
+ * Every instance that registers at least one path gets its own libevent
+ * event_base, filled from the plugins' start() (on the main thread) and then
+ * run by one HTTP thread started by http_start(). Each distinct listen
+ * address is one evconnlistener on a socket bound with SO_REUSEADDR and
+ * SO_REUSEPORT (so a reloaded instance binds beside the old one; IPv6
+ * sockets are dual-stack, as Go's) with its own evhttp, whose path table
+ * holds the registered handlers; any other path gets libevent's 404.
+ *
+ * The per-instance state lives in a small table keyed by the instance
+ * pointer (struct instance is opaque here). http_stop() breaks the loop,
+ * joins the thread and frees the listeners, which closes their sockets.
+ *
+ * Addresses follow Go's net.Listen: ":PORT" is every interface (the
+ * TOPODNS_DEFAULT_BIND address when set, else [::] dual-stack, else 0.0.0.0),
+ * "localhost:PORT" is 127.0.0.1, "[::1]:PORT" and "127.0.0.1:PORT" are taken
+ * literally, other host names are resolved once (IPv4 preferred).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/listener.h>
+#include <event2/thread.h>
+#include "http.h"
+#include "server.h"
+
+typedef struct hlisten {
+    struct sockaddr_storage ss;
+    socklen_t sslen;
+    struct evhttp *http;
+    struct hlisten *next;
+} hlisten;
+
+typedef struct hinst {
+    struct instance *ins;
+    struct event_base *base;
+    hlisten *ls;
+    pthread_t thread;
+    int running;
+    atomic_int draining;
+    struct hinst *next;
+} hinst;
+
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static hinst *g_insts;
+static pthread_once_t g_thread_once = PTHREAD_ONCE_INIT;
+
+static void init_threads(void)
+{
+    evthread_use_pthreads();          /* loopbreak from another thread */
+}
+
+/* ---- addresses -------------------------------------------------------- */
+
+/* Split "host:port" like Go's net.SplitHostPort. 0 or -1 with err. */
+static int split_addr(const char *addr, char *host, size_t hostlen, int *port,
+                      char *err, size_t errlen)
+{
+    const char *colon, *hs = addr, *he;
+    if (addr[0] == '[') {
+        he = strchr(addr, ']');
+        if (!he) {
+            snprintf(err, errlen, "address %s: missing ']' in address", addr);
+            return -1;
+        }
+        hs = addr + 1;
+        colon = he + 1;
+        if (*colon != ':') {
+            snprintf(err, errlen, "address %s: missing port in address", addr);
+            return -1;
+        }
+    } else {
+        colon = strrchr(addr, ':');
+        if (!colon) {
+            snprintf(err, errlen, "address %s: missing port in address", addr);
+            return -1;
+        }
+        he = colon;
+        if (memchr(addr, ':', (size_t)(colon - addr))) {
+            snprintf(err, errlen, "address %s: too many colons in address", addr);
+            return -1;
+        }
+    }
+    const char *ps = colon + 1;
+    char *end;
+    long p = strtol(ps, &end, 10);
+    if (!*ps || *end || !isdigit((unsigned char)*ps) || p < 0 || p > 65535) {
+        snprintf(err, errlen, "address %s: invalid port", addr);
+        return -1;
+    }
+    if ((size_t)(he - hs) >= hostlen) {
+        snprintf(err, errlen, "address %s: host too long", addr);
+        return -1;
+    }
+    memcpy(host, hs, (size_t)(he - hs));
+    host[he - hs] = '\0';
+    *port = (int)p;
+    return 0;
+}
+
+int http_addr_check(const char *addr, char *err, size_t errlen)
+{
+    char host[256];
+    int port;
+    return split_addr(addr, host, sizeof host, &port, err, errlen);
+}
+
+static int numeric_sockaddr(const char *host, int port, struct sockaddr_storage *ss,
+                            socklen_t *len)
+{
+    struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+    memset(ss, 0, sizeof *ss);
+    if (inet_pton(AF_INET, host, &s4->sin_addr) == 1) {
+        s4->sin_family = AF_INET;
+        s4->sin_port = htons((uint16_t)port);
+        *len = sizeof *s4;
+        return 0;
+    }
+    if (inet_pton(AF_INET6, host, &s6->sin6_addr) == 1) {
+        s6->sin6_family = AF_INET6;
+        s6->sin6_port = htons((uint16_t)port);
+        *len = sizeof *s6;
+        return 0;
+    }
+    return -1;
+}
+
+/* A host name: the first IPv4 address, else the first address. */
+static int resolve_host(const char *host, int port, struct sockaddr_storage *ss,
+                        socklen_t *len)
+{
+    struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *p, *pick = NULL;
+    if (getaddrinfo(host, NULL, &hints, &res) != 0)
+        return -1;
+    for (p = res; p; p = p->ai_next)
+        if (!pick || (p->ai_family == AF_INET && pick->ai_family != AF_INET))
+            pick = p;
+    char txt[INET6_ADDRSTRLEN] = "";
+    if (pick && pick->ai_family == AF_INET)
+        inet_ntop(AF_INET, &((struct sockaddr_in *)pick->ai_addr)->sin_addr, txt, sizeof txt);
+    else if (pick && pick->ai_family == AF_INET6)
+        inet_ntop(AF_INET6, &((struct sockaddr_in6 *)pick->ai_addr)->sin6_addr, txt, sizeof txt);
+    freeaddrinfo(res);
+    return txt[0] ? numeric_sockaddr(txt, port, ss, len) : -1;
+}
+
+/* The socket address to bind for one written address; wild is set when the
+ * host was empty and no default bind address is configured. */
+static int addr_to_sockaddr(const char *addr, struct sockaddr_storage *ss, socklen_t *len,
+                            int *wild, char *err, size_t errlen)
+{
+    char host[256];
+    int port;
+    *wild = 0;
+    if (split_addr(addr, host, sizeof host, &port, err, errlen) < 0)
+        return -1;
+    if (!host[0]) {
+        const char *def = server_default_bind();
+        *wild = def == NULL;
+        snprintf(host, sizeof host, "%s", def ? def : "::");
+    } else if (strcmp(host, "localhost") == 0) {
+        snprintf(host, sizeof host, "127.0.0.1");
+    }
+    if (numeric_sockaddr(host, port, ss, len) == 0 || resolve_host(host, port, ss, len) == 0)
+        return 0;
+    snprintf(err, errlen, "listen tcp %s: lookup %s: no such host", addr, host);
+    return -1;
+}
+
+static int same_sockaddr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+    if (a->ss_family != b->ss_family)
+        return 0;
+    if (a->ss_family == AF_INET) {
+        const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
+        return x->sin_port == y->sin_port && x->sin_addr.s_addr == y->sin_addr.s_addr;
+    }
+    const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
+    return x->sin6_port == y->sin6_port &&
+           memcmp(&x->sin6_addr, &y->sin6_addr, sizeof x->sin6_addr) == 0;
+}
+
+/* ---- per-instance table ----------------------------------------------- */
+
+static hinst *find_inst(struct instance *ins)
+{
+    for (hinst *h = g_insts; h; h = h->next)
+        if (h->ins == ins)
+            return h;
+    return NULL;
+}
+
+static hinst *get_inst(struct instance *ins)
+{
+    hinst *h = find_inst(ins);
+    if (h)
+        return h;
+    pthread_once(&g_thread_once, init_threads);
+    h = calloc(1, sizeof *h);
+    if (!h)
+        return NULL;
+    if (!(h->base = event_base_new())) {
+        free(h);
+        return NULL;
+    }
+    h->ins = ins;
+    h->next = g_insts;
+    g_insts = h;
+    return h;
+}
+
+static void listen_error(const char *addr, int e, char *err, size_t errlen)
+{
+    char msg[128];
+    snprintf(msg, sizeof msg, "%s", strerror(e));
+    msg[0] = (char)tolower((unsigned char)msg[0]);     /* Go's wording */
+    snprintf(err, errlen, "listen tcp %s: bind: %s", addr, msg);
+}
+
+/* socket + SO_REUSEADDR + SO_REUSEPORT (+ dual-stack for IPv6, as Go) +
+ * bind, then a libevent listener on it. NULL with errno set. */
+static struct evconnlistener *bind_one(hinst *h, const struct sockaddr_storage *ss,
+                                       socklen_t len)
+{
+    int one = 1, zero = 0, e;
+    int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return NULL;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+    if (ss->ss_family == AF_INET6)
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+    if (bind(fd, (const struct sockaddr *)ss, len) == 0) {
+        unsigned flags = LEV_OPT_REUSEABLE | LEV_OPT_REUSEABLE_PORT | LEV_OPT_CLOSE_ON_FREE |
+                         LEV_OPT_CLOSE_ON_EXEC;
+        struct evconnlistener *l = evconnlistener_new(h->base, NULL, NULL, flags, -1, fd);
+        if (l)
+            return l;
+    }
+    e = errno;
+    close(fd);
+    errno = e;
+    return NULL;
+}
+
+/* Bind a new listener for addr and give it an evhttp. */
+static hlisten *new_listener(hinst *h, const char *addr, const struct sockaddr_storage *ss,
+                             socklen_t len, int wild, char *err, size_t errlen)
+{
+    struct sockaddr_storage s = *ss;
+    struct evconnlistener *lev = bind_one(h, &s, len);
+    if (!lev && wild && (errno == EAFNOSUPPORT || errno == EADDRNOTAVAIL)) {
+        struct sockaddr_in *s4 = (struct sockaddr_in *)&s;   /* no IPv6: 0.0.0.0 */
+        int port = ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+        memset(&s, 0, sizeof s);
+        s4->sin_family = AF_INET;
+        s4->sin_port = htons((uint16_t)port);
+        len = sizeof *s4;
+        lev = bind_one(h, &s, len);
+    }
+    if (!lev) {
+        listen_error(addr, errno, err, errlen);
+        return NULL;
+    }
+    hlisten *l = calloc(1, sizeof *l);
+    if (!l || !(l->http = evhttp_new(h->base))) {
+        free(l);
+        evconnlistener_free(lev);
+        snprintf(err, errlen, "listen tcp %s: out of memory", addr);
+        return NULL;
+    }
+    evhttp_set_timeout(l->http, 5);
+    if (!evhttp_bind_listener(l->http, lev)) {
+        evhttp_free(l->http);
+        evconnlistener_free(lev);
+        free(l);
+        snprintf(err, errlen, "listen tcp %s: cannot serve HTTP", addr);
+        return NULL;
+    }
+    l->ss = *ss;                              /* the address as asked, for sharing */
+    l->sslen = len;
+    l->next = h->ls;
+    h->ls = l;
+    return l;
+}
+
+int http_register(struct instance *ins, const char *addr, const char *path,
+                  http_handler_fn fn, void *data, char *err, size_t errlen)
+{
+    struct sockaddr_storage ss;
+    socklen_t len;
+    int wild, rc = -1;
+    if (addr_to_sockaddr(addr, &ss, &len, &wild, err, errlen) < 0)
+        return -1;
+    pthread_mutex_lock(&g_mu);
+    hinst *h = get_inst(ins);
+    hlisten *l = NULL;
+    if (!h) {
+        snprintf(err, errlen, "listen tcp %s: out of memory", addr);
+        goto out;
+    }
+    for (l = h->ls; l; l = l->next)
+        if (same_sockaddr(&l->ss, &ss))
+            break;
+    if (!l && !(l = new_listener(h, addr, &ss, len, wild, err, errlen)))
+        goto out;
+    /* A path already routed on this address keeps its first handler
+     * (several blocks enabling the same plugin on one address share it). */
+    evhttp_set_cb(l->http, path, fn, data);
+    rc = 0;
+out:
+    pthread_mutex_unlock(&g_mu);
+    return rc;
+}
+
+static void *http_thread(void *arg)
+{
+    hinst *h = arg;
+    event_base_dispatch(h->base);
+    return NULL;
+}
+
+int http_start(struct instance *ins, char *err, size_t errlen)
+{
+    int rc = 0;
+    pthread_mutex_lock(&g_mu);
+    hinst *h = find_inst(ins);
+    if (h && !h->running) {
+        if (pthread_create(&h->thread, NULL, http_thread, h) != 0) {
+            snprintf(err, errlen, "cannot start the HTTP thread");
+            rc = -1;
+        } else {
+            h->running = 1;
+        }
+    }
+    pthread_mutex_unlock(&g_mu);
+    return rc;
+}
+
+static void unlink_inst(hinst *h)
+{
+    for (hinst **pp = &g_insts; *pp; pp = &(*pp)->next)
+        if (*pp == h) {
+            *pp = h->next;
+            return;
+        }
+}
+
+void http_stop(struct instance *ins)
+{
+    pthread_mutex_lock(&g_mu);
+    hinst *h = find_inst(ins);
+    if (h)
+        unlink_inst(h);
+    pthread_mutex_unlock(&g_mu);
+    if (!h)
+        return;
+    if (h->running) {
+        event_base_loopbreak(h->base);
+        pthread_join(h->thread, NULL);
+    }
+    while (h->ls) {
+        hlisten *l = h->ls;
+        h->ls = l->next;
+        evhttp_free(l->http);                 /* frees the listener: socket closed */
+        free(l);
+    }
+    event_base_free(h->base);
+    free(h);
+}
+
+void http_set_draining(struct instance *ins)
+{
+    pthread_mutex_lock(&g_mu);
+    hinst *h = find_inst(ins);
+    if (h)
+        atomic_store(&h->draining, 1);
+    pthread_mutex_unlock(&g_mu);
+}
+
+int http_draining(struct instance *ins)
+{
+    pthread_mutex_lock(&g_mu);
+    hinst *h = find_inst(ins);
+    int d = h ? atomic_load(&h->draining) : 0;
+    pthread_mutex_unlock(&g_mu);
+    return d;
+}

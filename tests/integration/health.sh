@@ -1,0 +1,107 @@
+#!/bin/bash
+# health.sh — the health plugin against the real topodns: /health, 404 on
+# other paths, the self-check metrics, lameduck at shutdown, sharing an
+# address between blocks, and startup errors.
+. "$top_srcdir/tests/integration/lib.sh"
+
+HP=$(free_port)
+MP=$(free_port)
+get() { curl -s --noproxy '*' --max-time 5 -o "$TMP/body" -w '%{http_code}' "$1"; }
+# hold_port PORT: another program (no SO_REUSEPORT) listens on 127.0.0.1:PORT
+hold_port() {
+    /usr/bin/python3 -c "
+import socket, time
+s = socket.socket(); s.bind(('127.0.0.1', $1)); s.listen(1)
+open('$TMP/held.$1', 'w').close(); time.sleep(30)" &
+    HOLDER=$!
+    PIDS+=("$HOLDER")
+    local i
+    for i in $(seq 1 50); do [ -e "$TMP/held.$1" ] && return 0; sleep 0.1; done
+    return 1
+}
+eq() { [ "$1" = "$2" ] || { echo "    expected '$2', got '$1'"; return 1; }; }
+mval() {
+    curl -s --noproxy '*' --max-time 5 "http://127.0.0.1:$MP/metrics" |
+        awk -v k="$1" 'index($0, k " ") == 1 { v = $2 } END { print (v == "" ? 0 : v) }'
+}
+
+# ":PORT" listens on TOPODNS_DEFAULT_BIND (127.0.0.1) in tests; two blocks share it.
+start_topodns ".:{\$PORT} {
+    health :$HP
+    prometheus 127.0.0.1:$MP
+}
+example.org:{\$PORT} {
+    health :$HP {
+        lameduck 2s
+    }
+}" || exit 1
+
+OUT=""
+check "/health answers 200" eq "$(get "http://127.0.0.1:$HP/health")" 200
+check "/health body is OK" eq "$(cat "$TMP/body")" OK
+check "other paths are 404" eq "$(get "http://127.0.0.1:$HP/ready")" 404
+check "query strings are ignored" eq "$(get "http://127.0.0.1:$HP/health?x=1")" 200
+
+# The plugin polls itself once a second, once per address even though two
+# blocks enable it (about 2 polls by now; 4 or more would mean one per block).
+sleep 2.5
+n=$(mval coredns_health_request_duration_seconds_count)
+check "self-check duration is recorded (1 to 3 polls in 2.5 s, got $n)" [ "${n%%.*}" -ge 1 -a "${n%%.*}" -le 3 ]
+check "self-check failures are 0" eq "$(mval coredns_health_request_failures_total)" 0
+check "duration bucket 0.0025 exists" \
+    bash -c "curl -s --noproxy '*' http://127.0.0.1:$MP/metrics | grep -q '^coredns_health_request_duration_seconds_bucket{le=\"0.0025\"} '"
+
+# lameduck: after SIGTERM DNS and /health keep answering for 2 s, then exit.
+kill -TERM "$TOPO_PID"
+t0=$(date +%s.%N)
+sleep 0.5
+check "still running during lameduck" kill -0 "$TOPO_PID"
+check "/health is 200 during lameduck" eq "$(get "http://127.0.0.1:$HP/health")" 200
+q +nocookie x.example.org A
+check "DNS is still answered during lameduck" grep -q 'status: ' <<<"$OUT"
+wait "$TOPO_PID"
+rc=$?
+t1=$(date +%s.%N)
+check "exits 0 after lameduck" eq "$rc" 0
+check "lameduck lasted about 2 s" awk -v a="$t0" -v b="$t1" 'BEGIN { d = b - a; exit !(d >= 1.8 && d < 5) }'
+check "lameduck is logged" grep -q 'Going into lameduck mode for 2s' "$LOG"
+check "listener closed after exit" [ "$(get "http://127.0.0.1:$HP/health")" = 000 ]
+
+# Without lameduck the process exits at once.
+start_topodns ".:{\$PORT} {
+    health 127.0.0.1:$HP
+}" || exit 1
+check "explicit address answers" eq "$(get "http://127.0.0.1:$HP/health")" 200
+t0=$(date +%s.%N)
+stop_topodns
+t1=$(date +%s.%N)
+check "no lameduck: prompt exit" awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 1.5) }'
+
+# Startup errors.
+HELD=$(free_port)
+check "another program holds the port" hold_port "$HELD"
+printf '.:%s {\n    health :%s\n}\n' "$(free_port)" "$HELD" > "$TMP/Corefile.conflict"
+OUT=$(timeout 10 "$TOPODNS" -conf "$TMP/Corefile.conflict" 2>&1); rc=$?
+check "port conflict: startup fails" [ "$rc" -ne 0 -a "$rc" -ne 124 ]
+check "port conflict: clean error" grep -q "listen tcp :$HELD: bind: address already in use" <<<"$OUT"
+kill "$HOLDER" 2>/dev/null
+
+printf '.:%s {\n    health 127.0.0.1\n}\n' "$(free_port)" > "$TMP/Corefile.bad"
+OUT=$(timeout 10 "$TOPODNS" -conf "$TMP/Corefile.bad" 2>&1); rc=$?
+check "address without port fails with file:line" \
+    grep -q "Corefile.bad:2: plugin/health: address 127.0.0.1: missing port in address" <<<"$OUT"
+
+printf '.:%s {\n    health {\n        lameduck soon\n    }\n}\n' "$(free_port)" > "$TMP/Corefile.dur"
+OUT=$(timeout 10 "$TOPODNS" -conf "$TMP/Corefile.dur" 2>&1); rc=$?
+check "bad lameduck duration fails at its line" [ "$rc" -ne 0 -a "$rc" -ne 124 ]
+check "bad lameduck duration names the line" grep -q "Corefile.dur:3:" <<<"$OUT"
+
+printf '.:%s {\n    health {\n        lameduck\n    }\n}\n' "$(free_port)" > "$TMP/Corefile.arg"
+OUT=$(timeout 10 "$TOPODNS" -conf "$TMP/Corefile.arg" 2>&1); rc=$?
+check "lameduck without a value fails" grep -q "Corefile.arg:3: Wrong argument count" <<<"$OUT"
+
+printf '.:%s {\n    health {\n        slow 1s\n    }\n}\n' "$(free_port)" > "$TMP/Corefile.prop"
+OUT=$(timeout 10 "$TOPODNS" -conf "$TMP/Corefile.prop" 2>&1); rc=$?
+check "unknown property fails" grep -q "Corefile.prop:3: unknown property 'slow'" <<<"$OUT"
+
+finish

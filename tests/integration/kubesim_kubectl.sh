@@ -1,0 +1,328 @@
+#!/bin/bash
+# kubesim_kubectl.sh — tests/kubesim/kubesim against the real kubectl and curl.
+#
+# kubectl (create -f, get -o json, replace -f, patch --type=merge, delete -f,
+# get after delete) through discovery fallback, then the list/watch protocol
+# with curl: pagination with continue over a consistent revision, selectors,
+# watch streams (ADDED/MODIFIED/DELETED/BOOKMARK, selector transitions,
+# sendInitialEvents), 410 Expired, 409 Conflict, 401 with --token and token
+# rotation, failNext 429 + Retry-After, delay, malformed lines, closeWatches,
+# --generate counts, --load of YAML multi-doc and kind: List, bad input, TLS.
+. "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
+
+KUBESIM=${KUBESIM:-$top_builddir/tests/kubesim/kubesim}
+command -v kubectl >/dev/null || { echo "kubectl not installed: skipped"; exit 77; }
+command -v jq >/dev/null || { echo "jq not installed: skipped"; exit 77; }
+export KUBECONFIG=/dev/null   # never a real cluster
+
+# start_kubesim ARGS...: sets KS (base URL) and KS_PID
+start_kubesim() {
+    local out=$TMP/kubesim.$RANDOM.out
+    "$KUBESIM" "$@" > "$out" 2> "$out.err" &
+    KS_PID=$!
+    PIDS+=("$KS_PID")
+    local i
+    for i in $(seq 1 100); do
+        [ -s "$out" ] && break
+        kill -0 "$KS_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    KS_ADDR=$(head -1 "$out" | sed -n 's/^listening on //p')
+    [ -n "$KS_ADDR" ] || { echo "kubesim did not start:"; cat "$out.err"; exit 1; }
+    KS=http://$KS_ADDR
+}
+K() { kubectl --server "$KS" "$@" 2>&1; }
+get() { OUT=$(curl -s "$@"); }                   # body in OUT
+code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+fault() { curl -s -X POST -d "$1" "$KS/sim/v1/faults" >/dev/null; }
+jqo() { jq -r "$1" <<<"$OUT"; }
+alive() { kill -0 "$KS_PID" 2>/dev/null; }
+
+# ---------------------------------------------------------------- kubectl
+start_kubesim
+cat > "$TMP/objs.yaml" <<'EOF'
+apiVersion: v1
+kind: Namespace
+metadata: {name: shop}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop, labels: {app: web}}
+spec:
+  clusterIP: None
+  selector: {app: web}
+  ports: [{name: http, port: 80}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: web-abcde
+  namespace: shop
+  labels: {kubernetes.io/service-name: web}
+addressType: IPv4
+endpoints:
+- addresses: [10.1.0.5]
+  conditions: {ready: true}
+  nodeName: node-a
+  zone: zone-a
+ports: [{name: http, port: 80, protocol: TCP}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web-0, namespace: shop, labels: {app: web}}
+spec:
+  nodeName: node-a
+  containers: [{name: c, image: "nginx:1"}]
+status: {phase: Running, podIP: 10.1.0.5}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: node-a
+  labels: {topology.kubernetes.io/zone: zone-a}
+EOF
+OUT=$(K create -f "$TMP/objs.yaml" --validate=false)
+check "kubectl create -f: 5 objects created" [ "$(grep -c ' created$' <<<"$OUT")" -eq 5 ]
+OUT=$(K get pods -n shop -o json)
+check "get -o json: PodList item with uid" [ "$(jqo '.items[0].metadata.uid | length')" -eq 36 ]
+check "get -o json: resourceVersion" [ "$(jqo '.items[0].metadata.resourceVersion | test("^[0-9]+$")')" = true ]
+check "get -o json: creationTimestamp" [ "$(jqo '.items[0].metadata.creationTimestamp | test("^20[0-9-]+T[0-9:]+Z$")')" = true ]
+RV1=$(jqo '.items[0].metadata.resourceVersion')
+OUT=$(K get endpointslices -n shop -o json)
+check "get endpointslices (discovery.k8s.io/v1)" [ "$(jqo '.items[0].endpoints[0].zone')" = zone-a ]
+OUT=$(K get nodes -o json)
+check "get nodes" [ "$(jqo '.items[0].metadata.labels["topology.kubernetes.io/zone"]')" = zone-a ]
+
+sed 's/"nginx:1"/"nginx:2"/; s/zone: zone-a/zone: zone-b/' "$TMP/objs.yaml" > "$TMP/objs2.yaml"
+OUT=$(K replace -f "$TMP/objs2.yaml" --validate=false)
+check "kubectl replace -f: 5 replaced" [ "$(grep -c ' replaced$' <<<"$OUT")" -eq 5 ]
+OUT=$(K get pod web-0 -n shop -o json)
+check "replace visible: image" [ "$(jqo '.spec.containers[0].image')" = nginx:2 ]
+check "replace: resourceVersion grew" [ "$(jqo '.metadata.resourceVersion')" -gt "$RV1" ]
+check "replace: generation bumped" [ "$(jqo '.metadata.generation')" -eq 2 ]
+OUT=$(K get endpointslice web-abcde -n shop -o json)
+check "replace visible: slice zone" [ "$(jqo '.endpoints[0].zone')" = zone-b ]
+
+OUT=$(K patch service web -n shop --type=merge -p '{"metadata":{"labels":{"tier":"front"}},"spec":{"selector":null}}')
+check "kubectl patch --type=merge" grep -q 'patched' <<<"$OUT"
+OUT=$(K get service web -n shop -o json)
+check "patch visible: label added" [ "$(jqo '.metadata.labels.tier')" = front ]
+check "patch visible: null removes" [ "$(jqo '.spec.selector')" = null ]
+check "patch keeps other labels" [ "$(jqo '.metadata.labels.app')" = web ]
+
+OUT=$(K delete -f "$TMP/objs.yaml" --wait=false)
+check "kubectl delete -f: 5 deleted" [ "$(grep -c ' deleted' <<<"$OUT")" -eq 5 ]
+OUT=$(K get pod web-0 -n shop)
+check "get after delete: NotFound" grep -q 'NotFound' <<<"$OUT"
+OUT=$(K get node node-a)
+check "get node after delete: NotFound" grep -q 'NotFound' <<<"$OUT"
+sleep 1.3
+OUT=$(K get namespace shop)
+check "namespace gone after termination" grep -q 'NotFound' <<<"$OUT"
+
+# ---------------------------------------------------------------- generated cluster
+start_kubesim --generate nodes=12,pods=250,services=10,zones=3 --bookmark-interval 1
+get "$KS/sim/v1/state"
+check "--generate: 12 nodes" [ "$(jqo '.nodes | length')" -eq 12 ]
+check "--generate: 250 pods" [ "$(jqo '.pods | length')" -eq 250 ]
+check "--generate: 10 services" [ "$(jqo '.services | length')" -eq 10 ]
+check "--generate: 3 zones on nodes" [ "$(jqo '[.nodes[].metadata.labels["topology.kubernetes.io/zone"]] | unique | length')" -eq 3 ]
+check "--generate: allocatable cpu" [ "$(jqo '[.nodes[].status.allocatable.cpu | select(test("^[0-9]+m$"))] | length')" -eq 12 ]
+check "--generate: 250 endpoints over slices" [ "$(jqo '[.endpointslices[].endpoints[]] | length')" -eq 250 ]
+check "--generate: slices hold <= 100 endpoints" [ "$(jqo '[.endpointslices[].endpoints | length] | max')" -le 100 ]
+check "--generate: endpoints have zone/nodeName/targetRef" [ "$(jqo '[.endpointslices[].endpoints[] | select(.zone and .nodeName and .targetRef.uid and (.conditions.ready != null))] | length')" -eq 250 ]
+check "--generate: some headless services" [ "$(jqo '[.services[] | select(.spec.clusterIP == "None")] | length')" -ge 1 ]
+check "--generate: pods carry managedFields" [ "$(jqo '[.pods[] | select(.metadata.managedFields | length == 2)] | length')" -eq 250 ]
+check "--generate: pods spread over nodes" [ "$(jqo '[.pods[].spec.nodeName] | unique | length')" -eq 12 ]
+
+# pagination: consistent pages, continue, remainingItemCount
+get "$KS/api/v1/pods?limit=100"
+RV=$(jqo .metadata.resourceVersion); CONT=$(jqo .metadata.continue)
+check "page 1: 100 items" [ "$(jqo '.items | length')" -eq 100 ]
+check "page 1: continue token" [ -n "$CONT" ] && [ "$CONT" != null ]
+check "page 1: remainingItemCount 150" [ "$(jqo .metadata.remainingItemCount)" -eq 150 ]
+check "list items omit kind" [ "$(jqo '.items[0].kind')" = null ]
+NAMES=$(jqo '.items[].metadata | .namespace + "/" + .name')
+# change the world between pages: delete the last pod in key order
+LASTNS=$(curl -s "$KS/api/v1/pods" | jq -r '.items[-1].metadata.namespace')
+LASTPOD=$(curl -s "$KS/api/v1/pods" | jq -r '.items[-1].metadata.name')
+curl -s -X DELETE "$KS/api/v1/namespaces/$LASTNS/pods/$LASTPOD" >/dev/null
+while [ -n "$CONT" ] && [ "$CONT" != null ]; do
+    get "$KS/api/v1/pods?limit=100&continue=$CONT"
+    check "page keeps resourceVersion $RV" [ "$(jqo .metadata.resourceVersion)" = "$RV" ]
+    NAMES+=$'\n'$(jqo '.items[].metadata | .namespace + "/" + .name')
+    CONT=$(jqo '.metadata.continue // empty')
+done
+check "paginated list: 250 unique pods (snapshot incl. the deleted one)" [ "$(sort -u <<<"$NAMES" | grep -c .)" -eq 250 ]
+get "$KS/api/v1/pods"
+check "fresh list sees the delete" [ "$(jqo '.items | length')" -eq 249 ]
+get "$KS/api/v1/namespaces/ns-0/pods?limit=1000"
+check "per-namespace list" [ "$(jqo '[.items[] | select(.metadata.namespace != "ns-0")] | length')" -eq 0 ] && [ "$(jqo '.items | length')" -gt 0 ]
+
+# selectors
+get "$KS/api/v1/pods?labelSelector=app%3Dsvc-00001"
+check "labelSelector =" [ "$(jqo '.items | length')" -eq 25 ]
+get "$KS/api/v1/pods?labelSelector=app+in+(svc-00001,svc-00002)"
+check "labelSelector in" [ "$(jqo '.items | length')" -eq 50 ]
+get "$KS/api/v1/pods?labelSelector=app+notin+(svc-00001),app!=svc-00002,app"
+check "labelSelector notin, !=, exists" [ "$(jqo '.items | length')" -eq 199 ]
+get "$KS/api/v1/pods?labelSelector=!app"
+check "labelSelector !exists" [ "$(jqo '.items | length')" -eq 0 ]
+get "$KS/apis/discovery.k8s.io/v1/endpointslices?labelSelector=kubernetes.io/service-name%3Dsvc-00003"
+check "slice selector by service-name" [ "$(jqo '[.items[].endpoints[]] | length')" -eq 25 ]
+get "$KS/api/v1/pods?fieldSelector=spec.nodeName%3Dnode-00003"
+N3=$(curl -s "$KS/api/v1/pods" | jq '[.items[] | select(.spec.nodeName == "node-00003")] | length')
+check "fieldSelector spec.nodeName" [ "$(jqo '.items | length')" -eq "$N3" ] && [ "$N3" -gt 0 ]
+get "$KS/api/v1/pods?fieldSelector=status.phase!%3DRunning"
+check "fieldSelector !=" [ "$(jqo '.items | length')" -eq 0 ]
+get "$KS/api/v1/namespaces?fieldSelector=metadata.name%3Dns-0"
+check "fieldSelector metadata.name" [ "$(jqo '.items | length')" -eq 1 ]
+check "unsupported field label: 400" [ "$(code "$KS/api/v1/pods?fieldSelector=spec.bogus%3D1")" = 400 ]
+check "bad label selector: 400" [ "$(code "$KS/api/v1/pods?labelSelector=app+in+x")" = 400 ]
+get "$KS/api/v1/pods?limit=5&labelSelector=app%3Dsvc-00009"
+check "filtered page <= limit" [ "$(jqo '.items | length')" -eq 5 ]
+
+# watch: ADDED / MODIFIED / DELETED / BOOKMARK
+RV=$(curl -s "$KS/api/v1/namespaces/default/pods" | jq -r .metadata.resourceVersion)
+curl -sN "$KS/api/v1/namespaces/default/pods?watch=1&resourceVersion=$RV&allowWatchBookmarks=true&timeoutSeconds=3" > "$TMP/w1" &
+WPID=$!
+sleep 0.3
+curl -s -X POST -H 'Content-Type: application/json' "$KS/api/v1/namespaces/default/pods" \
+    -d '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"w1","labels":{"app":"w"}},"spec":{"nodeName":"node-00001"},"status":{"phase":"Running","podIP":"10.9.9.9"}}' >/dev/null
+curl -s -X PATCH -H 'Content-Type: application/merge-patch+json' "$KS/api/v1/namespaces/default/pods/w1" -d '{"metadata":{"labels":{"x":"1"}}}' >/dev/null
+curl -s -X DELETE "$KS/api/v1/namespaces/default/pods/w1" >/dev/null
+wait $WPID
+OUT=$(cat "$TMP/w1")
+check "watch: every line is one JSON event" [ "$(jq -c . "$TMP/w1" 2>/dev/null | grep -c .)" -eq "$(grep -c . "$TMP/w1")" ]
+check "watch: ADDED, MODIFIED, DELETED in order" [ "$(jq -r 'select(.type != "BOOKMARK") | .type' "$TMP/w1" | tr '\n' ' ')" = "ADDED MODIFIED DELETED " ]
+check "watch: BOOKMARK with only a resourceVersion" [ "$(jq -r 'select(.type == "BOOKMARK") | .object.metadata | keys | join(",")' "$TMP/w1" | head -1)" = resourceVersion ]
+check "watch: DELETED carries last state" [ "$(jq -r 'select(.type == "DELETED") | .object.metadata.labels.x' "$TMP/w1")" = 1 ]
+check "watch: ended by timeoutSeconds" true
+
+# watch from "" gives synthetic ADDED; selector transitions give DELETED
+curl -sN "$KS/api/v1/namespaces/ns-0/pods?watch=1&labelSelector=app%3Dsvc-00001&timeoutSeconds=2" > "$TMP/w2" &
+WPID=$!
+sleep 0.3
+P1=$(curl -s "$KS/api/v1/namespaces/ns-0/pods?labelSelector=app%3Dsvc-00001&limit=1" | jq -r '.items[0].metadata.name')
+curl -s -X PATCH -H 'Content-Type: application/merge-patch+json' "$KS/api/v1/namespaces/ns-0/pods/$P1" -d '{"metadata":{"labels":{"app":"moved"}}}' >/dev/null
+wait $WPID
+check "watch RV unset: 25 synthetic ADDED" [ "$(jq -r 'select(.type == "ADDED") | .type' "$TMP/w2" | grep -c .)" -eq 25 ]
+check "watch: leaving the selector is DELETED" [ "$(jq -r 'select(.type == "DELETED") | .object.metadata.name' "$TMP/w2")" = "$P1" ]
+
+# sendInitialEvents ends the initial events with an annotated bookmark
+curl -sN "$KS/api/v1/nodes?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1" > "$TMP/w3"
+check "sendInitialEvents: 12 ADDED then initial-events-end" [ "$(jq -r '.type' "$TMP/w3" | head -13 | tail -1)" = BOOKMARK ] && \
+    [ "$(jq -r 'select(.type == "BOOKMARK") | .object.metadata.annotations["k8s.io/initial-events-end"]' "$TMP/w3" | head -1)" = true ]
+
+# 409 on a stale PUT
+get "$KS/api/v1/namespaces/ns-0/services/svc-00000"
+STALE=$OUT
+OUT=$(jq -c '.metadata.labels.v = "1"' <<<"$STALE" | curl -s -o /dev/null -w '%{http_code}' -X PUT -H 'Content-Type: application/json' --data-binary @- "$KS/api/v1/namespaces/ns-0/services/svc-00000")
+check "PUT with current resourceVersion: 200" [ "$OUT" = 200 ]
+OUT=$(jq -c '.metadata.labels.v = "2"' <<<"$STALE" | curl -s -X PUT -H 'Content-Type: application/json' --data-binary @- "$KS/api/v1/namespaces/ns-0/services/svc-00000")
+check "PUT with stale resourceVersion: 409 Conflict" [ "$(jqo .code)" = 409 ] && [ "$(jqo .reason)" = Conflict ]
+check "POST existing: 409 AlreadyExists" [ "$(curl -s -X POST -d "$STALE" "$KS/api/v1/namespaces/ns-0/services" | jq -r .reason)" = AlreadyExists ]
+
+# 410: watch and continue from before expireHistory
+get "$KS/api/v1/pods?limit=10"
+RV=$(jqo .metadata.resourceVersion); CONT=$(jqo .metadata.continue)
+fault '{"expireHistory":true}'
+get "$KS/api/v1/pods?watch=1&resourceVersion=$RV&timeoutSeconds=2"
+check "watch after expireHistory: ERROR 410 Expired" [ "$(jqo .type)" = ERROR ] && [ "$(jqo .object.code)" = 410 ] && [ "$(jqo .object.reason)" = Expired ]
+get "$KS/api/v1/pods?limit=10&continue=$CONT"
+check "continue after expireHistory: 410 with a fresh token" [ "$(jqo .code)" = 410 ] && [ "$(jqo .reason)" = Expired ] && [ -n "$(jqo '.metadata.continue // empty')" ]
+check "list with expired resourceVersion+Exact: 410" [ "$(code "$KS/api/v1/pods?resourceVersion=$RV&resourceVersionMatch=Exact")" = 410 ]
+check "list with too large resourceVersion: 504" [ "$(code "$KS/api/v1/pods?resourceVersion=99999999&resourceVersionMatch=NotOlderThan")" = 504 ]
+
+# failNext 429 with Retry-After, then recovery
+fault '{"failNext":{"count":2,"code":429,"retryAfter":7}}'
+OUT=$(curl -s -i "$KS/api/v1/nodes")
+check "failNext: 429" grep -q '^HTTP/1.1 429' <<<"$OUT"
+check "failNext: Retry-After header" grep -qi '^Retry-After: 7' <<<"$OUT"
+check "failNext: second request fails too" [ "$(code "$KS/api/v1/nodes")" = 429 ]
+check "failNext: third succeeds" [ "$(code "$KS/api/v1/nodes")" = 200 ]
+fault '{"failNext":{"count":1,"code":503}}'
+check "failNext: 503" [ "$(code "$KS/api/v1/nodes")" = 503 ]
+
+# delayMs
+fault '{"delayMs":300}'
+T=$(curl -s -o /dev/null -w '%{time_total}' "$KS/version")
+fault '{"delayMs":0}'
+check "delayMs delays responses" awk -v t="$T" 'BEGIN { exit !(t >= 0.29) }'
+
+# malformed watch line, split chunks, closeWatches
+curl -sN "$KS/api/v1/nodes?watch=1&resourceVersion=0&timeoutSeconds=20" > "$TMP/w4" &
+WPID=$!
+sleep 0.3
+fault '{"splitChunks":true}'
+curl -s -X PATCH -H 'Content-Type: application/merge-patch+json' "$KS/api/v1/nodes/node-00002" -d '{"metadata":{"labels":{"split":"yes"}}}' >/dev/null
+fault '{"malformedWatchLine":true}'
+fault '{"closeWatches":true,"splitChunks":false}'
+S=$SECONDS
+wait $WPID
+check "closeWatches ends open watches" [ $((SECONDS - S)) -lt 5 ]
+check "split event arrives whole" [ "$(grep '"split":"yes"' "$TMP/w4" | jq -r .type 2>/dev/null)" = MODIFIED ]
+check "malformed line was sent" [ "$(tail -1 "$TMP/w4" | jq . >/dev/null 2>&1; echo $?)" != 0 ]
+
+# bad input never crashes
+check "bad JSON body: 400" [ "$(code -X POST -d '{nope' "$KS/api/v1/namespaces/default/pods")" = 400 ]
+check "non-object body: 400" [ "$(code -X POST -d '[1,2]' "$KS/api/v1/namespaces/default/pods")" = 400 ]
+check "invalid name: 422" [ "$(code -X POST -d '{"metadata":{"name":"Bad_Name"}}' "$KS/api/v1/namespaces/default/pods")" = 422 ]
+check "slice without addressType: 422" [ "$(code -X POST -d '{"metadata":{"name":"s"}}' "$KS/apis/discovery.k8s.io/v1/namespaces/default/endpointslices")" = 422 ]
+check "kind mismatch: 400" [ "$(code -X POST -d '{"kind":"Service","metadata":{"name":"p"}}' "$KS/api/v1/namespaces/default/pods")" = 400 ]
+check "missing namespace: 404" [ "$(code -X POST -d '{"metadata":{"name":"p"}}' "$KS/api/v1/namespaces/nope/pods")" = 404 ]
+check "bad continue token: 400" [ "$(code "$KS/api/v1/pods?limit=1&continue=%%%garbage")" = 400 ]
+check "unknown resource: 404" [ "$(code "$KS/api/v1/secrets")" = 404 ]
+check "json-patch: 415" [ "$(code -X PATCH -H 'Content-Type: application/json-patch+json' -d '[]' "$KS/api/v1/nodes/node-00001")" = 415 ]
+check "bad faults body: 400" [ "$(code -X POST -d '{"failNext":"x"}' "$KS/sim/v1/faults")" = 400 ]
+check "kubesim still alive after bad input" alive
+
+# ---------------------------------------------------------------- --token, --load
+cat > "$TMP/multi.yaml" <<'EOF'
+apiVersion: v1
+kind: Namespace
+metadata: {name: loaded}
+---
+# a comment-only document is fine
+---
+apiVersion: v1
+kind: Service
+metadata: {name: api, namespace: loaded}
+spec: {clusterIP: 10.96.5.5, ports: [{port: 443}]}
+EOF
+cat > "$TMP/list.json" <<'EOF'
+{"apiVersion":"v1","kind":"List","items":[
+ {"apiVersion":"v1","kind":"Pod","metadata":{"name":"lp","namespace":"loaded","labels":{"a":"b"}},"status":{"phase":"Running","podIP":"10.2.0.1"}},
+ {"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice","metadata":{"name":"api-1","namespace":"loaded","labels":{"kubernetes.io/service-name":"api"}},"addressType":"IPv4","endpoints":[{"addresses":["10.2.0.1"]}]}]}
+EOF
+start_kubesim --token s3cret --load "$TMP/multi.yaml" --load "$TMP/list.json"
+check "--token: no credentials: 401" [ "$(code "$KS/api/v1/pods")" = 401 ]
+check "--token: wrong token: 401" [ "$(code -H 'Authorization: Bearer nope' "$KS/api/v1/pods")" = 401 ]
+get -H 'Authorization: Bearer s3cret' "$KS/api/v1/namespaces/loaded/services/api"
+check "--load YAML multi-doc: service" [ "$(jqo .spec.clusterIP)" = 10.96.5.5 ]
+get -H 'Authorization: Bearer s3cret' "$KS/apis/discovery.k8s.io/v1/namespaces/loaded/endpointslices/api-1"
+check "--load kind: List: slice" [ "$(jqo '.endpoints[0].addresses[0]')" = 10.2.0.1 ]
+get -H 'Authorization: Bearer s3cret' "$KS/api/v1/namespaces/loaded/pods?labelSelector=a%3Db"
+check "--load kind: List: pod" [ "$(jqo '.items[0].status.podIP')" = 10.2.0.1 ]
+fault '{"rotateToken":"n3w"}'
+check "rotateToken: old token 401" [ "$(code -H 'Authorization: Bearer s3cret' "$KS/api/v1/pods")" = 401 ]
+check "rotateToken: new token 200" [ "$(code -H 'Authorization: Bearer n3w' "$KS/api/v1/pods")" = 200 ]
+echo 'kind: Nope' > "$TMP/bad.yaml"
+refused() { ! timeout 5 "$KUBESIM" "$@" >/dev/null 2>&1; }
+check "--load of an unsupported kind fails startup" refused --load "$TMP/bad.yaml"
+check "--load of a missing file fails startup" refused --load "$TMP/missing.yaml"
+check "bad --generate fails startup" refused --generate pods=x
+
+# ---------------------------------------------------------------- TLS
+if openssl req -x509 -newkey rsa:2048 -nodes -keyout "$TMP/key.pem" -out "$TMP/cert.pem" \
+        -days 1 -subj /CN=127.0.0.1 >/dev/null 2>&1; then
+    # kubectl sends bearer tokens over https only
+    start_kubesim --tls-cert "$TMP/cert.pem" --tls-key "$TMP/key.pem" --token tls-tok
+    KS=https://$KS_ADDR
+    check "TLS: https /version" [ "$(curl -sk -H 'Authorization: Bearer tls-tok' "$KS/version" | jq -r .major)" = 1 ]
+    check "TLS: token still required" [ "$(curl -sk -o /dev/null -w '%{http_code}' "$KS/version")" = 401 ]
+    OUT=$(K --insecure-skip-tls-verify --token tls-tok get namespaces -o json)
+    check "TLS: kubectl with bearer token over https" [ "$(jqo '.items | length')" -eq 4 ]
+fi
+
+finish

@@ -1,0 +1,165 @@
+/* kubesim faults — the test-control API under /sim/v1/ (never authenticated,
+ * never delayed or failed).
+ *
+ *   POST /sim/v1/faults  JSON object, any combination of:
+ *     {"closeWatches":true}        end every open watch cleanly now
+ *     {"expireHistory":true}       drop the event history and bump the
+ *                                  resourceVersion: every earlier RV (watch
+ *                                  or continue token) now gets 410 Expired
+ *     {"failNext":{"count":3,"code":429,"retryAfter":1}}
+ *                                  the next N API requests fail with code
+ *                                  (429 and 503 carry Retry-After)
+ *     {"delayMs":200}              delay every API response (0 = off)
+ *     {"malformedWatchLine":true}  write one broken JSON line on every watch
+ *     {"splitChunks":true|false}   send each watch event in two HTTP chunks
+ *     {"rotateToken":"new"}        accept only this bearer token from now on
+ *     {"reset":true}               clear failNext, delayMs and splitChunks
+ *   GET  /sim/v1/faults  the current settings
+ *   GET  /sim/v1/state   {"resourceVersion":"N","compactedResourceVersion":"M",
+ *                         "watches":W,"namespaces":[...],"nodes":[...],
+ *                         "services":[...],"pods":[...],"events":[...],
+ *                         "endpointslices":[...]} (full objects)
+ */
+#include "kubesim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <event2/buffer.h>
+
+ks_faults ks_fault;
+
+static void reply_settings(struct evhttp_request *req)
+{
+    char buf[512];
+    int n = snprintf(buf, sizeof buf, "{\"failNext\":{\"count\":%d,\"code\":%d,\"retryAfter\":%d},"
+                     "\"delayMs\":%d,\"splitChunks\":%s,\"tokenRequired\":%s,"
+                     "\"watches\":%d,\"resourceVersion\":\"%llu\"}",
+                     ks_fault.fail_count, ks_fault.fail_code, ks_fault.retry_after,
+                     ks_fault.delay_ms, ks_fault.split_chunks ? "true" : "false",
+                     ks_fault.token ? "true" : "false", watch_count(),
+                     (unsigned long long)store_rv());
+    http_reply_json(req, 200, buf, (size_t)n);
+}
+
+static int get_int(const cJSON *o, const char *k, int def)
+{
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(c) ? c->valueint : def;
+}
+
+static int bad(struct evhttp_request *req, const char *msg)
+{
+    ks_err e;
+    ks_seterr(&e, 400, "BadRequest", "%s", msg);
+    http_reply_err(req, &e);
+    return -1;
+}
+
+/* Validate first so a bad request changes nothing. */
+static int validate(struct evhttp_request *req, const cJSON *j)
+{
+    const cJSON *fn = cJSON_GetObjectItemCaseSensitive(j, "failNext");
+    const cJSON *rt = cJSON_GetObjectItemCaseSensitive(j, "rotateToken");
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(j, "delayMs");
+    if (!cJSON_IsObject(j))
+        return bad(req, "body must be a JSON object");
+    if (fn && (!cJSON_IsObject(fn) || get_int(fn, "code", 0) < 400 ||
+               get_int(fn, "code", 0) > 599 || get_int(fn, "count", 1) < 0))
+        return bad(req, "failNext needs {\"count\":N,\"code\":400..599[,\"retryAfter\":S]}");
+    if (rt && (!cJSON_IsString(rt) || !rt->valuestring[0]))
+        return bad(req, "rotateToken must be a non-empty string");
+    if (d && (!cJSON_IsNumber(d) || d->valueint < 0 || d->valueint > 600000))
+        return bad(req, "delayMs must be a number of milliseconds (0..600000)");
+    return 0;
+}
+
+static void apply(const cJSON *j)
+{
+    const cJSON *fn = cJSON_GetObjectItemCaseSensitive(j, "failNext");
+    const cJSON *rt = cJSON_GetObjectItemCaseSensitive(j, "rotateToken");
+    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(j, "splitChunks");
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "reset"))) {
+        ks_fault.fail_count = ks_fault.delay_ms = ks_fault.split_chunks = 0;
+    }
+    if (fn) {
+        ks_fault.fail_count = get_int(fn, "count", 1);
+        ks_fault.fail_code = get_int(fn, "code", 500);
+        ks_fault.retry_after = get_int(fn, "retryAfter", 1);
+    }
+    if (cJSON_GetObjectItemCaseSensitive(j, "delayMs"))
+        ks_fault.delay_ms = get_int(j, "delayMs", 0);
+    if (sc)
+        ks_fault.split_chunks = cJSON_IsTrue(sc);
+    if (rt) {
+        free(ks_fault.token);
+        ks_fault.token = strdup(rt->valuestring);
+    }
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "expireHistory")))
+        store_expire_history();
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "malformedWatchLine")))
+        watch_malformed_all();
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "closeWatches")))
+        watch_close_all();
+}
+
+static void post_faults(struct evhttp_request *req)
+{
+    size_t len;
+    char *s = http_body(req, &len);
+    cJSON *j = s ? cJSON_ParseWithLength(s, len) : NULL;
+    free(s);
+    if (validate(req, j) == 0) {
+        apply(j);
+        reply_settings(req);
+    }
+    cJSON_Delete(j);
+}
+
+static void unref_cb(const void *data, size_t len, void *arg)
+{
+    (void)data;
+    (void)len;
+    ver_unref(arg);
+}
+
+static void reply_state(struct evhttp_request *req)
+{
+    struct evbuffer *b = evbuffer_new();
+    int k;
+    evbuffer_add_printf(b, "{\"resourceVersion\":\"%llu\",\"compactedResourceVersion\":\"%llu\","
+                        "\"watches\":%d", (unsigned long long)store_rv(),
+                        (unsigned long long)store_compact_rv(), watch_count());
+    for (k = 0; k < K_COUNT; k++) {
+        size_t i, n = store_count(k);
+        evbuffer_add_printf(b, ",\"%s\":[", ks_kinds[k].resource);
+        for (i = 0; i < n; i++) {
+            ks_ver *v = store_at(k, i);
+            if (i)
+                evbuffer_add(b, ",", 1);
+            ver_ref(v);
+            evbuffer_add_reference(b, v->json, v->len, unref_cb, v);
+        }
+        evbuffer_add(b, "]", 1);
+    }
+    evbuffer_add(b, "}", 1);
+    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type", "application/json");
+    evhttp_send_reply(req, 200, "OK", b);
+    evbuffer_free(b);
+}
+
+void faults_handle(struct evhttp_request *req, const char *path)
+{
+    enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
+    ks_err e;
+    if (!strcmp(path, "/sim/v1/faults") && cmd == EVHTTP_REQ_POST)
+        post_faults(req);
+    else if (!strcmp(path, "/sim/v1/faults") && cmd == EVHTTP_REQ_GET)
+        reply_settings(req);
+    else if (!strcmp(path, "/sim/v1/state") && cmd == EVHTTP_REQ_GET)
+        reply_state(req);
+    else {
+        ks_seterr(&e, 404, "NotFound", "unknown kubesim control path %s", path);
+        http_reply_err(req, &e);
+    }
+}

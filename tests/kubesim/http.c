@@ -1,0 +1,1048 @@
+/* kubesim http — request routing, verbs, lists and discovery.
+ *
+ * One evhttp server (optionally TLS through bufferevent_openssl) on the
+ * shared event loop. Every request not under /sim/ first passes the
+ * injected faults (bearer token, failNext, delayMs), then is routed:
+ *   /version /healthz /livez /readyz /api /apis /api/v1 /apis/discovery.k8s.io[/v1]
+ *   /api/v1/{resource}[/{name}[/status]]
+ *   /api/v1/namespaces/{ns}/{resource}[/{name}[/status]]
+ *   /apis/discovery.k8s.io/v1/... likewise, and the legacy /watch/ prefix.
+ * Lists implement limit/continue over a consistent revision (continue token
+ * = base64url JSON {"v","rv","start"}, 410 Expired once the history no
+ * longer covers that revision), resourceVersion + resourceVersionMatch
+ * (NotOlderThan/Exact, 504 when too large) and selectors; items are written
+ * by reference from the stored versions. Discovery answers plain JSON
+ * (APIVersions, APIGroupList, APIResourceList) whatever Accept asks for, so
+ * kubectl falls back from aggregated discovery and protobuf to JSON.
+ * Errors are Status objects.
+ */
+#include "kubesim.h"
+#include "yamljson.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+struct event_base *ks_base;
+static struct evhttp *http;
+static SSL_CTX *ssl_ctx;
+static char bound_addr[80];
+
+#define SCAN_EXTRA 10000 /* a filtered page examines at most limit + this many keys */
+
+/* ---------- replies ---------- */
+
+static const char *phrase(int code)
+{
+    switch (code) {
+    case 200: return "OK";
+    case 201: return "Created";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
+    case 410: return "Gone";
+    case 415: return "Unsupported Media Type";
+    case 422: return "Unprocessable Entity";
+    case 429: return "Too Many Requests";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    default: return "Error";
+    }
+}
+
+void http_reply_json(struct evhttp_request *req, int code, const char *json, size_t len)
+{
+    struct evbuffer *b = evbuffer_new();
+    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type", "application/json");
+    evbuffer_add(b, json, len);
+    evhttp_send_reply(req, code, phrase(code), b);
+    evbuffer_free(b);
+}
+
+void http_reply_err(struct evhttp_request *req, const ks_err *e)
+{
+    char *s = ks_status_json(e);
+    http_reply_json(req, e->code, s, strlen(s));
+    free(s);
+}
+
+static void reply_simple(struct evhttp_request *req, int code, const char *reason,
+                         const char *msg)
+{
+    ks_err e;
+    ks_seterr(&e, code, reason, "%s", msg);
+    http_reply_err(req, &e);
+}
+
+static void unref_cb(const void *data, size_t len, void *arg)
+{
+    (void)data;
+    (void)len;
+    ver_unref(arg);
+}
+
+/* reply with a stored object (full form), by reference */
+static void reply_ver(struct evhttp_request *req, int code, ks_ver *v)
+{
+    struct evbuffer *b = evbuffer_new();
+    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type", "application/json");
+    ver_ref(v);
+    evbuffer_add_reference(b, v->json, v->len, unref_cb, v);
+    evhttp_send_reply(req, code, phrase(code), b);
+    evbuffer_free(b);
+}
+
+char *http_body(struct evhttp_request *req, size_t *len)
+{
+    struct evbuffer *in = evhttp_request_get_input_buffer(req);
+    size_t n = evbuffer_get_length(in);
+    char *s = malloc(n + 1);
+    if (!s)
+        return NULL;
+    evbuffer_copyout(in, s, n);
+    s[n] = '\0';
+    *len = n;
+    return s;
+}
+
+/* Parse the request body (JSON, or YAML when the Content-Type says so). */
+static cJSON *parse_body(struct evhttp_request *req, ks_err *e)
+{
+    const char *ct = evhttp_find_header(evhttp_request_get_input_headers(req), "Content-Type");
+    size_t len;
+    char *s = http_body(req, &len);
+    cJSON *j = NULL;
+    char err[200] = "";
+    if (!s) {
+        ks_seterr(e, 500, "InternalError", "out of memory");
+        return NULL;
+    }
+    if (ct && strstr(ct, "yaml")) {
+        cJSON *docs = yj_parse_yaml(s, len, err, sizeof err);
+        if (docs && cJSON_GetArraySize(docs) == 1)
+            j = cJSON_DetachItemFromArray(docs, 0);
+        cJSON_Delete(docs);
+    } else {
+        j = cJSON_ParseWithLength(s, len);
+    }
+    free(s);
+    if (!j)
+        ks_seterr(e, 400, "BadRequest", "the body of the request could not be decoded: %s",
+                  err[0] ? err : "invalid JSON");
+    return j;
+}
+
+/* ---------- continue tokens ---------- */
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+static char *b64url_encode(const char *in, size_t n)
+{
+    char *o = malloc(n * 4 / 3 + 4), *q = o;
+    size_t i;
+    for (i = 0; i < n; i += 3) {
+        unsigned v = (unsigned char)in[i] << 16;
+        if (i + 1 < n) v |= (unsigned char)in[i + 1] << 8;
+        if (i + 2 < n) v |= (unsigned char)in[i + 2];
+        *q++ = b64[(v >> 18) & 63];
+        *q++ = b64[(v >> 12) & 63];
+        if (i + 1 < n) *q++ = b64[(v >> 6) & 63];
+        if (i + 2 < n) *q++ = b64[v & 63];
+    }
+    *q = '\0';
+    return o;
+}
+
+static char *b64url_decode(const char *in, size_t *outlen)
+{
+    size_t n = strlen(in), i, bits = 0;
+    unsigned acc = 0;
+    char *o = malloc(n + 1), *q = o;
+    for (i = 0; i < n; i++) {
+        const char *p;
+        char c = in[i] == '+' ? '-' : in[i] == '/' ? '_' : in[i];
+        if (c == '=')
+            break;
+        p = strchr(b64, c);
+        if (!p || !c) {
+            free(o);
+            return NULL;
+        }
+        acc = (acc << 6) | (unsigned)(p - b64);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            *q++ = (char)((acc >> bits) & 255);
+        }
+    }
+    *q = '\0';
+    *outlen = (size_t)(q - o);
+    return o;
+}
+
+static char *make_continue(uint64_t rv, const char *key)
+{
+    cJSON *t = cJSON_CreateObject();
+    char *s, *tok, *start = malloc(strlen(key) + 2);
+    sprintf(start, "%s", key);
+    cJSON_AddStringToObject(t, "v", "meta.k8s.io/v1");
+    cJSON_AddNumberToObject(t, "rv", (double)rv);
+    cJSON_AddStringToObject(t, "start", start);
+    s = cJSON_PrintUnformatted(t);
+    tok = b64url_encode(s, strlen(s));
+    cJSON_Delete(t);
+    free(s);
+    free(start);
+    return tok;
+}
+
+/* 0 ok; -1 malformed */
+static int parse_continue(const char *tok, uint64_t *rv, char **key)
+{
+    size_t n;
+    char *s = b64url_decode(tok, &n);
+    cJSON *t = s ? cJSON_ParseWithLength(s, n) : NULL;
+    const cJSON *jrv = cJSON_GetObjectItemCaseSensitive(t, "rv");
+    const cJSON *js = cJSON_GetObjectItemCaseSensitive(t, "start");
+    int ok = cJSON_IsNumber(jrv) && jrv->valuedouble >= 1 && cJSON_IsString(js);
+    if (ok) {
+        *rv = (uint64_t)jrv->valuedouble;
+        *key = strdup(js->valuestring);
+    }
+    cJSON_Delete(t);
+    free(s);
+    return ok ? 0 : -1;
+}
+
+/* ---------- request context ---------- */
+
+typedef struct route {
+    int kind;
+    char ns[256], name[256];
+    int has_ns, has_name, watch_prefix;
+    struct evkeyvalq q;
+} route;
+
+static const char *qp(route *r, const char *k)
+{
+    return evhttp_find_header(&r->q, k);
+}
+
+static int qtrue(route *r, const char *k)
+{
+    const char *v = qp(r, k);
+    return v && (!strcmp(v, "true") || !strcmp(v, "1"));
+}
+
+static int parse_selectors(route *r, selector *ls, selector *fs, ks_err *e)
+{
+    char err[300] = "";
+    int i;
+    memset(ls, 0, sizeof(*ls));
+    memset(fs, 0, sizeof(*fs));
+    if (sel_parse_labels(qp(r, "labelSelector"), ls, err, sizeof err) < 0) {
+        ks_seterr(e, 400, "BadRequest", "unable to parse requirement: %s", err);
+        return -1;
+    }
+    if (sel_parse_fields(qp(r, "fieldSelector"), fs, err, sizeof err) < 0) {
+        sel_free(ls);
+        ks_seterr(e, 400, "BadRequest", "%s", err);
+        return -1;
+    }
+    for (i = 0; i < fs->n; i++) {
+        if (!ks_field_supported(r->kind, fs->reqs[i].key)) {
+            ks_seterr(e, 400, "BadRequest", "field label not supported: %s", fs->reqs[i].key);
+            sel_free(ls);
+            sel_free(fs);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int parse_rv(const char *s, uint64_t *rv, ks_err *e)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (!*s || *end || s[0] == '-' || s[0] == '+') {
+        ks_seterr(e, 400, "BadRequest", "invalid resource version: %s", s);
+        return -1;
+    }
+    *rv = v;
+    return 0;
+}
+
+static void too_large(ks_err *e, uint64_t rv)
+{
+    ks_seterr(e, 504, "Timeout", "Too large resource version: %llu, current: %llu",
+              (unsigned long long)rv, (unsigned long long)store_rv());
+    e->dkind = NULL;
+}
+
+/* ---------- list ---------- */
+
+typedef struct list_ctx {
+    struct evbuffer *items;
+    selector ls, fs;
+    long limit;
+    long count, examined;
+    const char *last_key;
+    char *last_copy;
+} list_ctx;
+
+static int list_visit(ks_ver *v, void *arg)
+{
+    list_ctx *c = arg;
+    c->examined++;
+    c->last_key = v->key;
+    if (sel_match(&c->ls, ver_label, v) && sel_match(&c->fs, ver_field, v)) {
+        if (c->count)
+            evbuffer_add(c->items, ",", 1);
+        ver_ref(v);
+        if (v->body_off) {
+            evbuffer_add(c->items, "{", 1);
+            evbuffer_add_reference(c->items, v->json + v->body_off, v->len - v->body_off,
+                                   unref_cb, v);
+        } else {
+            evbuffer_add_reference(c->items, v->json, v->len, unref_cb, v);
+        }
+        c->count++;
+    }
+    if (c->limit > 0 && (c->count >= c->limit || c->examined >= c->limit + SCAN_EXTRA)) {
+        free(c->last_copy);
+        c->last_copy = strdup(c->last_key);
+        return 1;
+    }
+    return 0;
+}
+
+/* Decide the revision to list at. 0 ok, -1 error in *e. */
+static int list_revision(route *r, long limit, uint64_t *at, char **after, ks_err *e)
+{
+    const char *cont = qp(r, "continue"), *rvs = qp(r, "resourceVersion");
+    const char *match = qp(r, "resourceVersionMatch");
+    uint64_t rv = 0;
+
+    if (cont && *cont) {
+        if (rvs && *rvs && strcmp(rvs, "0")) {
+            ks_seterr(e, 400, "BadRequest", "specifying resource version is not allowed when using continue");
+            return -1;
+        }
+        if (parse_continue(cont, at, after) < 0) {
+            ks_seterr(e, 400, "BadRequest", "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+            return -1;
+        }
+        if (*at < store_compact_rv()) {
+            ks_seterr(e, 410, "Expired", "The provided continue parameter is too old to display a "
+                      "consistent list result. You can start a new list without the continue "
+                      "parameter, or use the continue token in this response to retrieve the "
+                      "remainder of the results. Continuing with the provided token results in an "
+                      "inconsistent list - objects that were created, modified, or deleted between "
+                      "the time the first chunk was returned and now may show up in the list.");
+            return -1;
+        }
+        return 0;
+    }
+    if (match && *match && (!rvs || !*rvs)) {
+        ks_seterr(e, 422, "Invalid", "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided");
+        return -1;
+    }
+    if (match && *match && strcmp(match, "NotOlderThan") && strcmp(match, "Exact")) {
+        ks_seterr(e, 422, "Invalid", "resourceVersionMatch: Unsupported value: \"%s\": supported values: \"Exact\", \"NotOlderThan\"", match);
+        return -1;
+    }
+    *at = store_rv();
+    if (!rvs || !*rvs || !strcmp(rvs, "0")) {
+        if (rvs && match && !strcmp(rvs, "0") && !strcmp(match, "Exact")) {
+            ks_seterr(e, 422, "Invalid", "resourceVersionMatch: Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"");
+            return -1;
+        }
+        return 0;
+    }
+    if (parse_rv(rvs, &rv, e) < 0)
+        return -1;
+    if (rv > store_rv()) {
+        too_large(e, rv);
+        return -1;
+    }
+    if ((match && !strcmp(match, "Exact")) || (!(match && *match) && limit > 0)) {
+        if (rv < store_compact_rv()) {
+            ks_seterr(e, 410, "Expired", "too old resource version: %llu (%llu)",
+                      (unsigned long long)rv, (unsigned long long)store_compact_rv());
+            return -1;
+        }
+        *at = rv;
+    }
+    return 0;
+}
+
+static void reply_expired_continue(struct evhttp_request *req, ks_err *e, const char *after)
+{
+    char *st = ks_status_json(e);
+    cJSON *j = cJSON_Parse(st);
+    char *tok = make_continue(store_rv(), after ? after : ""), *out;
+    cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(j, "metadata"), "continue", tok);
+    out = cJSON_PrintUnformatted(j);
+    http_reply_json(req, 410, out, strlen(out));
+    free(out);
+    free(tok);
+    free(st);
+    cJSON_Delete(j);
+}
+
+static void do_list(struct evhttp_request *req, route *r)
+{
+    list_ctx c = {0};
+    ks_err e;
+    uint64_t at = 0;
+    char *after = NULL;
+    const char *ls = qp(r, "limit");
+    struct evbuffer *out;
+    int more;
+
+    c.limit = ls ? strtol(ls, NULL, 10) : 0;
+    if (parse_selectors(r, &c.ls, &c.fs, &e) < 0) {
+        http_reply_err(req, &e);
+        return;
+    }
+    if (list_revision(r, c.limit, &at, &after, &e) < 0) {
+        if (e.code == 410 && qp(r, "continue"))
+            reply_expired_continue(req, &e, after);
+        else
+            http_reply_err(req, &e);
+        goto out;
+    }
+    c.items = evbuffer_new();
+    more = store_scan(r->kind, r->has_ns ? r->ns : NULL, at, after, list_visit, &c);
+    if (more < 0) {
+        ks_seterr(&e, 410, "Expired", "too old resource version: %llu (%llu)",
+                  (unsigned long long)at, (unsigned long long)store_compact_rv());
+        http_reply_err(req, &e);
+        evbuffer_free(c.items);
+        goto out;
+    }
+    out = evbuffer_new();
+    evbuffer_add_printf(out, "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":\"%llu\"",
+                        ks_kinds[r->kind].list_kind, ks_kinds[r->kind].api_version,
+                        (unsigned long long)at);
+    if (more > 0) {
+        char *tok = make_continue(at, c.last_copy);
+        evbuffer_add_printf(out, ",\"continue\":\"%s\"", tok);
+        free(tok);
+        if (!c.ls.n && !c.fs.n && at == store_rv())
+            evbuffer_add_printf(out, ",\"remainingItemCount\":%zu",
+                                store_count_after(r->kind, r->has_ns ? r->ns : NULL, c.last_copy));
+    }
+    evbuffer_add_printf(out, "},\"items\":[");
+    evbuffer_add_buffer(out, c.items);
+    evbuffer_add(out, "]}", 2);
+    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type", "application/json");
+    evhttp_send_reply(req, 200, "OK", out);
+    evbuffer_free(out);
+    evbuffer_free(c.items);
+out:
+    sel_free(&c.ls);
+    sel_free(&c.fs);
+    free(c.last_copy);
+    free(after);
+}
+
+/* ---------- watch ---------- */
+
+static void do_watch(struct evhttp_request *req, route *r)
+{
+    ks_watch_opts o;
+    ks_err e;
+    const char *rvs = qp(r, "resourceVersion"), *ts = qp(r, "timeoutSeconds");
+    const char *sie = qp(r, "sendInitialEvents"), *match = qp(r, "resourceVersionMatch");
+
+    memset(&o, 0, sizeof o);
+    o.kind = r->kind;
+    o.bookmarks = qtrue(r, "allowWatchBookmarks");
+    if (sie && !strcmp(sie, "true")) {
+        if (!match || strcmp(match, "NotOlderThan")) {
+            reply_simple(req, 422, "Invalid", "resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan");
+            return;
+        }
+        if (!o.bookmarks) {
+            reply_simple(req, 422, "Invalid", "allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true");
+            return;
+        }
+        o.initial = o.initial_end = 1;
+    } else if (!rvs || !*rvs || !strcmp(rvs, "0")) {
+        o.initial = !(sie && !strcmp(sie, "false"));
+        o.from_rv = store_rv();
+    } else if (parse_rv(rvs, &o.from_rv, &e) < 0) {
+        http_reply_err(req, &e);
+        return;
+    }
+    if (ts && *ts) {
+        o.timeout_s = atoi(ts);
+        if (o.timeout_s < 0) {
+            reply_simple(req, 400, "BadRequest", "timeoutSeconds must not be negative");
+            return;
+        }
+    } else {
+        o.timeout_s = 1800 + (int)(ks_rand() % 1800);
+    }
+    if (parse_selectors(r, &o.lsel, &o.fsel, &e) < 0) {
+        http_reply_err(req, &e);
+        return;
+    }
+    if (r->has_ns)
+        o.ns = strdup(r->ns);
+    watch_start(req, &o);
+}
+
+/* ---------- writes ---------- */
+
+static void reply_result(struct evhttp_request *req, int code, ks_ver *v, ks_err *e)
+{
+    if (v)
+        reply_ver(req, code, v);
+    else
+        http_reply_err(req, e);
+    ver_unref(v);
+}
+
+static void do_create(struct evhttp_request *req, route *r)
+{
+    ks_err e;
+    cJSON *b = parse_body(req, &e);
+    if (!b) {
+        http_reply_err(req, &e);
+        return;
+    }
+    reply_result(req, 201, obj_create(r->kind, r->has_ns ? r->ns : NULL, b, 1, &e), &e);
+    cJSON_Delete(b);
+}
+
+static void do_update(struct evhttp_request *req, route *r)
+{
+    ks_err e;
+    cJSON *b = parse_body(req, &e);
+    if (!b) {
+        http_reply_err(req, &e);
+        return;
+    }
+    reply_result(req, 200, obj_update(r->kind, r->ns, r->name, b, &e), &e);
+    cJSON_Delete(b);
+}
+
+static void do_patch(struct evhttp_request *req, route *r)
+{
+    const char *ct = evhttp_find_header(evhttp_request_get_input_headers(req), "Content-Type");
+    ks_err e;
+    cJSON *b;
+    if (!ct || (strncmp(ct, "application/merge-patch+json", 28) &&
+                strncmp(ct, "application/strategic-merge-patch+json", 38))) {
+        ks_seterr(&e, 415, "UnsupportedMediaType", "the body of the request was in an unknown "
+                  "format - accepted media types include: application/merge-patch+json, "
+                  "application/strategic-merge-patch+json (applied as a merge patch)");
+        http_reply_err(req, &e);
+        return;
+    }
+    b = parse_body(req, &e);
+    if (!b) {
+        http_reply_err(req, &e);
+        return;
+    }
+    reply_result(req, 200, obj_patch(r->kind, r->ns, r->name, b, &e), &e);
+    cJSON_Delete(b);
+}
+
+static cJSON *delete_options(struct evhttp_request *req, ks_err *e, int *bad)
+{
+    size_t len;
+    char *s = http_body(req, &len);
+    cJSON *j = NULL;
+    *bad = 0;
+    if (s && len) {
+        j = cJSON_ParseWithLength(s, len);
+        if (!j) {
+            ks_seterr(e, 400, "BadRequest", "invalid DeleteOptions body");
+            *bad = 1;
+        }
+    }
+    free(s);
+    return j;
+}
+
+static void do_delete(struct evhttp_request *req, route *r)
+{
+    ks_err e;
+    int bad;
+    cJSON *opts = delete_options(req, &e, &bad);
+    if (bad) {
+        http_reply_err(req, &e);
+        return;
+    }
+    reply_result(req, 200, obj_delete(r->kind, r->ns, r->name, opts, &e), &e);
+    cJSON_Delete(opts);
+}
+
+typedef struct dc_ctx {
+    selector ls, fs;
+    ks_ver **v;
+    size_t n, cap;
+} dc_ctx;
+
+static int dc_visit(ks_ver *v, void *arg)
+{
+    dc_ctx *c = arg;
+    if (!sel_match(&c->ls, ver_label, v) || !sel_match(&c->fs, ver_field, v))
+        return 0;
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 64;
+        c->v = realloc(c->v, c->cap * sizeof(*c->v));
+    }
+    ver_ref(v);
+    c->v[c->n++] = v;
+    return 0;
+}
+
+static void do_delete_collection(struct evhttp_request *req, route *r)
+{
+    dc_ctx c = {0};
+    ks_err e;
+    struct evbuffer *out;
+    size_t i, n = 0;
+    if (parse_selectors(r, &c.ls, &c.fs, &e) < 0) {
+        http_reply_err(req, &e);
+        return;
+    }
+    store_scan(r->kind, r->has_ns ? r->ns : NULL, 0, NULL, dc_visit, &c);
+    out = evbuffer_new();
+    evbuffer_add_printf(out, "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{},\"items\":[",
+                        ks_kinds[r->kind].list_kind, ks_kinds[r->kind].api_version);
+    for (i = 0; i < c.n; i++) {
+        ks_ver *dv = obj_delete(r->kind, c.v[i]->ns, c.v[i]->name, NULL, &e);
+        if (dv) {
+            evbuffer_add_printf(out, "%s", n++ ? "," : "");
+            evbuffer_add(out, dv->json, dv->len);
+            ver_unref(dv);
+        }
+        ver_unref(c.v[i]);
+    }
+    evbuffer_add_printf(out, "]}");
+    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type", "application/json");
+    evhttp_send_reply(req, 200, "OK", out);
+    evbuffer_free(out);
+    free(c.v);
+    sel_free(&c.ls);
+    sel_free(&c.fs);
+}
+
+static void do_get(struct evhttp_request *req, route *r)
+{
+    ks_ver *v = store_get(r->kind, r->ns, r->name);
+    ks_err e;
+    if (!v) {
+        ks_seterr(&e, 404, "NotFound", "%s \"%s\" not found", ks_kinds[r->kind].resource, r->name);
+        snprintf(e.name, sizeof e.name, "%s", r->name);
+        e.dkind = ks_kinds[r->kind].resource;
+        http_reply_err(req, &e);
+        return;
+    }
+    reply_ver(req, 200, v);
+}
+
+/* ---------- discovery ---------- */
+
+static void add_resource(struct evbuffer *b, int k, int first)
+{
+    const ks_kind *kd = &ks_kinds[k];
+    evbuffer_add_printf(b, "%s{\"name\":\"%s\",\"singularName\":\"%s\",\"namespaced\":%s,"
+                        "\"kind\":\"%s\",\"verbs\":[\"create\",\"delete\",\"deletecollection\","
+                        "\"get\",\"list\",\"patch\",\"update\",\"watch\"]",
+                        first ? "" : ",", kd->resource, kd->singular,
+                        kd->namespaced ? "true" : "false", kd->kind);
+    if (kd->short_name)
+        evbuffer_add_printf(b, ",\"shortNames\":[\"%s\"]", kd->short_name);
+    if (k == K_POD || k == K_SERVICE)
+        evbuffer_add_printf(b, ",\"categories\":[\"all\"]");
+    evbuffer_add_printf(b, "}");
+    if (k == K_POD || k == K_SERVICE || k == K_NODE || k == K_NAMESPACE)
+        evbuffer_add_printf(b, ",{\"name\":\"%s/status\",\"singularName\":\"\",\"namespaced\":%s,"
+                            "\"kind\":\"%s\",\"verbs\":[\"get\",\"patch\",\"update\"]}",
+                            kd->resource, kd->namespaced ? "true" : "false", kd->kind);
+}
+
+static void reply_resources(struct evhttp_request *req, const char *group, const char *gv)
+{
+    struct evbuffer *b = evbuffer_new();
+    int k, first = 1;
+    evbuffer_add_printf(b, "{\"kind\":\"APIResourceList\",\"apiVersion\":\"v1\","
+                        "\"groupVersion\":\"%s\",\"resources\":[", gv);
+    for (k = 0; k < K_COUNT; k++) {
+        if (strcmp(ks_kinds[k].group, group))
+            continue;
+        add_resource(b, k, first);
+        first = 0;
+    }
+    evbuffer_add_printf(b, "]}");
+    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type", "application/json");
+    evhttp_send_reply(req, 200, "OK", b);
+    evbuffer_free(b);
+}
+
+#define DISC_GROUP "{\"name\":\"discovery.k8s.io\",\"versions\":[{\"groupVersion\":" \
+    "\"discovery.k8s.io/v1\",\"version\":\"v1\"}],\"preferredVersion\":{\"groupVersion\":" \
+    "\"discovery.k8s.io/v1\",\"version\":\"v1\"}}"
+
+static int discovery(struct evhttp_request *req, const char *path)
+{
+    char buf[600];
+    int n;
+    if (!strcmp(path, "/version")) {
+        n = snprintf(buf, sizeof buf, "{\"major\":\"1\",\"minor\":\"32\",\"gitVersion\":"
+                     "\"v1.32.0-kubesim\",\"gitCommit\":\"0000000000000000000000000000000000000000\","
+                     "\"gitTreeState\":\"clean\",\"buildDate\":\"2024-12-11T00:00:00Z\","
+                     "\"goVersion\":\"go1.23.3\",\"compiler\":\"gc\",\"platform\":\"linux/amd64\"}");
+    } else if (!strcmp(path, "/api")) {
+        n = snprintf(buf, sizeof buf, "{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],"
+                     "\"serverAddressByClientCIDRs\":[{\"clientCIDR\":\"0.0.0.0/0\","
+                     "\"serverAddress\":\"%s\"}]}", bound_addr);
+    } else if (!strcmp(path, "/apis")) {
+        n = snprintf(buf, sizeof buf, "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\","
+                     "\"groups\":[" DISC_GROUP "]}");
+    } else if (!strcmp(path, "/apis/discovery.k8s.io")) {
+        n = snprintf(buf, sizeof buf, "{\"kind\":\"APIGroup\",\"apiVersion\":\"v1\",%s",
+                     DISC_GROUP + 1);
+    } else if (!strcmp(path, "/api/v1")) {
+        reply_resources(req, "", "v1");
+        return 1;
+    } else if (!strcmp(path, "/apis/discovery.k8s.io/v1")) {
+        reply_resources(req, "discovery.k8s.io", "discovery.k8s.io/v1");
+        return 1;
+    } else if (!strcmp(path, "/healthz") || !strcmp(path, "/livez") || !strcmp(path, "/readyz")) {
+        struct evbuffer *b = evbuffer_new();
+        evbuffer_add(b, "ok", 2);
+        evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type", "text/plain");
+        evhttp_send_reply(req, 200, "OK", b);
+        evbuffer_free(b);
+        return 1;
+    } else {
+        return 0;
+    }
+    http_reply_json(req, 200, buf, (size_t)n);
+    return 1;
+}
+
+/* ---------- routing ---------- */
+
+static int split_path(const char *path, char seg[][256], int max)
+{
+    int n = 0;
+    const char *p = path;
+    while (*p) {
+        const char *q;
+        char *dec;
+        while (*p == '/')
+            p++;
+        if (!*p)
+            break;
+        q = strchr(p, '/');
+        if (!q)
+            q = p + strlen(p);
+        if (n == max || q - p >= 255)
+            return -1;
+        memcpy(seg[n], p, (size_t)(q - p));
+        seg[n][q - p] = '\0';
+        dec = evhttp_uridecode(seg[n], 0, NULL);
+        if (!dec || strlen(dec) >= 256) {
+            free(dec);
+            return -1;
+        }
+        strcpy(seg[n], dec);
+        free(dec);
+        n++;
+        p = q;
+    }
+    return n;
+}
+
+/* fill r from the path; 0 ok, -1 not found */
+static int route_path(const char *path, route *r)
+{
+    char seg[8][256];
+    int n = split_path(path, seg, 8), i = 0;
+    const char *group;
+    if (n < 3)
+        return -1;
+    if (!strcmp(seg[0], "api") && !strcmp(seg[1], "v1")) {
+        group = "";
+        i = 2;
+    } else if (n >= 4 && !strcmp(seg[0], "apis") && !strcmp(seg[1], "discovery.k8s.io") &&
+               !strcmp(seg[2], "v1")) {
+        group = "discovery.k8s.io";
+        i = 3;
+    } else {
+        return -1;
+    }
+    if (i < n && !strcmp(seg[i], "watch")) {
+        r->watch_prefix = 1;
+        i++;
+    }
+    if (n - i >= 3 && !strcmp(seg[i], "namespaces") &&
+        ks_kind_by_resource(group, seg[i + 2]) >= 0 &&
+        ks_kinds[ks_kind_by_resource(group, seg[i + 2])].namespaced) {
+        snprintf(r->ns, sizeof r->ns, "%s", seg[i + 1]);
+        r->has_ns = 1;
+        i += 2;
+    }
+    if (i >= n || (r->kind = ks_kind_by_resource(group, seg[i])) < 0)
+        return -1;
+    i++;
+    if (i < n) {
+        snprintf(r->name, sizeof r->name, "%s", seg[i++]);
+        r->has_name = 1;
+    }
+    if (i < n && !strcmp(seg[i], "status"))
+        i++;
+    return i == n ? 0 : -1;
+}
+
+static void serve_resource(struct evhttp_request *req, route *r)
+{
+    enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
+    int namespaced = ks_kinds[r->kind].namespaced;
+
+    if (!namespaced)
+        r->ns[0] = '\0';
+    if (namespaced && !r->has_ns && (r->has_name || cmd != EVHTTP_REQ_GET)) {
+        reply_simple(req, 404, "NotFound", "the server could not find the requested resource");
+        return;
+    }
+    if (cmd == EVHTTP_REQ_GET) {
+        if (r->has_name)
+            do_get(req, r);
+        else if (r->watch_prefix || qtrue(r, "watch"))
+            do_watch(req, r);
+        else
+            do_list(req, r);
+    } else if (cmd == EVHTTP_REQ_POST && !r->has_name) {
+        do_create(req, r);
+    } else if (cmd == EVHTTP_REQ_PUT && r->has_name) {
+        do_update(req, r);
+    } else if (cmd == EVHTTP_REQ_PATCH && r->has_name) {
+        do_patch(req, r);
+    } else if (cmd == EVHTTP_REQ_DELETE) {
+        if (r->has_name)
+            do_delete(req, r);
+        else
+            do_delete_collection(req, r);
+    } else {
+        reply_simple(req, 405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
+    }
+}
+
+static void serve(struct evhttp_request *req)
+{
+    const struct evhttp_uri *u = evhttp_request_get_evhttp_uri(req);
+    const char *path = u ? evhttp_uri_get_path(u) : NULL;
+    const char *query = u ? evhttp_uri_get_query(u) : NULL;
+    route r;
+
+    if (!path) {
+        reply_simple(req, 400, "BadRequest", "bad request URI");
+        return;
+    }
+    if (discovery(req, path))
+        return;
+    memset(&r, 0, sizeof r);
+    TAILQ_INIT(&r.q);
+    if ((query && evhttp_parse_query_str(query, &r.q) < 0) || route_path(path, &r) < 0) {
+        reply_simple(req, 404, "NotFound", "the server could not find the requested resource");
+    } else {
+        serve_resource(req, &r);
+    }
+    evhttp_clear_headers(&r.q);
+}
+
+/* ---------- faults before serving ---------- */
+
+static void on_delayed(evutil_socket_t fd, short what, void *arg)
+{
+    struct evhttp_request *req = arg;
+    (void)fd;
+    (void)what;
+    if (!evhttp_request_get_connection(req)) { /* the client left meanwhile */
+        evhttp_request_free(req);
+        return;
+    }
+    serve(req);
+}
+
+static int auth_ok(struct evhttp_request *req)
+{
+    const char *h = evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization");
+    return h && !strncmp(h, "Bearer ", 7) && !strcmp(h + 7, ks_fault.token);
+}
+
+static void fail_injected(struct evhttp_request *req)
+{
+    ks_err e;
+    int code = ks_fault.fail_code;
+    ks_fault.fail_count--;
+    if (code == 429) {
+        char ra[16];
+        ks_seterr(&e, 429, "TooManyRequests", "Too many requests, please try again later.");
+        snprintf(ra, sizeof ra, "%d", ks_fault.retry_after);
+        evhttp_add_header(evhttp_request_get_output_headers(req), "Retry-After", ra);
+    } else if (code == 503) {
+        ks_seterr(&e, 503, "ServiceUnavailable", "the server is currently unable to handle the request");
+        if (ks_fault.retry_after > 0) {
+            char ra[16];
+            snprintf(ra, sizeof ra, "%d", ks_fault.retry_after);
+            evhttp_add_header(evhttp_request_get_output_headers(req), "Retry-After", ra);
+        }
+    } else if (code == 500) {
+        ks_seterr(&e, 500, "InternalError", "Internal error occurred: injected by kubesim");
+    } else {
+        ks_seterr(&e, code, "", "injected failure %d", code);
+    }
+    http_reply_err(req, &e);
+}
+
+static void on_request(struct evhttp_request *req, void *arg)
+{
+    const struct evhttp_uri *u = evhttp_request_get_evhttp_uri(req);
+    const char *path = u ? evhttp_uri_get_path(u) : NULL;
+    (void)arg;
+    if (!evhttp_request_get_uri(req) || !path) {
+        reply_simple(req, 400, "BadRequest", "bad request");
+        return;
+    }
+    if (!strncmp(path, "/sim/", 5)) {
+        faults_handle(req, path);
+        return;
+    }
+    if (ks_fault.token && !auth_ok(req)) {
+        reply_simple(req, 401, "Unauthorized", "Unauthorized");
+        return;
+    }
+    if (ks_fault.fail_count > 0) {
+        fail_injected(req);
+        return;
+    }
+    if (ks_fault.delay_ms > 0) {
+        struct timeval tv = {ks_fault.delay_ms / 1000, (ks_fault.delay_ms % 1000) * 1000};
+        event_base_once(ks_base, -1, EV_TIMEOUT, on_delayed, req, &tv);
+        return;
+    }
+    serve(req);
+}
+
+/* ---------- listening ---------- */
+
+/* Every connection's bufferevent: plain or TLS, with large single writes
+ * (libevent's default of 16 KiB per loop iteration caps big lists at a few
+ * hundred MB/s). */
+static struct bufferevent *make_bev(struct event_base *base, void *arg)
+{
+    struct bufferevent *bev;
+    (void)arg;
+    if (ssl_ctx)
+        bev = bufferevent_openssl_socket_new(base, -1, SSL_new(ssl_ctx),
+                                             BUFFEREVENT_SSL_ACCEPTING, BEV_OPT_CLOSE_ON_FREE);
+    else
+        bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+    if (bev)
+        bufferevent_set_max_single_write(bev, 4 << 20);
+    return bev;
+}
+
+static int tls_setup(const char *cert, const char *key)
+{
+    ssl_ctx = SSL_CTX_new(TLS_server_method());
+    if (!ssl_ctx || SSL_CTX_use_certificate_chain_file(ssl_ctx, cert) != 1 ||
+        SSL_CTX_use_PrivateKey_file(ssl_ctx, key, SSL_FILETYPE_PEM) != 1 ||
+        SSL_CTX_check_private_key(ssl_ctx) != 1) {
+        unsigned long err = ERR_get_error();
+        fprintf(stderr, "kubesim: TLS setup failed: %s\n",
+                err ? ERR_error_string(err, NULL) : "cannot create context");
+        return -1;
+    }
+    return 0;
+}
+
+static int split_addr(const char *addr, char *host, size_t hlen, int *port)
+{
+    const char *colon = strrchr(addr, ':');
+    size_t n;
+    if (!colon)
+        return -1;
+    n = (size_t)(colon - addr);
+    if (addr[0] == '[' && n >= 2 && addr[n - 1] == ']') {
+        addr++;
+        n -= 2;
+    }
+    if (n >= hlen)
+        return -1;
+    memcpy(host, addr, n);
+    host[n] = '\0';
+    *port = atoi(colon + 1);
+    return (*port < 0 || *port > 65535) ? -1 : 0;
+}
+
+int http_start(const char *addr, const char *cert, const char *key, char *bound,
+               size_t boundlen)
+{
+    char host[128];
+    int port;
+    struct evhttp_bound_socket *h;
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+
+    if (split_addr(addr, host, sizeof host, &port) < 0) {
+        fprintf(stderr, "kubesim: bad --listen address %s\n", addr);
+        return -1;
+    }
+    http = evhttp_new(ks_base);
+    evhttp_set_allowed_methods(http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_PUT |
+                                     EVHTTP_REQ_PATCH | EVHTTP_REQ_DELETE | EVHTTP_REQ_HEAD |
+                                     EVHTTP_REQ_OPTIONS);
+    evhttp_set_max_body_size(http, 64 << 20);
+    evhttp_set_timeout(http, 3600);
+    evhttp_set_gencb(http, on_request, NULL);
+    if (cert && key && tls_setup(cert, key) < 0)
+        return -1;
+    evhttp_set_bevcb(http, make_bev, NULL);
+    h = evhttp_bind_socket_with_handle(http, host, (ev_uint16_t)port);
+    if (!h) {
+        fprintf(stderr, "kubesim: cannot listen on %s\n", addr);
+        return -1;
+    }
+    if (getsockname(evhttp_bound_socket_get_fd(h), (struct sockaddr *)&ss, &sl) == 0)
+        port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                              : ((struct sockaddr_in *)&ss)->sin_port);
+    snprintf(bound_addr, sizeof bound_addr, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port);
+    snprintf(bound, boundlen, "%s", bound_addr);
+    return 0;
+}
+
+void http_stop(void)
+{
+    watch_close_all();
+    if (http)
+        evhttp_free(http);
+    http = NULL;
+    if (ssl_ctx)
+        SSL_CTX_free(ssl_ctx);
+    ssl_ctx = NULL;
+}

@@ -1,0 +1,226 @@
+/* kubesim — an in-memory Kubernetes API server for tests (shared declarations).
+ *
+ * kubesim speaks the kube-apiserver wire protocol for what a cluster DNS
+ * server and kubectl use: core/v1 namespaces, nodes, services, pods, events
+ * and discovery.k8s.io/v1 endpointslices; get, list (limit/continue,
+ * resourceVersion, selectors), watch (chunked JSON lines, bookmarks, 410),
+ * create, update, merge patch, delete; discovery; fault injection.
+ *
+ * Layout:
+ *   kinds.c    resource table, object versions (immutable, refcounted JSON)
+ *   store.c    objects per kind in key order, global resourceVersion, history
+ *   objects.c  create/update/patch/delete semantics and validation, --load
+ *   watch.c    chunked watch streams
+ *   http.c     routing, verbs, lists, discovery, Status errors
+ *   faults.c   /sim/v1/faults and /sim/v1/state
+ *   generate.c --generate clusters and --churn
+ *   main.c     flags
+ * Everything runs on one libevent loop; nothing is locked.
+ */
+#ifndef KUBESIM_H
+#define KUBESIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+#include <event2/event.h>
+#include <event2/http.h>
+
+#include "selector.h"
+
+/* ---------- kinds (kinds.c) ---------- */
+
+enum { K_NAMESPACE, K_NODE, K_SERVICE, K_POD, K_EVENT, K_ENDPOINTSLICE, K_COUNT };
+
+typedef struct ks_kind {
+    const char *resource;    /* "pods" */
+    const char *singular;    /* "pod" */
+    const char *kind;        /* "Pod" */
+    const char *list_kind;   /* "PodList" */
+    const char *group;       /* "" or "discovery.k8s.io" */
+    const char *api_version; /* "v1" or "discovery.k8s.io/v1" */
+    const char *short_name;  /* "po" or NULL */
+    int namespaced;
+} ks_kind;
+
+extern const ks_kind ks_kinds[K_COUNT];
+
+int ks_kind_by_resource(const char *group, const char *resource);
+int ks_kind_by_kind(const char *api_version, const char *kind);
+
+/* Field-selector fields stored per version (metadata.* are always there). */
+enum { F_NODENAME, F_PHASE, F_PODIP, F_RESTART, F_SCHED, F_SA, F_HOSTNET,
+       F_NOMINATED, F_UNSCHED, F_COUNT };
+extern const char *const ks_field_paths[F_COUNT];
+int ks_field_supported(int kind, const char *path);
+
+/* An immutable object version. json is the full object with kind and
+ * apiVersion first; json + body_off is the rest after them (list items are
+ * "{" + that). ns/name/key/labels/fields live in the same allocation. */
+typedef struct ks_ver {
+    int refs;
+    int kind;
+    uint64_t rv;
+    const char *ns;   /* "" for cluster-scoped */
+    const char *name;
+    const char *key;  /* "ns/name" or "name": the list order */
+    char *json;
+    size_t len, body_off;
+    int json_arena; /* json lives in the generator's arena: not freed alone */
+    int nlabels;
+    const char **labels; /* k0, v0, k1, v1, ... */
+    const char *fields[F_COUNT];
+} ks_ver;
+
+/* takes ownership of json (malloc'ed) on success; labels are k,v pairs; fields may be NULL */
+ks_ver *ver_new(int kind, uint64_t rv, const char *ns, const char *name, char *json,
+                size_t len, const char *const *labels, int nlabels,
+                const char *const *fields);
+/* Build from a normalized object (kind, apiVersion, metadata present). */
+ks_ver *ver_from_json(int kind, const cJSON *obj);
+void ver_ref(ks_ver *v);
+void ver_unref(ks_ver *v);
+const char *ver_label(const void *v, const char *key);   /* sel_lookup */
+const char *ver_field(const void *v, const char *path);  /* sel_lookup */
+cJSON *ver_parse(const ks_ver *v);
+/* Copy of v with another resourceVersion (for DELETED events). */
+ks_ver *ver_with_rv(const ks_ver *v, uint64_t rv);
+/* Serialize obj with kind/apiVersion first (reorders obj in place). */
+char *ks_print_object(int kind, cJSON *obj, size_t *len);
+
+/* ---------- store (store.c) ---------- */
+
+typedef enum { EV_ADDED, EV_MODIFIED, EV_DELETED } ks_evtype;
+extern const char *const ks_evtype_names[3];
+
+typedef struct ks_event {
+    uint64_t rv;
+    int type;
+    ks_ver *obj;  /* new state; for DELETED the last state with the delete rv */
+    ks_ver *prev; /* NULL for ADDED */
+} ks_event;
+
+void store_init(size_t history);
+void store_free(void);
+uint64_t store_rv(void);
+uint64_t store_compact_rv(void);
+uint64_t store_next_rv(void);
+size_t store_count(int kind);
+ks_ver *store_get(int kind, const char *ns, const char *name); /* borrowed */
+ks_ver *store_at(int kind, size_t i);                          /* i-th in key order */
+/* Record a change whose version already carries rv = store_next_rv().
+ * Takes a reference to obj; prev is the replaced/deleted current version. */
+void store_commit(int type, ks_ver *obj, ks_ver *prev);
+/* Bulk loading (the generator): inserts append, the end sorts once. Only
+ * creates of new keys may happen in between, with no scans. */
+void store_bulk_begin(void);
+void store_bulk_end(void);
+/* Drop all history: bumps the resourceVersion, so every older one expires. */
+void store_expire_history(void);
+/* Call fn for each event with rv > after (oldest first); -1 if expired. */
+int store_history_each(uint64_t after, void (*fn)(const ks_event *, void *), void *arg);
+
+/* Visit objects of kind (in ns when ns != NULL) as they were at at_rv
+ * (0 = now), keys > after (NULL = from the start), in key order. fn returns
+ * nonzero to stop. Returns -1 when at_rv is older than the history, else 1
+ * when stopped with more keys left, 0 when exhausted. */
+typedef int (*ks_visit)(ks_ver *v, void *arg);
+int store_scan(int kind, const char *ns, uint64_t at_rv, const char *after,
+               ks_visit fn, void *arg);
+/* Number of keys (current state) in kind/ns after `after` (for remainingItemCount). */
+size_t store_count_after(int kind, const char *ns, const char *after);
+
+/* ---------- objects (objects.c) ---------- */
+
+typedef struct ks_err {
+    int code;            /* HTTP status */
+    const char *reason;  /* "NotFound", "Conflict", ... */
+    char msg[600];
+    char name[256];      /* details.name */
+    const char *dkind;   /* details.kind (resource or Kind) */
+    char field[96];      /* first cause field for Invalid */
+} ks_err;
+
+void ks_seterr(ks_err *e, int code, const char *reason, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Status object JSON for an error (malloc'ed). */
+char *ks_status_json(const ks_err *e);
+
+/* All return a new reference or NULL with *e filled. */
+ks_ver *obj_create(int kind, const char *ns, const cJSON *body, int need_ns, ks_err *e);
+ks_ver *obj_update(int kind, const char *ns, const char *name, const cJSON *body,
+                   ks_err *e);
+ks_ver *obj_patch(int kind, const char *ns, const char *name, const cJSON *patch,
+                  ks_err *e);
+/* opts: DeleteOptions (preconditions.resourceVersion/uid honoured) or NULL */
+ks_ver *obj_delete(int kind, const char *ns, const char *name, const cJSON *opts,
+                   ks_err *e);
+/* Cancel pending namespace finalizations (at exit). */
+void objects_free(void);
+/* Load one manifest document (kind: List included); 0 or -1 with *e. */
+int obj_load(const cJSON *doc, ks_err *e);
+
+/* ---------- helpers (kinds.c) ---------- */
+
+uint64_t ks_rand(void);
+void ks_seed(uint64_t seed);
+void ks_uuid(char out[37]);
+void ks_now(char out[32]); /* RFC 3339 UTC */
+
+/* ---------- watch (watch.c) ---------- */
+
+typedef struct ks_watch_opts {
+    int kind;
+    char *ns;            /* NULL = all namespaces (ownership moves) */
+    selector lsel, fsel; /* ownership moves */
+    int bookmarks;
+    int initial;         /* send synthetic ADDED for the current state */
+    int initial_end;     /* sendInitialEvents: end with the annotated bookmark */
+    uint64_t from_rv;    /* replay history after this rv when !initial */
+    int timeout_s;
+} ks_watch_opts;
+
+extern int ks_bookmark_interval;
+void watch_start(struct evhttp_request *req, ks_watch_opts *o);
+void watch_dispatch(const ks_event *ev);
+void watch_close_all(void);
+void watch_malformed_all(void);
+int watch_count(void);
+
+/* ---------- http (http.c) ---------- */
+
+extern struct event_base *ks_base;
+/* Listen on addr ("127.0.0.1:0", "[::1]:8080"); prints nothing. Fills the
+ * bound "host:port". TLS when cert/key are given. 0 or -1. */
+int http_start(const char *addr, const char *cert, const char *key, char *bound,
+               size_t boundlen);
+void http_stop(void);
+void http_reply_json(struct evhttp_request *req, int code, const char *json, size_t len);
+void http_reply_err(struct evhttp_request *req, const ks_err *e);
+char *http_body(struct evhttp_request *req, size_t *len);
+
+/* ---------- faults (faults.c) ---------- */
+
+typedef struct ks_faults {
+    int fail_count, fail_code, retry_after;
+    int delay_ms;
+    int split_chunks;
+    char *token; /* NULL = no authentication */
+} ks_faults;
+
+extern ks_faults ks_fault;
+void faults_handle(struct evhttp_request *req, const char *path);
+
+/* ---------- generator (generate.c) ---------- */
+
+typedef struct ks_gen {
+    int nodes, pods, services, zones, eps;
+} ks_gen;
+
+int gen_parse(const char *spec, ks_gen *g, char *err, size_t errlen);
+void gen_run(const ks_gen *g);
+void gen_free(void); /* release the generator's JSON arena (at exit) */
+void churn_start(int per_sec);
+void churn_stop(void);
+
+#endif

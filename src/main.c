@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <event2/event.h>
 #include <event2/thread.h>
+#include "server/http.h"
 #include "server/log.h"
 #include "server/metrics.h"
 #include "server/server.h"
@@ -60,6 +61,7 @@ static void shutdown_now(evutil_socket_t sig, short what, void *arg)
 {
     struct event_base *base = arg;
     log_info("%s: Shutting down servers then terminating", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    http_set_draining(g_ins);       /* /ready answers 503 from now on */
     double lame = instance_lameduck(g_ins);
     if (lame > 0) {
         log_info("Going into lameduck mode for %gs", lame);

@@ -21,6 +21,7 @@
 #include <arpa/inet.h>
 #include <event2/event.h>
 #include "core.h"
+#include "plugin/prometheus/prometheus.h"
 #include "log.h"
 
 #define POOL_MAX 256
@@ -306,6 +307,11 @@ void req_finish(dns_req *r, int rcode)
         rcode = r->resp.rcode;
     }
     f->result = rcode;
+    /* queries that never entered a chain are counted under zone "dropped"
+     * (CoreDNS does not count unparsable packets: their zone stays set but
+     * no block was matched and the class/zone checks never ran) */
+    if (!r->block && r->zone && strcmp(r->zone, "dropped") == 0 && r->q.has_question)
+        prom_report(r, rcode);
     for (unsigned i = r->ndone; i-- > 0;)
         r->done_hooks[i].fn.d(r, rcode, r->done_hooks[i].data);
     transport_done(f);
@@ -332,6 +338,7 @@ void core_dispatch(req_full *f)
         return;
     }
     if (r->q.qclass != C_IN) {
+        r->zone = "dropped";
         req_finish(r, RC_REFUSED);
         return;
     }

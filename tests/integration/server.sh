@@ -5,19 +5,28 @@
 . "$top_srcdir/tests/integration/lib.sh"
 RAW="/usr/bin/python3 $top_srcdir/tests/integration/rawdns.py"
 
-hosts_many=""
-for i in $(seq 1 60); do hosts_many+="        10.1.0.$i many.example."$'\n'; done
+{
+    echo '$ORIGIN example.'
+    echo '@ 300 IN SOA ns.example. hostmaster.example. 1 7200 1800 86400 30'
+    echo '@ 300 IN NS ns.example.'
+    echo 'ns 300 IN A 10.0.0.53'
+    echo 'one 300 IN A 10.0.0.1'
+    for i in $(seq 1 60); do echo "many 300 IN A 10.1.0.$i"; done
+} > "$TMP/example.zone"
+{
+    echo '$ORIGIN empty.'
+    echo '@ 300 IN SOA ns.empty. hostmaster.empty. 1 7200 1800 86400 30'
+    echo '@ 300 IN NS ns.empty.'
+} > "$TMP/empty.zone"
 
 start_topodns "example.:{\$PORT} {
-    hosts {
-$hosts_many        10.0.0.1 one.example.
+    file $TMP/example.zone {
         fallthrough
     }
     whoami
 }
 empty.:{\$PORT} {
-    hosts {
-        10.0.0.2 x.empty.
+    file $TMP/empty.zone {
         fallthrough
     }
 }"

@@ -1,1 +1,3 @@
-# src/plugin/whoami: sources and tests of the whoami plugin
+src_libtopo_a_SOURCES += src/plugin/whoami/whoami.c
+TESTS += tests/integration/whoami.sh
+EXTRA_DIST += tests/integration/whoami.sh

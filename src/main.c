@@ -28,7 +28,7 @@ static instance *g_ins;
 static struct event *g_reload_ev;
 static const char *g_pidfile;
 
-void server_request_reload(void)
+static void request_reload(void)
 {
     if (g_reload_ev)
         event_active(g_reload_ev, EV_READ, 0);
@@ -212,6 +212,7 @@ int main(int argc, char **argv)
     struct event *intr = evsignal_new(base, SIGINT, shutdown_now, base);
     struct event *usr1 = evsignal_new(base, SIGUSR1, reload, NULL);
     g_reload_ev = event_new(base, -1, EV_PERSIST, reload, NULL);
+    server_reload_hook = request_reload;
     event_add(term, NULL);
     event_add(intr, NULL);
     event_add(usr1, NULL);
@@ -222,6 +223,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < 3; i++)
         event_free(evs[i]);
     struct event *rl = g_reload_ev;
+    server_reload_hook = NULL;
     g_reload_ev = NULL;
     event_free(rl);
     instance_stop(g_ins);

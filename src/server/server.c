@@ -31,6 +31,15 @@
 
 server_opts g_opts = { .conf = NULL, .dns_port = 53, .workers = 0, .quiet = 0 };
 
+void (*_Atomic server_reload_hook)(void);
+
+void server_request_reload(void)
+{
+    void (*hook)(void) = server_reload_hook;
+    if (hook)
+        hook();
+}
+
 const char *server_default_bind(void)
 {
     const char *b = getenv("TOPODNS_DEFAULT_BIND");

@@ -84,7 +84,10 @@ const char *server_default_bind(void);
 /* SHA-512 of data as 128 lower-case hex digits. 0, or -1. */
 int sha512_hex(const void *data, size_t len, char out[129]);
 
-/* The process: ask the main loop to reload the Corefile (any thread). */
+/* The process: ask the main loop to reload the Corefile (any thread). The
+ * main loop installs server_reload_hook; without one (unit tests) nothing
+ * happens. */
 void server_request_reload(void);
+extern void (*_Atomic server_reload_hook)(void);
 
 #endif

@@ -34,6 +34,7 @@
 #include <event2/listener.h>
 #include <event2/thread.h>
 #include "http.h"
+#include "corefile/corefile.h"
 #include "server.h"
 
 typedef struct hlisten {
@@ -398,4 +399,19 @@ int http_draining(struct instance *ins)
     int d = h ? atomic_load(&h->draining) : 0;
     pthread_mutex_unlock(&g_mu);
     return d;
+}
+
+int http_addr_arg(cf_disp *d, const char *plugin, char *addr, size_t cap)
+{
+    const char *args[2];
+    int n = cf_remaining_args(d, args, 2);
+    if (n > 1)
+        return cf_arg_err(d);
+    if (n == 1) {
+        char err[300];
+        if (http_addr_check(args[0], err, sizeof err) < 0)
+            return cf_err(d, "plugin/%s: %s", plugin, err);
+        snprintf(addr, cap, "%s", args[0]);
+    }
+    return 0;
 }

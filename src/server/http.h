@@ -41,4 +41,10 @@ int http_addr_check(const char *addr, char *err, size_t errlen);
 void http_set_draining(struct instance *ins);
 int http_draining(struct instance *ins);
 
+/* Setup helper for `NAME [ADDRESS]` directives (health, ready, prometheus):
+ * reads the rest of the current line; with an address, checks it and copies
+ * it into addr. 0, or -1 with the dispenser's error set. */
+struct cf_disp;
+int http_addr_arg(struct cf_disp *d, const char *plugin, char *addr, size_t cap);
+
 #endif

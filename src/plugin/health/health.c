@@ -215,16 +215,8 @@ static int health_setup(cf_disp *d, setup_ctx *ctx, void **inst)
     double lameduck = 0;
     snprintf(addr, sizeof addr, "%s", DEFAULT_ADDR);
     while (cf_next(d)) {
-        const char *args[2];
-        int n = cf_remaining_args(d, args, 2);
-        if (n > 1)
-            return cf_arg_err(d);
-        if (n == 1) {
-            char err[300];
-            if (http_addr_check(args[0], err, sizeof err) < 0)
-                return cf_err(d, "plugin/health: %s", err);
-            snprintf(addr, sizeof addr, "%s", args[0]);
-        }
+        if (http_addr_arg(d, "health", addr, sizeof addr) < 0)
+            return -1;
         if (parse_block(d, &lameduck) < 0)
             return -1;
     }

@@ -285,16 +285,8 @@ static int prom_setup(cf_disp *d, setup_ctx *ctx, void **inst)
     char addr[256];
     snprintf(addr, sizeof addr, "%s", DEFAULT_ADDR);
     while (cf_next(d)) {
-        const char *args[2];
-        int n = cf_remaining_args(d, args, 2);
-        if (n > 1)
-            return cf_arg_err(d);
-        if (n == 1) {
-            char err[300];
-            if (http_addr_check(args[0], err, sizeof err) < 0)
-                return cf_err(d, "plugin/prometheus: %s", err);
-            snprintf(addr, sizeof addr, "%s", args[0]);
-        }
+        if (http_addr_arg(d, "prometheus", addr, sizeof addr) < 0)
+            return -1;
         while (cf_next_block(d)) {
             if (strcmp(cf_val(d), "runtime_metrics") == 0) {
                 if (cf_next_arg(d))

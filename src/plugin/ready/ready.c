@@ -163,16 +163,8 @@ static int ready_setup(cf_disp *d, setup_ctx *ctx, void **inst)
     int continuously = 0;
     snprintf(addr, sizeof addr, "%s", DEFAULT_ADDR);
     while (cf_next(d)) {
-        const char *args[2];
-        int n = cf_remaining_args(d, args, 2);
-        if (n > 1)
-            return cf_arg_err(d);
-        if (n == 1) {
-            char err[300];
-            if (http_addr_check(args[0], err, sizeof err) < 0)
-                return cf_err(d, "plugin/ready: %s", err);
-            snprintf(addr, sizeof addr, "%s", args[0]);
-        }
+        if (http_addr_arg(d, "ready", addr, sizeof addr) < 0)
+            return -1;
         if (parse_block(d, &continuously) < 0)
             return -1;
     }

@@ -1,1 +1,3 @@
-# src/plugin/any: sources and tests of the any plugin
+src_libtopo_a_SOURCES += src/plugin/any/any.c
+TESTS += tests/integration/any.sh
+EXTRA_DIST += tests/integration/any.sh

@@ -1,1 +1,3 @@
-# src/plugin/loadbalance: sources and tests of the loadbalance plugin
+src_libtopo_a_SOURCES += src/plugin/loadbalance/loadbalance.c
+TESTS += tests/integration/loadbalance.sh
+EXTRA_DIST += tests/integration/loadbalance.sh

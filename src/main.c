@@ -23,6 +23,7 @@
 #include "server/log.h"
 #include "server/metrics.h"
 #include "server/server.h"
+#include "cluster/store.h"
 
 static instance *g_ins;
 static struct event *g_reload_ev;
@@ -184,6 +185,7 @@ int main(int argc, char **argv)
         g_opts.conf = "Corefile";
     signal(SIGPIPE, SIG_IGN);
     evthread_use_pthreads();
+    store_reader_register();        /* reloads free published data via RCU */
 
     char err[1024];
     g_ins = instance_load(g_opts.conf, err, sizeof err);

@@ -1,1 +1,3 @@
-# src/plugin/hosts: sources and tests of the hosts plugin
+src_libtopo_a_SOURCES += src/plugin/hosts/hosts.c
+TESTS += tests/integration/hosts.sh
+EXTRA_DIST += tests/integration/hosts.sh

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# hosts.sh — hosts file and inline entries: A/AAAA, PTR, NODATA, SERVFAIL
+# for a missing name, fallthrough, ttl, no_reverse, reload on change.
+. "$top_srcdir/tests/integration/lib.sh"
+cat > "$TMP/hosts" <<'H'
+# a comment
+10.0.0.1   db.example.org db   # trailing comment
+fd00::1    db.example.org
+::ffff:10.0.0.7 mapped.example.org
+H
+start_topodns "example.org:{\$PORT} in-addr.arpa:{\$PORT} ip6.arpa:{\$PORT} {
+    hosts $TMP/hosts {
+        10.0.0.2 api.example.org
+        ttl 60
+        reload 1s
+        fallthrough
+    }
+    whoami
+}
+other.test:{\$PORT} {
+    hosts $TMP/hosts other.test {
+        10.9.9.9 x.other.test
+        no_reverse
+    }
+}"
+q db.example.org A
+check "A from the file" answer_has '^db\.example\.org\.[[:space:]]+60[[:space:]]+IN[[:space:]]+A[[:space:]]+10\.0\.0\.1$'
+check "authoritative" aa_set
+q DB.Example.ORG AAAA
+check "AAAA, case of the question kept" answer_has '^DB\.Example\.ORG\.[[:space:]]+60[[:space:]]+IN[[:space:]]+AAAA[[:space:]]+fd00::1$'
+q api.example.org A
+check "inline entry" answer_has '10\.0\.0\.2$'
+q mapped.example.org A
+check "IPv4-mapped address is an A" answer_has '10\.0\.0\.7$'
+q api.example.org MX
+check "existing name, other type: NODATA" rcode_is NOERROR
+check "NODATA has no records" answer_count 0
+q 1.0.0.10.in-addr.arpa PTR
+check "PTR from the file" answer_has 'PTR[[:space:]]+db\.example\.org\.$'
+q -x fd00::1
+check "IPv6 PTR" answer_has 'PTR[[:space:]]+db\.example\.org\.$'
+q nosuch.example.org A
+check "fallthrough to whoami" additional_has '_udp\.nosuch\.example\.org\.'
+q nosuch.other.test A
+check "no fallthrough: SERVFAIL" rcode_is SERVFAIL
+q 9.9.9.10.in-addr.arpa PTR
+check "PTR of an address only other.test knows goes on (whoami)" additional_has '_udp\.9\.9\.9\.10\.in-addr\.arpa\.'
+q 2.0.0.10.in-addr.arpa PTR
+check "inline entries get PTRs too" answer_has 'PTR[[:space:]]+api\.example\.org\.$'
+echo "10.0.0.99 new.example.org" >> "$TMP/hosts"
+ok=0
+for _ in $(seq 1 40); do
+    q new.example.org A
+    if answer_has '10\.0\.0\.99$'; then ok=1; break; fi
+    sleep 0.2
+done
+check "reload picks up a changed file" [ $ok -eq 1 ]
+finish

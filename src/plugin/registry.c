@@ -4,7 +4,7 @@
 #include <string.h>
 #include "plugin.h"
 
-#define PLUGIN_1(n) extern const plugin_def plugin_##n __attribute__((weak));
+#define PLUGIN_1(n) extern const plugin_def plugin_##n;
 #define PLUGIN_0(n)
 #define PLUGIN(n, impl) PLUGIN_##impl(n)
 #include "order.h"
@@ -15,7 +15,6 @@
 #define PLUGIN_1(n) &plugin_##n
 #define PLUGIN_0(n) NULL
 #define PLUGIN(n, impl) { #n, PLUGIN_##impl(n) },
-/* weak while plugins are being written: an absent one reads as NULL */
 static const struct { const char *name; const plugin_def *def; } table[] = {
 #include "order.h"
 };

@@ -11,3 +11,5 @@ src_libtopo_a_SOURCES += \
 	src/server/log.c src/server/log.h
 TESTS += tests/integration/server.sh
 EXTRA_DIST += tests/integration/server.sh tests/integration/rawdns.py
+TESTS += tests/integration/process.sh
+EXTRA_DIST += tests/integration/process.sh

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# process.sh — the command line and signals: -version, -plugins, -pidfile,
+# the built-in Corefile, SIGUSR1 reload (good and broken file), SIGTERM,
+# and a kdig client over UDP and TCP.
+. "$top_srcdir/tests/integration/lib.sh"
+
+OUT=$("$TOPODNS" -version)
+check "-version" grep -q '^topodns-' <<<"$OUT"
+OUT=$("$TOPODNS" -plugins)
+check "-plugins lists dns.whoami and dns.file" bash -c 'grep -q "dns.whoami" <<<"$0" && grep -q "dns.file" <<<"$0"' "$OUT"
+OUT=$("$TOPODNS" -nosuchflag 2>&1); rc=$?
+check "unknown flag is an error" [ $rc -ne 0 ]
+OUT=$("$TOPODNS" -conf "$TMP/missing" 2>&1); rc=$?
+check "missing -conf file is an error" bash -c '[ $1 -ne 0 ] && grep -q "missing" <<<"$0"' "$OUT" $rc
+
+# built-in Corefile (. { whoami log }) when there is no ./Corefile
+PORT=$(free_port)
+(cd "$TMP" && exec "$TOPODNS" -dns.port "$PORT" -pidfile "$TMP/pid" > "$TMP/default.log" 2>&1) &
+TOPO_PID=$!
+PIDS+=("$TOPO_PID")
+wait_dns "$PORT"
+q example.org A
+check "built-in Corefile answers with whoami" additional_has '_udp\.example\.org\.'
+sleep 0.2
+check "built-in Corefile logs the query" grep -q '"A IN example.org. udp' "$TMP/default.log"
+check "pidfile written" [ "$(cat "$TMP/pid" 2>/dev/null)" = "$TOPO_PID" ]
+kill -TERM "$TOPO_PID"; wait "$TOPO_PID"; rc=$?
+check "SIGTERM exits 0" [ $rc -eq 0 ]
+check "pidfile removed" [ ! -e "$TMP/pid" ]
+
+# SIGUSR1 reload
+start_topodns ".:{\$PORT} {
+    whoami
+}"
+printf 'reload.test:%s {\n    hosts {\n        10.1.2.3 new.reload.test\n    }\n}\n' "$PORT" > "$CONF"
+kill -USR1 "$TOPO_PID"
+ok=0
+for _ in $(seq 1 30); do
+    q new.reload.test A
+    answer_has '10\.1\.2\.3$' && { ok=1; break; }
+    sleep 0.1
+done
+check "SIGUSR1 loads the new Corefile" [ $ok -eq 1 ]
+check "reload logged" grep -q 'Reloading complete' "$LOG"
+printf 'reload.test:%s {\n    nosuchplugin\n}\n' "$PORT" > "$CONF"
+kill -USR1 "$TOPO_PID"
+sleep 0.5
+check "broken Corefile is reported with file:line" grep -q "Restart failed: .*:2: Unknown directive 'nosuchplugin'" "$LOG"
+q new.reload.test A
+check "old configuration keeps serving" answer_has '10\.1\.2\.3$'
+
+# kdig, another client implementation
+OUT=$(kdig @127.0.0.1 -p "$PORT" new.reload.test A +tcp 2>&1)
+check "kdig over TCP" grep -q '10.1.2.3' <<<"$OUT"
+OUT=$(kdig @127.0.0.1 -p "$PORT" new.reload.test A +edns=0 +bufsize=1400 2>&1)
+check "kdig with EDNS" bash -c 'grep -q "10.1.2.3" <<<"$0" && grep -q "UDP size: 1400" <<<"$0"' "$OUT"
+finish

@@ -1,0 +1,204 @@
+/*
+ * config.c — where the API server is and how to authenticate to it.
+ *
+ * Three sources, as CoreDNS's kubernetes plugin has them:
+ *   endpoint URL [+ tls CERT KEY CACERT]
+ *   kubeconfig PATH [CONTEXT]   (libyaml; clusters, users, contexts,
+ *                                current-context; *-data fields base64 via
+ *                                OpenSSL; relative paths against the file)
+ *   in-cluster                  (KUBERNETES_SERVICE_HOST/PORT, the service
+ *                                account token and CA; TOPODNS_SA_DIR
+ *                                overrides the directory for tests)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libgen.h>
+#include <openssl/evp.h>
+#include <yaml.h>
+#include "k8s.h"
+
+static char *dup0(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+void k8s_config_free(k8s_config *c)
+{
+    char **f[] = { &c->server, &c->ca_file, &c->ca_data, &c->cert_file, &c->key_file,
+                   &c->cert_data, &c->key_data, &c->token, &c->token_file };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        free(*f[i]);
+        *f[i] = NULL;
+    }
+}
+
+int k8s_config_endpoint(k8s_config *c, const char *url, const char *cert, const char *key,
+                        const char *ca, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    if (!url || (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))) {
+        snprintf(err, errlen, "invalid endpoint '%s': want http:// or https://", url ? url : "");
+        return -1;
+    }
+    c->server = strdup(url);
+    size_t n = strlen(c->server);
+    while (n > 0 && c->server[n - 1] == '/')
+        c->server[--n] = '\0';
+    c->cert_file = dup0(cert);
+    c->key_file = dup0(key);
+    c->ca_file = dup0(ca);
+    return 0;
+}
+
+int k8s_config_incluster(k8s_config *c, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    const char *host = getenv("KUBERNETES_SERVICE_HOST"), *port = getenv("KUBERNETES_SERVICE_PORT");
+    if (!host || !*host || !port || !*port) {
+        snprintf(err, errlen, "unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST "
+                 "and KUBERNETES_SERVICE_PORT must be defined");
+        return -1;
+    }
+    const char *dir = getenv("TOPODNS_SA_DIR");
+    if (!dir || !*dir)
+        dir = "/var/run/secrets/kubernetes.io/serviceaccount";
+    char buf[1024];
+    snprintf(buf, sizeof buf, strchr(host, ':') ? "https://[%s]:%s" : "https://%s:%s", host, port);
+    c->server = strdup(buf);
+    snprintf(buf, sizeof buf, "%s/token", dir);
+    c->token_file = strdup(buf);
+    snprintf(buf, sizeof buf, "%s/ca.crt", dir);
+    c->ca_file = strdup(buf);
+    return 0;
+}
+
+/* ---- kubeconfig ------------------------------------------------------- */
+
+/* A YAML document loaded with libyaml's document API. */
+static yaml_node_t *ymap(yaml_document_t *d, yaml_node_t *m, const char *key)
+{
+    if (!m || m->type != YAML_MAPPING_NODE)
+        return NULL;
+    for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = yaml_document_get_node(d, p->key);
+        if (k && k->type == YAML_SCALAR_NODE && strcmp((char *)k->data.scalar.value, key) == 0)
+            return yaml_document_get_node(d, p->value);
+    }
+    return NULL;
+}
+
+static const char *yscalar(yaml_document_t *d, yaml_node_t *m, const char *key)
+{
+    yaml_node_t *v = ymap(d, m, key);
+    return v && v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : NULL;
+}
+
+/* The entry of a named list (clusters/users/contexts) called name. */
+static yaml_node_t *ynamed(yaml_document_t *d, yaml_node_t *root, const char *list,
+                           const char *name, const char *inner)
+{
+    yaml_node_t *l = ymap(d, root, list);
+    if (!l || l->type != YAML_SEQUENCE_NODE || !name)
+        return NULL;
+    for (yaml_node_item_t *i = l->data.sequence.items.start; i < l->data.sequence.items.top; i++) {
+        yaml_node_t *e = yaml_document_get_node(d, *i);
+        const char *n = yscalar(d, e, "name");
+        if (n && strcmp(n, name) == 0)
+            return ymap(d, e, inner);
+    }
+    return NULL;
+}
+
+static char *b64(const char *in)
+{
+    if (!in)
+        return NULL;
+    size_t n = strlen(in);
+    char *out = malloc(n + 4);
+    if (!out)
+        return NULL;
+    int len = EVP_DecodeBlock((unsigned char *)out, (const unsigned char *)in, (int)n);
+    if (len < 0) {
+        free(out);
+        return NULL;
+    }
+    while (n > 0 && in[n - 1] == '=') {      /* EVP_DecodeBlock counts padding */
+        n--;
+        len--;
+    }
+    out[len] = '\0';
+    return out;
+}
+
+static char *relpath(const char *dir, const char *p)
+{
+    if (!p)
+        return NULL;
+    if (p[0] == '/')
+        return strdup(p);
+    size_t n = strlen(dir) + strlen(p) + 2;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s/%s", dir, p);
+    return s;
+}
+
+int k8s_config_kubeconfig(k8s_config *c, const char *path, const char *context,
+                          char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        snprintf(err, errlen, "kubeconfig %s: cannot open", path);
+        return -1;
+    }
+    yaml_parser_t p;
+    yaml_document_t d;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_file(&p, fp);
+    int ok = yaml_parser_load(&p, &d);
+    yaml_parser_delete(&p);
+    fclose(fp);
+    if (!ok) {
+        snprintf(err, errlen, "kubeconfig %s: not valid YAML", path);
+        return -1;
+    }
+    char *pc = strdup(path), *dir = dirname(pc);
+    yaml_node_t *root = yaml_document_get_root_node(&d);
+    const char *ctx = context ? context : yscalar(&d, root, "current-context");
+    yaml_node_t *cx = ynamed(&d, root, "contexts", ctx, "context");
+    int rc = -1;
+    if (!cx) {
+        snprintf(err, errlen, "kubeconfig %s: context '%s' not found", path, ctx ? ctx : "");
+        goto out;
+    }
+    yaml_node_t *cl = ynamed(&d, root, "clusters", yscalar(&d, cx, "cluster"), "cluster");
+    yaml_node_t *us = ynamed(&d, root, "users", yscalar(&d, cx, "user"), "user");
+    if (!cl || !yscalar(&d, cl, "server")) {
+        snprintf(err, errlen, "kubeconfig %s: cluster of context '%s' has no server", path, ctx);
+        goto out;
+    }
+    char e2[256];
+    if (k8s_config_endpoint(c, yscalar(&d, cl, "server"), NULL, NULL, NULL, e2, sizeof e2) < 0) {
+        snprintf(err, errlen, "kubeconfig %s: %s", path, e2);
+        goto out;
+    }
+    c->ca_file = relpath(dir, yscalar(&d, cl, "certificate-authority"));
+    c->ca_data = b64(yscalar(&d, cl, "certificate-authority-data"));
+    const char *ins = yscalar(&d, cl, "insecure-skip-tls-verify");
+    c->insecure = ins && strcmp(ins, "true") == 0;
+    c->cert_file = relpath(dir, yscalar(&d, us, "client-certificate"));
+    c->key_file = relpath(dir, yscalar(&d, us, "client-key"));
+    c->cert_data = b64(yscalar(&d, us, "client-certificate-data"));
+    c->key_data = b64(yscalar(&d, us, "client-key-data"));
+    c->token = dup0(yscalar(&d, us, "token"));
+    c->token_file = relpath(dir, yscalar(&d, us, "tokenFile"));
+    rc = 0;
+out:
+    if (rc < 0)
+        k8s_config_free(c);
+    free(pc);
+    yaml_document_delete(&d);
+    return rc;
+}

@@ -7,3 +7,11 @@ tests_k8s_sync_check_LDADD = $(DEP_LIBS)
 tests_k8s_sync_check_DEPENDENCIES = src/libtopo.a
 TESTS += tests/integration/k8s_client.sh
 EXTRA_DIST += tests/integration/k8s_client.sh
+
+check_PROGRAMS += tests/unit/test_k8s_config
+TESTS += tests/unit/test_k8s_config
+tests_unit_test_k8s_config_SOURCES = tests/unit/test_k8s_config.c
+tests_unit_test_k8s_config_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_k8s_config_LDFLAGS = $(UNIT_WHOLE)
+tests_unit_test_k8s_config_LDADD = $(UNIT_DEPS)
+tests_unit_test_k8s_config_DEPENDENCIES = src/libtopo.a

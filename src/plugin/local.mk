@@ -11,4 +11,5 @@ include src/plugin/reload/local.mk
 include src/plugin/whoami/local.mk
 include src/plugin/bind/local.mk
 include src/plugin/any/local.mk
+include src/plugin/kubernetes/local.mk
 src_libtopo_a_SOURCES += src/plugin/registry.c src/plugin/plugin.h src/plugin/order.h

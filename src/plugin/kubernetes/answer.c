@@ -1,0 +1,434 @@
+/*
+ * answer.c — records per qtype and the reply, with CoreDNS's rcode rules.
+ *
+ * serve(): the longest plugin zone containing the qname (none → next
+ * plugin), then per qtype:
+ *   A/AAAA  addresses of the entries, deduplicated; ExternalName CNAMEs are
+ *           chased: inside the zone here (≤ 8 previous links, nothing at all
+ *           when the target has no records), outside through the server
+ *           (chase.c), CNAME first
+ *   TXT     only dns-version.<zone>; "no records" is a name error (quirk)
+ *   CNAME   the first entry when it is a CNAME
+ *   SRV     weight floor(100/N) counted before dedup, (target,port) and
+ *           (target,address) dedup, glue in additional, port -1 skipped
+ *   PTR     ptr.c; MX never has data; SOA and NS only at the apex
+ *   AXFR/IXFR REFUSED (no transfer plugin)
+ *   other   an A lookup decides NODATA vs NXDOMAIN
+ * A name error goes to the next plugin when fallthrough covers the name,
+ * else SERVFAIL+SOA before the watches synced, else NXDOMAIN+SOA. No records
+ * is NODATA (NOERROR+SOA). Owners repeat the qname as asked.
+ */
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kubernetes.h"
+
+int krr_push(krrvec *v, const krr *rr)
+{
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? v->cap * 2 : 16;
+        krr *nv = realloc(v->v, cap * sizeof *nv);
+        if (!nv)
+            return -1;
+        v->v = nv;
+        v->cap = cap;
+    }
+    v->v[v->n++] = *rr;
+    return 0;
+}
+
+void krr_free(krrvec *v)
+{
+    free(v->v);
+    memset(v, 0, sizeof *v);
+}
+
+static int is_name_error(int e)
+{
+    return e == K_NOITEMS || e == K_INVALID || e == K_NSNOTEXPOSED;
+}
+
+static int addr_rr(krrvec *out, const uint8_t *owner, const kentry *e)
+{
+    krr rr = { .type = e->ip.family == 4 ? T_A : T_AAAA, .owner = owner, .ttl = e->ttl,
+               .ip = e->ip };
+    return krr_push(out, &rr);
+}
+
+/* ---- A / AAAA with CNAME chase ---------------------------------------------- */
+
+static int a_lookup(kq *q, const uint8_t *name, const uint8_t *owner, uint16_t qtype,
+                    const uint8_t *const *chain, int nchain, krrvec *out);
+
+/* target text of an ExternalName, fully qualified, into the arena */
+static const uint8_t *cname_target(kq *q, const char *host)
+{
+    uint8_t wire[DNAME_MAX];
+    if (dname_from_str(wire, host) < 0)
+        return NULL;
+    return karena_dname(&q->arena, wire);
+}
+
+static int in_chain(const uint8_t *t, const uint8_t *const *chain, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (dname_equal(chain[i], t))
+            return 1;
+    return 0;
+}
+
+static int copy_upstream(kq *q, const dns_msg *m, krrvec *out)
+{
+    for (unsigned i = 0; i < msg_count(m, SEC_ANSWER); i++) {
+        dns_rr x = msg_rr(m, SEC_ANSWER, i);
+        krr rr = { .type = x.type, .owner = karena_dname(&q->arena, x.owner), .ttl = x.ttl };
+        uint8_t *rd = karena_alloc(&q->arena, x.rdlen ? x.rdlen : 1);
+        if (!rr.owner || !rd)
+            return -1;
+        memcpy(rd, x.rdata, x.rdlen);
+        rr.rdata = rd;
+        rr.rdlen = x.rdlen;
+        if (krr_push(out, &rr) < 0)
+            return -1;
+    }
+    if (m->flags & F_TC)
+        q->truncated = 1;
+    return 0;
+}
+
+static int chase(kq *q, const uint8_t *name, const uint8_t *owner, uint16_t qtype,
+                 const kentry *e, const uint8_t *const *chain, int nchain, krrvec *out)
+{
+    const uint8_t *target = cname_target(q, e->host);
+    if (!target || dname_equal(target, name) || nchain > 7 || in_chain(target, chain, nchain))
+        return 0;
+    krr cname = { .type = T_CNAME, .owner = owner, .ttl = e->ttl, .target = target };
+    const uint8_t *nchainv[10];
+    for (int i = 0; i < nchain; i++)
+        nchainv[i] = chain[i];
+    nchainv[nchain] = target;
+    if (dname_is_sub(target, q->zone_q)) {
+        uint8_t low[DNAME_MAX];
+        memcpy(low, target, dname_len(target));
+        dname_lower(low);
+        krrvec next = { 0 };
+        int err = a_lookup(q, low, target, qtype, nchainv, nchain + 1, &next);
+        int rc = 0;
+        if (err == K_OK && next.n > 0) {
+            rc = krr_push(out, &cname);
+            for (size_t i = 0; rc == 0 && i < next.n; i++)
+                rc = krr_push(out, &next.v[i]);
+        }
+        krr_free(&next);
+        return rc;
+    }
+    /* outside the zone: a query through the whole chain, which may wait
+     * on the network, so leave the store's read-side section meanwhile
+     * (entries hold no store pointers) */
+    dns_msg m;
+    msg_init(&m);
+    int rc = 0;
+    store_read_end();
+    int got = kube_lookup(q, target, qtype, &m);
+    store_read_begin();
+    if (got == 0) {
+        rc = krr_push(out, &cname);
+        if (rc == 0)
+            rc = copy_upstream(q, &m, out);
+    }
+    msg_free(&m);
+    return rc;
+}
+
+static int seen_ip(const krrvec *out, size_t from, const st_ip *ip)
+{
+    for (size_t i = from; i < out->n; i++)
+        if ((out->v[i].type == T_A || out->v[i].type == T_AAAA) && !out->v[i].rdata &&
+            !memcmp(&out->v[i].ip, ip, sizeof *ip))
+            return 1;
+    return 0;
+}
+
+static int a_lookup(kq *q, const uint8_t *name, const uint8_t *owner, uint16_t qtype,
+                    const uint8_t *const *chain, int nchain, krrvec *out)
+{
+    kvec v = { 0 };
+    int err = kube_services(q, name, qtype, &v);
+    size_t start = out->n;
+    for (size_t i = 0; err == K_OK && i < v.n; i++) {
+        const kentry *e = &v.v[i];
+        int rc = 0;
+        if (e->kind == KE_CNAME)
+            rc = chase(q, name, owner, qtype, e, chain, nchain, out);
+        else if (e->kind == KE_IP && e->ip.family == (qtype == T_A ? 4 : 6) &&
+                 !seen_ip(out, start, &e->ip))
+            rc = addr_rr(out, owner, e);
+        if (rc < 0)
+            err = K_FAIL;
+    }
+    kvec_free(&v);
+    return err;
+}
+
+/* ---- the other qtypes -------------------------------------------------------- */
+
+static int txt_lookup(kq *q, const uint8_t *name, krrvec *out)
+{
+    kvec v = { 0 };
+    int err = kube_services(q, name, T_TXT, &v);
+    for (size_t i = 0; err == K_OK && i < v.n; i++) {
+        if (v.v[i].kind != KE_TXT)
+            continue;
+        krr rr = { .type = T_TXT, .owner = q->r->q.qname, .ttl = v.v[i].ttl, .txt = v.v[i].host };
+        if (krr_push(out, &rr) < 0)
+            err = K_FAIL;
+    }
+    kvec_free(&v);
+    return err;
+}
+
+static int cname_lookup(kq *q, const uint8_t *name, krrvec *out)
+{
+    kvec v = { 0 };
+    int err = kube_services(q, name, T_CNAME, &v);
+    if (err == K_OK && v.n > 0 && v.v[0].kind == KE_CNAME) {
+        krr rr = { .type = T_CNAME, .owner = q->r->q.qname, .ttl = v.v[0].ttl,
+                   .target = cname_target(q, v.v[0].host) };
+        if (rr.target && krr_push(out, &rr) < 0)
+            err = K_FAIL;
+    }
+    kvec_free(&v);
+    return err;
+}
+
+static int srv_seen(const krrvec *v, const uint8_t *target, const st_ip *ip, uint16_t port)
+{
+    for (size_t i = 0; i < v->n; i++) {
+        const krr *r = &v->v[i];
+        if (ip ? (r->type != T_SRV && !memcmp(&r->ip, ip, sizeof *ip) &&
+                  dname_equal(r->owner, target))
+               : (r->type == T_SRV && r->port == port && dname_equal(r->target, target)))
+            return 1;
+    }
+    return 0;
+}
+
+static int srv_lookup(kq *q, const uint8_t *name, krrvec *out, krrvec *extra)
+{
+    kvec v = { 0 };
+    int err = kube_services(q, name, T_SRV, &v);
+    size_t n = v.n;
+    unsigned w = n ? (unsigned)(100 / n) : 0;
+    uint16_t weight = (uint16_t)(w ? (w > 65535 ? 65535 : w) : 1);
+    for (size_t i = 0; err == K_OK && i < n; i++) {
+        const kentry *e = &v.v[i];
+        if (e->kind != KE_IP || e->port < 0)
+            continue;
+        krr srv = { .type = T_SRV, .owner = q->r->q.qname, .ttl = e->ttl, .weight = weight,
+                    .port = (uint16_t)e->port, .target = e->key };
+        if (!srv_seen(out, e->key, NULL, srv.port) && krr_push(out, &srv) < 0)
+            err = K_FAIL;
+        if (!srv_seen(extra, e->key, &e->ip, 0) && addr_rr(extra, e->key, e) < 0)
+            err = K_FAIL;
+    }
+    kvec_free(&v);
+    return err;
+}
+
+static int ns_lookup(kq *q, const uint8_t *name, krrvec *out, krrvec *extra)
+{
+    kvec v = { 0 };
+    int err = kube_services(q, name, T_NS, &v);
+    for (size_t i = 0; err == K_OK && i < v.n; i++) {
+        const kentry *e = &v.v[i];
+        if (e->kind != KE_IP)
+            continue;
+        if (addr_rr(extra, e->key, e) < 0)
+            err = K_FAIL;
+        int dup = 0;
+        for (size_t j = 0; j < out->n; j++)
+            dup |= dname_equal(out->v[j].target, e->key);
+        krr ns = { .type = T_NS, .owner = q->r->q.qname, .ttl = e->ttl, .target = e->key };
+        if (!dup && krr_push(out, &ns) < 0)
+            err = K_FAIL;
+    }
+    kvec_free(&v);
+    return err;
+}
+
+static int mx_lookup(kq *q, const uint8_t *name)
+{
+    kvec v = { 0 };
+    int err = kube_services(q, name, T_MX, &v);
+    kvec_free(&v);
+    return err;                     /* Kubernetes objects never have MX data */
+}
+
+/* ---- writing ------------------------------------------------------------------- */
+
+static int emit(dns_msg *m, int sec, const krr *rr)
+{
+    if (rr->rdata || (rr->type != T_A && rr->type != T_AAAA && rr->type != T_SRV &&
+                      rr->type != T_TXT && !rr->target))
+        return msg_add_rr(m, sec, rr->owner, rr->type, C_IN, rr->ttl, rr->rdata, rr->rdlen);
+    switch (rr->type) {
+    case T_A: {
+        struct in_addr a;
+        memcpy(&a, rr->ip.addr, 4);
+        return msg_add_a(m, sec, rr->owner, rr->ttl, &a);
+    }
+    case T_AAAA: {
+        struct in6_addr a;
+        memcpy(&a, rr->ip.addr, 16);
+        return msg_add_aaaa(m, sec, rr->owner, rr->ttl, &a);
+    }
+    case T_SRV:
+        return msg_add_srv(m, sec, rr->owner, rr->ttl, rr->prio, rr->weight, rr->port, rr->target);
+    case T_TXT: {
+        const char *s[1] = { rr->txt };
+        return msg_add_txt(m, sec, rr->owner, rr->ttl, s, 1);
+    }
+    default:
+        return msg_add_name(m, sec, rr->owner, rr->type, rr->ttl, rr->target);
+    }
+}
+
+/* CoreDNS BackendError: rcode, AA, one SOA in authority. */
+static int write_soa_reply(kq *q, int rcode)
+{
+    dns_req *r = q->r;
+    msg_reply_to(&r->resp, &r->q);
+    r->resp.flags |= F_AA;
+    r->resp.rcode = (uint16_t)rcode;
+    if (kube_add_soa(q, &r->resp, SEC_AUTHORITY) < 0)
+        return RC_SERVFAIL;
+    return req_write(r, q->h);
+}
+
+static int write_soa_answer(kq *q)
+{
+    dns_req *r = q->r;
+    msg_reply_to(&r->resp, &r->q);
+    r->resp.flags |= F_AA;
+    r->resp.rcode = RC_NOERROR;
+    if (kube_add_soa(q, &r->resp, SEC_ANSWER) < 0)
+        return RC_SERVFAIL;
+    return req_write(r, q->h);
+}
+
+static int write_answer(kq *q, const krrvec *ans, const krrvec *extra)
+{
+    dns_req *r = q->r;
+    msg_reply_to(&r->resp, &r->q);
+    r->resp.flags |= F_AA;
+    if (q->truncated)
+        r->resp.flags |= F_TC;
+    r->resp.rcode = RC_NOERROR;
+    for (size_t i = 0; i < ans->n; i++)
+        if (emit(&r->resp, SEC_ANSWER, &ans->v[i]) < 0)
+            return RC_SERVFAIL;
+    for (size_t i = 0; i < extra->n; i++)
+        if (emit(&r->resp, SEC_ADDITIONAL, &extra->v[i]) < 0)
+            return RC_SERVFAIL;
+    return req_write(r, q->h);
+}
+
+/* ---- serve ------------------------------------------------------------------------ */
+
+static int match_zone(const kube *k, const uint8_t *qname)
+{
+    int best = -1;
+    for (int i = 0; i < k->nzones; i++)
+        if (dname_is_sub(qname, k->zwire[i]) && (best < 0 || k->zlabels[i] > k->zlabels[best]))
+            best = i;
+    return best;
+}
+
+static int fallthrough(const kube *k, const uint8_t *qname)
+{
+    if (!k->fall)
+        return 0;
+    if (k->nfall == 0)
+        return 1;
+    for (int i = 0; i < k->nfall; i++)
+        if (dname_is_sub(qname, k->fall_zones[i]))
+            return 1;
+    return 0;
+}
+
+static int lookup_qtype(kq *q, const uint8_t *low, krrvec *ans, krrvec *extra)
+{
+    const uint8_t *qname = q->r->q.qname;
+    int apex = dname_equal(low, q->k->zwire[q->zi]);
+    switch (q->r->q.qtype) {
+    case T_A:
+    case T_AAAA:
+        return a_lookup(q, low, qname, q->r->q.qtype, NULL, 0, ans);
+    case T_TXT:
+        return txt_lookup(q, low, ans);
+    case T_CNAME:
+        return cname_lookup(q, low, ans);
+    case T_PTR:
+        return kube_ptr(q, low, ans);
+    case T_MX:
+        return mx_lookup(q, low);
+    case T_SRV:
+        return srv_lookup(q, low, ans, extra);
+    case T_SOA:
+        q->want_soa = apex;
+        return K_OK;
+    case T_NS:
+        if (apex)
+            return ns_lookup(q, low, ans, extra);
+        /* fall through */
+    default: {
+        krrvec tmp = { 0 };
+        int err = a_lookup(q, low, qname, T_A, NULL, 0, &tmp);
+        krr_free(&tmp);
+        return err;
+    }
+    }
+}
+
+int kube_serve(const handler *h, dns_req *r)
+{
+    kube *k = h->inst;
+    uint8_t low[DNAME_MAX];
+    memcpy(low, r->q.qname, dname_len(r->q.qname));
+    dname_lower(low);
+    int zi = match_zone(k, low);
+    if (zi < 0 || !k->st)
+        return plugin_next(h, r);
+    if (r->q.qtype == T_AXFR || r->q.qtype == T_IXFR)
+        return RC_REFUSED;
+    kq q = { .k = k, .st = k->st, .r = r, .h = h, .zi = zi,
+             .zone_q = dname_suffix(r->q.qname, k->zlabels[zi]),
+             .need_keys = r->q.qtype == T_SRV };
+    krrvec ans = { 0 }, extra = { 0 };
+    store_read_begin();
+    int err = lookup_qtype(&q, low, &ans, &extra);
+    int rc;
+    if (is_name_error(err)) {
+        if (fallthrough(k, low)) {
+            store_read_end();
+            krr_free(&ans);
+            krr_free(&extra);
+            karena_free(&q.arena);
+            return plugin_next(h, r);
+        }
+        rc = write_soa_reply(&q, kube_synced(k) ? RC_NXDOMAIN : RC_SERVFAIL);
+    } else if (err != K_OK) {
+        rc = RC_SERVFAIL;
+    } else if (q.want_soa) {
+        rc = write_soa_answer(&q);
+    } else if (ans.n == 0) {
+        rc = write_soa_reply(&q, RC_NOERROR);
+    } else {
+        rc = write_answer(&q, &ans, &extra);
+    }
+    store_read_end();
+    krr_free(&ans);
+    krr_free(&extra);
+    karena_free(&q.arena);
+    return rc;
+}

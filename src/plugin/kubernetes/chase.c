@@ -1,0 +1,80 @@
+/*
+ * chase.c — resolve an ExternalName target outside the plugin's zones by a
+ * new query from the top of the server (CoreDNS's upstream Lookup): cache,
+ * forward, hosts, file… whatever the Corefile routes that name to.
+ *
+ * The sub-query is an internal request (req_new_internal) with RD set. It
+ * runs to completion on a private event base owned by the calling thread,
+ * so a handler that goes asynchronous (forward) is driven there; the worker
+ * waits for it (bounded by that handler's own timeout). Nested chases are
+ * limited to 4 levels so that names that CNAME back into the cluster zone
+ * cannot loop.
+ */
+#include <event2/event.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kubernetes.h"
+#include "server/server.h"
+
+static _Thread_local struct event_base *t_base;
+static _Thread_local int t_depth;
+static pthread_key_t base_key;
+static pthread_once_t base_once = PTHREAD_ONCE_INIT;
+
+static void base_free(void *b)
+{
+    event_base_free(b);
+}
+
+static void base_key_init(void)
+{
+    pthread_key_create(&base_key, base_free);
+}
+
+/* The calling thread's private base, freed when the thread exits. */
+static struct event_base *thread_base(void)
+{
+    if (!t_base) {
+        pthread_once(&base_once, base_key_init);
+        if (!(t_base = event_base_new()))
+            return NULL;
+        pthread_setspecific(base_key, t_base);
+    }
+    return t_base;
+}
+
+static size_t build_query(uint8_t *buf, const uint8_t *name, uint16_t qtype)
+{
+    size_t nl = dname_len(name), o = 0;
+    uint16_t id = (uint16_t)rand();
+    buf[o++] = (uint8_t)(id >> 8), buf[o++] = (uint8_t)id;
+    buf[o++] = 0x01, buf[o++] = 0x00;       /* RD */
+    buf[o++] = 0, buf[o++] = 1;             /* QDCOUNT */
+    memset(buf + o, 0, 6);
+    o += 6;
+    memcpy(buf + o, name, nl);
+    o += nl;
+    buf[o++] = (uint8_t)(qtype >> 8), buf[o++] = (uint8_t)qtype;
+    buf[o++] = 0, buf[o++] = C_IN;
+    return o;
+}
+
+int kube_lookup(kq *q, const uint8_t *name, uint16_t qtype, dns_msg *out)
+{
+    if (!q->k->ins || t_depth >= 4)
+        return -1;
+    if (!thread_base())
+        return -1;
+    uint8_t wire[12 + DNAME_MAX + 4];
+    size_t len = build_query(wire, name, qtype);
+    dns_req *sub = req_new_internal(q->k->ins, t_base, wire, len, NULL);
+    if (!sub)
+        return -1;
+    t_depth++;
+    req_run(sub);
+    t_depth--;
+    int rc = msg_copy(out, &sub->resp) < 0 ? -1 : 0;
+    req_free(sub);
+    return rc;
+}

@@ -1,0 +1,244 @@
+/*
+ * kubernetes.h — the kubernetes plugin: cluster names answered from the
+ * cluster store, exactly as CoreDNS's plugin/kubernetes answers them.
+ *
+ * The plugin is split so that the part answering queries can be tested with
+ * a store filled directly from JSON, without any API server:
+ *
+ *   kubernetes.c  plugin glue: start/stop, the API client and its reflector
+ *                 handlers (store writers), sync wait, metrics, test hooks
+ *   setup.c       the Corefile stanza (every option of CoreDNS's)
+ *   selector.c    Kubernetes label selectors: parse, render, match
+ *   names.c       the name grammar (CoreDNS parseRequest), endpoint names,
+ *                 pod labels and reverse names → addresses
+ *   lookup.c      "services" for a name (CoreDNS Records/findServices/
+ *                 findPods/Services), the zonal filter
+ *   answer.c      records per qtype (CoreDNS backend_lookup A/AAAA/TXT/
+ *                 CNAME/SRV/NS/SOA) and serve() with the rcode rules
+ *   ptr.c         PTR (CoreDNS Reverse/serviceRecordForIP)
+ *   apex.c        SOA, the NS records and ns.dns addresses
+ *   chase.c       out-of-zone ExternalName targets: a query through the
+ *                 server's own chain
+ *   k8s_fallback.c  weak stand-ins for src/k8s/ until the client is linked
+ *
+ * Everything below is private to src/plugin/kubernetes/ and its unit tests.
+ */
+#ifndef TOPODNS_KUBERNETES_H
+#define TOPODNS_KUBERNETES_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "cluster/store.h"
+#include "plugin/plugin.h"
+#include "server/dname.h"
+
+extern const plugin_def plugin_kubernetes;
+
+#define KUBE_MAX_ZONES 64
+#define KUBE_MAX_SELF 32
+
+enum { POD_DISABLED, POD_INSECURE, POD_VERIFIED };
+
+/* ---- label selectors (selector.c) -------------------------------------- */
+enum { SEL_EQ, SEL_NE, SEL_IN, SEL_NOTIN, SEL_EXISTS, SEL_NOTEXISTS };
+
+typedef struct sel_req {
+    char *key;
+    int op;
+    char **values;
+    int nvalues;
+} sel_req;
+
+typedef struct kselector {
+    sel_req *reqs;
+    int n;
+} kselector;
+
+/* Parse "a=b,c in (d, e),!f"; 0, or -1 with a message in err. */
+int ksel_parse(const char *text, kselector *out, char *err, size_t errlen);
+/* Canonical text for the API's labelSelector parameter (malloc'd). */
+char *ksel_render(const kselector *s);
+/* 1 when labels (n pairs) satisfy every requirement. */
+int ksel_match(const kselector *s, const st_label *labels, size_t n);
+void ksel_free(kselector *s);
+
+/* ---- configuration and state ------------------------------------------- */
+typedef struct kube {
+    /* zones, lower-case, fully qualified */
+    char zones[KUBE_MAX_ZONES][DNAME_STR_MAX];
+    uint8_t zwire[KUBE_MAX_ZONES][DNAME_MAX];
+    int zlabels[KUBE_MAX_ZONES];
+    int nzones;
+    int primary;                    /* index of the first forward zone */
+    /* API */
+    char *endpoint;
+    char *tls_cert, *tls_key, *tls_ca;
+    char *kubeconfig, *kcontext;
+    unsigned long qps, burst, max_inflight;
+    double startup_timeout;
+    /* what is exposed */
+    char **namespaces;
+    int nnamespaces;
+    kselector ns_sel, label_sel;
+    char *ns_selector, *label_selector;     /* rendered, NULL when unset */
+    int pod_mode;
+    int endpoint_pod_names;
+    uint32_t ttl;
+    int noendpoints;
+    int fall;                       /* fallthrough given */
+    uint8_t (*fall_zones)[DNAME_MAX];
+    int nfall;                      /* 0 with fall: every name */
+    int ignore_empty;
+    int zonal;
+    /* runtime */
+    struct instance *ins;
+    struct server_block *blk;
+    store *st;
+    struct k8s_client *client;
+    atomic_int synced;              /* set when the client reports sync */
+    st_ip self[KUBE_MAX_SELF];      /* "our own addresses" for NS */
+    int nself;
+    int self_done;
+    struct kref *refs;              /* reflector handler contexts */
+} kube;
+
+/* setup.c */
+int kube_setup(cf_disp *d, setup_ctx *ctx, void **inst);
+void kube_free_config(kube *k);
+
+/* kubernetes.c */
+int kube_synced(kube *k);
+/* Our own non-loopback addresses (bind list, getifaddrs, or the
+ * TOPODNS_SELF_IPS override), computed once. */
+void kube_self_ips(kube *k);
+
+/* ---- names (names.c) ---------------------------------------------------- */
+enum { K_OK = 0, K_NOITEMS, K_INVALID, K_NSNOTEXPOSED, K_FAIL };
+enum { KR_NONE = 0, KR_SVC, KR_POD };
+enum { ZONAL_NONE = 0, ZONAL_PIN, ZONAL_PREFER };
+
+#define KLABEL 256                  /* one label in text form, escaped */
+
+typedef struct kreq {
+    int podsvc;                     /* KR_NONE for the apex, svc.Z, pod.Z */
+    char ns[KLABEL], service[KLABEL], endpoint[KLABEL], port[KLABEL], proto[KLABEL];
+    int zonal;                      /* ZONAL_* */
+    char topo_zone[DNAME_STR_MAX];
+} kreq;
+
+/* Parse a lower-cased name under a zone of zone_labels labels (CoreDNS
+ * parseRequest, plus the zonal form when zonal is on). K_OK or K_INVALID. */
+int kube_parse(const uint8_t *name, int zone_labels, int zonal, kreq *out);
+/* One wire label as text, with Go's escapes (\. \\ \DDD ...). */
+size_t kube_label_text(const uint8_t *label, char *out, size_t cap);
+/* The endpoint name of an address (hostname, pod name with
+ * endpoint_pod_names, dashed IP). Returns out. */
+const char *kube_endpoint_name(const st_endpoint *ep, int pod_names, char *out, size_t cap);
+/* The dashed form of an address as written ("fd00::" → "fd00--0"). */
+void kube_dashed_ip(const char *addr, char *out, size_t cap);
+/* Pod label → address text as CoreDNS builds it ("1-2-3-4" → "1.2.3.4",
+ * "fd00--1" → "fd00::1"). */
+void kube_pod_label_ip(const char *label, char *out, size_t cap);
+/* Full reverse name → address: 1 when name is a complete IPv4 (4 labels)
+ * or IPv6 (32 nibbles) reverse name. */
+int kube_reverse_addr(const uint8_t *name, st_ip *out);
+/* 1 when the name lies under in-addr.arpa. or ip6.arpa. */
+int kube_is_reverse(const uint8_t *name);
+
+/* ---- lookups (lookup.c) ------------------------------------------------- */
+enum { KE_IP, KE_CNAME, KE_TXT };
+
+typedef struct kentry {
+    uint8_t kind;
+    st_ip ip;
+    int32_t port;
+    const char *host;               /* CNAME target text / TXT text */
+    const uint8_t *key;             /* the entry's domain (SRV target) */
+    uint32_t ttl;
+} kentry;
+
+typedef struct kvec {
+    kentry *v;
+    size_t n, cap;
+} kvec;
+
+/* Per-query scratch: an arena for names that lives until the reply is sent. */
+typedef struct karena {
+    struct kblk *head;
+} karena;
+
+void *karena_alloc(karena *a, size_t n);
+void karena_free(karena *a);
+const uint8_t *karena_dname(karena *a, const uint8_t *dn);
+
+typedef struct kq {
+    kube *k;
+    store *st;
+    dns_req *r;
+    const handler *h;
+    int zi;                         /* matched zone */
+    const uint8_t *zone_q;          /* the zone as the client spelled it */
+    karena arena;
+    int truncated;
+    int zonal_hit;                  /* a zonal name matched a headless service */
+    int want_soa;                   /* SOA query at the apex */
+    int need_keys;                  /* build entry domains (SRV targets) */
+} kq;
+
+int kvec_push(kvec *v, const kentry *e);
+void kvec_free(kvec *v);
+
+/* CoreDNS Records(): entries for a lower-cased name (never the ns.dns /
+ * TXT / NS special cases). */
+int kube_records(kq *q, const uint8_t *name, kvec *out);
+/* CoreDNS Services(): Records plus the TXT, NS, ns.dns and SRV rules. */
+int kube_services(kq *q, const uint8_t *name, uint16_t qtype, kvec *out);
+/* 1 when the namespace is exposed (namespaces list and watched set). */
+int kube_ns_exposed(kq *q, const char *ns);
+
+/* ---- answers (answer.c, apex.c) ------------------------------------------ */
+typedef struct krr {
+    uint16_t type;
+    const uint8_t *owner;
+    uint32_t ttl;
+    st_ip ip;
+    uint16_t prio, weight, port;
+    const uint8_t *target;
+    const char *txt;
+    const uint8_t *rdata;           /* raw rdata (records copied from upstream) */
+    uint16_t rdlen;
+} krr;
+
+typedef struct krrvec {
+    krr *v;
+    size_t n, cap;
+} krrvec;
+
+int krr_push(krrvec *v, const krr *rr);
+void krr_free(krrvec *v);
+
+int kube_serve(const handler *h, dns_req *r);
+/* ptr.c: PTR for a lower-cased name (reverse or not). */
+int kube_ptr(kq *q, const uint8_t *name, krrvec *out);
+/* SOA of the matched zone (owner = the zone as queried) into a section. */
+int kube_add_soa(kq *q, dns_msg *m, int sec);
+/* CoreDNS nsAddrs(): entries (key = NS name, ip = glue) for the zone. */
+int kube_ns_addrs(kq *q, kvec *out);
+
+/* chase.c: resolve name/qtype through the server's chain from the top.
+ * 0 with the reply in out (msg_init'd by the caller), -1 on failure. */
+int kube_lookup(kq *q, const uint8_t *name, uint16_t qtype, dns_msg *out);
+
+/* kubernetes.c: record coredns_kubernetes_dns_programming_duration_seconds
+ * for one EndpointSlice add/update (API thread; exposed for tests). */
+struct cJSON;
+void kube_record_programming(const struct cJSON *slice);
+
+/* ---- test hooks ----------------------------------------------------------- */
+/* The store of an instance, created on first use (tests fill it directly). */
+store *kubernetes_store(void *inst);
+/* Pretend the API watches are (not) synced. */
+void kubernetes_set_synced(void *inst, int synced);
+
+#endif

@@ -1,0 +1,23 @@
+# src/plugin/kubernetes: the kubernetes plugin and its tests
+src_libtopo_a_SOURCES += \
+	src/plugin/kubernetes/kubernetes.c src/plugin/kubernetes/kubernetes.h \
+	src/plugin/kubernetes/setup.c \
+	src/plugin/kubernetes/selector.c \
+	src/plugin/kubernetes/names.c \
+	src/plugin/kubernetes/lookup.c \
+	src/plugin/kubernetes/answer.c \
+	src/plugin/kubernetes/apex.c \
+	src/plugin/kubernetes/ptr.c \
+	src/plugin/kubernetes/chase.c
+EXTRA_DIST += src/plugin/kubernetes/README.md
+
+check_PROGRAMS += tests/unit/test_kubernetes
+TESTS += tests/unit/test_kubernetes
+tests_unit_test_kubernetes_SOURCES = tests/unit/test_kubernetes.c
+tests_unit_test_kubernetes_CFLAGS = $(UNIT_CC_FLAGS) -DSRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_kubernetes_LDFLAGS = $(UNIT_WHOLE)
+tests_unit_test_kubernetes_LDADD = $(UNIT_DEPS)
+tests_unit_test_kubernetes_DEPENDENCIES = src/libtopo.a
+EXTRA_DIST += tests/data/kubernetes/cluster.json tests/data/kubernetes/zonal.json
+TESTS += tests/integration/kubernetes.sh
+EXTRA_DIST += tests/integration/kubernetes.sh

@@ -1,0 +1,1023 @@
+/*
+ * test_kubernetes.c — the kubernetes plugin without an API server.
+ *
+ * Pure functions first (name grammar, endpoint names, pod labels, reverse
+ * names, label selectors, setup errors), then the acceptance table of the
+ * behaviour spec (5.3): instances are loaded from Corefiles (never started),
+ * the plugin's store is filled from the JSON fixtures in tests/data/kubernetes/, and real
+ * queries run through the server with req_new_internal()/req_run(). Answer
+ * sets are compared without regard to order, as CoreDNS's tests do.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include "plugin/kubernetes/kubernetes.h"
+#include "server/metrics.h"
+#include "server/server.h"
+#include <time.h>
+
+#ifndef SRCDIR
+#define SRCDIR "."
+#endif
+
+/* ---- pure functions --------------------------------------------------------- */
+
+static kreq parse(const char *name, int zone_labels, int zonal, int expect)
+{
+    uint8_t w[DNAME_MAX];
+    assert_true(dname_from_str(w, name) > 0);
+    dname_lower(w);
+    kreq r;
+    assert_int_equal(kube_parse(w, zone_labels, zonal, &r), expect);
+    return r;
+}
+
+static void test_grammar(void **state)
+{
+    (void)state;
+    kreq r = parse("cluster.local.", 2, 0, K_OK);
+    assert_int_equal(r.podsvc, KR_NONE);
+    r = parse("svc.cluster.local.", 2, 0, K_OK);
+    assert_int_equal(r.podsvc, KR_NONE);
+    r = parse("pod.cluster.local.", 2, 0, K_OK);
+    assert_int_equal(r.podsvc, KR_NONE);
+    parse("foo.cluster.local.", 2, 0, K_INVALID);
+    parse("dns-version.cluster.local.", 2, 0, K_INVALID);
+    parse("ns.dns.cluster.local.", 2, 0, K_INVALID);
+    r = parse("testns.svc.cluster.local.", 2, 0, K_OK);
+    assert_int_equal(r.podsvc, KR_SVC);
+    assert_string_equal(r.ns, "testns");
+    assert_string_equal(r.service, "");
+    r = parse("SvC1.TeStNs.SvC.cluster.local.", 2, 0, K_OK);
+    assert_string_equal(r.service, "svc1");
+    r = parse("ep1a.svc1.testns.svc.cluster.local.", 2, 0, K_OK);
+    assert_string_equal(r.endpoint, "ep1a");
+    r = parse("_http._tcp.svc1.testns.svc.cluster.local.", 2, 0, K_OK);
+    assert_string_equal(r.port, "http");
+    assert_string_equal(r.proto, "tcp");
+    assert_string_equal(r.endpoint, "");
+    r = parse("http.tcp.svc1.testns.svc.cluster.local.", 2, 0, K_OK);
+    assert_string_equal(r.port, "http");
+    r = parse("__http.tcp.svc1.testns.svc.cluster.local.", 2, 0, K_OK);
+    assert_string_equal(r.port, "_http");       /* one underscore stripped */
+    parse("a.b.c.svc1.testns.svc.cluster.local.", 2, 0, K_INVALID);
+    r = parse("x.1-2-3-4.podns.pod.cluster.local.", 2, 0, K_OK);
+    assert_int_equal(r.podsvc, KR_POD);
+    assert_string_equal(r.service, "1-2-3-4");
+    /* zonal */
+    parse("us-west-2a.pin._zone.hdls.testns.svc.cluster.local.", 2, 0, K_INVALID);
+    r = parse("us-west-2a.pin._zone.hdls.testns.svc.cluster.local.", 2, 1, K_OK);
+    assert_int_equal(r.zonal, ZONAL_PIN);
+    assert_string_equal(r.topo_zone, "us-west-2a");
+    assert_string_equal(r.service, "hdls");
+    r = parse("Corp.Example.COM.prefer._zone.db.prod.svc.cluster.local.", 2, 1, K_OK);
+    assert_int_equal(r.zonal, ZONAL_PREFER);
+    assert_string_equal(r.topo_zone, "corp.example.com");
+    parse("us-west-2a.florp._zone.hdls.testns.svc.cluster.local.", 2, 1, K_INVALID);
+    parse("us-west-2a.pin._zone.hdls.testns.pod.cluster.local.", 2, 1, K_INVALID);
+    parse("a.b.c.hdls.testns.svc.cluster.local.", 2, 1, K_INVALID);
+    /* a label holding a dot never matches a Kubernetes name */
+    r = parse("a\\.b.testns.svc.cluster.local.", 2, 0, K_OK);
+    assert_string_equal(r.service, "a\\.b");
+}
+
+static void test_endpoint_names(void **state)
+{
+    (void)state;
+    char out[KLABEL];
+    kube_dashed_ip("172.0.0.2", out, sizeof out);
+    assert_string_equal(out, "172-0-0-2");
+    kube_dashed_ip("fd00::", out, sizeof out);
+    assert_string_equal(out, "fd00--0");
+    kube_dashed_ip("5678:abcd::1", out, sizeof out);
+    assert_string_equal(out, "5678-abcd--1");
+    kube_dashed_ip("::1", out, sizeof out);
+    assert_string_equal(out, "--1");
+
+    st_endpoint ep = { 0 };
+    ep.addr = "10.1.2.3";
+    ep.pod_name = "web-0";
+    assert_string_equal(kube_endpoint_name(&ep, 0, out, sizeof out), "10-1-2-3");
+    assert_string_equal(kube_endpoint_name(&ep, 1, out, sizeof out), "web-0");
+    ep.hostname = "host-a";
+    assert_string_equal(kube_endpoint_name(&ep, 1, out, sizeof out), "host-a");
+}
+
+static void test_pod_labels(void **state)
+{
+    (void)state;
+    char out[KLABEL];
+    kube_pod_label_ip("1-2-3-4", out, sizeof out);
+    assert_string_equal(out, "1.2.3.4");
+    kube_pod_label_ip("fd00--1", out, sizeof out);
+    assert_string_equal(out, "fd00::1");
+    kube_pod_label_ip("1--2-3-4", out, sizeof out);     /* "--": IPv6 form */
+    assert_string_equal(out, "1::2:3:4");
+    kube_pod_label_ip("blah", out, sizeof out);
+    assert_string_equal(out, "blah");
+}
+
+static void test_reverse_names(void **state)
+{
+    (void)state;
+    uint8_t w[DNAME_MAX];
+    st_ip ip;
+    dname_from_str(w, "1.0.0.10.in-addr.arpa.");
+    assert_int_equal(kube_reverse_addr(w, &ip), 1);
+    assert_int_equal(ip.family, 4);
+    assert_memory_equal(ip.addr, ((uint8_t[]){ 10, 0, 0, 1 }), 4);
+    dname_from_str(w, "0.0.10.in-addr.arpa.");
+    assert_int_equal(kube_reverse_addr(w, &ip), 0);
+    dname_from_str(w, "256.0.0.10.in-addr.arpa.");
+    assert_int_equal(kube_reverse_addr(w, &ip), 0);
+    dname_from_str(w, "1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.d.c.b.a.8.7.6.5.ip6.arpa.");
+    assert_int_equal(kube_reverse_addr(w, &ip), 1);
+    assert_int_equal(ip.family, 6);
+    st_ip want;
+    st_parse_ip("5678:abcd::1", &want);
+    assert_memory_equal(ip.addr, want.addr, 16);
+    dname_from_str(w, "x.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.d.c.b.a.8.7.6.5.ip6.arpa.");
+    assert_int_equal(kube_reverse_addr(w, &ip), 0);
+    dname_from_str(w, "1.0.0.10.example.");
+    assert_int_equal(kube_reverse_addr(w, &ip), 0);
+}
+
+static void test_selectors(void **state)
+{
+    (void)state;
+    kselector s;
+    char err[256];
+    assert_int_equal(ksel_parse("environment in (staging, qa),application=nginx", &s, err,
+                                sizeof err), 0);
+    char *txt = ksel_render(&s);
+    assert_string_equal(txt, "environment in (staging,qa),application=nginx");
+    free(txt);
+    st_label l1[] = { { "environment", "qa" }, { "application", "nginx" } };
+    st_label l2[] = { { "environment", "prod" }, { "application", "nginx" } };
+    assert_int_equal(ksel_match(&s, l1, 2), 1);
+    assert_int_equal(ksel_match(&s, l2, 2), 0);
+    ksel_free(&s);
+
+    assert_int_equal(ksel_parse("!canary, tier notin (a,b), app.kubernetes.io/name==web, x!=y, team",
+                                &s, err, sizeof err), 0);
+    txt = ksel_render(&s);
+    assert_string_equal(txt, "!canary,tier notin (a,b),app.kubernetes.io/name=web,x!=y,team");
+    free(txt);
+    st_label l3[] = { { "app.kubernetes.io/name", "web" }, { "team", "t" }, { "tier", "c" } };
+    assert_int_equal(ksel_match(&s, l3, 3), 1);
+    st_label l4[] = { { "app.kubernetes.io/name", "web" }, { "team", "t" }, { "canary", "1" } };
+    assert_int_equal(ksel_match(&s, l4, 3), 0);
+    ksel_free(&s);
+
+    const char *bad[] = { "a in ()", "a in (b", "=b", "a > 3", "-a=b", "a=b c", "a/b/c=d",
+                          "a=" "0123456789012345678901234567890123456789012345678901234567890123" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        assert_int_equal(ksel_parse(bad[i], &s, err, sizeof err), -1);
+        assert_non_null(strstr(err, "invalid label selector"));
+    }
+}
+
+/* ---- instances from Corefiles ------------------------------------------------------ */
+
+static instance *load_conf(const char *text, char *err, size_t errlen)
+{
+    char path[] = "/tmp/test_kubernetes.XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    instance *ins = instance_load(path, err, errlen);
+    unlink(path);
+    return ins;
+}
+
+static void *kube_inst(instance *ins)
+{
+    const handler *hs[64];
+    size_t n = instance_handlers(ins, hs, 64);
+    for (size_t i = 0; i < n; i++)
+        if (hs[i]->def == &plugin_kubernetes)
+            return hs[i]->inst;
+    fail_msg("no kubernetes instance");
+    return NULL;
+}
+
+static void load_fixture(store *st, const char *file)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/data/kubernetes/%s", SRCDIR, file);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    cJSON *list = cJSON_Parse(buf);
+    assert_non_null(list);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItem(list, "items")) {
+        const char *kind = cJSON_GetObjectItem(it, "kind")->valuestring;
+        int rc = !strcmp(kind, "Namespace") ? store_upsert_namespace(st, it) :
+                 !strcmp(kind, "Service") ? store_upsert_service(st, it) :
+                 !strcmp(kind, "EndpointSlice") ? store_upsert_slice(st, it) :
+                 !strcmp(kind, "Pod") ? store_upsert_pod(st, it) : -1;
+        assert_int_equal(rc, 0);
+    }
+    cJSON_Delete(list);
+}
+
+static instance *cluster(const char *opts, const char *fixture)
+{
+    char conf[2048], err[1024] = "";
+    snprintf(conf, sizeof conf,
+             ".:53 {\n    kubernetes cluster.local in-addr.arpa ip6.arpa {\n%s\n    }\n}\n", opts);
+    instance *ins = load_conf(conf, err, sizeof err);
+    if (!ins)
+        fail_msg("load: %s", err);
+    void *k = kube_inst(ins);
+    load_fixture(kubernetes_store(k), fixture);
+    kubernetes_set_synced(k, 1);
+    return ins;
+}
+
+/* ---- queries --------------------------------------------------------------------------- */
+
+#define MAXR 32
+
+typedef struct res {
+    int rcode;
+    uint16_t flags;
+    char sec[3][MAXR][512];
+    int n[3];
+} res;
+
+static void normalize(char *s)
+{
+    char *w = s;
+    for (char *p = s; *p; p++) {
+        char c = (*p == '\t') ? ' ' : *p;
+        if (c == ' ' && w > s && w[-1] == ' ')
+            continue;
+        *w++ = c;
+    }
+    *w = '\0';
+}
+
+static void query(instance *ins, const char *name, uint16_t type, res *out)
+{
+    uint8_t wire[512];
+    memset(wire, 0, 12);
+    wire[0] = 0x12, wire[1] = 0x34, wire[2] = 0x01, wire[5] = 1;
+    int nl = dname_from_str(wire + 12, name);
+    assert_true(nl > 0);
+    size_t len = 12 + (size_t)nl;
+    wire[len++] = (uint8_t)(type >> 8), wire[len++] = (uint8_t)type;
+    wire[len++] = 0, wire[len++] = 1;
+    dns_req *r = req_new_internal(ins, NULL, wire, len, NULL);
+    assert_non_null(r);
+    out->rcode = req_run(r);
+    out->flags = r->resp.flags;
+    out->rcode = r->resp.rcode;
+    for (int s = 0; s < 3; s++) {
+        out->n[s] = (int)msg_count(&r->resp, s);
+        for (int i = 0; i < out->n[s] && i < MAXR; i++) {
+            dns_rr rr = msg_rr(&r->resp, s, (unsigned)i);
+            assert_true(rr_to_str(&rr, out->sec[s][i], sizeof out->sec[s][i]) >= 0);
+            normalize(out->sec[s][i]);
+        }
+    }
+    req_free(r);
+}
+
+static void dump(const res *x)
+{
+    for (int s = 0; s < 3; s++)
+        for (int i = 0; i < x->n[s]; i++)
+            print_message("  sec%d: %s\n", s, x->sec[s][i]);
+}
+
+/* want: '|'-separated records; every one present, nothing else. */
+static void same_set(const res *x, int sec, const char *want, const char *what)
+{
+    char buf[4096];
+    int n = 0;
+    snprintf(buf, sizeof buf, "%s", want ? want : "");
+    for (char *save, *t = strtok_r(buf, "|", &save); t; t = strtok_r(NULL, "|", &save)) {
+        n++;
+        int found = 0;
+        for (int i = 0; i < x->n[sec] && !found; i++)
+            found = !strcmp(x->sec[sec][i], t);
+        if (!found) {
+            dump(x);
+            fail_msg("%s: missing '%s' in section %d", what, t, sec);
+        }
+    }
+    if (n != x->n[sec]) {
+        dump(x);
+        fail_msg("%s: section %d has %d records, want %d", what, sec, x->n[sec], n);
+    }
+}
+
+static const char *type_name(uint16_t t)
+{
+    static char b[16];
+    return rr_type_name(t, b);
+}
+
+/* Positive answer: rcode NOERROR, AA, answer and additional sets, empty authority. */
+static void expect(instance *ins, const char *name, uint16_t type, const char *ans, const char *add)
+{
+    res x;
+    char what[512];
+    snprintf(what, sizeof what, "%s %s", name, type_name(type));
+    query(ins, name, type, &x);
+    if (x.rcode != RC_NOERROR) {
+        dump(&x);
+        fail_msg("%s: rcode %d", what, x.rcode);
+    }
+    assert_true(x.flags & F_AA);
+    same_set(&x, SEC_ANSWER, ans, what);
+    same_set(&x, SEC_AUTHORITY, NULL, what);
+    same_set(&x, SEC_ADDITIONAL, add, what);
+}
+
+#define SOA_TAIL "7200 1800 86400"
+
+/* Negative answer: rcode, empty answer, one SOA of zone with ttl/minimum. */
+static void expect_neg_zone(instance *ins, const char *name, uint16_t type, int rcode,
+                            const char *zone, unsigned ttl, unsigned minimum)
+{
+    res x;
+    char what[512], head[512], tail[64];
+    snprintf(what, sizeof what, "%s %s", name, type_name(type));
+    query(ins, name, type, &x);
+    if (x.rcode != rcode || x.n[SEC_ANSWER] != 0 || x.n[SEC_AUTHORITY] != 1) {
+        dump(&x);
+        fail_msg("%s: rcode %d (want %d), %d answers, %d authority", what, x.rcode, rcode,
+                 x.n[SEC_ANSWER], x.n[SEC_AUTHORITY]);
+    }
+    assert_true(x.flags & F_AA);
+    snprintf(head, sizeof head, "%s %u IN SOA ns.dns.%s hostmaster.%s ", zone, ttl, zone, zone);
+    snprintf(tail, sizeof tail, " " SOA_TAIL " %u", minimum);
+    const char *soa = x.sec[SEC_AUTHORITY][0];
+    if (strncmp(soa, head, strlen(head)) ||
+        strcmp(soa + strlen(soa) - strlen(tail), tail)) {
+        dump(&x);
+        fail_msg("%s: SOA '%s'", what, soa);
+    }
+    assert_int_equal(x.n[SEC_ADDITIONAL], 0);
+}
+
+static void expect_neg(instance *ins, const char *name, uint16_t type, int rcode)
+{
+    expect_neg_zone(ins, name, type, rcode, "cluster.local.", 5, 5);
+}
+
+#define NODATA RC_NOERROR
+#define NX RC_NXDOMAIN
+#define S ".testns.svc.cluster.local."
+
+static instance *g_default;
+
+static int setup_default(void **state)
+{
+    (void)state;
+    setenv("TOPODNS_SELF_IPS", "10.244.0.20", 1);
+    g_default = cluster("", "cluster.json");
+    return 0;
+}
+
+static int teardown_default(void **state)
+{
+    (void)state;
+    instance_free(g_default);
+    return 0;
+}
+
+static void test_clusterip(void **state)
+{
+    (void)state;
+    instance *I = g_default;
+    expect(I, "svc1" S, T_A, "svc1" S " 5 IN A 10.0.0.1", NULL);                      /* 1 */
+    expect_neg(I, "svc1" S, T_AAAA, NODATA);                                            /* 2 */
+    expect(I, "svc1" S, T_SRV, "svc1" S " 5 IN SRV 0 100 80 svc1" S,
+           "svc1" S " 5 IN A 10.0.0.1");                                                /* 3 */
+    expect(I, "_http._tcp.svc1" S, T_SRV, "_http._tcp.svc1" S " 5 IN SRV 0 100 80 svc1" S,
+           "svc1" S " 5 IN A 10.0.0.1");                                                /* 4 */
+    expect_neg(I, "_https._tcp.svc1" S, T_SRV, NX);                                     /* 5 */
+    expect_neg(I, "_http._udp.svc1" S, T_SRV, NX);                                      /* 6 */
+    expect(I, "_http._tcp.svc1" S, T_A, "_http._tcp.svc1" S " 5 IN A 10.0.0.1", NULL);  /* 7 */
+    expect_neg(I, "svc1" S, T_TXT, NODATA);                                             /* 8 */
+    expect_neg(I, "svc1" S, T_SOA, NODATA);                                             /* 9 */
+    expect_neg(I, "svc1" S, T_MX, NODATA);                                              /* 10 */
+    expect_neg(I, "svc1" S, T_CNAME, NODATA);
+    expect_neg(I, "svc1" S, T_ANY, NODATA);
+    expect_neg(I, "svc1" S, T_HINFO, NODATA);
+    expect_neg(I, "svc0" S, T_A, NX);                                                   /* 11 */
+    expect_neg(I, "svc0" S, T_TXT, NX);                                                 /* 12 */
+    expect_neg(I, "svc0.nsnoexist.svc.cluster.local.", T_A, NX);                        /* 13 */
+    expect_neg(I, "nsnoexist.svc.cluster.local.", T_A, NX);                             /* 14 */
+    expect_neg(I, "testns.svc.cluster.local.", T_A, NODATA);                            /* 15 */
+    expect_neg(I, "svc.cluster.local.", T_A, NODATA);                                   /* 16 */
+    expect_neg(I, "pod.cluster.local.", T_A, NODATA);                                   /* 17 */
+    expect_neg(I, "svc.cluster.local.", T_NS, NODATA);                                  /* 18 */
+    expect_neg(I, "testns.svc.cluster.local.", T_NS, NODATA);
+    expect_neg(I, "foo.cluster.local.", T_NS, NX);                                      /* 19 */
+    expect_neg(I, "foo.svc.cluster.local.", T_NS, NX);
+    expect(I, "svcempty" S, T_A, "svcempty" S " 5 IN A 10.0.0.4", NULL);               /* 49 */
+    expect(I, "svc6" S, T_AAAA, "svc6" S " 5 IN AAAA 1234:abcd::1", NULL);             /* 51 */
+    expect(I, "svc6" S, T_SRV, "svc6" S " 5 IN SRV 0 100 80 svc6" S,
+           "svc6" S " 5 IN AAAA 1234:abcd::1");
+    expect(I, "svc-dual-stack" S, T_A, "svc-dual-stack" S " 5 IN A 10.0.0.3", NULL);   /* 52 */
+    expect(I, "svc-dual-stack" S, T_AAAA, "svc-dual-stack" S " 5 IN AAAA 10::3", NULL);
+    expect(I, "svc-dual-stack" S, T_SRV, "svc-dual-stack" S " 5 IN SRV 0 50 80 svc-dual-stack" S,
+           "svc-dual-stack" S " 5 IN A 10.0.0.3|svc-dual-stack" S " 5 IN AAAA 10::3"); /* 53 */
+    expect(I, "kube-dns.kube-system.svc.cluster.local.", T_SRV,
+           "kube-dns.kube-system.svc.cluster.local. 5 IN SRV 0 50 53 kube-dns.kube-system.svc.cluster.local.",
+           "kube-dns.kube-system.svc.cluster.local. 5 IN A 10.96.0.10");              /* 2 ports, 1 SRV */
+    expect_neg(I, "google.com" S, T_A, NX);                                             /* 56 */
+    expect_neg(I, "svc1.testns.svc.cluster.local" S, T_A, NX);
+}
+
+static void test_apex(void **state)
+{
+    (void)state;
+    instance *I = g_default;
+    res x;
+    query(I, "cluster.local.", T_SOA, &x);                                              /* 20 */
+    assert_int_equal(x.rcode, RC_NOERROR);
+    assert_int_equal(x.n[SEC_ANSWER], 1);
+    assert_int_equal(x.n[SEC_AUTHORITY], 0);
+    assert_true(!strncmp(x.sec[0][0], "cluster.local. 5 IN SOA ns.dns.cluster.local. hostmaster.cluster.local. ", 72));
+    assert_non_null(strstr(x.sec[0][0], " 7200 1800 86400 5"));
+    expect(I, "cluster.local.", T_NS,
+           "cluster.local. 5 IN NS kube-dns.kube-system.svc.cluster.local.",
+           "kube-dns.kube-system.svc.cluster.local. 5 IN A 10.96.0.10");              /* 21 */
+    expect_neg(I, "cluster.local.", T_A, NODATA);                                       /* 22 */
+    expect_neg(I, "cluster.local.", T_AAAA, NODATA);
+    expect_neg(I, "cluster.local.", T_SRV, NODATA);
+    expect_neg(I, "cluster.local.", T_HINFO, NODATA);
+    expect_neg(I, "cluster.local.", T_TXT, NX);                                         /* 23 */
+    expect_neg(I, "svc.cluster.local.", T_TXT, NX);
+    expect_neg(I, "testns.svc.cluster.local.", T_TXT, NX);
+    expect(I, "ns.dns.cluster.local.", T_A, "ns.dns.cluster.local. 5 IN A 10.96.0.10", NULL); /* 24 */
+    expect_neg(I, "ns.dns.cluster.local.", T_AAAA, NODATA);
+    expect_neg(I, "ns.dns.cluster.local.", T_SRV, NODATA);
+    expect_neg(I, "ns.dns.cluster.local.", T_TXT, NX);
+    expect_neg(I, "ns.dns.cluster.local.", T_PTR, NX);
+    expect(I, "dns-version.cluster.local.", T_TXT,
+           "dns-version.cluster.local. 28800 IN TXT \"1.1.0\"", NULL);               /* 25 */
+    expect_neg(I, "dns-version.cluster.local.", T_A, NX);                               /* 26 */
+    expect_neg(I, "foo.svc1" S, T_SOA, NODATA);             /* SOA off-apex: never NX */
+    query(I, "cluster.local.", T_AXFR, &x);                                             /* 78 */
+    assert_int_equal(x.rcode, RC_REFUSED);
+    assert_int_equal(x.n[0] + x.n[1] + x.n[2], 0);
+    assert_false(x.flags & F_AA);
+}
+
+static void test_headless(void **state)
+{
+    (void)state;
+    instance *I = g_default;
+    expect(I, "hdls1" S, T_A, "hdls1" S " 5 IN A 172.0.0.2|hdls1" S " 5 IN A 172.0.0.3|"
+           "hdls1" S " 5 IN A 172.0.0.4|hdls1" S " 5 IN A 172.0.0.5", NULL);           /* 27 */
+    expect(I, "hdls1" S, T_AAAA, "hdls1" S " 5 IN AAAA 5678:abcd::1|hdls1" S " 5 IN AAAA 5678:abcd::2",
+           NULL);                                                                      /* 28 */
+    const char *srv29 =
+        "hdls1" S " 5 IN SRV 0 16 80 172-0-0-2.hdls1" S "|hdls1" S " 5 IN SRV 0 16 80 172-0-0-3.hdls1" S "|"
+        "hdls1" S " 5 IN SRV 0 16 80 dup-name.hdls1" S "|hdls1" S " 5 IN SRV 0 16 80 5678-abcd--1.hdls1" S "|"
+        "hdls1" S " 5 IN SRV 0 16 80 5678-abcd--2.hdls1" S;
+    const char *glue29 =
+        "172-0-0-2.hdls1" S " 5 IN A 172.0.0.2|172-0-0-3.hdls1" S " 5 IN A 172.0.0.3|"
+        "dup-name.hdls1" S " 5 IN A 172.0.0.4|dup-name.hdls1" S " 5 IN A 172.0.0.5|"
+        "5678-abcd--1.hdls1" S " 5 IN AAAA 5678:abcd::1|5678-abcd--2.hdls1" S " 5 IN AAAA 5678:abcd::2";
+    expect(I, "hdls1" S, T_SRV, srv29, glue29);                                         /* 29 */
+    char srv30[2048];
+    snprintf(srv30, sizeof srv30, "%s", srv29);
+    /* 30: same with owner _http._tcp.hdls1 */
+    char buf[4096] = "";
+    for (char *save, *t = strtok_r(srv30, "|", &save); t; t = strtok_r(NULL, "|", &save)) {
+        strcat(buf, buf[0] ? "|_http._tcp." : "_http._tcp.");
+        strcat(buf, t);
+    }
+    expect(I, "_http._tcp.hdls1" S, T_SRV, buf, glue29);
+    expect(I, "172-0-0-2.hdls1" S, T_A, "172-0-0-2.hdls1" S " 5 IN A 172.0.0.2", NULL); /* 31 */
+    expect(I, "dup-name.hdls1" S, T_A,
+           "dup-name.hdls1" S " 5 IN A 172.0.0.4|dup-name.hdls1" S " 5 IN A 172.0.0.5", NULL); /* 32 */
+    expect(I, "dup-name.hdls1" S, T_SRV, "dup-name.hdls1" S " 5 IN SRV 0 50 80 dup-name.hdls1" S,
+           "dup-name.hdls1" S " 5 IN A 172.0.0.4|dup-name.hdls1" S " 5 IN A 172.0.0.5"); /* 33 */
+    expect(I, "5678-abcd--1.hdls1" S, T_AAAA, "5678-abcd--1.hdls1" S " 5 IN AAAA 5678:abcd::1", NULL); /* 34 */
+    expect_neg(I, "5678-abcd--1.hdls1" S, T_A, NODATA);                                 /* 35 */
+    expect_neg(I, "bogusendpoint.hdls1" S, T_A, NX);                                    /* 36 */
+    expect(I, "hdlsprtls" S, T_A, "hdlsprtls" S " 5 IN A 172.0.0.20", NULL);           /* 37 */
+    expect_neg(I, "hdlsprtls" S, T_SRV, NODATA);                                        /* 38 */
+    expect(I, "172-0-0-20.hdlsprtls" S, T_A, "172-0-0-20.hdlsprtls" S " 5 IN A 172.0.0.20", NULL); /* 39 */
+    expect_neg(I, "hdls-unready" S, T_A, NX);                                           /* 40 */
+    expect_neg(I, "hdls-unready" S, T_SRV, NX);
+    expect_neg(I, "hdls-unready" S, T_TXT, NX);
+    expect(I, "ep1a.svc1" S, T_A, "ep1a.svc1" S " 5 IN A 172.0.0.1", NULL);            /* 41 */
+    expect_neg(I, "172-0-0-1.svc1" S, T_A, NX);                                         /* 42 */
+    expect_neg(I, "bogusendpoint.svc1" S, T_A, NX);                                     /* 43 */
+}
+
+static void test_external(void **state)
+{
+    (void)state;
+    instance *I = g_default;
+    expect(I, "external" S, T_CNAME, "external" S " 5 IN CNAME ext.interwebs.test.", NULL); /* 44 */
+    /* 45: no upstream in this Corefile — the CNAME alone, NOERROR */
+    expect(I, "external" S, T_A, "external" S " 5 IN CNAME ext.interwebs.test.", NULL);
+    expect_neg(I, "external" S, T_SRV, NODATA);                                         /* 46 */
+    expect_neg(I, "external" S, T_TXT, NODATA);
+    expect_neg(I, "endpoint.external" S, T_CNAME, NX);                                  /* 47 */
+    expect_neg(I, "subdomain.subdomain.external" S, T_CNAME, NX);
+    expect_neg(I, "_http._tcp.external" S, T_SRV, NX);
+    res x;                                                                              /* 48 */
+    query(I, "external-to-service" S, T_A, &x);
+    assert_int_equal(x.rcode, RC_NOERROR);
+    assert_int_equal(x.n[SEC_ANSWER], 2);
+    assert_string_equal(x.sec[0][0], "external-to-service" S " 5 IN CNAME svc1.testns.svc.cluster.local.");
+    assert_string_equal(x.sec[0][1], "svc1.testns.svc.cluster.local. 5 IN A 10.0.0.1");
+    /* in-zone target without records: nothing at all, not even the CNAME */
+    expect_neg(I, "external-to-service" S, T_AAAA, NODATA);
+}
+
+static void test_case(void **state)
+{
+    (void)state;
+    instance *I = g_default;
+    expect(I, "SvC1.TeStNs.SvC.cLuStEr.LoCaL.", T_A, "SvC1.TeStNs.SvC.cLuStEr.LoCaL. 5 IN A 10.0.0.1", NULL); /* 54 */
+    expect_neg_zone(I, "not-a-service.testns.svc.ClUsTeR.lOcAl.", T_A, NX, "ClUsTeR.lOcAl.", 5, 5); /* 55 */
+    expect(I, "_HtTp._TcP.sVc1.TeStNs.SvC.cLuStEr.LoCaL.", T_SRV,
+           "_HtTp._TcP.sVc1.TeStNs.SvC.cLuStEr.LoCaL. 5 IN SRV 0 100 80 svc1.testns.svc.cLuStEr.LoCaL.",
+           "svc1.testns.svc.cLuStEr.LoCaL. 5 IN A 10.0.0.1");
+}
+
+static void test_ptr(void **state)
+{
+    (void)state;
+    instance *I = g_default;
+    expect(I, "1.0.0.10.in-addr.arpa.", T_PTR, "1.0.0.10.in-addr.arpa. 5 IN PTR svc1.testns.svc.cluster.local.", NULL); /* 68 */
+    expect(I, "1.0.0.172.in-addr.arpa.", T_PTR, "1.0.0.172.in-addr.arpa. 5 IN PTR ep1a.svc1.testns.svc.cluster.local.", NULL); /* 69 */
+    expect(I, "4.0.0.172.in-addr.arpa.", T_PTR, "4.0.0.172.in-addr.arpa. 5 IN PTR dup-name.hdls1.testns.svc.cluster.local.", NULL); /* 70 */
+    const char *v6 = "1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.d.c.b.a.8.7.6.5.ip6.arpa.";
+    char want[512];
+    snprintf(want, sizeof want, "%s 5 IN PTR 5678-abcd--1.hdls1.testns.svc.cluster.local.", v6);
+    expect(I, v6, T_PTR, want, NULL);                                                   /* 71 */
+    const char *v6b = "3.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.1.0.0.ip6.arpa.";
+    snprintf(want, sizeof want, "%s 5 IN PTR svc-dual-stack.testns.svc.cluster.local.", v6b);
+    expect(I, v6b, T_PTR, want, NULL);                                                  /* 72 */
+    expect(I, "20.0.244.10.in-addr.arpa.", T_PTR,
+           "20.0.244.10.in-addr.arpa. 5 IN PTR 10-244-0-20.kube-dns.kube-system.svc.cluster.local.", NULL); /* 73 */
+    expect_neg_zone(I, "99.0.0.10.in-addr.arpa.", T_PTR, NX, "in-addr.arpa.", 5, 5);   /* 74 */
+    expect_neg_zone(I, "30.0.0.172.in-addr.arpa.", T_PTR, NX, "in-addr.arpa.", 5, 5);
+    expect(I, "2.0.0.10.in-addr.arpa.", T_PTR, "2.0.0.10.in-addr.arpa. 5 IN PTR svc1.unexposedns.svc.cluster.local.", NULL);
+    expect_neg(I, "svc1" S, T_PTR, NODATA);                                             /* 77 */
+    expect_neg(I, "svc0" S, T_PTR, NX);
+    expect_neg_zone(I, "10.in-addr.arpa.", T_PTR, NX, "in-addr.arpa.", 5, 5);
+    expect_neg_zone(I, "in-addr.arpa.", T_PTR, NODATA, "in-addr.arpa.", 5, 5);
+}
+
+static void test_unsynced(void **state)
+{
+    (void)state;
+    instance *I = g_default;
+    kubernetes_set_synced(kube_inst(I), 0);
+    expect_neg(I, "svc0" S, T_A, RC_SERVFAIL);                                          /* 57 */
+    expect(I, "svc1" S, T_A, "svc1" S " 5 IN A 10.0.0.1", NULL);   /* positives still served */
+    expect_neg(I, "svc1" S, T_AAAA, NODATA);
+    kubernetes_set_synced(kube_inst(I), 1);
+    expect_neg(I, "svc0" S, T_A, NX);
+}
+
+static void test_outside(void **state)
+{
+    (void)state;
+    res x;
+    query(g_default, "example.org.", T_A, &x);      /* no next plugin */
+    assert_int_equal(x.rcode, RC_SERVFAIL);
+    assert_int_equal(x.n[0] + x.n[1] + x.n[2], 0);
+}
+
+static void upsert_json(store *st, int (*fn)(store *, const cJSON *), const char *json)
+{
+    cJSON *o = cJSON_Parse(json);
+    assert_non_null(o);
+    assert_int_equal(fn(st, o), 0);
+    cJSON_Delete(o);
+}
+
+/* Weight floor(100/N) has a minimum of 1; every record is added (the
+ * server truncates, not the plugin). */
+static void test_large_headless(void **state)
+{
+    (void)state;
+    instance *I = cluster("", "cluster.json");
+    store *st = kubernetes_store(kube_inst(I));
+    static char json[65536];
+    size_t o = (size_t)snprintf(json, sizeof json,
+        "{\"metadata\":{\"name\":\"big-1\",\"namespace\":\"testns\",\"labels\":{"
+        "\"kubernetes.io/service-name\":\"big\"}},\"addressType\":\"IPv4\",\"endpoints\":[");
+    for (int i = 0; i < 150; i++)
+        o += (size_t)snprintf(json + o, sizeof json - o, "%s{\"addresses\":[\"10.9.%d.%d\"]}",
+                              i ? "," : "", i / 100, i % 100 + 1);
+    snprintf(json + o, sizeof json - o, "],\"ports\":[{\"name\":\"p\",\"port\":9}]}");
+    upsert_json(st, store_upsert_service, "{\"metadata\":{\"name\":\"big\",\"namespace\":\"testns\"},"
+                "\"spec\":{\"clusterIP\":\"None\",\"clusterIPs\":[\"None\"]}}");
+    upsert_json(st, store_upsert_slice, json);
+    res *x = calloc(1, sizeof *x);
+    query(I, "big" S, T_A, x);
+    assert_int_equal(x->rcode, RC_NOERROR);
+    assert_int_equal(x->n[SEC_ANSWER], 150);
+    query(I, "big" S, T_SRV, x);
+    assert_int_equal(x->n[SEC_ANSWER], 150);
+    assert_int_equal(x->n[SEC_ADDITIONAL], 150);
+    assert_string_equal(x->sec[0][0], "big" S " 5 IN SRV 0 1 9 10-9-0-1.big" S);
+    free(x);
+    instance_free(I);
+}
+
+/* ---- option rows --------------------------------------------------------------------- */
+
+static void test_opt_ignore_empty(void **state)
+{
+    (void)state;
+    instance *I = cluster("ignore empty_service", "cluster.json");
+    expect_neg(I, "svcempty" S, T_A, NX);                                               /* 50 */
+    expect(I, "external" S, T_CNAME, "external" S " 5 IN CNAME ext.interwebs.test.", NULL);
+    expect(I, "svc1" S, T_A, "svc1" S " 5 IN A 10.0.0.1", NULL);
+    expect_neg(I, "svc6" S, T_AAAA, NX);            /* no slice at all: empty */
+    instance_free(I);
+}
+
+static void test_opt_ttl(void **state)
+{
+    (void)state;
+    instance *I = cluster("ttl 30", "cluster.json");
+    expect(I, "svc1" S, T_A, "svc1" S " 30 IN A 10.0.0.1", NULL);                      /* 58 */
+    expect_neg_zone(I, "svc0" S, T_A, NX, "cluster.local.", 30, 30);
+    instance_free(I);
+    I = cluster("ttl 3600", "cluster.json");
+    expect_neg_zone(I, "svc0" S, T_A, NX, "cluster.local.", 300, 3600);                 /* 59 */
+    expect(I, "dns-version.cluster.local.", T_TXT,
+           "dns-version.cluster.local. 28800 IN TXT \"1.1.0\"", NULL);
+    instance_free(I);
+    I = cluster("ttl 0", "cluster.json");
+    expect(I, "svc1" S, T_A, "svc1" S " 0 IN A 10.0.0.1", NULL);
+    instance_free(I);
+}
+
+static void test_opt_namespaces(void **state)
+{
+    (void)state;
+    instance *I = cluster("namespaces testns", "cluster.json");
+    expect_neg(I, "svc1.unexposedns.svc.cluster.local.", T_A, NX);                      /* 60 */
+    expect_neg(I, "unexposedns.svc.cluster.local.", T_A, NX);
+    expect(I, "svc1" S, T_A, "svc1" S " 5 IN A 10.0.0.1", NULL);
+    expect_neg_zone(I, "2.0.0.10.in-addr.arpa.", T_PTR, NX, "in-addr.arpa.", 5, 5);     /* 76 */
+    expect(I, "1.0.0.10.in-addr.arpa.", T_PTR, "1.0.0.10.in-addr.arpa. 5 IN PTR svc1.testns.svc.cluster.local.", NULL);
+    instance_free(I);
+}
+
+static void test_opt_namespace_labels(void **state)
+{
+    (void)state;
+    instance *I = cluster("namespace_labels team in (a, b)", "cluster.json");
+    store *st = kubernetes_store(kube_inst(I));
+    upsert_json(st, store_upsert_namespace, "{\"metadata\":{\"name\":\"testns\",\"labels\":{\"team\":\"a\"}}}");
+    expect(I, "svc1" S, T_A, "svc1" S " 5 IN A 10.0.0.1", NULL);
+    expect_neg(I, "svc1.unexposedns.svc.cluster.local.", T_A, NX);
+    expect_neg(I, "unexposedns.svc.cluster.local.", T_A, NX);
+    /* quirk 8: namespace_labels does not filter PTR */
+    expect(I, "2.0.0.10.in-addr.arpa.", T_PTR, "2.0.0.10.in-addr.arpa. 5 IN PTR svc1.unexposedns.svc.cluster.local.", NULL);
+    instance_free(I);
+}
+
+static void test_opt_pods(void **state)
+{
+    (void)state;
+    instance *I = g_default;
+    expect_neg(I, "10-240-0-1.podns.pod.cluster.local.", T_A, NX);                      /* 61 */
+    expect_neg(I, "podns.pod.cluster.local.", T_A, NX);
+    I = cluster("pods insecure", "cluster.json");
+    expect(I, "10-240-0-1.podns.pod.cluster.local.", T_A,
+           "10-240-0-1.podns.pod.cluster.local. 5 IN A 10.240.0.1", NULL);             /* 62 */
+    expect(I, "172-0-0-2.podns.pod.cluster.local.", T_A,
+           "172-0-0-2.podns.pod.cluster.local. 5 IN A 172.0.0.2", NULL);
+    expect(I, "x.172-0-0-2.podns.pod.cluster.local.", T_A,
+           "x.172-0-0-2.podns.pod.cluster.local. 5 IN A 172.0.0.2", NULL);             /* quirk 5 */
+    expect_neg(I, "172-0-0-2.podns.pod.cluster.local.", T_AAAA, NODATA);
+    expect_neg(I, "blah.podns.pod.cluster.local.", T_A, NX);                            /* 63 */
+    expect_neg(I, "blah.podns.pod.cluster.local.", T_AAAA, NX);
+    expect_neg(I, "blah.podns.pod.cluster.local.", T_HINFO, NX);
+    expect_neg(I, "1-2-3-4.nsnoexist.pod.cluster.local.", T_A, NX);
+    expect_neg(I, "podns.pod.cluster.local.", T_A, NODATA);                             /* 64 */
+    expect(I, "fd00--1.podns.pod.cluster.local.", T_AAAA,
+           "fd00--1.podns.pod.cluster.local. 5 IN AAAA fd00::1", NULL);                /* 65 */
+    instance_free(I);
+    I = cluster("pods verified", "cluster.json");
+    expect(I, "10-240-0-1.podns.pod.cluster.local.", T_A,
+           "10-240-0-1.podns.pod.cluster.local. 5 IN A 10.240.0.1", NULL);             /* 66 */
+    expect_neg(I, "172-0-0-2.podns.pod.cluster.local.", T_A, NX);                       /* 67 */
+    expect_neg(I, "10-240-0-1.otherns.pod.cluster.local.", T_A, NX);
+    instance_free(I);
+}
+
+static void test_opt_noendpoints(void **state)
+{
+    (void)state;
+    instance *I = cluster("noendpoints", "cluster.json");
+    expect_neg(I, "hdls1" S, T_A, NX);
+    expect_neg(I, "ep1a.svc1" S, T_A, NX);
+    expect(I, "svc1" S, T_A, "svc1" S " 5 IN A 10.0.0.1", NULL);
+    instance_free(I);
+}
+
+static void test_opt_fallthrough(void **state)
+{
+    (void)state;
+    instance *I = cluster("fallthrough in-addr.arpa ip6.arpa", "cluster.json");
+    res x;
+    query(I, "99.0.0.10.in-addr.arpa.", T_PTR, &x);                                     /* 75 */
+    assert_int_equal(x.rcode, RC_SERVFAIL);         /* next plugin: none */
+    assert_int_equal(x.n[SEC_AUTHORITY], 0);
+    expect_neg(I, "svc0" S, T_A, NX);               /* not covered */
+    expect_neg(I, "svc1" S, T_AAAA, NODATA);
+    instance_free(I);
+    I = cluster("fallthrough", "cluster.json");
+    query(I, "svc0" S, T_A, &x);
+    assert_int_equal(x.rcode, RC_SERVFAIL);
+    expect_neg(I, "svc1" S, T_AAAA, NODATA);        /* NODATA never falls through */
+    instance_free(I);
+}
+
+static void test_opt_endpoint_pod_names(void **state)
+{
+    (void)state;
+    instance *I = cluster("endpoint_pod_names", "cluster.json");
+    store *st = kubernetes_store(kube_inst(I));
+    cJSON *o = cJSON_Parse(
+        "{\"metadata\":{\"name\":\"web-x\",\"namespace\":\"testns\",\"labels\":{"
+        "\"kubernetes.io/service-name\":\"hdls1\"}},\"addressType\":\"IPv4\",\"endpoints\":["
+        "{\"addresses\":[\"172.0.0.40\"],\"targetRef\":{\"kind\":\"Pod\",\"name\":\"web-0\"}},"
+        "{\"addresses\":[\"172.0.0.41\"],\"targetRef\":{\"kind\":\"Pod\",\"name\":"
+        "\"p123456789012345678901234567890123456789012345678901234567890123\"}}],"
+        "\"ports\":[{\"name\":\"http\",\"protocol\":\"TCP\",\"port\":80}]}");
+    assert_int_equal(store_upsert_slice(st, o), 0);
+    cJSON_Delete(o);
+    expect(I, "web-0.hdls1" S, T_A, "web-0.hdls1" S " 5 IN A 172.0.0.40", NULL);
+    expect_neg(I, "172-0-0-40.hdls1" S, T_A, NX);
+    /* a 64-character pod name is not used: the dashed IP is */
+    expect(I, "172-0-0-41.hdls1" S, T_A, "172-0-0-41.hdls1" S " 5 IN A 172.0.0.41", NULL);
+    expect(I, "40.0.0.172.in-addr.arpa.", T_PTR,
+           "40.0.0.172.in-addr.arpa. 5 IN PTR web-0.hdls1.testns.svc.cluster.local.", NULL);
+    instance_free(I);
+}
+
+static void test_zonal(void **state)
+{
+    (void)state;
+    instance *I = cluster("zonal", "zonal.json");
+#define Z "._zone.hdls.testns.svc.cluster.local."
+    expect(I, "us-west-2a.pin" Z, T_A, "us-west-2a.pin" Z " 5 IN A 172.0.0.1", NULL);
+    expect(I, "us-west-2b.pin" Z, T_A,
+           "us-west-2b.pin" Z " 5 IN A 172.0.0.2|us-west-2b.pin" Z " 5 IN A 172.0.0.3", NULL);
+    expect_neg(I, "us-west-2c.pin" Z, T_A, NODATA);
+    expect(I, "us-west-2a.prefer" Z, T_A, "us-west-2a.prefer" Z " 5 IN A 172.0.0.1", NULL);
+    expect(I, "us-west-2c.prefer" Z, T_A, "us-west-2c.prefer" Z " 5 IN A 172.0.0.1|"
+           "us-west-2c.prefer" Z " 5 IN A 172.0.0.2|us-west-2c.prefer" Z " 5 IN A 172.0.0.3", NULL);
+    expect(I, "US-WEST-2A.PIN" Z, T_A, "US-WEST-2A.PIN" Z " 5 IN A 172.0.0.1", NULL);
+    expect_neg(I, "us-west-2a.pin._zone.ghost.testns.svc.cluster.local.", T_A, NX);
+    expect_neg(I, "us-west-2a.florp" Z, T_A, NX);
+    expect_neg(I, "us-west-2a.pin._zone.clstr.testns.svc.cluster.local.", T_A, NX);
+    expect_neg(I, "us-west-2c.pin" Z, T_TXT, NODATA);
+    expect_neg(I, "us-west-2c.prefer" Z, T_TXT, NODATA);
+    expect_neg(I, "us-west-2a.pin" Z, T_MX, NODATA);
+    expect(I, "us-west-2c.prefer" Z, T_SRV,
+           "us-west-2c.prefer" Z " 5 IN SRV 0 33 80 172-0-0-1.hdls.testns.svc.cluster.local.|"
+           "us-west-2c.prefer" Z " 5 IN SRV 0 33 80 172-0-0-2.hdls.testns.svc.cluster.local.|"
+           "us-west-2c.prefer" Z " 5 IN SRV 0 33 80 172-0-0-3.hdls.testns.svc.cluster.local.",
+           "172-0-0-1.hdls.testns.svc.cluster.local. 5 IN A 172.0.0.1|"
+           "172-0-0-2.hdls.testns.svc.cluster.local. 5 IN A 172.0.0.2|"
+           "172-0-0-3.hdls.testns.svc.cluster.local. 5 IN A 172.0.0.3");
+    expect(I, "us-west-2b.pin" Z, T_SRV,
+           "us-west-2b.pin" Z " 5 IN SRV 0 50 80 172-0-0-2.hdls.testns.svc.cluster.local.|"
+           "us-west-2b.pin" Z " 5 IN SRV 0 50 80 172-0-0-3.hdls.testns.svc.cluster.local.",
+           "172-0-0-2.hdls.testns.svc.cluster.local. 5 IN A 172.0.0.2|"
+           "172-0-0-3.hdls.testns.svc.cluster.local. 5 IN A 172.0.0.3");
+    instance_free(I);
+    I = cluster("", "zonal.json");
+    expect_neg(I, "us-west-2a.pin" Z, T_A, NX);     /* option off */
+    instance_free(I);
+#undef Z
+}
+
+/* An ExternalName outside the zone is resolved through the server: here a
+ * second block whose own kubernetes instance serves other.local. */
+static void *kube_inst_zone(instance *ins, const char *zone)
+{
+    const handler *hs[64];
+    size_t n = instance_handlers(ins, hs, 64);
+    for (size_t i = 0; i < n; i++)
+        if (hs[i]->def == &plugin_kubernetes && !strcmp(((kube *)hs[i]->inst)->zones[0], zone))
+            return hs[i]->inst;
+    fail_msg("no kubernetes instance for %s", zone);
+    return NULL;
+}
+
+static void test_external_upstream(void **state)
+{
+    (void)state;
+    char err[1024] = "";
+    instance *I = load_conf(".:53 {\n kubernetes cluster.local in-addr.arpa ip6.arpa\n}\n"
+                            "other.local:53 {\n kubernetes other.local\n}\n", err, sizeof err);
+    if (!I)
+        fail_msg("%s", err);
+    void *k1 = kube_inst_zone(I, "cluster.local."), *k2 = kube_inst_zone(I, "other.local.");
+    load_fixture(kubernetes_store(k1), "cluster.json");
+    load_fixture(kubernetes_store(k2), "cluster.json");
+    kubernetes_set_synced(k1, 1);
+    kubernetes_set_synced(k2, 1);
+    store *st = kubernetes_store(k1);
+    upsert_json(st, store_upsert_service, "{\"metadata\":{\"name\":\"far\",\"namespace\":\"testns\"},"
+                "\"spec\":{\"type\":\"ExternalName\",\"externalName\":\"SVC1.testns.svc.other.local\"}}");
+    upsert_json(st, store_upsert_service, "{\"metadata\":{\"name\":\"nowhere\",\"namespace\":\"testns\"},"
+                "\"spec\":{\"type\":\"ExternalName\",\"externalName\":\"svc0.testns.svc.other.local\"}}");
+    upsert_json(st, store_upsert_service, "{\"metadata\":{\"name\":\"ip\",\"namespace\":\"testns\"},"
+                "\"spec\":{\"type\":\"ExternalName\",\"externalName\":\"10.1.1.1\"}}");
+    res x;
+    query(I, "far" S, T_A, &x);
+    assert_int_equal(x.rcode, RC_NOERROR);
+    assert_int_equal(x.n[SEC_ANSWER], 2);
+    assert_string_equal(x.sec[0][0], "far" S " 5 IN CNAME SVC1.testns.svc.other.local.");
+    assert_string_equal(x.sec[0][1], "SVC1.testns.svc.other.local. 5 IN A 10.0.0.1");
+    assert_int_equal(x.n[SEC_AUTHORITY], 0);
+    /* upstream NXDOMAIN: NOERROR with the CNAME alone */
+    expect(I, "nowhere" S, T_A, "nowhere" S " 5 IN CNAME svc0.testns.svc.other.local.", NULL);
+    expect(I, "far" S, T_AAAA, "far" S " 5 IN CNAME SVC1.testns.svc.other.local.", NULL);
+    /* an ExternalName holding an IP is not served */
+    expect_neg(I, "ip" S, T_A, NX);
+    expect_neg(I, "ip" S, T_CNAME, NX);
+    instance_free(I);
+}
+
+static void test_programming_metric(void **state)
+{
+    (void)state;
+    static const char *const kind[] = { "headless_with_selector" };
+    const char *name = "coredns_kubernetes_dns_programming_duration_seconds";
+    double before = metrics_value(name, kind);
+    char ts[64], json[1024];
+    time_t now = time(NULL) - 2;
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    const char *fmt = "{\"metadata\":{\"name\":\"s\",\"namespace\":\"n\",\"labels\":{%s"
+                      "\"kubernetes.io/service-name\":\"h\"},\"annotations\":{"
+                      "\"endpoints.kubernetes.io/last-change-trigger-time\":\"%s\"}}}";
+    snprintf(json, sizeof json, fmt, "\"service.kubernetes.io/headless\":\"\",", ts);
+    cJSON *o = cJSON_Parse(json);
+    kube_record_programming(o);
+    cJSON_Delete(o);
+    assert_true(metrics_value(name, kind) == before + 1);
+    /* a ClusterIP service's slice (no headless label) is not recorded */
+    snprintf(json, sizeof json, fmt, "", ts);
+    o = cJSON_Parse(json);
+    kube_record_programming(o);
+    cJSON_Delete(o);
+    /* a bad timestamp neither */
+    snprintf(json, sizeof json, fmt, "\"service.kubernetes.io/headless\":\"\",", "yesterday");
+    o = cJSON_Parse(json);
+    kube_record_programming(o);
+    cJSON_Delete(o);
+    assert_true(metrics_value(name, kind) == before + 1);
+    size_t len;
+    char *text = metrics_render(&len);
+    assert_non_null(strstr(text, "coredns_kubernetes_dns_programming_duration_seconds_bucket{"
+                                 "service_kind=\"headless_with_selector\",le=\"4.096\"} 1"));
+    free(text);
+}
+
+/* ---- setup ------------------------------------------------------------------------------ */
+
+static void conf_fails(const char *block, const char *msg)
+{
+    char conf[1024], err[1024] = "";
+    snprintf(conf, sizeof conf, ".:53 {\n%s\n}\n", block);
+    instance *ins = load_conf(conf, err, sizeof err);
+    if (ins) {
+        instance_free(ins);
+        fail_msg("loaded: %s", block);
+    }
+    if (!strstr(err, msg))
+        fail_msg("error '%s' lacks '%s'", err, msg);
+}
+
+static void conf_ok(const char *block)
+{
+    char conf[1024], err[1024] = "";
+    snprintf(conf, sizeof conf, ".:53 {\n%s\n}\n", block);
+    instance *ins = load_conf(conf, err, sizeof err);
+    if (!ins)
+        fail_msg("%s: %s", block, err);
+    instance_free(ins);
+}
+
+static void test_setup(void **state)
+{
+    (void)state;
+    conf_ok("kubernetes cluster.local { ttl 3600 }");
+    conf_ok("kubernetes cluster.local { ttl 0 }");
+    conf_ok("kubernetes cluster.local 10.0.0.0/24 { endpoint http://127.0.0.1:1 https://x\n"
+            "pods insecure\nendpoint_pod_names\nnoendpoints\nfallthrough in-addr.arpa\n"
+            "ignore empty_service\nignore\nstartup_timeout 1s\napiserver_qps 10\n"
+            "apiserver_burst 20\napiserver_max_inflight 5\n"
+            "labels environment in (staging, qa),application=nginx\n"
+            "namespaces a b\ntls a b c\nkubeconfig /x ctx }");
+    conf_ok("kubernetes cluster.local { namespace_labels team=x,!legacy }");
+    conf_fails("kubernetes cluster.local { ttl 3601 }", "ttl must be in range [0, 3600]");
+    conf_fails("kubernetes cluster.local { ttl -1 }", "ttl must be in range [0, 3600]");
+    conf_fails("kubernetes cluster.local { ttl x }", "invalid ttl");
+    conf_fails("kubernetes cluster.local { pods bogus }", "invalid value for pods");
+    conf_fails("kubernetes cluster.local { bogus }", "unknown property 'bogus'");
+    conf_fails("kubernetes cluster.local { upstream }", "unknown property 'upstream'");
+    conf_fails("kubernetes cluster.local { resyncperiod 1m }", "unknown property");
+    conf_fails("kubernetes cluster.local { ignore nothing }", "unable to parse ignore value");
+    conf_fails("kubernetes cluster.local { zonal\nnoendpoints }", "zonal requires the endpoint cache");
+    conf_fails("kubernetes cluster.local { namespaces a\nnamespace_labels x=y }", "cannot both be set");
+    conf_fails("kubernetes cluster.local { labels a in () }", "invalid label selector");
+    conf_fails("kubernetes cluster.local { multicluster clusterset.local }", "multicluster");
+    conf_fails("kubernetes cluster.local { tls a b }", "Wrong argument count");
+    conf_fails("kubernetes cluster.local { endpoint_pod_names x }", "Wrong argument count");
+    conf_fails("kubernetes in-addr.arpa 10.0.0.0/8", "non-reverse zone name must be used");
+    conf_fails("kubernetes cluster.local\nkubernetes other.local", "only be used once per Server Block");
+}
+
+static void test_zones(void **state)
+{
+    (void)state;
+    char err[1024] = "";
+    instance *ins = load_conf("cluster.local:53 10.0.0.0/23:53 {\n kubernetes\n}\n", err, sizeof err);
+    if (!ins)
+        fail_msg("%s", err);
+    kube *k = kube_inst(ins);
+    assert_int_equal(k->nzones, 3);
+    assert_string_equal(k->zones[0], "cluster.local.");
+    assert_string_equal(k->zones[1], "0.0.10.in-addr.arpa.");
+    assert_string_equal(k->zones[2], "1.0.10.in-addr.arpa.");
+    assert_int_equal(k->primary, 0);
+    instance_free(ins);
+    ins = load_conf(".:53 {\n kubernetes 10.0.0.0/24 Cluster.Local. example.org\n}\n", err, sizeof err);
+    assert_non_null(ins);
+    k = kube_inst(ins);
+    assert_string_equal(k->zones[0], "0.0.10.in-addr.arpa.");
+    assert_string_equal(k->zones[1], "cluster.local.");
+    assert_int_equal(k->primary, 1);
+    instance_free(ins);
+}
+
+int main(void)
+{
+    store_reader_register();
+    const struct CMUnitTest pure[] = {
+        cmocka_unit_test(test_grammar),
+        cmocka_unit_test(test_endpoint_names),
+        cmocka_unit_test(test_pod_labels),
+        cmocka_unit_test(test_reverse_names),
+        cmocka_unit_test(test_selectors),
+        cmocka_unit_test(test_setup),
+        cmocka_unit_test(test_zones),
+    };
+    const struct CMUnitTest rows[] = {
+        cmocka_unit_test(test_clusterip),
+        cmocka_unit_test(test_apex),
+        cmocka_unit_test(test_headless),
+        cmocka_unit_test(test_external),
+        cmocka_unit_test(test_case),
+        cmocka_unit_test(test_ptr),
+        cmocka_unit_test(test_unsynced),
+        cmocka_unit_test(test_outside),
+        cmocka_unit_test(test_large_headless),
+        cmocka_unit_test(test_opt_ignore_empty),
+        cmocka_unit_test(test_opt_ttl),
+        cmocka_unit_test(test_opt_namespaces),
+        cmocka_unit_test(test_opt_namespace_labels),
+        cmocka_unit_test(test_opt_pods),
+        cmocka_unit_test(test_opt_noendpoints),
+        cmocka_unit_test(test_opt_fallthrough),
+        cmocka_unit_test(test_opt_endpoint_pod_names),
+        cmocka_unit_test(test_zonal),
+        cmocka_unit_test(test_external_upstream),
+        cmocka_unit_test(test_programming_metric),
+    };
+    int rc = cmocka_run_group_tests_name("pure", pure, NULL, NULL);
+    rc += cmocka_run_group_tests_name("acceptance", rows, setup_default, teardown_default);
+    store_reader_unregister();
+    return rc;
+}

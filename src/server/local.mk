@@ -8,7 +8,8 @@ src_libtopo_a_SOURCES += \
 	src/server/server.c src/server/server.h \
 	src/server/listener.c \
 	src/server/zone.c src/server/zone.h \
-	src/server/log.c src/server/log.h
+	src/server/log.c src/server/log.h \
+	src/server/periodic.c src/server/periodic.h
 TESTS += tests/integration/server.sh
 EXTRA_DIST += tests/integration/server.sh tests/integration/rawdns.py
 TESTS += tests/integration/process.sh

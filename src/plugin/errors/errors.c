@@ -11,7 +11,7 @@
  *   [ERROR] plugin/errors: <rcode> <qname> <qtype>: <error>
  * unless the error text matches a consolidate pattern (the first matching
  * one wins). A matched error is counted; the first count of a period starts
- * the period, and when DURATION has passed a background thread logs, at the
+ * the period, and when DURATION has passed a background task logs, at the
  * pattern's level, "plugin/errors: N errors like '<re>' occurred in last
  * <dur>". show_first logs the first error of a period right away (at the
  * pattern's level) and prints the summary only when more than one occurred.
@@ -22,7 +22,6 @@
  * translation from Go's syntax (errors_translate_re). `stacktrace` is
  * accepted: topodns has no panics to recover, so there is nothing to add.
  */
-#include <pthread.h>
 #include <regex.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -32,6 +31,7 @@
 #include "../../server/dname.h"
 #include "../../server/log.h"
 #include "../../server/msg.h"
+#include "../../server/periodic.h"
 #include "../log/gofmt.h"
 #include "../plugin.h"
 #include "errors.h"
@@ -52,11 +52,7 @@ struct errors_inst {
     err_pattern *pats;
     size_t n;
     atomic_int stopped;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int quit;                    /* under mu */
-    int thread_running;
-    pthread_t thread;
+    periodic *timer;             /* logs the summaries when periods end */
 };
 
 static uint64_t mono_ns(void)
@@ -130,12 +126,6 @@ errors_inst *errors_new(void)
     errors_inst *e = calloc(1, sizeof *e);
     if (!e)
         return NULL;
-    pthread_mutex_init(&e->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&e->cv, &ca);
-    pthread_condattr_destroy(&ca);
     return e;
 }
 
@@ -203,9 +193,8 @@ static int consolidate(errors_inst *e, err_pattern *p)
         return 1;
     uint64_t when = mono_ns() + (uint64_t)(p->period_ns > 0 ? p->period_ns : 0);
     atomic_store(&p->deadline, when ? when : 1);
-    pthread_mutex_lock(&e->mu);
-    pthread_cond_signal(&e->cv);
-    pthread_mutex_unlock(&e->mu);
+    if (e->timer)
+        periodic_kick(e->timer);
     return !p->show_first;
 }
 
@@ -248,31 +237,20 @@ static uint64_t fire_due(errors_inst *e, uint64_t now)
     return next;
 }
 
-static void *timer_main(void *arg)
+/* The timer task: log the summaries that are due, sleep until the next
+ * deadline (or until a new period starts and kicks it). */
+static double timer_run(void *arg)
 {
-    errors_inst *e = arg;
-    pthread_mutex_lock(&e->mu);
-    while (!e->quit) {
-        uint64_t next = fire_due(e, mono_ns());
-        if (next == 0) {
-            pthread_cond_wait(&e->cv, &e->mu);
-            continue;
-        }
-        struct timespec ts = { (time_t)(next / 1000000000ull), (long)(next % 1000000000ull) };
-        pthread_cond_timedwait(&e->cv, &e->mu, &ts);
-    }
-    pthread_mutex_unlock(&e->mu);
-    return NULL;
+    uint64_t now = mono_ns(), next = fire_due(arg, now);
+    return next == 0 ? -1 : (double)(next > now ? next - now : 0) / 1e9;
 }
 
 int errors_start_timer(errors_inst *e)
 {
-    if (e->n == 0 || e->thread_running)
+    if (e->n == 0 || e->timer)
         return 0;
-    if (pthread_create(&e->thread, NULL, timer_main, e) != 0)
-        return -1;
-    e->thread_running = 1;
-    return 0;
+    e->timer = periodic_start(timer_run, e, 0, 0);
+    return e->timer ? 0 : -1;
 }
 
 void errors_stop(errors_inst *e)
@@ -280,14 +258,8 @@ void errors_stop(errors_inst *e)
     if (!e)
         return;
     atomic_store(&e->stopped, 1);
-    if (e->thread_running) {
-        pthread_mutex_lock(&e->mu);
-        e->quit = 1;
-        pthread_cond_signal(&e->cv);
-        pthread_mutex_unlock(&e->mu);
-        pthread_join(e->thread, NULL);
-        e->thread_running = 0;
-    }
+    periodic_stop(e->timer);
+    e->timer = NULL;
     for (size_t i = 0; i < e->n; i++)         /* flush what is pending */
         if (atomic_exchange(&e->pats[i].deadline, 0))
             log_summary(&e->pats[i]);
@@ -303,8 +275,6 @@ void errors_free(errors_inst *e)
         free(e->pats[i].src);
     }
     free(e->pats);
-    pthread_cond_destroy(&e->cv);
-    pthread_mutex_destroy(&e->mu);
     free(e);
 }
 

@@ -24,8 +24,8 @@
  * NOERROR) with no answer go to the next plugin when `fallthrough` covers
  * the name.
  *
- * Reload: start() runs one thread per plugin instance that wakes when a
- * slot's interval has passed, re-parses its file and, when the SOA serial
+ * Reload: start() runs one periodic task (src/server/periodic.h) per plugin
+ * instance that wakes when a slot's interval has passed, re-parses its file and, when the SOA serial
  * differs (or, with reload_by_mtime, the file is newer), publishes the new
  * zone under the write lock and drops its reference to the old one; queries
  * still using the old version keep it alive until they finish. The DNS
@@ -42,6 +42,7 @@
 #include "plugin/plugin.h"
 #include "plugin/file/file.h"
 #include "server/log.h"
+#include "server/periodic.h"
 #include "server/server.h"
 #include "server/zone.h"
 
@@ -67,10 +68,7 @@ typedef struct file_inst {
     uint8_t (*fall_zones)[DNAME_MAX];
     size_t nfall;                  /* 0 with fall: every name */
     fzone_set others;
-    pthread_t thread;
-    int running, stopping;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
+    periodic *reloader;            /* NULL when no slot reloads */
 } file_inst;
 
 /* ---- zones and slots ---------------------------------------------------- */
@@ -238,38 +236,19 @@ static double next_wait(file_inst *f, double now)
     return w;
 }
 
-static void wait_for(file_inst *f, double secs)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    double t = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + secs;
-    ts.tv_sec = (time_t)t;
-    ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
-    pthread_cond_timedwait(&f->cv, &f->mu, &ts);
-}
-
-static void *reload_thread(void *arg)
+/* The reload task: reload every slot that is due; sleep until the next. */
+static double reload_due(void *arg)
 {
     file_inst *f = arg;
-    pthread_mutex_lock(&f->mu);
-    while (!f->stopping) {
-        double now = mono_now(), w = next_wait(f, now);
-        if (w > 0) {
-            wait_for(f, w);
-            continue;
+    double now = mono_now();
+    for (size_t i = 0; i < f->nslots; i++) {
+        fslot *s = f->slots[i];
+        if (s->reload > 0 && s->due <= now) {
+            reload_slot(s);
+            s->due = mono_now() + s->reload;
         }
-        pthread_mutex_unlock(&f->mu);
-        for (size_t i = 0; i < f->nslots; i++) {
-            fslot *s = f->slots[i];
-            if (s->reload > 0 && s->due <= now) {
-                reload_slot(s);
-                s->due = mono_now() + s->reload;
-            }
-        }
-        pthread_mutex_lock(&f->mu);
     }
-    pthread_mutex_unlock(&f->mu);
-    return NULL;
+    return next_wait(f, mono_now());
 }
 
 static int file_start(void *inst, struct instance *ins, char *err, size_t errlen)
@@ -282,28 +261,20 @@ static int file_start(void *inst, struct instance *ins, char *err, size_t errlen
         f->slots[i]->due = now + f->slots[i]->reload;
         any |= f->slots[i]->reload > 0;
     }
-    if (!any || f->running)
+    if (!any || f->reloader)
         return 0;
-    f->stopping = 0;
-    if (pthread_create(&f->thread, NULL, reload_thread, f) != 0) {
+    if (!(f->reloader = periodic_start(reload_due, f, next_wait(f, now), 0))) {
         snprintf(err, errlen, "plugin/file: cannot start the reload thread");
         return -1;
     }
-    f->running = 1;
     return 0;
 }
 
 static void file_stop(void *inst)
 {
     file_inst *f = inst;
-    if (!f->running)
-        return;
-    pthread_mutex_lock(&f->mu);
-    f->stopping = 1;
-    pthread_cond_signal(&f->cv);
-    pthread_mutex_unlock(&f->mu);
-    pthread_join(f->thread, NULL);
-    f->running = 0;
+    periodic_stop(f->reloader);
+    f->reloader = NULL;
 }
 
 static void file_destroy(void *inst)
@@ -320,8 +291,6 @@ static void file_destroy(void *inst)
     }
     free(f->slots);
     free(f->fall_zones);
-    pthread_mutex_destroy(&f->mu);
-    pthread_cond_destroy(&f->cv);
     free(f);
 }
 
@@ -332,12 +301,6 @@ static file_inst *inst_new(void)
     file_inst *f = calloc(1, sizeof *f);
     if (!f)
         return NULL;
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&f->cv, &ca);
-    pthread_condattr_destroy(&ca);
-    pthread_mutex_init(&f->mu, NULL);
     f->others.acquire = acquire_for;
     f->others.ctx = f;
     return f;

@@ -32,6 +32,7 @@
 #include "server/http.h"
 #include "server/log.h"
 #include "server/metrics.h"
+#include "server/periodic.h"
 #include "server/server.h"
 
 #define DEFAULT_ADDR ":8080"
@@ -44,12 +45,8 @@ typedef struct health {
     socklen_t poll_len;
     char poll_url[300];
     struct instance *ins;
-    pthread_t thread;
-    int running;
+    periodic *poller;                    /* the self-check, NULL when not running */
     struct health *next_running;         /* g_running list */
-    int stopping;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
 } health;
 
 static metric_family *g_duration, *g_failures;
@@ -172,23 +169,10 @@ static void check(health *h)
     }
 }
 
-static void *poll_thread(void *arg)
+static double poll_task(void *arg)
 {
-    health *h = arg;
-    pthread_mutex_lock(&h->mu);
-    while (!h->stopping) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += 1;
-        pthread_cond_timedwait(&h->cv, &h->mu, &ts);
-        if (h->stopping)
-            break;
-        pthread_mutex_unlock(&h->mu);
-        check(h);
-        pthread_mutex_lock(&h->mu);
-    }
-    pthread_mutex_unlock(&h->mu);
-    return NULL;
+    check(arg);
+    return 1;
 }
 
 /* ---- plugin ----------------------------------------------------------- */
@@ -223,8 +207,6 @@ static int health_setup(cf_disp *d, setup_ctx *ctx, void **inst)
     health *h = calloc(1, sizeof *h);
     if (!h)
         return cf_err(d, "plugin/health: out of memory");
-    pthread_mutex_init(&h->mu, NULL);
-    pthread_cond_init(&h->cv, NULL);
     snprintf(h->addr, sizeof h->addr, "%s", addr);
     h->lameduck = lameduck;
     *inst = h;
@@ -243,11 +225,9 @@ static int health_start(void *inst, struct instance *ins, char *err, size_t errl
     for (health *o = g_running; o; o = o->next_running)
         if (o->ins == ins && strcmp(o->addr, h->addr) == 0)
             return 0;                             /* already polled */
-    if (poll_target(h) == 0) {
-        h->stopping = 0;
-        h->running = pthread_create(&h->thread, NULL, poll_thread, h) == 0;
-    }
-    if (h->running) {
+    if (poll_target(h) == 0)
+        h->poller = periodic_start(poll_task, h, 1, 0);
+    if (h->poller) {
         h->next_running = g_running;
         g_running = h;
     }
@@ -257,14 +237,10 @@ static int health_start(void *inst, struct instance *ins, char *err, size_t errl
 static void health_stop(void *inst)
 {
     health *h = inst;
-    if (!h->running)
+    if (!h->poller)
         return;
-    pthread_mutex_lock(&h->mu);
-    h->stopping = 1;
-    pthread_cond_signal(&h->cv);
-    pthread_mutex_unlock(&h->mu);
-    pthread_join(h->thread, NULL);
-    h->running = 0;
+    periodic_stop(h->poller);
+    h->poller = NULL;
     for (health **pp = &g_running; *pp; pp = &(*pp)->next_running)
         if (*pp == h) {
             *pp = h->next_running;
@@ -278,8 +254,6 @@ static void health_destroy(void *inst)
     if (!h)
         return;
     health_stop(h);
-    pthread_mutex_destroy(&h->mu);
-    pthread_cond_destroy(&h->cv);
     free(h);
 }
 

@@ -23,7 +23,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +35,7 @@
 #include "plugin/plugin.h"
 #include "server/log.h"
 #include "server/metrics.h"
+#include "server/periodic.h"
 #include "server/server.h"
 #include "server/zone.h"
 
@@ -75,10 +75,7 @@ typedef struct hosts {
     _Atomic(table *) cur;
     struct timespec mtime;
     off_t size;
-    pthread_t thread;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int running, stopping;
+    periodic *task;                 /* the reload task, NULL when off */
 } hosts;
 
 static metric_family *m_entries, *m_reload_ts;
@@ -240,34 +237,22 @@ static void publish(hosts *h, table *t)
     metrics_set(m_reload_ts, NULL, (double)time(NULL));
 }
 
-/* ---- reload thread ---------------------------------------------------- */
+/* ---- reload task ------------------------------------------------------ */
 
-static void *reloader(void *arg)
+/* Every `reload`: re-read the file when its modification time or size
+ * changed, and publish the new table. */
+static double reloader(void *arg)
 {
     hosts *h = arg;
-    pmap_register_thread();             /* it defers frees of old tables */
-    pthread_mutex_lock(&h->mu);
-    while (!h->stopping) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        double when = (double)ts.tv_sec + ts.tv_nsec / 1e9 + h->reload;
-        ts.tv_sec = (time_t)when;
-        ts.tv_nsec = (long)((when - (double)ts.tv_sec) * 1e9);
-        pthread_cond_timedwait(&h->cv, &h->mu, &ts);
-        if (h->stopping)
-            break;
-        struct stat st;
-        if (stat(h->path, &st) < 0 ||
-            (st.st_mtim.tv_sec == h->mtime.tv_sec && st.st_mtim.tv_nsec == h->mtime.tv_nsec &&
-             st.st_size == h->size))
-            continue;
+    struct stat st;
+    if (stat(h->path, &st) == 0 &&
+        (st.st_mtim.tv_sec != h->mtime.tv_sec || st.st_mtim.tv_nsec != h->mtime.tv_nsec ||
+         st.st_size != h->size)) {
         table *t = build(h);
         if (t)
             publish(h, t);
     }
-    pthread_mutex_unlock(&h->mu);
-    pmap_unregister_thread();
-    return NULL;
+    return h->reload;
 }
 
 /* ---- setup ------------------------------------------------------------ */
@@ -297,8 +282,6 @@ static void hosts_destroy(void *p)
     free(h->inline_text);
     free(h->zones);
     free(h->fall);
-    pthread_mutex_destroy(&h->mu);
-    pthread_cond_destroy(&h->cv);
     free(h);
 }
 
@@ -363,8 +346,6 @@ static int hosts_setup(cf_disp *d, setup_ctx *ctx, void **inst)
     h->ttl = 3600;
     h->reload = 5;
     h->nfall = -1;
-    pthread_mutex_init(&h->mu, NULL);
-    pthread_cond_init(&h->cv, NULL);
     int rc = 0;
     while (rc == 0 && cf_next(d)) {
         const char *args[64];
@@ -409,11 +390,10 @@ static int hosts_start(void *inst, struct instance *ins, char *err, size_t errle
     metrics_set(m_entries, NULL, (double)atomic_load(&h->cur)->entries);
     metrics_set(m_reload_ts, NULL, (double)time(NULL));
     if (h->reload > 0 && h->path) {
-        if (pthread_create(&h->thread, NULL, reloader, h) != 0) {
+        if (!(h->task = periodic_start(reloader, h, h->reload, PERIODIC_RCU))) {
             snprintf(err, errlen, "plugin/hosts: cannot start the reload thread");
             return -1;
         }
-        h->running = 1;
     }
     return 0;
 }
@@ -421,14 +401,10 @@ static int hosts_start(void *inst, struct instance *ins, char *err, size_t errle
 static void hosts_stop(void *inst)
 {
     hosts *h = inst;
-    if (!h->running)
+    if (!h->task)
         return;
-    pthread_mutex_lock(&h->mu);
-    h->stopping = 1;
-    pthread_cond_signal(&h->cv);
-    pthread_mutex_unlock(&h->mu);
-    pthread_join(h->thread, NULL);
-    h->running = 0;
+    periodic_stop(h->task);
+    h->task = NULL;
     pmap_barrier();                     /* deferred tables freed */
 }
 

@@ -24,7 +24,6 @@
  * the error (counting coredns_reload_failed_total) and keeps the old config.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +31,7 @@
 #include <unistd.h>
 #include "../../server/log.h"
 #include "../../server/metrics.h"
+#include "../../server/periodic.h"
 #include "../../server/server.h"
 #include "../log/gofmt.h"
 #include "../plugin.h"
@@ -46,11 +46,7 @@
 typedef struct reload_inst {
     int64_t period_ns;           /* interval with its jitter applied */
     /* the poller, on the first reload handler of an instance */
-    int running;
-    pthread_t thread;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int quit;                    /* under mu */
+    periodic *poller;
     char *path;
     char hash[129];              /* baseline fingerprint */
 } reload_inst;
@@ -322,32 +318,11 @@ static void check_once(reload_inst *ri)
     metrics_set(vf, now, 1);
 }
 
-static void add_ns(struct timespec *ts, int64_t ns)
-{
-    int64_t t = (int64_t)ts->tv_nsec + ns % SEC;
-    ts->tv_sec += (time_t)(ns / SEC + t / SEC);
-    ts->tv_nsec = (long)(t % SEC);
-}
-
-static void *poll_main(void *arg)
+static double poll_task(void *arg)
 {
     reload_inst *ri = arg;
-    struct timespec next;
-    clock_gettime(CLOCK_MONOTONIC, &next);
-    add_ns(&next, ri->period_ns);
-    pthread_mutex_lock(&ri->mu);
-    while (!ri->quit) {
-        int rc = pthread_cond_timedwait(&ri->cv, &ri->mu, &next);
-        if (ri->quit || rc != ETIMEDOUT)
-            continue;
-        pthread_mutex_unlock(&ri->mu);
-        check_once(ri);
-        pthread_mutex_lock(&ri->mu);
-        clock_gettime(CLOCK_MONOTONIC, &next);
-        add_ns(&next, ri->period_ns);
-    }
-    pthread_mutex_unlock(&ri->mu);
-    return NULL;
+    check_once(ri);
+    return (double)ri->period_ns / SEC;
 }
 
 /* The reload handlers of an instance: the first runs the poller, the last
@@ -388,26 +363,18 @@ static int reload_start(void *inst, struct instance *ins, char *err, size_t errl
             ri->hash[0] = '\0';          /* edited since it was loaded: reload it */
     }
     touch_failed_counter();
-    ri->quit = 0;
-    if (pthread_create(&ri->thread, NULL, poll_main, ri) != 0) {
+    if (!(ri->poller = periodic_start(poll_task, ri, (double)ri->period_ns / SEC, 0))) {
         snprintf(err, errlen, "plugin/reload: cannot start the poller");
         return -1;
     }
-    ri->running = 1;
     return 0;
 }
 
 static void reload_stop(void *inst)
 {
     reload_inst *ri = inst;
-    if (!ri->running)
-        return;
-    pthread_mutex_lock(&ri->mu);
-    ri->quit = 1;
-    pthread_cond_signal(&ri->cv);
-    pthread_mutex_unlock(&ri->mu);
-    pthread_join(ri->thread, NULL);
-    ri->running = 0;
+    periodic_stop(ri->poller);
+    ri->poller = NULL;
 }
 
 static void reload_destroy(void *inst)
@@ -416,8 +383,6 @@ static void reload_destroy(void *inst)
     if (!ri)
         return;
     reload_stop(ri);
-    pthread_cond_destroy(&ri->cv);
-    pthread_mutex_destroy(&ri->mu);
     free(ri->path);
     free(ri);
 }
@@ -466,12 +431,6 @@ static int reload_setup(cf_disp *d, setup_ctx *ctx, void **inst)
     if (!ri)
         return cf_err(d, "plugin/reload: out of memory");
     ri->period_ns = i;
-    pthread_mutex_init(&ri->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&ri->cv, &ca);
-    pthread_condattr_destroy(&ca);
     *inst = ri;
     return 0;
 }

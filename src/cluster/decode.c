@@ -218,11 +218,15 @@ static void service_topology(st_service *s, const cJSON *obj, const cJSON *spec)
     const char *itp = jstr(spec, "internalTrafficPolicy");
     s->itp_local = itp && strcmp(itp, "Local") == 0;
     s->traffic_distribution = intern(jstr(spec, "trafficDistribution"));
-    const char *mode = annotation(obj, "service.kubernetes.io/topology-mode");
+    /* the old key, when present at all (even empty), wins over the new */
+    const char *mode = annotation(obj, "service.kubernetes.io/topology-aware-hints");
     if (!mode)
-        mode = annotation(obj, "service.kubernetes.io/topology-aware-hints");
+        mode = annotation(obj, "service.kubernetes.io/topology-mode");
     s->topology_mode = intern(mode);
-    s->same_zone = intern(annotation(obj, "endpointslice.kubernetes.io/same-zone"));
+    const char *same = annotation(obj, "endpointslice.kubernetes.io/same-zone");
+    if (!same)                      /* the KEP 2004 draft's later name */
+        same = annotation(obj, "service.kubernetes.io/same-zone");
+    s->same_zone = intern(same);
     s->routing_preference = intern(jstr(spec, "routingPreference"));
 }
 

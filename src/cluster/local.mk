@@ -1,7 +1,8 @@
 src_libtopo_a_SOURCES += \
 	src/cluster/store.c src/cluster/store.h \
 	src/cluster/decode.c src/cluster/decode.h \
-	src/cluster/pmap.c src/cluster/pmap.h
+	src/cluster/pmap.c src/cluster/pmap.h \
+	src/cluster/locator.c src/cluster/locator.h
 
 check_PROGRAMS += tests/unit/test_store
 TESTS += tests/unit/test_store

@@ -142,6 +142,15 @@ size_t pmap_count(pmap *m)
     return (size_t)count;
 }
 
+void pmap_foreach(pmap *m, int (*fn)(void *val, void *arg), void *arg)
+{
+    struct cds_lfht_iter it;
+    struct cds_lfht_node *n;
+    cds_lfht_for_each(m->ht, &it, n)
+        if (fn(caa_container_of(n, pent, node)->val, arg))
+            return;
+}
+
 void pmap_read_lock(void) { urcu_memb_read_lock(); }
 void pmap_read_unlock(void) { urcu_memb_read_unlock(); }
 void pmap_register_thread(void) { urcu_memb_register_thread(); }

@@ -25,6 +25,9 @@ int pmap_del(pmap *m, const void *key, size_t klen);
 /* Reader (or writer): the value, or NULL. */
 void *pmap_get(pmap *m, const void *key, size_t klen);
 size_t pmap_count(pmap *m);
+/* Reader: call fn for every value until it returns non-zero (inside a
+ * read-side section; values seen are those published at some instant). */
+void pmap_foreach(pmap *m, int (*fn)(void *val, void *arg), void *arg);
 
 /* RCU plumbing shared by the store. */
 void pmap_read_lock(void);

@@ -90,6 +90,7 @@ struct store {
     wip *svcips, *epips;
     wpodip *podips;
     _Atomic uint32_t serial;
+    _Atomic uint64_t nodes_version;
 };
 
 static uint64_t next_version = 1;
@@ -559,6 +560,7 @@ int store_upsert_node(store *s, const cJSON *obj)
         pmap_put(s->naddr, &n->addrs[i], sizeof n->addrs[i], (void *)n->name, NULL);
     }
     pmap_put(s->nodes, n->name, strlen(n->name), n, node_free);
+    atomic_fetch_add(&s->nodes_version, 1);
     return 0;
 }
 
@@ -568,6 +570,7 @@ static void remove_node(store *s, wrec *w)
         pmap_del(s->naddr, &w->addrs[i], sizeof w->addrs[i]);
     const char *name = strchr(w->key, '/') + 1;
     pmap_del(s->nodes, name, strlen(name));
+    atomic_fetch_add(&s->nodes_version, 1);
     HASH_DEL(s->recs[R_NODE], w);
     free(w);
 }
@@ -717,6 +720,38 @@ void store_endpoints_by_ip(store *s, const st_ip *ip, st_endpoint_cb cb, void *a
                 return;
         }
     }
+}
+
+struct each_svc { st_service_cb cb; void *arg; };
+struct each_node { st_node_cb cb; void *arg; };
+
+static int each_svc_cb(void *val, void *arg)
+{
+    struct each_svc *e = arg;
+    return e->cb(val, e->arg);
+}
+
+static int each_node_cb(void *val, void *arg)
+{
+    struct each_node *e = arg;
+    return e->cb(val, e->arg);
+}
+
+void store_foreach_service(store *s, st_service_cb cb, void *arg)
+{
+    struct each_svc e = { cb, arg };
+    pmap_foreach(s->svc, each_svc_cb, &e);
+}
+
+void store_foreach_node(store *s, st_node_cb cb, void *arg)
+{
+    struct each_node e = { cb, arg };
+    pmap_foreach(s->nodes, each_node_cb, &e);
+}
+
+uint64_t store_nodes_version(const store *s)
+{
+    return atomic_load(&((store *)s)->nodes_version);
 }
 
 uint32_t store_serial(const store *s)

@@ -91,9 +91,10 @@ typedef struct st_service {
     uint8_t topology_keys_from_annotation;
     uint8_t itp_local;              /* spec.internalTrafficPolicy == Local */
     const char *traffic_distribution;   /* spec.trafficDistribution */
-    const char *topology_mode;      /* service.kubernetes.io/topology-mode or
-                                       service.kubernetes.io/topology-aware-hints */
-    const char *same_zone;          /* endpointslice.kubernetes.io/same-zone */
+    const char *topology_mode;      /* service.kubernetes.io/topology-aware-hints
+                                       when present at all, else .../topology-mode */
+    const char *same_zone;          /* endpointslice.kubernetes.io/same-zone
+                                       (or service.kubernetes.io/same-zone) */
     const char *routing_preference; /* draft routingPreference field / annotation */
     uint64_t version;
 } st_service;
@@ -162,6 +163,14 @@ typedef int (*st_service_cb)(const st_service *svc, void *arg);
 typedef int (*st_endpoint_cb)(const st_service *svc, const st_endpoint *ep, void *arg);
 void store_services_by_ip(store *s, const st_ip *ip, st_service_cb cb, void *arg);
 void store_endpoints_by_ip(store *s, const st_ip *ip, st_endpoint_cb cb, void *arg);
+
+/* Every published service / node (inside store_read_begin/_end); the
+ * callback returns non-zero to stop. */
+typedef int (*st_node_cb)(const st_node *n, void *arg);
+void store_foreach_service(store *s, st_service_cb cb, void *arg);
+void store_foreach_node(store *s, st_node_cb cb, void *arg);
+/* Bumped at every node add, change or removal (for memoised allocations). */
+uint64_t store_nodes_version(const store *s);
 
 /* Unix time of the last DNS-relevant change (the SOA serial), and counts. */
 uint32_t store_serial(const store *s);

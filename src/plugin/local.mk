@@ -12,4 +12,5 @@ include src/plugin/whoami/local.mk
 include src/plugin/bind/local.mk
 include src/plugin/any/local.mk
 include src/plugin/kubernetes/local.mk
+include src/plugin/topology/local.mk
 src_libtopo_a_SOURCES += src/plugin/registry.c src/plugin/plugin.h src/plugin/order.h

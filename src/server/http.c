@@ -34,6 +34,7 @@
 #include <event2/listener.h>
 #include <event2/thread.h>
 #include "http.h"
+#include "cluster/store.h"
 #include "corefile/corefile.h"
 #include "server.h"
 
@@ -330,7 +331,9 @@ out:
 static void *http_thread(void *arg)
 {
     hinst *h = arg;
+    store_reader_register();         /* explain reads the cluster store */
     event_base_dispatch(h->base);
+    store_reader_unregister();
     return NULL;
 }
 

@@ -72,6 +72,7 @@ static void req_clear(req_full *f)
     r->nwrite = r->ndone = 0;
     r->err[0] = '\0';
     r->err_plugin = NULL;
+    r->topo_dep = 0;
     f->conn = NULL;
     f->fd = -1;
     f->grp = NULL;
@@ -190,7 +191,8 @@ int plugin_next(const handler *h, dns_req *r)
 
 /* EDNS on the reply: echo an OPT only when the query had one, version 0,
  * the client's UDP size, DO copied; ECS echoed with the scope the answer set
- * (0 unless a plugin narrowed it). */
+ * (0 unless a plugin narrowed it; a full-length scope when the answer
+ * depended on the client's topology, r->topo_dep). */
 static void echo_edns(dns_req *r)
 {
     dns_edns *qe = &r->q.edns, *re = &r->resp.edns;
@@ -208,6 +210,8 @@ static void echo_edns(dns_req *r)
     if (qe->has_ecs) {
         re->ecs = qe->ecs;
         re->ecs.scope_prefix = had_ecs ? scope : 0;
+        if (r->topo_dep)            /* the answer depended on this client */
+            re->ecs.scope_prefix = qe->ecs.family == 2 ? 128 : 32;
     }
 }
 

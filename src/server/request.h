@@ -73,6 +73,10 @@ typedef struct dns_req {
     char err[256];                   /* error text for the errors plugin */
     const char *err_plugin;
     struct worker *worker;
+    /* Topology (src/topology/topology.h): what of the client the answer
+     * depended on, TOPO_DEP_* (0: nothing). Set via topo_mark() by the
+     * plugin that answered; the cache keys stored answers on it. */
+    uint8_t topo_dep;
     void *transport;                 /* private to the server */
 } dns_req;
 

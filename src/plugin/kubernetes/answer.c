@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kubernetes.h"
+#include "topology/topology.h"
 
 int krr_push(krrvec *v, const krr *rr)
 {
@@ -408,6 +409,8 @@ int kube_serve(const handler *h, dns_req *r)
     store_read_begin();
     int err = lookup_qtype(&q, low, &ans, &extra);
     int rc;
+    if (q.topo_dep)
+        topo_mark(r, q.topo_dep);
     if (is_name_error(err)) {
         if (fallthrough(k, low)) {
             store_read_end();

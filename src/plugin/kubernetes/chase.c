@@ -3,7 +3,8 @@
  * new query from the top of the server (CoreDNS's upstream Lookup): cache,
  * forward, hosts, file… whatever the Corefile routes that name to.
  *
- * The sub-query is an internal request (req_new_internal) with RD set. It
+ * The sub-query is an internal request (req_new_internal) with RD set and
+ * the client's EDNS size and DO bit (see build_query). It
  * runs to completion on a private event base owned by the calling thread,
  * so a handler that goes asynchronous (forward) is driven there; the worker
  * waits for it (bounded by that handler's own timeout). Nested chases are
@@ -44,7 +45,13 @@ static struct event_base *thread_base(void)
     return t_base;
 }
 
-static size_t build_query(uint8_t *buf, const uint8_t *name, uint16_t qtype)
+/* The sub-query carries the client's EDNS size and DO bit, as CoreDNS's
+ * upstream Lookup does (state.SizeAndDo). CoreDNS also keeps the client's
+ * transport, so a TCP client's chase goes to the upstream over TCP; here a
+ * TCP client without EDNS advertises 65535 instead, so that the upstream
+ * answer is not cut to 512 bytes. size 0: no OPT. */
+static size_t build_query(uint8_t *buf, const uint8_t *name, uint16_t qtype, uint16_t size,
+                          int do_bit)
 {
     size_t nl = dname_len(name), o = 0;
     uint16_t id = (uint16_t)rand();
@@ -57,7 +64,23 @@ static size_t build_query(uint8_t *buf, const uint8_t *name, uint16_t qtype)
     o += nl;
     buf[o++] = (uint8_t)(qtype >> 8), buf[o++] = (uint8_t)qtype;
     buf[o++] = 0, buf[o++] = C_IN;
+    if (size) {
+        buf[11] = 1;                        /* ARCOUNT */
+        buf[o++] = 0;                       /* root owner */
+        buf[o++] = 0, buf[o++] = 41;        /* OPT */
+        buf[o++] = (uint8_t)(size >> 8), buf[o++] = (uint8_t)size;
+        buf[o++] = 0, buf[o++] = 0;         /* extended rcode, version 0 */
+        buf[o++] = do_bit ? 0x80 : 0, buf[o++] = 0;
+        buf[o++] = 0, buf[o++] = 0;         /* no options */
+    }
     return o;
+}
+
+static uint16_t sub_size(const dns_req *r)
+{
+    if (r->q.edns.present)
+        return r->q.edns.udp_size < 512 ? 512 : r->q.edns.udp_size;
+    return req_max_size(r) > 512 ? 65535 : 0;
 }
 
 int kube_lookup(kq *q, const uint8_t *name, uint16_t qtype, dns_msg *out)
@@ -66,8 +89,8 @@ int kube_lookup(kq *q, const uint8_t *name, uint16_t qtype, dns_msg *out)
         return -1;
     if (!thread_base())
         return -1;
-    uint8_t wire[12 + DNAME_MAX + 4];
-    size_t len = build_query(wire, name, qtype);
+    uint8_t wire[12 + DNAME_MAX + 4 + 11];
+    size_t len = build_query(wire, name, qtype, sub_size(q->r), q->r->q.edns.do_bit);
     dns_req *sub = req_new_internal(q->k->ins, t_base, wire, len, NULL);
     if (!sub)
         return -1;

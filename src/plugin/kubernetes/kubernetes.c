@@ -31,6 +31,7 @@
 #include "k8s/k8s.h"
 #include "kubernetes.h"
 #include "cluster/decode.h"
+#include "topology/topology.h"
 #include "server/log.h"
 #include "server/metrics.h"
 #include "server/server.h"
@@ -111,19 +112,34 @@ int kube_synced(kube *k)
     return 0;
 }
 
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Wall-clock bounded, as CoreDNS's ticker + timeout: a message every
+ * 500 ms, at most startup_timeout in total even on a loaded machine. */
 static void wait_sync(kube *k)
 {
-    double waited = 0;
-    int ticks = 0;
+    double start = mono_now(), next_log = start + 0.5;
     while (!kube_synced(k)) {
-        if (waited >= k->startup_timeout) {
+        double now = mono_now();
+        if (now - start >= k->startup_timeout) {
             log_warning("plugin/kubernetes: starting server with unsynced Kubernetes API");
             return;
         }
-        usleep(100 * 1000);
-        waited += 0.1;
-        if (++ticks % 5 == 0)
+        if (now >= next_log) {
             log_info("plugin/kubernetes: waiting for Kubernetes API before starting server");
+            next_log += 0.5;
+        }
+        double left = start + k->startup_timeout - now, step = next_log - now;
+        if (step > left)
+            step = left;
+        if (step > 0.05)
+            step = 0.05;
+        usleep((useconds_t)(step > 0 ? step * 1e6 : 1000));
     }
 }
 
@@ -247,8 +263,10 @@ static int make_config(kube *k, k8s_config *cfg, char *err, size_t errlen)
 
 static int ensure_store(kube *k)
 {
+    store_opts o = { k->topo ? k->topo->zone_label : NULL,
+                     k->topo ? k->topo->region_label : NULL };
     if (!k->st)
-        k->st = store_new(NULL);
+        k->st = store_new(&o);
     return k->st ? 0 : -1;
 }
 
@@ -257,6 +275,7 @@ static int kube_start(void *inst, struct instance *ins, char *err, size_t errlen
     kube *k = inst;
     k->ins = ins;
     kube_self_ips(k);
+    kube_topo_attach(k);
     if (ensure_store(k) < 0) {
         snprintf(err, errlen, "plugin/kubernetes: out of memory");
         return -1;
@@ -274,7 +293,7 @@ static int kube_start(void *inst, struct instance *ins, char *err, size_t errlen
         snprintf(err, errlen, "plugin/kubernetes: %s", why);
         return -1;
     }
-    if (!k->refs && !(k->refs = calloc(4, sizeof *k->refs))) {
+    if (!k->refs && !(k->refs = calloc(5, sizeof *k->refs))) {
         snprintf(err, errlen, "plugin/kubernetes: out of memory");
         return -1;
     }
@@ -284,8 +303,12 @@ static int kube_start(void *inst, struct instance *ins, char *err, size_t errlen
                    k->label_selector, store_upsert_slice);
     if (rc == 0)
         rc = watch(k, 2, "namespaces", "/api/v1/namespaces", k->ns_selector, store_upsert_namespace);
-    if (rc == 0 && k->pod_mode == POD_VERIFIED)
-        rc = watch(k, 3, "pods", "/api/v1/pods", k->label_selector, store_upsert_pod);
+    /* topology locates clients: every pod (no label filter) and every node */
+    if (rc == 0 && (k->pod_mode == POD_VERIFIED || k->topo))
+        rc = watch(k, 3, "pods", "/api/v1/pods", k->topo ? NULL : k->label_selector,
+                   store_upsert_pod);
+    if (rc == 0 && k->topo)
+        rc = watch(k, 4, "nodes", "/api/v1/nodes", NULL, store_upsert_node);
     if (rc < 0 || k8s_client_start(k->client, why, sizeof why) < 0) {
         snprintf(err, errlen, "plugin/kubernetes: %s", rc < 0 ? "cannot create a watch" : why);
         return -1;
@@ -327,6 +350,11 @@ store *kubernetes_store(void *inst)
     kube *k = inst;
     kube_self_ips(k);
     return ensure_store(k) < 0 ? NULL : k->st;
+}
+
+struct k8s_client *kubernetes_client(void *inst)
+{
+    return ((kube *)inst)->client;
 }
 
 void kubernetes_set_synced(void *inst, int synced)

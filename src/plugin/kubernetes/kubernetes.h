@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cluster/store.h"
+#include "cluster/locator.h"
 #include "plugin/plugin.h"
 #include "server/dname.h"
 
@@ -101,6 +102,7 @@ typedef struct kube {
     int nself;
     int self_done;
     struct kref *refs;              /* reflector handler contexts */
+    const struct topo_cfg *topo;    /* the block's topology directive, or NULL */
 } kube;
 
 /* setup.c */
@@ -184,6 +186,10 @@ typedef struct kq {
     int zonal_hit;                  /* a zonal name matched a headless service */
     int want_soa;                   /* SOA query at the apex */
     int need_keys;                  /* build entry domains (SRV targets) */
+    /* topology (topo.c) */
+    int located;                    /* loc filled for this query */
+    topo_loc loc;
+    int topo_dep;                   /* TOPO_DEP_* the answer depended on */
 } kq;
 
 int kvec_push(kvec *v, const kentry *e);
@@ -226,6 +232,13 @@ int kube_add_soa(kq *q, dns_msg *m, int sec);
 /* CoreDNS nsAddrs(): entries (key = NS name, ip = glue) for the zone. */
 int kube_ns_addrs(kq *q, kvec *out);
 
+/* topo.c: which endpoints of a headless service this query's client gets
+ * (keep[i] per eps->eps[i], arena memory), or NULL when no topology applies
+ * (no directive, not headless). Records q->topo_dep and counts the outcome. */
+const uint8_t *kube_topo_keep(kq *q, const st_service *svc, const st_endpoints *eps);
+/* topo.c: find the block's topology directive (at start). */
+void kube_topo_attach(kube *k);
+
 /* chase.c: resolve name/qtype through the server's chain from the top.
  * 0 with the reply in out (msg_init'd by the caller), -1 on failure. */
 int kube_lookup(kq *q, const uint8_t *name, uint16_t qtype, dns_msg *out);
@@ -238,6 +251,9 @@ void kube_record_programming(const struct cJSON *slice);
 /* ---- test hooks ----------------------------------------------------------- */
 /* The store of an instance, created on first use (tests fill it directly). */
 store *kubernetes_store(void *inst);
+/* The API client of an instance (NULL before start): the topology plugin
+ * posts Events through it. */
+struct k8s_client *kubernetes_client(void *inst);
 /* Pretend the API watches are (not) synced. */
 void kubernetes_set_synced(void *inst, int synced);
 

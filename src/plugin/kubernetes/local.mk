@@ -8,6 +8,7 @@ src_libtopo_a_SOURCES += \
 	src/plugin/kubernetes/answer.c \
 	src/plugin/kubernetes/apex.c \
 	src/plugin/kubernetes/ptr.c \
+	src/plugin/kubernetes/topo.c \
 	src/plugin/kubernetes/chase.c
 EXTRA_DIST += src/plugin/kubernetes/README.md
 
@@ -18,6 +19,15 @@ tests_unit_test_kubernetes_CFLAGS = $(UNIT_CC_FLAGS) -DSRCDIR='"$(abs_top_srcdir
 tests_unit_test_kubernetes_LDFLAGS = $(UNIT_WHOLE)
 tests_unit_test_kubernetes_LDADD = $(UNIT_DEPS)
 tests_unit_test_kubernetes_DEPENDENCIES = src/libtopo.a
-EXTRA_DIST += tests/data/kubernetes/cluster.json tests/data/kubernetes/zonal.json
-TESTS += tests/integration/kubernetes.sh
-EXTRA_DIST += tests/integration/kubernetes.sh
+EXTRA_DIST += tests/data/kubernetes/cluster.json tests/data/kubernetes/zonal.json \
+	tests/data/kubernetes/chase.yaml tests/data/kubernetes/acceptance.tsv \
+	tests/data/kubernetes/acceptance.py tests/data/kubernetes/interwebs.test.db \
+	tests/data/kubernetes/10.in-addr.arpa.db
+TESTS += tests/integration/kubernetes.sh tests/integration/k8s_acceptance.sh \
+	tests/integration/k8s_changes.sh tests/integration/k8s_chase.sh \
+	tests/integration/k8s_ready.sh tests/integration/k8s_options.sh
+EXTRA_DIST += tests/integration/kubernetes.sh tests/integration/kubernetes_lib.sh \
+	tests/integration/k8s_acceptance.sh tests/integration/k8s_changes.sh \
+	tests/integration/k8s_chase.sh tests/integration/k8s_ready.sh \
+	tests/integration/k8s_options.sh \
+	conf/Corefile.kubeadm

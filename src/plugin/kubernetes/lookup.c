@@ -194,6 +194,9 @@ static int endpoint_entries(kq *q, const st_service *svc, const st_endpoints *ep
 {
     int err = K_NOITEMS;
     char name[KLABEL];
+    /* topology (topo.c): NULL keeps every ready endpoint */
+    const uint8_t *keep = r->endpoint[0] ? NULL : kube_topo_keep(q, svc, eps);
+    int filtered = 0;               /* topology hid a matching endpoint */
     for (size_t i = 0; eps && i < eps->n; i++) {
         const st_endpoint *ep = &eps->eps[i];
         if (!ep->ready)
@@ -206,6 +209,10 @@ static int endpoint_entries(kq *q, const st_service *svc, const st_endpoints *ep
         for (uint16_t p = 0; p < ep->nports; p++) {
             if (!port_match(r, &ep->ports[p]))
                 continue;
+            if (keep && !keep[i]) {
+                filtered = 1;
+                break;
+            }
             if (!key && !(key = entry_key(q, labels, 4)) && q->need_keys)
                 break;
             if (push_ip(q, out, &ep->ip, ep->ports[p].port, key) < 0)
@@ -213,7 +220,8 @@ static int endpoint_entries(kq *q, const st_service *svc, const st_endpoints *ep
             err = K_OK;
         }
     }
-    return err;
+    /* the name exists; this client just gets no address: NODATA */
+    return err == K_NOITEMS && filtered ? K_OK : err;
 }
 
 static int cluster_ip_entries(kq *q, const st_service *svc, const kreq *r, kvec *out)

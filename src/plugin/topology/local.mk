@@ -1,0 +1,4 @@
+src_libtopo_a_SOURCES += \
+	src/plugin/topology/topology.c src/plugin/topology/topo_plugin.h \
+	src/plugin/topology/explain.c \
+	src/plugin/topology/observer.c

@@ -1,0 +1,233 @@
+/*
+ * topology — the `topology` directive: turns on topology-aware answers for
+ * headless Services in its server block.
+ *
+ *   topology {
+ *       client_subnet CIDR...
+ *       hints consume|compute|off
+ *       internal_traffic_policy on|off
+ *       zone_label LABEL
+ *       region_label LABEL
+ *       explain ADDR
+ *       events
+ *   }
+ *
+ * The plugin does not serve queries itself: the kubernetes plugin of the same
+ * block finds this instance (topo_of_block) and asks the engine in
+ * src/topology/ which endpoints a client receives. This file holds the
+ * configuration, the per-request helpers that need the block (locating the
+ * client, the cache variant), and the lifecycle of the two background parts:
+ * the explain endpoint (explain.c) and the observer that posts Events and
+ * keeps the per-Service state gauges (observer.c).
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "plugin/plugin.h"
+#include "server/server.h"
+#include "server/http.h"
+#include "topology/topology.h"
+#include "topo_plugin.h"
+
+/* ---- setup ---------------------------------------------------------------- */
+
+static int parse_cidr(const char *text, topo_cidr *out)
+{
+    char buf[INET6_ADDRSTRLEN + 8];
+    if (strlen(text) >= sizeof buf)
+        return -1;
+    strcpy(buf, text);
+    char *slash = strchr(buf, '/');
+    if (slash)
+        *slash++ = '\0';
+    if (st_parse_ip(buf, &out->net) < 0)
+        return -1;
+    int max = out->net.family == 4 ? 32 : 128;
+    long bits = max;
+    if (slash) {
+        char *end;
+        bits = strtol(slash, &end, 10);
+        if (!*slash || *end || bits < 0 || bits > max)
+            return -1;
+    }
+    out->bits = (uint8_t)bits;
+    return 0;
+}
+
+static int on_off(cf_disp *d, int *out)
+{
+    const char *v[2];
+    if (cf_remaining_args(d, v, 2) != 1)
+        return cf_arg_err(d);
+    if (!strcmp(v[0], "on"))
+        *out = 1;
+    else if (!strcmp(v[0], "off"))
+        *out = 0;
+    else
+        return cf_err(d, "internal_traffic_policy must be 'on' or 'off'");
+    return 0;
+}
+
+static int one_arg(cf_disp *d, char **out)
+{
+    const char *v[2];
+    if (cf_remaining_args(d, v, 2) != 1)
+        return cf_arg_err(d);
+    free(*out);
+    *out = strdup(v[0]);
+    return *out ? 0 : cf_err(d, "out of memory");
+}
+
+static int prop_subnets(cf_disp *d, topo_cfg *c)
+{
+    int any = 0;
+    while (cf_next_arg(d)) {
+        if (c->nsubnets == TOPO_MAX_SUBNETS)
+            return cf_err(d, "too many client_subnet entries (max %d)", TOPO_MAX_SUBNETS);
+        if (parse_cidr(cf_val(d), &c->subnets[c->nsubnets]) < 0)
+            return cf_err(d, "invalid CIDR");
+        c->nsubnets++;
+        any = 1;
+    }
+    return any ? 0 : cf_arg_err(d);
+}
+
+static int prop_hints(cf_disp *d, topo_cfg *c)
+{
+    const char *v[2];
+    if (cf_remaining_args(d, v, 2) != 1)
+        return cf_arg_err(d);
+    if (!strcmp(v[0], "consume"))
+        c->hints = TOPO_HINTS_CONSUME;
+    else if (!strcmp(v[0], "compute"))
+        c->hints = TOPO_HINTS_COMPUTE;
+    else if (!strcmp(v[0], "off"))
+        c->hints = TOPO_HINTS_OFF;
+    else
+        return cf_err(d, "hints must be consume, compute or off");
+    return 0;
+}
+
+static int prop_explain(cf_disp *d, topo_cfg *c)
+{
+    if (one_arg(d, &c->explain) < 0)
+        return -1;
+    char err[256];
+    if (http_addr_check(c->explain, err, sizeof err) < 0)
+        return cf_err(d, "%s", err);
+    return 0;
+}
+
+static int parse_prop(cf_disp *d, topo_cfg *c)
+{
+    const char *p = cf_val(d);
+    if (!strcmp(p, "client_subnet"))
+        return prop_subnets(d, c);
+    if (!strcmp(p, "hints"))
+        return prop_hints(d, c);
+    if (!strcmp(p, "internal_traffic_policy"))
+        return on_off(d, &c->itp);
+    if (!strcmp(p, "zone_label"))
+        return one_arg(d, &c->zone_label);
+    if (!strcmp(p, "region_label"))
+        return one_arg(d, &c->region_label);
+    if (!strcmp(p, "explain"))
+        return prop_explain(d, c);
+    if (!strcmp(p, "events")) {
+        if (cf_next_arg(d))
+            return cf_arg_err(d);
+        c->events = 1;
+        return 0;
+    }
+    return cf_prop_err(d);
+}
+
+static void topo_destroy(void *inst);
+
+static int topo_setup(cf_disp *d, setup_ctx *ctx, void **inst)
+{
+    topo_inst *t = calloc(1, sizeof *t);
+    if (!t)
+        return cf_err(d, "out of memory");
+    t->cfg.hints = TOPO_HINTS_COMPUTE;
+    t->cfg.itp = 1;
+    t->blk = ctx->blk;
+    while (cf_next(d)) {
+        if (cf_next_arg(d)) {
+            topo_destroy(t);
+            return cf_arg_err(d);
+        }
+        while (cf_next_block(d))
+            if (parse_prop(d, &t->cfg) < 0) {
+                topo_destroy(t);
+                return -1;
+            }
+    }
+    *inst = t;
+    return 0;
+}
+
+/* ---- lifecycle -------------------------------------------------------------- */
+
+static store *block_store(const server_block *b)
+{
+    for (size_t i = 0; b && i < b->nhandlers; i++)
+        if (!strcmp(b->handlers[i].def->name, "kubernetes"))
+            return kubernetes_store(b->handlers[i].inst);
+    return NULL;
+}
+
+static int topo_start(void *inst, struct instance *ins, char *err, size_t errlen)
+{
+    topo_inst *t = inst;
+    t->ins = ins;
+    t->st = block_store(t->blk);
+    if (!t->st) {
+        snprintf(err, errlen, "plugin/topology: needs the kubernetes plugin in the same server block");
+        return -1;
+    }
+    if (t->cfg.explain && topo_explain_start(t, err, errlen) < 0)
+        return -1;
+    return topo_observer_start(t, err, errlen);
+}
+
+static void topo_stop(void *inst)
+{
+    topo_observer_stop(inst);
+}
+
+static void topo_destroy(void *inst)
+{
+    topo_inst *t = inst;
+    if (!t)
+        return;
+    topo_observer_stop(t);
+    free(t->cfg.zone_label);
+    free(t->cfg.region_label);
+    free(t->cfg.explain);
+    free(t);
+}
+
+const plugin_def plugin_topology = {
+    .name = "topology",
+    .flags = PLUGIN_ONCE,
+    .setup = topo_setup,
+    .start = topo_start,
+    .stop = topo_stop,
+    .destroy = topo_destroy,
+};
+
+/* ---- per request ----------------------------------------------------------- */
+
+const topo_cfg *topo_of_block(const server_block *b, store **st)
+{
+    for (size_t i = 0; b && i < b->nhandlers; i++)
+        if (b->handlers[i].def == &plugin_topology) {
+            topo_inst *t = b->handlers[i].inst;
+            if (st)
+                *st = t->st ? t->st : block_store(b);
+            return &t->cfg;
+        }
+    return NULL;
+}

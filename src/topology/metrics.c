@@ -1,0 +1,51 @@
+/*
+ * metrics.c — names of policies and outcomes, and the answer counter
+ * topodns_topology_answers_total{policy,outcome}.
+ */
+#include "topology.h"
+#include "server/metrics.h"
+
+static const char *const policy_names[TP_COUNT] = {
+    [TP_NONE] = "none",
+    [TP_TOPOLOGY_KEYS] = "topology_keys",
+    [TP_ITP_LOCAL] = "internal_traffic_policy",
+    [TP_SAME_ZONE_REQUIRE] = "same_zone_require",
+    [TP_HINTS] = "hints",
+    [TP_PREFER_SAME_NODE] = "prefer_same_node",
+    [TP_PREFER_SAME_ZONE] = "prefer_same_zone",
+    [TP_AUTO] = "auto",
+    [TP_SAME_ZONE_PREFER] = "same_zone_prefer",
+};
+
+static const char *const outcome_names[TO_COUNT] = {
+    [TO_LOCAL] = "local",
+    [TO_FALLBACK] = "fallback",
+    [TO_ALL] = "all",
+    [TO_EMPTY] = "empty",
+    [TO_UNKNOWN_CLIENT] = "unknown_client",
+};
+
+const char *topo_policy_name(topo_policy p)
+{
+    return p < TP_COUNT ? policy_names[p] : "none";
+}
+
+const char *topo_outcome_name(topo_outcome o)
+{
+    return o < TO_COUNT ? outcome_names[o] : "all";
+}
+
+void topo_count(const topo_result *res)
+{
+    static metric_family *_Atomic fam;
+    metric_family *f = fam;
+    if (!f) {
+        static const char *const labels[] = { "policy", "outcome", NULL };
+        f = metrics_family("topodns_topology_answers_total",
+                           "Answers for headless Services by topology policy and outcome.",
+                           METRIC_COUNTER, labels, NULL, 0);
+        fam = f;
+    }
+    const char *v[] = { topo_policy_name(res->policy), topo_outcome_name(res->outcome) };
+    metrics_add(f, v, 1);
+}

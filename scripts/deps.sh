@@ -6,7 +6,7 @@ TOPODNS_PKGS=(
     build-essential autoconf automake libtool pkg-config
     libldns-dev libevent-dev libcurl4-openssl-dev libcjson-dev libc-ares-dev
     libcmocka-dev libyaml-dev uthash-dev liburcu-dev libssl-dev
-    bind9-dnsutils knot-dnsutils ldnsutils curl jq python3 python3-dnspython python3-yaml
+    bind9-dnsutils knot-dnsutils knot ldnsutils curl jq python3 python3-dnspython python3-yaml
     iproute2 valgrind
 )
 

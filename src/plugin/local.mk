@@ -13,4 +13,6 @@ include src/plugin/bind/local.mk
 include src/plugin/any/local.mk
 include src/plugin/kubernetes/local.mk
 include src/plugin/topology/local.mk
+include src/plugin/loop/local.mk
+include src/plugin/forward/local.mk
 src_libtopo_a_SOURCES += src/plugin/registry.c src/plugin/plugin.h src/plugin/order.h

@@ -633,7 +633,7 @@ static void test_computed_prefer_close(void **s)
 static void auto_nodes(void)
 {
     const char *z[] = { "zone-a", "zone-a", "zone-b", "zone-b", "zone-c", "zone-c" };
-    char n[16], ip[16];
+    char n[32], ip[32];
     for (int i = 0; i < 6; i++) {
         snprintf(n, sizeof n, "n%d", i);
         snprintf(ip, sizeof ip, "10.0.5.%d", i);
@@ -681,7 +681,7 @@ static void test_computed_same_zone_prefer(void **s)
     auto_nodes();
     service("", "\"endpointslice.kubernetes.io/same-zone\":\"Prefer\"");
     /* 15 endpoints, 5 per zone: above threshold 9 + padding 3 → Prefer */
-    char addr[15][16], *e[15];
+    char addr[15][32], *e[15];
     const char *nodes[] = { "n0", "n1", "n2", "n3", "n4", "n5" };
     const char *zones[] = { "zone-a", "zone-a", "zone-b", "zone-b", "zone-c", "zone-c" };
     for (int i = 0; i < 15; i++) {

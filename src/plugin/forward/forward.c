@@ -1,0 +1,681 @@
+/*
+ * forward — proxy queries to upstream resolvers, on c-ares.
+ *
+ * serve() walks the block's stanzas: the first whose FROM covers the qname
+ * (and no `except` name does) takes the query, else it goes to the next
+ * plugin. The stanza orders its upstreams by policy and sends the query
+ * bytes exactly as the client sent them but for a fresh random ID (the
+ * client's ID is put back on the reply; EDNS travels untouched) over the client's
+ * transport, or TCP with force_tcp, or UDP with prefer_udp. The request goes
+ * REQ_ASYNC and is finished from the c-ares callback.
+ *
+ * Transport. Per worker event loop a stanza keeps, per upstream, up to three
+ * c-ares channels (UDP for queries without EDNS, UDP for queries with EDNS,
+ * TCP), each configured with that one upstream, one try and read_timeout.
+ * c-ares reports its sockets through the socket-state callback; each socket
+ * becomes a libevent event on the worker's base that calls ares_process_fd(),
+ * and one timer per channel drives c-ares' timeouts. Channels close their
+ * sockets when no query is pending, so an idle worker holds no events.
+ * Nothing here blocks and no thread is started per query.
+ *
+ * Retries follow CoreDNS's ServeDNS loop: an upstream that is down (more
+ * failed health checks than max_fails) is skipped; when every upstream is
+ * down the health checks are assumed broken and a random upstream is tried
+ * (or SERVFAIL with failfast_all_unhealthy_upstreams); a network error or
+ * timeout starts the upstream's health probe and moves on to the next
+ * upstream, within 5 s and max_connect_attempts. A reply is returned as is
+ * unless its rcode is listed in `failover` (next upstream) or `next` (the
+ * next forward stanza). More than max_concurrent queries in flight get
+ * REFUSED. With prefer_udp a truncated UDP reply is retried over TCP;
+ * otherwise, as in CoreDNS, the truncated reply goes back to the client.
+ */
+#include <ares.h>
+#include <event2/event.h>
+#include <event2/event_struct.h>
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/random.h>
+#include "forward.h"
+#include "server/log.h"
+#include "server/metrics.h"
+#include "server/msg.h"
+
+#define FWD_DEADLINE_NS 5000000000ull       /* CoreDNS defaultTimeout */
+#define FWD_EDNS_PSZ 4096                   /* largest UDP reply c-ares reads */
+
+typedef struct fwd_sock {
+    struct event ev;
+    ares_socket_t fd;
+    struct fwd_chan *ch;
+    struct fwd_sock *next;
+} fwd_sock;
+
+typedef struct fwd_chan {
+    ares_channel ch;
+    struct event_base *base;
+    struct event timer;
+    int timer_on;
+    fwd_sock *socks;
+    unsigned pending;                /* queries sent and not called back */
+    int dying;                       /* being destroyed: leave libevent alone */
+    int reset;                       /* c-ares dropped EDNS: rebuild when idle */
+} fwd_chan;
+
+typedef struct fwd_loop {
+    struct event_base *base;
+    fwd_chan *ch[FWD_MAX_UP][FWD_NCH];
+    struct fwd_loop *next;
+} fwd_loop;
+
+typedef struct fwd_q {
+    const handler *h;
+    forward *f;
+    fwd_stanza *st;
+    size_t si;
+    dns_req *r;
+    fwd_loop *loop;
+    unsigned list[FWD_MAX_UP];
+    size_t nlist, i;
+    unsigned fails, failovers;
+    unsigned long attempts;
+    uint64_t deadline, sent_at;
+    int cur, kind;
+    int outstanding, sending, status, got;
+    int holds_slot;
+    char err[200];
+    size_t wlen;
+    uint8_t wire[];                  /* the query as sent: client's, new ID */
+} fwd_q;
+
+static metric_family *m_duration, *m_broken, *m_rejects;
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static unsigned rnd32(void)
+{
+    static _Thread_local unsigned s;
+    while (!s && getrandom(&s, sizeof s, 0) != sizeof s)
+        s = (unsigned)mono_ns() ^ (unsigned)(uintptr_t)&s;
+    s ^= s << 13;
+    s ^= s >> 17;
+    s ^= s << 5;
+    return s;
+}
+
+/* ---- policy ----------------------------------------------------------- */
+
+size_t fwd_policy_list(int policy, size_t n, unsigned rnd, unsigned robin, unsigned *out)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = (unsigned)i;
+    if (n < 2)
+        return n;
+    if (policy == FWD_POL_RANDOM) {
+        for (size_t i = n - 1; i > 0; i--) {     /* Fisher-Yates */
+            rnd ^= rnd >> 16;                    /* one hash round per draw */
+            rnd *= 0x7feb352du;
+            rnd ^= rnd >> 15;
+            rnd *= 0x846ca68bu;
+            rnd ^= rnd >> 16;
+            size_t j = rnd % (i + 1);
+            unsigned t = out[i];
+            out[i] = out[j];
+            out[j] = t;
+        }
+    } else if (policy == FWD_POL_ROUND_ROBIN) {
+        /* as CoreDNS: p[k], then p[:k], then p[k+1:] */
+        unsigned k = robin % (unsigned)n;
+        out[0] = k;
+        for (size_t i = 0, o = 1; i < n; i++)
+            if (i != k)
+                out[o++] = (unsigned)i;
+    }
+    return n;
+}
+
+int fwd_down(const fwd_stanza *st, const fwd_upstream *u)
+{
+    if (st->max_fails == 0)
+        return 0;
+    return atomic_load(&((fwd_upstream *)u)->fails) > st->max_fails;
+}
+
+/* ---- c-ares on libevent ----------------------------------------------- */
+
+static void chan_timer_update(fwd_chan *c)
+{
+    struct timeval tv, *t = c->pending ? ares_timeout(c->ch, NULL, &tv) : NULL;
+    if (t) {
+        evtimer_add(&c->timer, t);
+        c->timer_on = 1;
+    } else if (c->timer_on) {
+        evtimer_del(&c->timer);
+        c->timer_on = 0;
+    }
+}
+
+static void sock_cb(evutil_socket_t fd, short what, void *arg)
+{
+    fwd_chan *c = ((fwd_sock *)arg)->ch;
+    ares_process_fd(c->ch, (what & EV_READ) ? fd : ARES_SOCKET_BAD,
+                    (what & EV_WRITE) ? fd : ARES_SOCKET_BAD);
+    chan_timer_update(c);
+}
+
+static void timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    fwd_chan *c = arg;
+    c->timer_on = 0;
+    ares_process_fd(c->ch, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
+    chan_timer_update(c);
+}
+
+/* c-ares opens, changes or closes a socket: mirror it in libevent. */
+static void sock_state_cb(void *data, ares_socket_t fd, int readable, int writable)
+{
+    fwd_chan *c = data;
+    fwd_sock **pp = &c->socks, *s;
+    while ((s = *pp) && s->fd != fd)
+        pp = &s->next;
+    if (s && !c->dying)
+        event_del(&s->ev);
+    if (!readable && !writable) {
+        if (s) {
+            *pp = s->next;
+            free(s);
+        }
+        return;
+    }
+    if (c->dying)
+        return;
+    if (!s) {
+        if (!(s = calloc(1, sizeof *s)))
+            return;
+        s->fd = fd;
+        s->ch = c;
+        s->next = c->socks;
+        c->socks = s;
+    }
+    short ev = (short)(EV_PERSIST | (readable ? EV_READ : 0) | (writable ? EV_WRITE : 0));
+    event_assign(&s->ev, c->base, fd, ev, sock_cb, s);
+    event_add(&s->ev, NULL);
+}
+
+static void chan_free(fwd_chan *c)
+{
+    if (!c)
+        return;
+    c->dying = 1;                   /* callbacks must not touch the worker */
+    ares_destroy(c->ch);
+    while (c->socks) {
+        fwd_sock *s = c->socks;
+        c->socks = s->next;
+        free(s);
+    }
+    free(c);
+}
+
+static fwd_chan *chan_new(fwd_stanza *st, fwd_upstream *u, int kind, struct event_base *base)
+{
+    fwd_chan *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->base = base;
+    evtimer_assign(&c->timer, base, timer_cb, c);
+    struct ares_options o;
+    memset(&o, 0, sizeof o);
+    struct in_addr lo = { htonl(INADDR_LOOPBACK) };
+    o.flags = ARES_FLAG_NOCHECKRESP;
+    if (kind == FWD_CH_TCP)
+        o.flags |= ARES_FLAG_USEVC;
+    else if (!st->prefer_udp)
+        o.flags |= ARES_FLAG_IGNTC;        /* TC replies go back to the client */
+    if (kind == FWD_CH_UDP_EDNS) {
+        o.flags |= ARES_FLAG_EDNS;
+        o.ednspsz = FWD_EDNS_PSZ;
+    }
+    o.timeout = (int)(st->read_timeout * 1000);
+    o.tries = 1;
+    o.ndots = 1;
+    o.servers = &lo;                   /* replaced below; avoids resolv.conf */
+    o.nservers = 1;
+    o.domains = NULL;
+    o.ndomains = 0;
+    o.lookups = (char *)"b";
+    o.sortlist = NULL;
+    o.nsort = 0;
+    o.sock_state_cb = sock_state_cb;
+    o.sock_state_cb_data = c;
+    int mask = ARES_OPT_FLAGS | ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES | ARES_OPT_NDOTS |
+               ARES_OPT_SERVERS | ARES_OPT_DOMAINS | ARES_OPT_LOOKUPS | ARES_OPT_SORTLIST |
+               ARES_OPT_SOCK_STATE_CB;
+    if (kind == FWD_CH_UDP_EDNS)
+        mask |= ARES_OPT_EDNSPSZ;
+    if (ares_init_options(&c->ch, &o, mask) != ARES_SUCCESS) {
+        free(c);
+        return NULL;
+    }
+    struct ares_addr_port_node srv;
+    memset(&srv, 0, sizeof srv);
+    srv.family = u->sa.ss_family;
+    if (srv.family == AF_INET) {
+        const struct sockaddr_in *s4 = (const struct sockaddr_in *)&u->sa;
+        srv.addr.addr4 = s4->sin_addr;
+        srv.udp_port = srv.tcp_port = ntohs(s4->sin_port);
+    } else {
+        const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&u->sa;
+        memcpy(&srv.addr.addr6, &s6->sin6_addr, 16);
+        srv.udp_port = srv.tcp_port = ntohs(s6->sin6_port);
+    }
+    if (ares_set_servers_ports(c->ch, &srv) != ARES_SUCCESS) {
+        chan_free(c);
+        return NULL;
+    }
+    if (st->has_src && st->src.ss_family == AF_INET)
+        ares_set_local_ip4(c->ch, ntohl(((struct sockaddr_in *)&st->src)->sin_addr.s_addr));
+    else if (st->has_src)
+        ares_set_local_ip6(c->ch, ((struct sockaddr_in6 *)&st->src)->sin6_addr.s6_addr);
+    return c;
+}
+
+/* The stanza's state for this event loop; created on first use. A one-entry
+ * thread-local cache keeps the lock off the common path. */
+static fwd_loop *loop_for(fwd_stanza *st, struct event_base *base)
+{
+    static _Thread_local unsigned c_serial;
+    static _Thread_local struct event_base *c_base;
+    static _Thread_local fwd_loop *c_loop;
+    if (c_serial == st->serial && c_base == base)
+        return c_loop;
+    pthread_mutex_lock(&st->mu);
+    fwd_loop *l = st->loops;
+    while (l && l->base != base)
+        l = l->next;
+    if (!l && (l = calloc(1, sizeof *l))) {
+        l->base = base;
+        l->next = st->loops;
+        st->loops = l;
+    }
+    pthread_mutex_unlock(&st->mu);
+    if (l) {
+        c_serial = st->serial;
+        c_base = base;
+        c_loop = l;
+    }
+    return l;
+}
+
+void fwd_loops_free(fwd_stanza *st)
+{
+    while (st->loops) {
+        fwd_loop *l = st->loops;
+        st->loops = l->next;
+        for (size_t i = 0; i < FWD_MAX_UP; i++)
+            for (int k = 0; k < FWD_NCH; k++)
+                chan_free(l->ch[i][k]);
+        free(l);
+    }
+}
+
+static fwd_chan *chan_get(fwd_q *q, unsigned up, int kind)
+{
+    fwd_chan **slot = &q->loop->ch[up][kind];
+    if (*slot && (*slot)->reset && (*slot)->pending == 0) {
+        chan_free(*slot);
+        *slot = NULL;
+    }
+    if (!*slot)
+        *slot = chan_new(q->st, &q->st->ups[up], kind, q->loop->base);
+    return *slot;
+}
+
+/* ---- one query -------------------------------------------------------- */
+
+static void q_free(fwd_q *q)
+{
+    if (q->holds_slot)
+        atomic_fetch_sub(&q->st->concurrent, 1);
+    free(q);
+}
+
+static int q_kind(const fwd_q *q)
+{
+    const dns_req *r = q->r;
+    int tcp = q->st->force_tcp ? 1 : q->st->prefer_udp ? 0 : r->proto == PROTO_TCP;
+    if (tcp)
+        return FWD_CH_TCP;
+    return r->q.edns.present ? FWD_CH_UDP_EDNS : FWD_CH_UDP;
+}
+
+static const char *status_text(int status)
+{
+    switch (status) {
+    case ARES_ETIMEOUT: return "i/o timeout";
+    case ARES_ECONNREFUSED: return "connection refused";
+    default: return ares_strerror(status);
+    }
+}
+
+/* An unparsable UDP reply at the size limit: CoreDNS answers with an empty
+ * truncated reply so the client retries over TCP. */
+static int truncated_reply(fwd_q *q, const unsigned char *abuf, int alen)
+{
+    dns_req *r = q->r;
+    if (q->kind == FWD_CH_TCP || alen < 512)
+        return -1;
+    msg_reply_to(&r->resp, &r->q);
+    r->resp.flags |= F_TC | (uint16_t)(((abuf[2] << 8) | abuf[3]) & (F_AA | F_RA));
+    r->resp.rcode = abuf[3] & 0xf;
+    return 0;
+}
+
+static void fwd_resume(fwd_q *q);
+
+static void on_answer(void *arg, int status, int timeouts, unsigned char *abuf, int alen)
+{
+    (void)timeouts;
+    fwd_q *q = arg;
+    if (status == ARES_EDESTRUCTION || status == ARES_ECANCELLED) {
+        free(q);                        /* shutdown: the worker is gone */
+        return;
+    }
+    fwd_chan *c = q->loop->ch[q->cur][q->kind];
+    if (c)
+        c->pending--;
+    q->outstanding = 0;
+    q->status = status;
+    q->got = 0;
+    if (status == ARES_SUCCESS) {
+        int hdr_ok;
+        if (msg_parse(&q->r->resp, abuf, (size_t)alen, &hdr_ok) == 0 ||
+            truncated_reply(q, abuf, alen) == 0) {
+            q->got = 1;
+            if (c && q->kind == FWD_CH_UDP_EDNS && q->r->resp.rcode == RC_FORMERR)
+                c->reset = 1;
+        } else {
+            q->status = ARES_EBADRESP;
+        }
+    }
+    if (!q->sending)
+        fwd_resume(q);
+}
+
+/* Send to upstream `up`. 0 when the query is in flight or already answered
+ * (synchronous callback), -1 when no channel could be made. */
+static int q_send(fwd_q *q, unsigned up)
+{
+    q->cur = (int)up;
+    q->kind = q_kind(q);
+    fwd_chan *c = chan_get(q, up, q->kind);
+    if (!c)
+        return -1;
+    uint16_t id = (uint16_t)rnd32();
+    q->wire[0] = (uint8_t)(id >> 8);
+    q->wire[1] = (uint8_t)id;
+    q->sent_at = mono_ns();
+    q->outstanding = 1;
+    q->sending = 1;
+    c->pending++;
+    ares_send(c->ch, q->wire, (int)q->wlen, on_answer, q);
+    q->sending = 0;
+    chan_timer_update(c);
+    return 0;
+}
+
+/* Next upstream to try, CoreDNS's loop head; -1 when the loop ends. */
+static int q_pick(fwd_q *q)
+{
+    fwd_stanza *st = q->st;
+    while (mono_ns() < q->deadline && (st->max_attempts == 0 || q->attempts < st->max_attempts)) {
+        if (q->i >= q->nlist) {
+            q->i = 0;
+            q->fails = 0;
+        }
+        unsigned up = q->list[q->i++];
+        if (!fwd_down(st, &st->ups[up]))
+            return (int)up;
+        if (++q->fails < st->nups)
+            continue;
+        metrics_add(m_broken, NULL, 1);
+        if (st->failfast)
+            return -1;
+        return (int)(rnd32() % st->nups);   /* health checks look broken */
+    }
+    return -1;
+}
+
+static int rc_listed(const uint16_t *l, int n, unsigned rc)
+{
+    for (int i = 0; i < n; i++)
+        if (l[i] == rc)
+            return 1;
+    return 0;
+}
+
+static int serve_stanza(const handler *h, forward *f, size_t si, dns_req *r);
+
+/* The reply in r->resp came back from q->cur. Returns what serve returns:
+ * an rcode, REQ_ASYNC, -2 to try the next upstream, -3 for the next stanza. */
+static int q_reply(fwd_q *q, int up)
+{
+    dns_req *r = q->r;
+    fwd_stanza *st = q->st;
+    char rcb[16];
+    const char *lv[] = { "forward", st->ups[up].to, rcode_name(r->resp.rcode, rcb) };
+    metrics_observe(m_duration, lv, (double)(mono_ns() - q->sent_at) / 1e9);
+    r->resp.id = r->q.id;
+    if (!(r->resp.flags & F_QR) || !r->resp.has_question || r->resp.qtype != r->q.qtype ||
+        !dname_equal(r->resp.qname, r->q.qname)) {
+        msg_reply_to(&r->resp, &r->q);
+        r->resp.rcode = RC_FORMERR;
+        return req_write(r, q->h);
+    }
+    if (rc_listed(st->failover_rc, st->nfailover, r->resp.rcode) && ++q->failovers < st->nups)
+        return -2;
+    int go_next = q->si + 1 < q->f->nst &&
+        (rc_listed(st->next_rc, st->nnext, r->resp.rcode) ||
+         (st->next_on_nodata && r->resp.rcode == RC_NOERROR && msg_count(&r->resp, SEC_ANSWER) == 0));
+    if (go_next) {
+        msg_reset(&r->resp);
+        return -3;
+    }
+    return req_write(r, q->h);
+}
+
+/* Drive q until it is in flight or decided. Returns REQ_ASYNC or the final
+ * rcode (q is freed then). */
+static int q_drive(fwd_q *q)
+{
+    for (;;) {
+        if (q->outstanding)
+            return REQ_ASYNC;
+        if (q->cur >= 0) {
+            int up = q->cur;
+            q->cur = -1;
+            if (q->got) {
+                int rc = q_reply(q, up);
+                if (rc == -3) {
+                    const handler *h = q->h;
+                    forward *f = q->f;
+                    size_t si = q->si + 1;
+                    dns_req *r = q->r;
+                    q_free(q);
+                    return serve_stanza(h, f, si, r);
+                }
+                if (rc != -2) {
+                    q_free(q);
+                    return rc;
+                }
+            } else {
+                snprintf(q->err, sizeof q->err, "%s %s: %s",
+                         q->kind == FWD_CH_TCP ? "tcp" : "udp", q->st->ups[up].to,
+                         status_text(q->status));
+                if (q->st->max_fails)
+                    fwd_health_kick(&q->st->ups[up]);
+                q->attempts++;
+                if (q->st->max_attempts && q->attempts >= q->st->max_attempts)
+                    break;
+                if (q->fails >= q->st->nups)
+                    break;
+            }
+        }
+        int up = q_pick(q);
+        if (up < 0)
+            break;
+        if (q_send(q, (unsigned)up) < 0) {
+            snprintf(q->err, sizeof q->err, "cannot create a c-ares channel for %s", q->st->ups[up].to);
+            break;
+        }
+    }
+    req_error(q->r, "forward", "plugin/forward: %s", q->err[0] ? q->err : "no healthy proxies");
+    q_free(q);
+    return RC_SERVFAIL;
+}
+
+static void fwd_resume(fwd_q *q)
+{
+    dns_req *r = q->r;
+    int rc = q_drive(q);
+    if (rc != REQ_ASYNC)
+        req_finish(r, rc);
+}
+
+/* ---- serving ---------------------------------------------------------- */
+
+static int stanza_match(const fwd_stanza *st, const uint8_t *qname)
+{
+    if (!dname_is_sub(qname, st->from))
+        return 0;
+    if (dname_equal(qname, st->from))
+        return 1;
+    for (size_t i = 0; i < st->nexcept; i++)
+        if (dname_is_sub(qname, st->except[i]))
+            return 0;
+    return 1;
+}
+
+static int serve_stanza(const handler *h, forward *f, size_t si, dns_req *r)
+{
+    while (si < f->nst && !stanza_match(f->st[si], r->q.qname))
+        si++;
+    if (si >= f->nst)
+        return plugin_next(h, r);
+    fwd_stanza *st = f->st[si];
+    struct event_base *base = req_event_base(r);
+    fwd_q *q = calloc(1, sizeof *q + r->rawlen);
+    fwd_loop *l = base ? loop_for(st, base) : NULL;
+    if (!q || !l) {
+        free(q);
+        req_error(r, "forward", "plugin/forward: no event loop for this request");
+        return RC_SERVFAIL;
+    }
+    if (st->max_concurrent > 0) {
+        if (atomic_fetch_add(&st->concurrent, 1) + 1 > st->max_concurrent) {
+            atomic_fetch_sub(&st->concurrent, 1);
+            metrics_add(m_rejects, NULL, 1);
+            free(q);
+            req_error(r, "forward", "plugin/forward: concurrent queries exceeded maximum %ld",
+                      st->max_concurrent);
+            return RC_REFUSED;
+        }
+        q->holds_slot = 1;
+    }
+    q->h = h;
+    q->f = f;
+    q->st = st;
+    q->si = si;
+    q->r = r;
+    q->loop = l;
+    q->wlen = r->rawlen;
+    memcpy(q->wire, r->raw, r->rawlen);
+    q->cur = -1;
+    q->deadline = mono_ns() + FWD_DEADLINE_NS;
+    unsigned robin = st->policy == FWD_POL_ROUND_ROBIN ? atomic_fetch_add(&st->robin, 1) + 1 : 0;
+    q->nlist = fwd_policy_list(st->policy, st->nups, rnd32(), robin, q->list);
+    return q_drive(q);
+}
+
+static int forward_serve(const handler *h, dns_req *r)
+{
+    return serve_stanza(h, h->inst, 0, r);
+}
+
+/* ---- plugin ----------------------------------------------------------- */
+
+static pthread_once_t ares_once = PTHREAD_ONCE_INIT;
+static void ares_init_once(void)
+{
+    ares_library_init(ARES_LIB_INIT_ALL);
+}
+
+static int forward_setup(cf_disp *d, setup_ctx *ctx, void **inst)
+{
+    (void)ctx;
+    pthread_once(&ares_once, ares_init_once);
+    forward *f = calloc(1, sizeof *f);
+    if (!f)
+        return cf_err(d, "plugin/forward: out of memory");
+    if (fwd_parse(d, f) < 0) {
+        fwd_free(f);
+        return -1;
+    }
+    *inst = f;
+    return 0;
+}
+
+static int forward_start(void *inst, struct instance *ins, char *err, size_t errlen)
+{
+    (void)ins;
+    forward *f = inst;
+    fwd_metrics_init();
+    if (!m_duration) {
+        double b[16], t = 0.00025;
+        for (int i = 0; i < 16; i++, t *= 2)
+            b[i] = t;
+        static const char *const lab[] = { "proxy_name", "to", "rcode", NULL };
+        m_duration = metrics_family("coredns_proxy_request_duration_seconds",
+                                    "Histogram of the time each request took.",
+                                    METRIC_HISTOGRAM, lab, b, 16);
+        m_broken = metrics_family("coredns_forward_healthcheck_broken_total",
+                                  "Counter of the number of complete failures of the healthchecks.",
+                                  METRIC_COUNTER, NULL, NULL, 0);
+        m_rejects = metrics_family("coredns_forward_max_concurrent_rejects_total",
+                                   "Counter of the number of queries rejected because the concurrent queries were at maximum.",
+                                   METRIC_COUNTER, NULL, NULL, 0);
+    }
+    for (size_t i = 0; i < f->nst; i++)
+        if (fwd_health_start(f->st[i], err, errlen) < 0)
+            return -1;
+    return 0;
+}
+
+static void forward_stop(void *inst)
+{
+    forward *f = inst;
+    for (size_t i = 0; i < f->nst; i++)
+        fwd_health_stop(f->st[i]);
+}
+
+static void forward_destroy(void *inst)
+{
+    fwd_free(inst);
+}
+
+const plugin_def plugin_forward = {
+    .name = "forward",
+    .setup = forward_setup,
+    .start = forward_start,
+    .stop = forward_stop,
+    .destroy = forward_destroy,
+    .serve = forward_serve,
+};

@@ -1,0 +1,112 @@
+/*
+ * forward.h — private interface of the forward plugin (setup, serving,
+ * health checks), shared by its three source files and its unit test.
+ *
+ * One plugin instance per server block holds every `forward` stanza of the
+ * block in Corefile order; CoreDNS chains one handler per stanza, we walk
+ * the stanzas inside the one handler (a stanza that does not match the name
+ * passes to the next stanza, the last one to the next plugin).
+ *
+ * Each stanza owns up to 15 upstreams. Per worker event loop it keeps a set
+ * of c-ares channels (one upstream per channel, UDP with and without EDNS,
+ * TCP) whose sockets and timer are libevent events on that loop; see
+ * forward.c. Health is tracked per upstream with an atomic failure counter
+ * updated by a background probe thread (health.c).
+ */
+#ifndef TOPODNS_FORWARD_H
+#define TOPODNS_FORWARD_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include "plugin/plugin.h"
+#include "server/dname.h"
+
+#define FWD_MAX_UP 15
+#define FWD_MAX_RCODES 16
+
+enum { FWD_POL_RANDOM, FWD_POL_ROUND_ROBIN, FWD_POL_SEQUENTIAL };
+enum { FWD_CH_UDP, FWD_CH_UDP_EDNS, FWD_CH_TCP, FWD_NCH };
+
+struct fwd_stanza;
+struct periodic;
+struct fwd_loop;
+
+typedef struct fwd_upstream {
+    char to[80];                     /* "ip:port" ("[v6]:port"), metrics label */
+    struct sockaddr_storage sa;
+    socklen_t salen;
+    atomic_uint fails;               /* failed health checks in a row */
+    atomic_int probing;              /* a probe loop is running */
+    struct periodic *hc;             /* probe thread */
+    struct fwd_stanza *st;
+} fwd_upstream;
+
+typedef struct fwd_stanza {
+    uint8_t from[DNAME_MAX];
+    uint8_t (*except)[DNAME_MAX];
+    size_t nexcept;
+    fwd_upstream ups[FWD_MAX_UP];
+    size_t nups;
+    int force_tcp, prefer_udp;
+    double expire, read_timeout, hc_interval;
+    unsigned max_fails;
+    unsigned long max_attempts;      /* max_connect_attempts; 0 = unlimited */
+    int attempts_set;
+    int policy;
+    atomic_uint robin;
+    int hc_rd;                       /* health check with RD (not no_rec) */
+    uint8_t hc_domain[DNAME_MAX];
+    long max_concurrent;             /* 0 = no limit */
+    atomic_long concurrent;
+    uint16_t next_rc[FWD_MAX_RCODES];
+    int nnext;
+    uint16_t failover_rc[FWD_MAX_RCODES];
+    int nfailover;
+    int next_on_nodata;
+    int failfast;
+    struct sockaddr_storage src;     /* source_address */
+    int has_src;
+    unsigned serial;                 /* unique per stanza ever built */
+    pthread_mutex_t mu;              /* guards loops */
+    struct fwd_loop *loops;          /* per worker event loop state */
+} fwd_stanza;
+
+typedef struct forward {
+    fwd_stanza **st;
+    size_t nst;
+} forward;
+
+extern const plugin_def plugin_forward;
+
+/* setup.c */
+/* Parse every `forward` occurrence of the dispenser into f. 0 or -1 (d->err). */
+int fwd_parse(cf_disp *d, forward *f);
+void fwd_free(forward *f);
+/* Text of an rcode name (case-insensitive, "NXDOMAIN", "servfail"...), -1 if unknown. */
+int fwd_rcode_from_str(const char *s);
+/* Upstreams from one TO argument: IP, IP:port, [IP6]:port, dns://..., or a
+ * resolv.conf path. Appends to st->ups; 0, or -1 with d->err set. */
+int fwd_add_to(cf_disp *d, fwd_stanza *st, const char *to);
+
+/* forward.c — policy: fill out[] with the upstream indexes in the order to
+ * try them. rnd is a random number (random policy), robin the round-robin
+ * counter value after increment. Returns n. */
+size_t fwd_policy_list(int policy, size_t n, unsigned rnd, unsigned robin, unsigned *out);
+/* Whether upstream u counts as down (fails > max_fails, never with 0). */
+int fwd_down(const fwd_stanza *st, const fwd_upstream *u);
+/* Release the per-loop state of a stanza (channels closed, events dropped). */
+void fwd_loops_free(fwd_stanza *st);
+
+/* health.c */
+int fwd_health_start(fwd_stanza *st, char *err, size_t errlen);
+void fwd_health_stop(fwd_stanza *st);
+/* A query to u failed: start the probe loop unless it runs already. */
+void fwd_health_kick(fwd_upstream *u);
+/* One probe (blocking, 1 s): 0 healthy, -1 not. */
+int fwd_probe(const fwd_stanza *st, const fwd_upstream *u);
+void fwd_metrics_init(void);
+void fwd_metric_hc_failure(const fwd_upstream *u);
+
+#endif

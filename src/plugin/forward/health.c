@@ -1,0 +1,207 @@
+/*
+ * forward/health.c — upstream health checks, as CoreDNS's proxy package.
+ *
+ * A query that fails on an upstream (network error, timeout) starts that
+ * upstream's probe loop: every health_check interval (0.5 s) a `. IN NS`
+ * query (RD unless no_rec; `domain` changes the name) goes to the upstream
+ * over UDP (TCP with force_tcp) with a 1 s timeout. Any reply counts as
+ * healthy and ends the loop with the failure counter reset to 0; each
+ * failure increments it and coredns_proxy_healthcheck_failures_total. An
+ * upstream is down while the counter exceeds max_fails (max_fails 0: never).
+ * `health_check 0` turns the probes off.
+ *
+ * Each upstream has its own periodic thread, asleep unless a probe loop
+ * runs, so probes never block the serving workers or each other.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "forward.h"
+#include "server/metrics.h"
+#include "server/periodic.h"
+
+#define PROBE_TIMEOUT_MS 1000
+
+static metric_family *m_hc_fail;
+
+void fwd_metrics_init(void)
+{
+    static const char *const lab[] = { "proxy_name", "to", NULL };
+    if (!m_hc_fail)
+        m_hc_fail = metrics_family("coredns_proxy_healthcheck_failures_total",
+                                   "Counter of the number of failed healthchecks.",
+                                   METRIC_COUNTER, lab, NULL, 0);
+}
+
+void fwd_metric_hc_failure(const fwd_upstream *u)
+{
+    const char *lv[] = { "forward", u->to };
+    metrics_add(m_hc_fail, lv, 1);
+}
+
+static long ms_left(const struct timespec *end)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (end->tv_sec - now.tv_sec) * 1000 + (end->tv_nsec - now.tv_nsec) / 1000000;
+}
+
+static int wait_fd(int fd, short ev, const struct timespec *end)
+{
+    struct pollfd p = { .fd = fd, .events = ev };
+    long ms = ms_left(end);
+    if (ms <= 0)
+        return -1;
+    return poll(&p, 1, (int)ms) == 1 && (p.revents & ev) ? 0 : -1;
+}
+
+/* The probe query: ID, flags, one question. Returns its length. */
+static size_t build_probe(const fwd_stanza *st, uint8_t *buf, uint16_t id)
+{
+    size_t nl = dname_len(st->hc_domain);
+    memset(buf, 0, 12);
+    buf[0] = (uint8_t)(id >> 8);
+    buf[1] = (uint8_t)id;
+    buf[2] = st->hc_rd ? 0x01 : 0x00;
+    buf[5] = 1;
+    memcpy(buf + 12, st->hc_domain, nl);
+    uint8_t *p = buf + 12 + nl;
+    p[0] = 0, p[1] = 2, p[2] = 0, p[3] = 1;      /* NS IN */
+    return 12 + nl + 4;
+}
+
+/* A reply with our ID and QR set (or any header for a QUERY opcode, as
+ * CoreDNS's "something sane came back"). */
+static int sane_reply(const uint8_t *b, ssize_t n, uint16_t id)
+{
+    return n >= 12 && ((b[0] << 8) | b[1]) == id && (b[2] & 0x80);
+}
+
+static int read_full(int fd, uint8_t *b, size_t n, const struct timespec *end)
+{
+    size_t got = 0;
+    while (got < n) {
+        if (wait_fd(fd, POLLIN, end) < 0)
+            return -1;
+        ssize_t k = read(fd, b + got, n - got);
+        if (k <= 0)
+            return -1;
+        got += (size_t)k;
+    }
+    return 0;
+}
+
+static int probe_tcp(int fd, const uint8_t *q, size_t qlen, uint16_t id, const struct timespec *end)
+{
+    if (wait_fd(fd, POLLOUT, end) < 0)
+        return -1;
+    int soerr = 0;
+    socklen_t sl = sizeof soerr;
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr)
+        return -1;
+    uint8_t out[2 + 512], len[2];
+    out[0] = (uint8_t)(qlen >> 8);
+    out[1] = (uint8_t)qlen;
+    memcpy(out + 2, q, qlen);
+    if (write(fd, out, qlen + 2) != (ssize_t)(qlen + 2) || read_full(fd, len, 2, end) < 0)
+        return -1;
+    size_t rl = (size_t)((len[0] << 8) | len[1]);
+    uint8_t *b = malloc(rl ? rl : 1);
+    int ok = b && rl >= 12 && read_full(fd, b, rl, end) == 0 && sane_reply(b, (ssize_t)rl, id);
+    free(b);
+    return ok ? 0 : -1;
+}
+
+static int probe_udp(int fd, const uint8_t *q, size_t qlen, uint16_t id, const struct timespec *end)
+{
+    if (send(fd, q, qlen, 0) != (ssize_t)qlen)
+        return -1;
+    uint8_t b[4096];
+    for (;;) {
+        if (wait_fd(fd, POLLIN, end) < 0)
+            return -1;
+        ssize_t n = recv(fd, b, sizeof b, 0);
+        if (n < 0)
+            return -1;              /* ECONNREFUSED: nobody listens */
+        if (sane_reply(b, n, id))
+            return 0;
+    }
+}
+
+int fwd_probe(const fwd_stanza *st, const fwd_upstream *u)
+{
+    uint8_t q[512];
+    uint16_t id = (uint16_t)(rand() & 0xffff);
+    size_t qlen = build_probe(st, q, id);
+    int tcp = st->force_tcp;
+    int fd = socket(u->sa.ss_family, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return -1;
+    struct timespec end;
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    end.tv_sec += PROBE_TIMEOUT_MS / 1000;
+    int rc = -1;
+    if (st->has_src && st->src.ss_family == u->sa.ss_family &&
+        bind(fd, (const struct sockaddr *)&st->src,
+             st->src.ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6)) < 0)
+        goto out;
+    if (connect(fd, (const struct sockaddr *)&u->sa, u->salen) < 0 && errno != EINPROGRESS)
+        goto out;
+    rc = tcp ? probe_tcp(fd, q, qlen, id, &end) : probe_udp(fd, q, qlen, id, &end);
+out:
+    close(fd);
+    return rc;
+}
+
+/* The probe loop of one upstream: runs while `probing` is set. */
+static double probe_loop(void *arg)
+{
+    fwd_upstream *u = arg;
+    if (!atomic_load(&u->probing))
+        return -1;
+    if (fwd_probe(u->st, u) == 0) {
+        atomic_store(&u->fails, 0);
+        atomic_store(&u->probing, 0);
+        return -1;
+    }
+    fwd_metric_hc_failure(u);
+    if (atomic_load(&u->fails) != ~0u)
+        atomic_fetch_add(&u->fails, 1);
+    return u->st->hc_interval;
+}
+
+void fwd_health_kick(fwd_upstream *u)
+{
+    if (!u->hc || atomic_exchange(&u->probing, 1))
+        return;
+    periodic_kick(u->hc);
+}
+
+int fwd_health_start(fwd_stanza *st, char *err, size_t errlen)
+{
+    if (st->hc_interval <= 0 || st->max_fails == 0)
+        return 0;
+    for (size_t i = 0; i < st->nups; i++) {
+        fwd_upstream *u = &st->ups[i];
+        if (u->hc)
+            continue;
+        if (!(u->hc = periodic_start(probe_loop, u, 0, 0))) {
+            snprintf(err, errlen, "plugin/forward: cannot start the health check thread");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void fwd_health_stop(fwd_stanza *st)
+{
+    for (size_t i = 0; i < st->nups && i < FWD_MAX_UP; i++) {
+        periodic_stop(st->ups[i].hc);
+        st->ups[i].hc = NULL;
+    }
+}

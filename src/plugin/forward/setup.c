@@ -1,0 +1,440 @@
+/*
+ * forward/setup.c — the `forward` stanza: syntax and validation.
+ *
+ *   forward FROM TO... {
+ *       except IGNORED_NAMES...
+ *       force_tcp | prefer_udp
+ *       expire DURATION | max_idle_conns N | max_age DURATION   (accepted)
+ *       read_timeout DURATION
+ *       max_fails N
+ *       max_connect_attempts N
+ *       policy random|round_robin|sequential
+ *       health_check DURATION [no_rec] [domain FQDN]
+ *       max_concurrent N
+ *       next RCODE... | next_on_nodata | failover RCODE...
+ *       failfast_all_unhealthy_upstreams
+ *       source_address IP
+ *   }
+ *
+ * Defaults and checks follow CoreDNS's plugin/forward/setup.go. TO is an IP
+ * with an optional port (dns:// prefix allowed) or a resolv.conf-style file
+ * whose nameserver lines are used; at most 15 upstreams. What topodns does
+ * not implement (tls://, https://, tls, tls_servername, doh_method, hostname
+ * upstreams and their resolver) stops startup with a clear error rather than
+ * being silently ignored.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include "forward.h"
+#include "server/log.h"
+#include "server/zone.h"
+
+static const struct { const char *name; int rc; } RCODES[] = {
+    { "NOERROR", 0 }, { "FORMERR", 1 }, { "SERVFAIL", 2 }, { "NXDOMAIN", 3 },
+    { "NOTIMP", 4 }, { "REFUSED", 5 }, { "YXDOMAIN", 6 }, { "YXRRSET", 7 },
+    { "NXRRSET", 8 }, { "NOTAUTH", 9 }, { "NOTZONE", 10 }, { "BADSIG", 16 },
+    { "BADVERS", 16 }, { "BADKEY", 17 }, { "BADTIME", 18 }, { "BADMODE", 19 },
+    { "BADNAME", 20 }, { "BADALG", 21 }, { "BADTRUNC", 22 }, { "BADCOOKIE", 23 },
+};
+
+int fwd_rcode_from_str(const char *s)
+{
+    for (size_t i = 0; i < sizeof RCODES / sizeof RCODES[0]; i++)
+        if (strcasecmp(s, RCODES[i].name) == 0)
+            return RCODES[i].rc;
+    return -1;
+}
+
+/* ---- upstream addresses ----------------------------------------------- */
+
+static int add_addr(cf_disp *d, fwd_stanza *st, const char *ip, int port)
+{
+    if (st->nups >= FWD_MAX_UP) {
+        st->nups++;                      /* counted for the error message */
+        return 0;
+    }
+    fwd_upstream *u = &st->ups[st->nups];
+    memset(u, 0, sizeof *u);
+    struct sockaddr_in *s4 = (struct sockaddr_in *)&u->sa;
+    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&u->sa;
+    if (inet_pton(AF_INET, ip, &s4->sin_addr) == 1) {
+        s4->sin_family = AF_INET;
+        s4->sin_port = htons((uint16_t)port);
+        u->salen = sizeof *s4;
+        snprintf(u->to, sizeof u->to, "%s:%d", ip, port);
+    } else if (inet_pton(AF_INET6, ip, &s6->sin6_addr) == 1) {
+        s6->sin6_family = AF_INET6;
+        s6->sin6_port = htons((uint16_t)port);
+        u->salen = sizeof *s6;
+        snprintf(u->to, sizeof u->to, "[%s]:%d", ip, port);
+    } else {
+        return cf_err(d, "plugin/forward: not an IP address or file: \"%s\"", ip);
+    }
+    u->st = st;
+    st->nups++;
+    return 0;
+}
+
+/* "IP", "IP:PORT", "[IP6]", "[IP6]:PORT", "IP6". 1 parsed (ip/port set),
+ * 0 when the text is not an address. */
+static int split_hostport(const char *s, char *ip, size_t iplen, int *port)
+{
+    char buf[128];
+    if (strlen(s) >= sizeof buf)
+        return 0;
+    snprintf(buf, sizeof buf, "%s", s);
+    *port = 53;
+    char *host = buf, *p = NULL;
+    if (buf[0] == '[') {
+        char *close = strchr(buf, ']');
+        if (!close)
+            return 0;
+        *close = '\0';
+        host = buf + 1;
+        if (close[1] == ':')
+            p = close + 2;
+        else if (close[1] != '\0')
+            return 0;
+    } else if (strchr(buf, ':') == strrchr(buf, ':') && strchr(buf, ':')) {
+        p = strchr(buf, ':');            /* one colon: IPv4:port */
+        *p++ = '\0';
+    }
+    char *pct = strchr(host, '%');
+    if (pct)
+        *pct = '\0';
+    struct in6_addr tmp;
+    if (inet_pton(AF_INET, host, &tmp) != 1 && inet_pton(AF_INET6, host, &tmp) != 1)
+        return 0;
+    if (p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (!*p || *end || v < 1 || v > 65535)
+            return 0;
+        *port = (int)v;
+    }
+    if (strlen(host) >= iplen)
+        return 0;
+    memcpy(ip, host, strlen(host) + 1);
+    return 1;
+}
+
+/* nameserver lines of a resolv.conf-style file */
+static int add_file(cf_disp *d, fwd_stanza *st, const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return cf_err(d, "plugin/forward: not an IP address or file: \"%s\"", path);
+    char line[512];
+    int rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, fp)) {
+        char *save = NULL, *k = strtok_r(line, " \t\r\n", &save);
+        if (!k || strcmp(k, "nameserver") != 0)
+            continue;
+        char *v = strtok_r(NULL, " \t\r\n", &save), ip[64];
+        int port;
+        if (v && split_hostport(v, ip, sizeof ip, &port))
+            rc = add_addr(d, st, ip, 53);
+    }
+    fclose(fp);
+    return rc;
+}
+
+int fwd_add_to(cf_disp *d, fwd_stanza *st, const char *to)
+{
+    if (!strncasecmp(to, "tls://", 6) || !strncasecmp(to, "https://", 8))
+        return cf_err(d, "plugin/forward: '%.*s' is not supported as a destination protocol in forward by topodns: %s",
+                      (int)(strstr(to, "://") - to), to, to);
+    if (!strncasecmp(to, "dns://", 6))
+        to += 6;
+    else if (strstr(to, "://"))
+        return cf_err(d, "plugin/forward: '%.*s' is not supported as a destination protocol in forward: %s",
+                      (int)(strstr(to, "://") - to), to, to);
+    char ip[64];
+    int port;
+    if (split_hostport(to, ip, sizeof ip, &port))
+        return add_addr(d, st, ip, port);
+    struct stat sb;
+    if (stat(to, &sb) == 0 && S_ISREG(sb.st_mode))
+        return add_file(d, st, to);
+    return cf_err(d, "plugin/forward: not an IP address or file: \"%s\" "
+                  "(hostname upstreams are not supported by topodns)", to);
+}
+
+/* ---- options ---------------------------------------------------------- */
+
+static int one_arg(cf_disp *d, const char **out)
+{
+    const char *args[2] = { NULL, NULL };
+    *out = "";
+    if (cf_remaining_args(d, args, 2) != 1)
+        return cf_arg_err(d);
+    *out = args[0];
+    return 0;
+}
+
+static int no_arg(cf_disp *d, int *flag)
+{
+    if (cf_next_arg(d))
+        return cf_arg_err(d);
+    *flag = 1;
+    return 0;
+}
+
+static int parse_rcodes(cf_disp *d, uint16_t *out, int *n, int failover)
+{
+    const char *args[FWD_MAX_RCODES];
+    int k = cf_remaining_args(d, args, FWD_MAX_RCODES);
+    if (k == 0 || k > FWD_MAX_RCODES)
+        return cf_arg_err(d);
+    for (int i = 0; i < k; i++) {
+        int rc = fwd_rcode_from_str(args[i]);
+        if (rc < 0)
+            return cf_err(d, "plugin/forward: %s is not a valid rcode", args[i]);
+        if (failover && rc == 0)
+            return cf_err(d, "plugin/forward: NoError cannot be used in failover");
+        out[(*n)++] = (uint16_t)rc;
+        if (*n >= FWD_MAX_RCODES)
+            break;
+    }
+    return 0;
+}
+
+static int add_except(cf_disp *d, fwd_stanza *st)
+{
+    const char *args[64];
+    int k = cf_remaining_args(d, args, 64);
+    if (k == 0)
+        return cf_arg_err(d);
+    for (int i = 0; i < k && i < 64; i++) {
+        char z[ZONE_MAX_SPLIT][DNAME_STR_MAX];
+        int nz = zone_from_key(args[i], z, ZONE_MAX_SPLIT);
+        if (nz < 0)
+            return cf_err(d, "plugin/forward: invalid name '%s'", args[i]);
+        uint8_t (*ne)[DNAME_MAX] = realloc(st->except, (st->nexcept + (size_t)nz) * sizeof *ne);
+        if (!ne)
+            return cf_err(d, "plugin/forward: out of memory");
+        st->except = ne;
+        for (int j = 0; j < nz; j++)
+            dname_from_str(st->except[st->nexcept++], z[j]);
+    }
+    return 0;
+}
+
+static int parse_health(cf_disp *d, fwd_stanza *st)
+{
+    const char *args[8];
+    int k = cf_remaining_args(d, args, 8);
+    if (k < 1 || k > 8)
+        return cf_arg_err(d);
+    if (cf_parse_duration(d, args[0], &st->hc_interval) < 0)
+        return -1;
+    if (st->hc_interval < 0)
+        return cf_err(d, "plugin/forward: health_check can't be negative");
+    dname_from_str(st->hc_domain, ".");
+    for (int i = 1; i < k; i++) {
+        if (!strcmp(args[i], "no_rec")) {
+            st->hc_rd = 0;
+        } else if (!strcmp(args[i], "domain")) {
+            if (++i >= k)
+                return cf_arg_err(d);
+            if (dname_from_str(st->hc_domain, args[i]) < 0)
+                return cf_err(d, "plugin/forward: health_check: invalid domain name %s", args[i]);
+            dname_lower(st->hc_domain);
+        } else {
+            return cf_err(d, "plugin/forward: health_check: unknown option %s", args[i]);
+        }
+    }
+    return 0;
+}
+
+static int parse_duration_opt(cf_disp *d, double *out, int positive)
+{
+    const char *a = "";
+    if (one_arg(d, &a) < 0 || cf_parse_duration(d, a, out) < 0)
+        return -1;
+    if (positive && *out <= 0)
+        return cf_err(d, "plugin/forward: %s must be positive: %s", "read_timeout", a);
+    if (*out < 0)
+        return cf_err(d, "plugin/forward: duration can't be negative: %s", a);
+    return 0;
+}
+
+static int parse_source(cf_disp *d, fwd_stanza *st)
+{
+    const char *a = "";
+    if (one_arg(d, &a) < 0)
+        return -1;
+    struct sockaddr_storage *src = &st->src;
+    st->has_src = 1;
+    struct sockaddr_in *s4 = (struct sockaddr_in *)src;
+    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)src;
+    memset(src, 0, sizeof *src);
+    if (inet_pton(AF_INET, a, &s4->sin_addr) == 1)
+        s4->sin_family = AF_INET;
+    else if (inet_pton(AF_INET6, a, &s6->sin6_addr) == 1)
+        s6->sin6_family = AF_INET6;
+    else
+        return cf_err(d, "plugin/forward: invalid IP address: %s", a);
+    return 0;
+}
+
+static int parse_prop(cf_disp *d, fwd_stanza *st)
+{
+    const char *p = cf_val(d), *a = "";
+    unsigned long v;
+    double dummy;
+    if (!strcmp(p, "except"))
+        return add_except(d, st);
+    if (!strcmp(p, "max_fails") || !strcmp(p, "max_connect_attempts") ||
+        !strcmp(p, "max_concurrent") || !strcmp(p, "max_idle_conns")) {
+        if (one_arg(d, &a) < 0 || cf_parse_uint(d, a, 0, 4294967295ul, &v) < 0)
+            return -1;
+        if (!strcmp(p, "max_fails"))
+            st->max_fails = (unsigned)v;
+        else if (!strcmp(p, "max_connect_attempts"))
+            st->max_attempts = v, st->attempts_set = 1;
+        else if (!strcmp(p, "max_concurrent"))
+            st->max_concurrent = (long)v;
+        return 0;
+    }
+    if (!strcmp(p, "health_check"))
+        return parse_health(d, st);
+    if (!strcmp(p, "force_tcp"))
+        return no_arg(d, &st->force_tcp);
+    if (!strcmp(p, "prefer_udp"))
+        return no_arg(d, &st->prefer_udp);
+    if (!strcmp(p, "next_on_nodata"))
+        return no_arg(d, &st->next_on_nodata);
+    if (!strcmp(p, "failfast_all_unhealthy_upstreams"))
+        return no_arg(d, &st->failfast);
+    if (!strcmp(p, "expire"))
+        return parse_duration_opt(d, &st->expire, 0);
+    if (!strcmp(p, "max_age"))
+        return parse_duration_opt(d, &dummy, 0);
+    if (!strcmp(p, "read_timeout"))
+        return parse_duration_opt(d, &st->read_timeout, 1);
+    if (!strcmp(p, "policy")) {
+        if (one_arg(d, &a) < 0)
+            return -1;
+        if (!strcmp(a, "random"))
+            st->policy = FWD_POL_RANDOM;
+        else if (!strcmp(a, "round_robin"))
+            st->policy = FWD_POL_ROUND_ROBIN;
+        else if (!strcmp(a, "sequential"))
+            st->policy = FWD_POL_SEQUENTIAL;
+        else
+            return cf_err(d, "unknown policy '%s'", a);
+        return 0;
+    }
+    if (!strcmp(p, "next"))
+        return parse_rcodes(d, st->next_rc, &st->nnext, 0);
+    if (!strcmp(p, "failover"))
+        return parse_rcodes(d, st->failover_rc, &st->nfailover, 1);
+    if (!strcmp(p, "source_address"))
+        return parse_source(d, st);
+    if (!strcmp(p, "tls") || !strcmp(p, "tls_servername") || !strcmp(p, "doh_method") ||
+        !strcmp(p, "resolver"))
+        return cf_err(d, "plugin/forward: '%s' is not supported by topodns (plain DNS upstreams only)", p);
+    return cf_err(d, "unknown property '%s'", p);
+}
+
+/* ---- stanzas ---------------------------------------------------------- */
+
+static fwd_stanza *stanza_new(void)
+{
+    static atomic_uint serials;
+    fwd_stanza *st = calloc(1, sizeof *st);
+    if (!st)
+        return NULL;
+    st->max_fails = 2;
+    st->expire = 10;
+    st->read_timeout = 2;
+    st->hc_interval = 0.5;
+    st->hc_rd = 1;
+    st->policy = FWD_POL_RANDOM;
+    dname_from_str(st->hc_domain, ".");
+    st->serial = atomic_fetch_add(&serials, 1) + 1;
+    pthread_mutex_init(&st->mu, NULL);
+    return st;
+}
+
+static void stanza_free(fwd_stanza *st)
+{
+    if (!st)
+        return;
+    fwd_health_stop(st);
+    fwd_loops_free(st);
+    pthread_mutex_destroy(&st->mu);
+    free(st->except);
+    free(st);
+}
+
+static int parse_from(cf_disp *d, fwd_stanza *st, const char *from)
+{
+    char z[ZONE_MAX_SPLIT][DNAME_STR_MAX];
+    const char *f = strncasecmp(from, "dns://", 6) == 0 ? from + 6 : from;
+    int nz = zone_from_key(f, z, ZONE_MAX_SPLIT);
+    if (nz < 1)
+        return cf_err(d, "plugin/forward: unable to normalize '%s'", from);
+    if (nz > 1)
+        log_warning("plugin/forward: Unsupported CIDR notation: '%s' expands to multiple zones. Using only '%s'.",
+                    from, z[0]);
+    dname_from_str(st->from, z[0]);
+    return 0;
+}
+
+static int parse_stanza(cf_disp *d, forward *f)
+{
+    fwd_stanza *st = stanza_new();
+    if (!st)
+        return cf_err(d, "plugin/forward: out of memory");
+    fwd_stanza **ns = realloc(f->st, (f->nst + 1) * sizeof *ns);
+    if (!ns) {
+        stanza_free(st);
+        return cf_err(d, "plugin/forward: out of memory");
+    }
+    f->st = ns;
+    f->st[f->nst++] = st;
+    const char *args[64];
+    int n = cf_remaining_args(d, args, 64);
+    if (n < 2)
+        return cf_arg_err(d);
+    if (parse_from(d, st, args[0]) < 0)
+        return -1;
+    while (cf_next_block(d))
+        if (parse_prop(d, st) < 0)
+            return -1;
+    for (int i = 1; i < n && i < 64; i++)
+        if (fwd_add_to(d, st, args[i]) < 0)
+            return -1;
+    if (st->nups > FWD_MAX_UP)
+        return cf_err(d, "plugin/forward: more than %d TOs configured: %zu", FWD_MAX_UP, st->nups);
+    if (st->nups == 0)
+        return cf_err(d, "plugin/forward: no valid upstream addresses found");
+    if (!st->attempts_set)
+        st->max_attempts = 2 * st->nups;
+    return 0;
+}
+
+int fwd_parse(cf_disp *d, forward *f)
+{
+    while (cf_next(d))
+        if (parse_stanza(d, f) < 0)
+            return -1;
+    return 0;
+}
+
+void fwd_free(forward *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->nst; i++)
+        stanza_free(f->st[i]);
+    free(f->st);
+    free(f);
+}

@@ -1,0 +1,245 @@
+/*
+ * test_forward.c — the forward plugin's setup and upstream selection:
+ * defaults, every option, TO forms (IP, IP:port, [v6]:port, dns://, a
+ * resolv.conf file), multiple stanzas, errors with file:line; the policies'
+ * orderings (sequential, CoreDNS's round-robin rotation, random permutations)
+ * and the down rule (fails > max_fails, never with max_fails 0).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <cmocka.h>
+#include "plugin/forward/forward.h"
+
+static char errbuf[CF_ERR_MAX];
+
+/* Set up `forward` from a Corefile text; NULL on error (message in errbuf). */
+static forward *load(const char *text)
+{
+    cf_file *f = cf_parse_string("Corefile", text, errbuf, sizeof errbuf);
+    assert_non_null(f);
+    const cf_directive *dir = cf_block_directive(&f->blocks[0], "forward");
+    assert_non_null(dir);
+    cf_disp d;
+    cf_disp_init(&d, dir);
+    void *inst = NULL;
+    int rc = plugin_forward.setup(&d, NULL, &inst);
+    snprintf(errbuf, sizeof errbuf, "%s", d.err);
+    cf_free(f);
+    return rc == 0 ? inst : NULL;
+}
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    forward *f = load(". {\n forward . 127.0.0.1 [::1]:5353 dns://10.0.0.1:54\n}\n");
+    assert_non_null(f);
+    assert_int_equal(f->nst, 1);
+    fwd_stanza *st = f->st[0];
+    assert_int_equal(st->nups, 3);
+    assert_string_equal(st->ups[0].to, "127.0.0.1:53");
+    assert_string_equal(st->ups[1].to, "[::1]:5353");
+    assert_string_equal(st->ups[2].to, "10.0.0.1:54");
+    assert_int_equal(st->max_fails, 2);
+    assert_int_equal(st->policy, FWD_POL_RANDOM);
+    assert_true(st->hc_interval == 0.5);
+    assert_true(st->read_timeout == 2);
+    assert_true(st->expire == 10);
+    assert_int_equal(st->max_attempts, 6);       /* 2 x upstreams */
+    assert_int_equal(st->hc_rd, 1);
+    assert_int_equal(st->max_concurrent, 0);
+    fwd_free(f);
+}
+
+static void test_options(void **state)
+{
+    (void)state;
+    forward *f = load(". {\n forward example.org 127.0.0.1:5300 {\n"
+                      "  except a.example.org B.example.org\n  force_tcp\n  prefer_udp\n"
+                      "  expire 20s\n  max_fails 5\n  max_connect_attempts 3\n"
+                      "  policy round_robin\n  health_check 2s no_rec domain Example.NET\n"
+                      "  max_concurrent 1000\n  next NXDOMAIN servfail\n  next_on_nodata\n"
+                      "  failover REFUSED\n  failfast_all_unhealthy_upstreams\n"
+                      "  read_timeout 300ms\n  source_address 127.0.0.2\n  max_idle_conns 4\n }\n}\n");
+    assert_non_null(f);
+    fwd_stanza *st = f->st[0];
+    uint8_t w[DNAME_MAX];
+    dname_from_str(w, "example.org.");
+    assert_true(dname_equal(st->from, w));
+    assert_int_equal(st->nexcept, 2);
+    dname_from_str(w, "b.example.org.");
+    assert_true(dname_equal(st->except[1], w));
+    assert_true(st->force_tcp && st->prefer_udp && st->failfast && st->next_on_nodata);
+    assert_true(st->expire == 20 && st->hc_interval == 2);
+    assert_true(st->read_timeout > 0.29 && st->read_timeout < 0.31);
+    assert_int_equal(st->max_fails, 5);
+    assert_int_equal(st->max_attempts, 3);
+    assert_int_equal(st->policy, FWD_POL_ROUND_ROBIN);
+    assert_int_equal(st->hc_rd, 0);
+    dname_from_str(w, "example.net.");
+    assert_true(dname_equal(st->hc_domain, w));
+    assert_int_equal(st->max_concurrent, 1000);
+    assert_int_equal(st->nnext, 2);
+    assert_int_equal(st->next_rc[0], 3);
+    assert_int_equal(st->next_rc[1], 2);
+    assert_int_equal(st->nfailover, 1);
+    assert_int_equal(st->failover_rc[0], 5);
+    assert_true(st->has_src);
+    fwd_free(f);
+}
+
+static void test_stanzas_and_file(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/test_forward.XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char *rc = "# comment\nsearch x.y\nnameserver 192.0.2.1\nnameserver 2001:db8::1\noptions ndots:5\n";
+    assert_int_equal(write(fd, rc, strlen(rc)), (ssize_t)strlen(rc));
+    close(fd);
+    char text[512];
+    snprintf(text, sizeof text, ". {\n forward a.test 127.0.0.1\n forward . %s 127.0.0.1:99\n}\n", path);
+    forward *f = load(text);
+    unlink(path);
+    assert_non_null(f);
+    assert_int_equal(f->nst, 2);
+    assert_int_equal(f->st[0]->nups, 1);
+    assert_int_equal(f->st[1]->nups, 3);
+    assert_string_equal(f->st[1]->ups[0].to, "192.0.2.1:53");
+    assert_string_equal(f->st[1]->ups[1].to, "[2001:db8::1]:53");
+    assert_string_equal(f->st[1]->ups[2].to, "127.0.0.1:99");
+    assert_true(f->st[0]->serial != f->st[1]->serial);
+    fwd_free(f);
+}
+
+static void expect_err(const char *text, const char *want)
+{
+    forward *f = load(text);
+    assert_null(f);
+    if (!strstr(errbuf, want))
+        fail_msg("error '%s' lacks '%s'", errbuf, want);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    expect_err(". {\n forward .\n}\n", "Corefile:2: Wrong argument count");
+    expect_err(". {\n forward . 127.0.0.1 {\n  policy x\n }\n}\n", "Corefile:3: unknown policy 'x'");
+    expect_err(". {\n forward . 127.0.0.1 {\n  nope\n }\n}\n", "Corefile:3: unknown property 'nope'");
+    expect_err(". {\n forward . 127.0.0.1 {\n  max_fails -1\n }\n}\n", "Corefile:3:");
+    expect_err(". {\n forward . 127.0.0.1 {\n  health_check -1s\n }\n}\n", "Corefile:3:");
+    expect_err(". {\n forward . 127.0.0.1 {\n  health_check 1s domain\n }\n}\n", "Corefile:3: Wrong argument count");
+    expect_err(". {\n forward . 127.0.0.1 {\n  next BOGUS\n }\n}\n", "BOGUS is not a valid rcode");
+    expect_err(". {\n forward . 127.0.0.1 {\n  failover NOERROR\n }\n}\n", "NoError cannot be used");
+    expect_err(". {\n forward . 127.0.0.1 {\n  tls_servername x\n }\n}\n", "not supported by topodns");
+    expect_err(". {\n forward . https://127.0.0.1\n}\n", "not supported as a destination protocol");
+    expect_err(". {\n forward . udp://127.0.0.1\n}\n", "not supported as a destination protocol");
+    expect_err(". {\n forward . 127.0.0.1:0\n}\n", "not an IP address or file");
+    expect_err(". {\n forward . 127.0.0.1:70000\n}\n", "not an IP address or file");
+    expect_err(". {\n forward . dns.google\n}\n", "not an IP address or file");
+    expect_err(". {\n forward . 127.0.0.1 {\n  source_address nowhere\n }\n}\n", "invalid IP address");
+    char text[1024];
+    int n = snprintf(text, sizeof text, ". {\n forward .");
+    for (int i = 1; i <= 16; i++)
+        n += snprintf(text + n, sizeof text - (size_t)n, " 127.0.0.%d", i);
+    snprintf(text + n, sizeof text - (size_t)n, "\n}\n");
+    expect_err(text, "more than 15 TOs configured: 16");
+}
+
+static void test_rcodes(void **state)
+{
+    (void)state;
+    assert_int_equal(fwd_rcode_from_str("NOERROR"), 0);
+    assert_int_equal(fwd_rcode_from_str("nxdomain"), 3);
+    assert_int_equal(fwd_rcode_from_str("Refused"), 5);
+    assert_int_equal(fwd_rcode_from_str("BADCOOKIE"), 23);
+    assert_int_equal(fwd_rcode_from_str("what"), -1);
+}
+
+static void test_policy(void **state)
+{
+    (void)state;
+    unsigned out[FWD_MAX_UP];
+    assert_int_equal(fwd_policy_list(FWD_POL_SEQUENTIAL, 3, 77, 0, out), 3);
+    assert_int_equal(out[0], 0);
+    assert_int_equal(out[1], 1);
+    assert_int_equal(out[2], 2);
+    /* round robin: p[k], p[:k], p[k+1:] */
+    fwd_policy_list(FWD_POL_ROUND_ROBIN, 4, 0, 2, out);
+    unsigned want[] = { 2, 0, 1, 3 };
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(out[i], want[i]);
+    fwd_policy_list(FWD_POL_ROUND_ROBIN, 4, 0, 5, out);
+    assert_int_equal(out[0], 1);
+    /* random: always a permutation, and every upstream comes first sometimes */
+    int first[5] = { 0 };
+    for (unsigned r = 0; r < 500; r++) {
+        fwd_policy_list(FWD_POL_RANDOM, 5, r * 2654435761u, 0, out);
+        int seen[5] = { 0 };
+        for (int i = 0; i < 5; i++)
+            seen[out[i]]++;
+        for (int i = 0; i < 5; i++)
+            assert_int_equal(seen[i], 1);
+        first[out[0]]++;
+    }
+    for (int i = 0; i < 5; i++)
+        assert_true(first[i] > 50);
+    assert_int_equal(fwd_policy_list(FWD_POL_RANDOM, 1, 9, 0, out), 1);
+    assert_int_equal(out[0], 0);
+}
+
+static void test_down(void **state)
+{
+    (void)state;
+    forward *f = load(". {\n forward . 127.0.0.1\n}\n");
+    assert_non_null(f);
+    fwd_stanza *st = f->st[0];
+    fwd_upstream *u = &st->ups[0];
+    atomic_store(&u->fails, 2);
+    assert_false(fwd_down(st, u));               /* max_fails 2: needs 3 */
+    atomic_store(&u->fails, 3);
+    assert_true(fwd_down(st, u));
+    st->max_fails = 0;
+    assert_false(fwd_down(st, u));
+    fwd_free(f);
+}
+
+static void test_probe_unreachable(void **state)
+{
+    (void)state;
+    /* a loopback port nobody listens on: refused, unhealthy */
+    int s = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t al = sizeof a;
+    assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(getsockname(s, (struct sockaddr *)&a, &al), 0);
+    close(s);
+    char text[128];
+    snprintf(text, sizeof text, ". {\n forward . 127.0.0.1:%d\n}\n", ntohs(a.sin_port));
+    forward *f = load(text);
+    assert_non_null(f);
+    assert_int_equal(fwd_probe(f->st[0], &f->st[0]->ups[0]), -1);
+    fwd_free(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_options),
+        cmocka_unit_test(test_stanzas_and_file),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_rcodes),
+        cmocka_unit_test(test_policy),
+        cmocka_unit_test(test_down),
+        cmocka_unit_test(test_probe_unreachable),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

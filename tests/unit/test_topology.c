@@ -4,7 +4,14 @@
  * locator. Tables ported from topology.md: topologyKeys (1.5 and the
  * derived E1–E5), kube-proxy's hint consumer (2.4), internalTrafficPolicy,
  * same-zone Require, precedence between the rules, unknown clients, the
- * per-family decision and ECS trust.
+ * per-family decision, the computed policies (rule 5) and ECS trust.
+ *
+ * Rows of topology.md 2.4 not ported: 2, 3, 11, 19 and 20 are about
+ * externalTrafficPolicy / NodePort traffic, which a DNS answer has no
+ * notion of; 18 is kube-proxy's serving+terminating fallback, which topodns
+ * deliberately does not do (only ready endpoints are answered); 21 is the
+ * PreferSameTrafficDistribution gate switched off, and topodns always
+ * behaves as with the gate on (docs/topology.md, deviations).
  */
 #include <stdarg.h>
 #include <stddef.h>

@@ -265,14 +265,25 @@ static int service_ips(st_service *s, const cJSON *spec)
     return 0;
 }
 
+/* Why an object's names are unusable, or NULL. Namespaces are DNS labels
+ * (at most 63 characters) and names DNS subdomains (at most 253), as the API
+ * server validates them; anything else did not come from one. ns NULL: a
+ * cluster-scoped object. */
+static const char *bad_names(const char *ns, const char *name)
+{
+    if ((ns && !*ns) || !*name)
+        return ns ? "no metadata.namespace or metadata.name" : "no metadata.name";
+    if ((ns && strlen(ns) > 63) || strlen(name) > 253)
+        return "metadata.namespace or metadata.name too long";
+    return NULL;
+}
+
 st_service *decode_service(const cJSON *obj, const char **why)
 {
     const char *ns = obj_ns(obj), *name = obj_name(obj);
     const cJSON *spec = jget(obj, "spec");
-    if (!*ns || !*name) {
-        *why = "no metadata.namespace or metadata.name";
+    if ((*why = bad_names(ns, name)))
         return NULL;
-    }
     if (!cJSON_IsObject(spec)) {
         *why = "no spec";
         return NULL;
@@ -371,10 +382,8 @@ static int decode_endpoint(slice_blob *b, const cJSON *e, int family)
 slice_blob *decode_slice(const cJSON *obj, const char **why)
 {
     const char *ns = obj_ns(obj), *name = obj_name(obj);
-    if (!*ns || !*name) {
-        *why = "no metadata.namespace or metadata.name";
+    if ((*why = bad_names(ns, name)))
         return NULL;
-    }
     const char *at = jstr(obj, "addressType");
     int family = at && strcmp(at, "IPv4") == 0 ? 4 : at && strcmp(at, "IPv6") == 0 ? 6 : 0;
     const cJSON *eps = jget(obj, "endpoints");
@@ -449,10 +458,8 @@ static uint8_t phase_of(const char *p)
 st_pod *decode_pod(const cJSON *obj, const char **why)
 {
     const char *ns = obj_ns(obj), *name = obj_name(obj);
-    if (!*ns || !*name) {
-        *why = "no metadata.namespace or metadata.name";
+    if ((*why = bad_names(ns, name)))
         return NULL;
-    }
     st_pod *p = calloc(1, sizeof *p);
     if (!p) {
         *why = "out of memory";
@@ -565,10 +572,8 @@ const char *st_node_label(const st_node *n, const char *key)
 st_node *decode_node(const cJSON *obj, const store_opts *o, const char **why)
 {
     const char *name = obj_name(obj);
-    if (!*name) {
-        *why = "no metadata.name";
+    if ((*why = bad_names(NULL, name)))
         return NULL;
-    }
     st_node *n = calloc(1, sizeof *n);
     if (!n) {
         *why = "out of memory";
@@ -618,10 +623,8 @@ void node_free(void *p)
 st_namespace *decode_namespace(const cJSON *obj, const char **why)
 {
     const char *name = obj_name(obj);
-    if (!*name) {
-        *why = "no metadata.name";
+    if ((*why = bad_names(NULL, name)))
         return NULL;
-    }
     st_namespace *ns = calloc(1, sizeof *ns);
     if (!ns) {
         *why = "out of memory";

@@ -30,3 +30,14 @@ tests_unit_test_alloc_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_alloc_LDFLAGS = $(UNIT_WHOLE)
 tests_unit_test_alloc_LDADD = $(UNIT_DEPS)
 tests_unit_test_alloc_DEPENDENCIES = src/libtopo.a
+
+# The store/topology fuzz harness (libFuzzer with -DFUZZING_LIBFUZZER; a
+# deterministic damage sweep over the topology fixture under make check).
+check_PROGRAMS += tests/fuzz/fuzz_store
+TESTS += tests/fuzz/fuzz_store.sh
+EXTRA_DIST += tests/fuzz/fuzz_store.sh
+tests_fuzz_fuzz_store_SOURCES = tests/fuzz/fuzz_store.c
+tests_fuzz_fuzz_store_CFLAGS = $(AM_CFLAGS)
+tests_fuzz_fuzz_store_LDFLAGS = $(UNIT_WHOLE)
+tests_fuzz_fuzz_store_LDADD = $(DEP_LIBS)
+tests_fuzz_fuzz_store_DEPENDENCIES = src/libtopo.a

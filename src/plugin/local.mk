@@ -15,4 +15,5 @@ include src/plugin/kubernetes/local.mk
 include src/plugin/topology/local.mk
 include src/plugin/loop/local.mk
 include src/plugin/forward/local.mk
+include src/plugin/cache/local.mk
 src_libtopo_a_SOURCES += src/plugin/registry.c src/plugin/plugin.h src/plugin/order.h

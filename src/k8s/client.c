@@ -1,73 +1,56 @@
 /*
- * client.c — the API thread: libcurl multi on libevent, and the reflectors.
+ * client.c — the API thread: libcurl multi on libevent, glue for the
+ * reflectors (whose protocol logic lives in reflector.c) and fire-and-forget
+ * POSTs.
  *
  * One thread, one event_base, one CURLM. libcurl tells us which sockets to
  * watch (sock_cb) and when to time out (timer_cb); libevent calls back into
- * curl_multi_socket_action. Finished transfers are handled in done().
+ * curl_multi_socket_action. Finished transfers are handled in check_done().
  *
- * Reflector states (k8s.h has the protocol):
- *   LIST   paginated GET ?limit=500[&continue=]; the first page of a list
- *          starts a relist (relist_begin), the last page ends it
- *          (relist_end) and records the resourceVersion; 410 → list again
- *   WATCH  GET ?watch=1&resourceVersion=RV&allowWatchBookmarks=true&
- *          timeoutSeconds=300..600; the chunked body is split into lines as
- *          it arrives, each line one event; an ERROR event 410 (or HTTP 410)
- *          → LIST; a clean end → WATCH again from RV; errors → WAIT
- *   WAIT   backoff 0.8 s doubling to 30 s, with jitter, or Retry-After;
- *          the backoff resets after 2 minutes of healthy watching.
- * Lines over 1 MiB are skipped (logged); a malformed line restarts the watch
- * from the last good resourceVersion.
+ * Each k8s_reflector wraps a refl (reflector.h) and implements its transport:
+ * start() creates an easy handle for the URL the reflector asks for;
+ * header_cb hands over the final status and Retry-After, write_cb the body
+ * bytes (returning 0 aborts the transfer when the reflector says so), and
+ * check_done() reports the end. schedule() arms a libevent timer that calls
+ * refl_on_timer(). Every request asks for HTTP/2 over TLS
+ * (CURL_HTTP_VERSION_2TLS) and falls back to HTTP/1.1; transfers share
+ * connections (CURLPIPE_MULTIPLEX). Transport failures (refused, TLS
+ * verification, reset) are logged here with curl's own reason.
  */
 #include <pthread.h>
-#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-#include <cjson/cJSON.h>
+#include <unistd.h>
 #include <curl/curl.h>
 #include <event2/event.h>
 #include "k8s.h"
+#include "reflector.h"
 #include "server/log.h"
 #include "server/metrics.h"
 
-#define MAX_LINE (1u << 20)
-#define BACKOFF_MIN 0.8
-#define BACKOFF_MAX 30.0
-#define HEALTHY_RESET 120.0
-
-enum { ST_LIST, ST_WATCH, ST_WAIT };
 enum { X_REFLECT, X_POST };
 
 typedef struct xfer {
     int kind;
+    int watch;                          /* X_REFLECT: a watch, not a list page */
     CURL *easy;
     struct curl_slist *hdrs;
     k8s_reflector *r;                   /* X_REFLECT */
     char *body;                         /* X_POST */
+    char retry_after[64];               /* of the header block being read */
+    char errbuf[CURL_ERROR_SIZE];
     double start;
     struct xfer *next;
 } xfer;
 
 struct k8s_reflector {
     k8s_client *c;
-    char *path, *selector, *resource;
-    k8s_handler h;
-    int state;
-    char rv[64];
-    char *cont;                         /* continue token of the next page */
-    int in_relist;
-    atomic_int synced;
-    xfer *x;
-    char *buf;                          /* list body, or partial watch line */
-    size_t len, cap;
-    int skipping;                       /* inside an oversized watch line */
-    int relist_needed, restart_needed;
-    long status;
-    double retry_after;
-    double backoff;
-    double healthy_since;
+    refl *p;
+    xfer *x;                            /* the request in flight, if any */
     struct event *timer;
     k8s_reflector *next;
 };
@@ -93,6 +76,7 @@ struct k8s_client {
     int stopping;
     char token[8192];
     double token_read;
+    uint64_t rng;
 };
 
 static metric_family *m_req, *m_dur, *m_restart, *m_last;
@@ -126,12 +110,6 @@ static void metrics_init(void)
                             METRIC_GAUGE, last_l, NULL, 0);
 }
 
-static void restart_metric(k8s_reflector *r, const char *reason)
-{
-    const char *v[] = { r->resource, reason };
-    metrics_add(m_restart, v, 1);
-}
-
 /* ---- token ------------------------------------------------------------ */
 
 static void load_token(k8s_client *c, int force)
@@ -155,67 +133,57 @@ static void load_token(k8s_client *c, int force)
 
 /* ---- transfers -------------------------------------------------------- */
 
+/* Header lines one by one; the blank line ends a block (the last block is
+ * the final response, after any 1xx). */
 static size_t header_cb(char *b, size_t size, size_t n, void *arg)
 {
-    k8s_reflector *r = arg;
+    xfer *x = arg;
     size_t len = size * n;
-    if (r && len > 12 && strncasecmp(b, "Retry-After:", 12) == 0)
-        r->retry_after = atof(b + 12);
+    if (len > 12 && strncasecmp(b, "Retry-After:", 12) == 0) {
+        size_t v = len - 12 < sizeof x->retry_after ? len - 12 : sizeof x->retry_after - 1;
+        memcpy(x->retry_after, b + 12, v);
+        x->retry_after[v] = '\0';
+    } else if ((len == 2 && b[0] == '\r') || (len == 1 && b[0] == '\n')) {
+        long status = 0;
+        curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+        if (status >= 200)
+            refl_on_headers(x->r->p, status, x->retry_after[0] ? x->retry_after : NULL);
+        x->retry_after[0] = '\0';
+    }
     return len;
 }
 
-static void handle_line(k8s_reflector *r, char *line, size_t len);
-
 static size_t write_cb(char *b, size_t size, size_t n, void *arg)
 {
-    k8s_reflector *r = arg;
+    xfer *x = arg;
     size_t len = size * n;
-    if (r->state == ST_LIST) {
-        if (r->len + len + 1 > r->cap) {
-            size_t nc = r->cap ? r->cap : 65536;
-            while (nc < r->len + len + 1)
-                nc *= 2;
-            char *nb = realloc(r->buf, nc);
-            if (!nb)
-                return 0;
-            r->buf = nb;
-            r->cap = nc;
-        }
-        memcpy(r->buf + r->len, b, len);
-        r->len += len;
-        return len;
+    return refl_on_body(x->r->p, b, len) < 0 ? 0 : len;
+}
+
+static void set_tls(k8s_client *c, CURL *e)
+{
+    if (c->cfg.ca_file)
+        curl_easy_setopt(e, CURLOPT_CAINFO, c->cfg.ca_file);
+    if (c->cfg.ca_data) {
+        struct curl_blob blob = { c->cfg.ca_data, strlen(c->cfg.ca_data), CURL_BLOB_COPY };
+        curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &blob);
     }
-    if (r->relist_needed || r->restart_needed)
-        return 0;                       /* abort: done() restarts or relists */
-    for (size_t i = 0; i < len; i++) {
-        if (b[i] == '\n') {
-            if (!r->skipping && r->len > 0)
-                handle_line(r, r->buf, r->len);
-            r->len = 0;
-            r->skipping = 0;
-            if (r->relist_needed || r->restart_needed)
-                return 0;
-            continue;
-        }
-        if (r->skipping)
-            continue;
-        if (r->len + 1 >= MAX_LINE) {
-            log_warning("plugin/kubernetes: %s: watch event over 1 MiB skipped", r->resource);
-            r->skipping = 1;
-            r->len = 0;
-            continue;
-        }
-        if (r->len + 2 > r->cap) {
-            size_t nc = r->cap ? r->cap * 2 : 65536;
-            char *nb = realloc(r->buf, nc);
-            if (!nb)
-                return 0;
-            r->buf = nb;
-            r->cap = nc;
-        }
-        r->buf[r->len++] = b[i];
+    if (c->cfg.cert_file)
+        curl_easy_setopt(e, CURLOPT_SSLCERT, c->cfg.cert_file);
+    if (c->cfg.key_file)
+        curl_easy_setopt(e, CURLOPT_SSLKEY, c->cfg.key_file);
+    if (c->cfg.cert_data) {
+        struct curl_blob blob = { c->cfg.cert_data, strlen(c->cfg.cert_data), CURL_BLOB_COPY };
+        curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &blob);
     }
-    return len;
+    if (c->cfg.key_data) {
+        struct curl_blob blob = { c->cfg.key_data, strlen(c->cfg.key_data), CURL_BLOB_COPY };
+        curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &blob);
+    }
+    if (c->cfg.insecure) {
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
 }
 
 static xfer *xfer_new(k8s_client *c, int kind, const char *url, k8s_reflector *r)
@@ -239,38 +207,18 @@ static xfer *xfer_new(k8s_client *c, int kind, const char *url, k8s_reflector *r
     curl_easy_setopt(e, CURLOPT_URL, url);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->hdrs);
     curl_easy_setopt(e, CURLOPT_PRIVATE, x);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, 10L);
     curl_easy_setopt(e, CURLOPT_USERAGENT, "topodns/" TOPODNS_VERSION);
     curl_easy_setopt(e, CURLOPT_NOPROXY, "*");
-    if (c->cfg.ca_file)
-        curl_easy_setopt(e, CURLOPT_CAINFO, c->cfg.ca_file);
-    if (c->cfg.ca_data) {
-        struct curl_blob blob = { c->cfg.ca_data, strlen(c->cfg.ca_data), CURL_BLOB_COPY };
-        curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &blob);
-    }
-    if (c->cfg.cert_file)
-        curl_easy_setopt(e, CURLOPT_SSLCERT, c->cfg.cert_file);
-    if (c->cfg.key_file)
-        curl_easy_setopt(e, CURLOPT_SSLKEY, c->cfg.key_file);
-    if (c->cfg.cert_data) {
-        struct curl_blob blob = { c->cfg.cert_data, strlen(c->cfg.cert_data), CURL_BLOB_COPY };
-        curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &blob);
-    }
-    if (c->cfg.key_data) {
-        struct curl_blob blob = { c->cfg.key_data, strlen(c->cfg.key_data), CURL_BLOB_COPY };
-        curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &blob);
-    }
-    if (c->cfg.insecure) {
-        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
-        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
-    }
+    set_tls(c, e);
     if (r) {
         curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
-        curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
+        curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
         curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
-        curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
+        curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
     }
     x->next = c->xfers;
     c->xfers = x;
@@ -292,196 +240,67 @@ static void xfer_free(k8s_client *c, xfer *x)
     free(x);
 }
 
-/* ---- reflector -------------------------------------------------------- */
+/* ---- the reflectors' environment (refl_ops) ---------------------------- */
 
-static void append_selector(k8s_reflector *r, char *url, size_t cap)
+static int op_start(void *ctx, const char *url)
 {
-    if (!r->selector)
-        return;
-    char *esc = curl_easy_escape(NULL, r->selector, 0);
-    size_t n = strlen(url);
-    snprintf(url + n, cap - n, "&labelSelector=%s", esc ? esc : "");
-    curl_free(esc);
-}
-
-static void start_list(k8s_reflector *r)
-{
-    char url[4096];
-    snprintf(url, sizeof url, "%s%s?limit=500", r->c->cfg.server, r->path);
-    if (r->cont) {
-        char *esc = curl_easy_escape(NULL, r->cont, 0);
-        size_t n = strlen(url);
-        snprintf(url + n, sizeof url - n, "&continue=%s", esc ? esc : "");
-        curl_free(esc);
-    }
-    append_selector(r, url, sizeof url);
-    r->state = ST_LIST;
-    r->len = 0;
-    r->status = 0;
-    r->retry_after = 0;
+    k8s_reflector *r = ctx;
     r->x = xfer_new(r->c, X_REFLECT, url, r);
+    if (!r->x)
+        return -1;
+    r->x->watch = refl_is_watching(r->p);
+    return 0;
 }
 
-static void start_watch(k8s_reflector *r)
+static void op_schedule(void *ctx, double d)
 {
-    char url[4096];
-    snprintf(url, sizeof url,
-             "%s%s?watch=1&resourceVersion=%s&allowWatchBookmarks=true&timeoutSeconds=%d",
-             r->c->cfg.server, r->path, r->rv, 300 + rand() % 301);
-    append_selector(r, url, sizeof url);
-    r->state = ST_WATCH;
-    r->len = 0;
-    r->skipping = 0;
-    r->relist_needed = r->restart_needed = 0;
-    r->status = 0;
-    r->retry_after = 0;
-    r->healthy_since = now();
-    r->x = xfer_new(r->c, X_REFLECT, url, r);
-}
-
-static void relist(k8s_reflector *r)
-{
-    free(r->cont);
-    r->cont = NULL;
-    r->rv[0] = '\0';
-    start_list(r);
-}
-
-static void on_timer(evutil_socket_t fd, short what, void *arg)
-{
-    k8s_reflector *r = arg;
-    if (r->rv[0] && !r->relist_needed)
-        start_watch(r);
-    else
-        relist(r);
-}
-
-static void wait_then(k8s_reflector *r)
-{
-    double d = r->retry_after > 0 ? r->retry_after
-                                  : r->backoff * (1.0 + 0.5 * ((double)rand() / RAND_MAX));
-    if (r->retry_after <= 0)
-        r->backoff = r->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : r->backoff * 2;
-    r->state = ST_WAIT;
+    k8s_reflector *r = ctx;
     struct timeval tv = { (time_t)d, (suseconds_t)((d - (double)(time_t)d) * 1e6) };
     evtimer_add(r->timer, &tv);
 }
 
-static void set_rv(k8s_reflector *r, const cJSON *obj)
+static double op_now(void *ctx)
 {
-    const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
-    const cJSON *rv = cJSON_GetObjectItemCaseSensitive(md, "resourceVersion");
-    if (cJSON_IsString(rv) && strlen(rv->valuestring) < sizeof r->rv)
-        snprintf(r->rv, sizeof r->rv, "%s", rv->valuestring);
+    (void)ctx;
+    return now();
 }
 
-static void handle_line(k8s_reflector *r, char *line, size_t len)
+/* xorshift64*: the API thread's own generator (rand() is not ours). */
+static double op_random(void *ctx)
 {
-    cJSON *ev = cJSON_ParseWithLength(line, len);
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
-    const cJSON *obj = cJSON_GetObjectItemCaseSensitive(ev, "object");
-    if (!cJSON_IsString(type) || !cJSON_IsObject(obj)) {
-        log_warning("plugin/kubernetes: %s: malformed watch event; restarting the watch", r->resource);
-        r->restart_needed = 1;
-        restart_metric(r, "malformed");
-        cJSON_Delete(ev);
-        return;
-    }
-    const char *t = type->valuestring;
-    if (!strcmp(t, "ERROR")) {
-        const cJSON *code = cJSON_GetObjectItemCaseSensitive(obj, "code");
-        if (cJSON_IsNumber(code) && code->valueint == 410) {
-            r->relist_needed = 1;
-            restart_metric(r, "expired");
-        } else {
-            r->restart_needed = 1;
-            restart_metric(r, "error");
-        }
-    } else {
-        if (!strcmp(t, "ADDED") || !strcmp(t, "MODIFIED"))
-            r->h.upsert(r->h.ctx, obj);
-        else if (!strcmp(t, "DELETED"))
-            r->h.remove(r->h.ctx, obj);
-        set_rv(r, obj);
-        const char *v[] = { r->resource };
-        metrics_set(m_last, v, (double)time(NULL));
-    }
-    cJSON_Delete(ev);
+    k8s_client *c = ((k8s_reflector *)ctx)->c;
+    c->rng ^= c->rng >> 12;
+    c->rng ^= c->rng << 25;
+    c->rng ^= c->rng >> 27;
+    return (double)((c->rng * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
 }
 
-/* A list page arrived complete. */
-static void list_done(k8s_reflector *r)
+static void op_reauth(void *ctx)
 {
-    cJSON *doc = cJSON_ParseWithLength(r->buf, r->len);
-    const cJSON *items = cJSON_GetObjectItemCaseSensitive(doc, "items");
-    const cJSON *md = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
-    if (!doc || (items && !cJSON_IsArray(items) && !cJSON_IsNull(items))) {
-        log_warning("plugin/kubernetes: %s: malformed list; retrying", r->resource);
-        cJSON_Delete(doc);
-        r->relist_needed = 1;
-        wait_then(r);
-        return;
-    }
-    if (!r->cont) {
-        r->h.relist_begin(r->h.ctx);
-        r->in_relist = 1;
-    }
-    const cJSON *list = cJSON_IsArray(items) ? items : NULL, *it;
-    cJSON_ArrayForEach(it, list)
-        r->h.upsert(r->h.ctx, it);
-    const cJSON *cont = cJSON_GetObjectItemCaseSensitive(md, "continue");
-    free(r->cont);
-    r->cont = NULL;
-    if (cJSON_IsString(cont) && cont->valuestring[0]) {
-        r->cont = strdup(cont->valuestring);
-        cJSON_Delete(doc);
-        start_list(r);
-        return;
-    }
-    set_rv(r, doc);
-    cJSON_Delete(doc);
-    r->h.relist_end(r->h.ctx);
-    r->in_relist = 0;
-    atomic_store(&r->synced, 1);
-    start_watch(r);
+    load_token(((k8s_reflector *)ctx)->c, 1);
 }
 
-static void reflect_done(k8s_reflector *r, CURLcode res)
+static void op_restarted(void *ctx, const char *reason)
 {
-    r->x = NULL;
-    k8s_client *c = r->c;
-    if (r->status == 401)
-        load_token(c, 1);
-    if (r->state == ST_LIST) {
-        if (res == CURLE_OK && r->status == 200) {
-            r->backoff = BACKOFF_MIN;
-            list_done(r);
-        } else if (r->status == 410) {
-            free(r->cont);
-            r->cont = NULL;             /* continue token expired: from scratch */
-            start_list(r);
-        } else {
-            log_warning("plugin/kubernetes: listing %s failed: %s (HTTP %ld)", r->resource,
-                        curl_easy_strerror(res), r->status);
-            wait_then(r);
-        }
-        return;
-    }
-    /* watch ended */
-    if (now() - r->healthy_since >= HEALTHY_RESET)
-        r->backoff = BACKOFF_MIN;
-    if (r->relist_needed || r->status == 410) {
-        if (r->status == 410)
-            restart_metric(r, "expired");
-        relist(r);
-    } else if (res == CURLE_OK && r->status == 200 && !r->restart_needed) {
-        restart_metric(r, "timeout");
-        start_watch(r);
-    } else {
-        if (!r->restart_needed)
-            restart_metric(r, "error");
-        wait_then(r);
-    }
+    const char *v[] = { refl_resource(((k8s_reflector *)ctx)->p), reason };
+    metrics_add(m_restart, v, 1);
+}
+
+static void op_applied(void *ctx)
+{
+    const char *v[] = { refl_resource(((k8s_reflector *)ctx)->p) };
+    metrics_set(m_last, v, (double)time(NULL));
+}
+
+static const refl_ops ops = {
+    op_start, op_schedule, op_now, op_random, op_reauth, op_restarted, op_applied,
+};
+
+static void on_timer(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    refl_on_timer(((k8s_reflector *)arg)->p);
 }
 
 /* ---- curl ↔ libevent -------------------------------------------------- */
@@ -502,14 +321,21 @@ static void check_done(k8s_client *c)
         snprintf(code, sizeof code, "%ld", status);
         const char *lv[] = { status ? code : "<error>", x->kind == X_POST ? "POST" : "GET", c->host };
         metrics_add(m_req, lv, 1);
-        const char *dv[] = { x->kind == X_POST ? "POST" : x->r->state == ST_WATCH ? "WATCH" : "LIST", c->host };
+        const char *dv[] = { x->kind == X_POST ? "POST" : x->watch ? "WATCH" : "LIST", c->host };
         metrics_observe(m_dur, dv, now() - x->start);
+        if (res != CURLE_OK && res != CURLE_WRITE_ERROR) {
+            char *url = NULL;
+            curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &url);
+            log_warning("plugin/kubernetes: %s %s: %s%s%s", x->kind == X_POST ? "POST" : "GET",
+                        url ? url : c->host, curl_easy_strerror(res), x->errbuf[0] ? ": " : "",
+                        x->errbuf);
+        }
         k8s_reflector *r = x->r;
         int kind = x->kind;
         xfer_free(c, x);
         if (kind == X_REFLECT) {
-            r->status = status;
-            reflect_done(r, res);
+            r->x = NULL;
+            refl_on_done(r->p, res == CURLE_OK);
         }
     }
 }
@@ -622,6 +448,9 @@ k8s_client *k8s_client_new(const k8s_config *cfg, char *err, size_t errlen)
         *f[i] = *f[i] ? strdup(*f[i]) : NULL;
     const char *h = strstr(c->cfg.server, "://");
     snprintf(c->host, sizeof c->host, "%s", h ? h + 3 : c->cfg.server);
+    c->rng = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ULL ^ (uint64_t)getpid() ^ (uint64_t)(uintptr_t)c;
+    if (!c->rng)
+        c->rng = 1;
     pthread_mutex_init(&c->mu, NULL);
     c->base = event_base_new();
     c->multi = curl_multi_init();
@@ -648,13 +477,15 @@ k8s_reflector *k8s_reflect(k8s_client *c, const char *path, const char *label_se
     if (!r)
         return NULL;
     r->c = c;
-    r->path = strdup(path);
-    r->selector = label_selector && *label_selector ? strdup(label_selector) : NULL;
-    const char *slash = strrchr(path, '/');
-    r->resource = strdup(slash ? slash + 1 : path);
-    r->h = *h;
-    r->backoff = BACKOFF_MIN;
+    r->p = refl_new(c->cfg.server, path, label_selector, h, &ops, r);
     r->timer = evtimer_new(c->base, on_timer, r);
+    if (!r->p || !r->timer) {
+        refl_free(r->p);
+        if (r->timer)
+            event_free(r->timer);
+        free(r);
+        return NULL;
+    }
     r->next = c->refls;
     c->refls = r;
     return r;
@@ -663,7 +494,7 @@ k8s_reflector *k8s_reflect(k8s_client *c, const char *path, const char *label_se
 int k8s_client_start(k8s_client *c, char *err, size_t errlen)
 {
     for (k8s_reflector *r = c->refls; r; r = r->next)
-        start_list(r);
+        refl_start(r->p);
     if (pthread_create(&c->thread, NULL, api_main, c) != 0) {
         snprintf(err, errlen, "cannot start the API thread");
         return -1;
@@ -675,7 +506,7 @@ int k8s_client_start(k8s_client *c, char *err, size_t errlen)
 int k8s_client_synced(const k8s_client *c)
 {
     for (k8s_reflector *r = c->refls; r; r = r->next)
-        if (!atomic_load(&r->synced))
+        if (!refl_synced(r->p))
             return 0;
     return 1;
 }
@@ -712,11 +543,7 @@ void k8s_client_free(k8s_client *c)
         c->refls = r->next;
         if (r->timer)
             event_free(r->timer);
-        free(r->path);
-        free(r->selector);
-        free(r->resource);
-        free(r->cont);
-        free(r->buf);
+        refl_free(r->p);
         free(r);
     }
     while (c->posts) {

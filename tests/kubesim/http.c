@@ -38,6 +38,7 @@ struct event_base *ks_base;
 static struct evhttp *http;
 static SSL_CTX *ssl_ctx;
 static char bound_addr[80];
+const char *http_client_ca;
 
 #define SCAN_EXTRA 10000 /* a filtered page examines at most limit + this many keys */
 
@@ -972,11 +973,20 @@ static int tls_setup(const char *cert, const char *key)
     ssl_ctx = SSL_CTX_new(TLS_server_method());
     if (!ssl_ctx || SSL_CTX_use_certificate_chain_file(ssl_ctx, cert) != 1 ||
         SSL_CTX_use_PrivateKey_file(ssl_ctx, key, SSL_FILETYPE_PEM) != 1 ||
-        SSL_CTX_check_private_key(ssl_ctx) != 1) {
+        SSL_CTX_check_private_key(ssl_ctx) != 1 ||
+        (http_client_ca && SSL_CTX_load_verify_locations(ssl_ctx, http_client_ca, NULL) != 1)) {
         unsigned long err = ERR_get_error();
         fprintf(stderr, "kubesim: TLS setup failed: %s\n",
                 err ? ERR_error_string(err, NULL) : "cannot create context");
         return -1;
+    }
+    if (http_client_ca) {
+        /* like kube-apiserver's --client-ca-file, but a certificate is
+         * required: a handshake without a valid one fails */
+        STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(http_client_ca);
+        if (names)
+            SSL_CTX_set_client_CA_list(ssl_ctx, names);
+        SSL_CTX_set_verify(ssl_ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
     }
     return 0;
 }

@@ -194,6 +194,9 @@ extern struct event_base *ks_base;
  * bound "host:port". TLS when cert/key are given. 0 or -1. */
 int http_start(const char *addr, const char *cert, const char *key, char *bound,
                size_t boundlen);
+/* With TLS: PEM CA file that client certificates must chain to (set before
+ * http_start; NULL = no client certificate asked for). */
+extern const char *http_client_ca;
 void http_stop(void);
 void http_reply_json(struct evhttp_request *req, int code, const char *json, size_t len);
 void http_reply_err(struct evhttp_request *req, const ks_err *e);

@@ -1,7 +1,8 @@
 /* kubesim main — command line, startup and the event loop.
  *
  *   kubesim [--listen ADDR:PORT] [--load FILE]... [--token T]
- *           [--tls-cert F --tls-key F] [--history N] [--bookmark-interval S]
+ *           [--tls-cert F --tls-key F [--client-ca F]] [--history N]
+ *           [--bookmark-interval S]
  *           [--generate nodes=N,pods=N,services=N,zones=Z,endpointsPerService=E]
  *           [--churn N] [--seed N]
  *
@@ -32,7 +33,8 @@ typedef struct opts {
 static void usage(FILE *f)
 {
     fprintf(f, "usage: kubesim [--listen ADDR:PORT] [--load FILE]... [--token T]\n"
-               "               [--tls-cert F --tls-key F] [--history N] [--bookmark-interval S]\n"
+               "               [--tls-cert F --tls-key F [--client-ca F]] [--history N]\n"
+               "               [--bookmark-interval S]\n"
                "               [--generate nodes=N,pods=N,services=N,zones=Z,endpointsPerService=E]\n"
                "               [--churn N] [--seed N]\n");
 }
@@ -42,7 +44,8 @@ static int parse_args(int argc, char **argv, opts *o)
     static const struct option lo[] = {
         {"listen", required_argument, 0, 'l'}, {"load", required_argument, 0, 'f'},
         {"token", required_argument, 0, 't'}, {"tls-cert", required_argument, 0, 'c'},
-        {"tls-key", required_argument, 0, 'k'}, {"history", required_argument, 0, 'H'},
+        {"tls-key", required_argument, 0, 'k'},
+        {"client-ca", required_argument, 0, 'A'}, {"history", required_argument, 0, 'H'},
         {"bookmark-interval", required_argument, 0, 'b'},
         {"generate", required_argument, 0, 'g'}, {"churn", required_argument, 0, 'C'},
         {"seed", required_argument, 0, 's'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
@@ -57,6 +60,7 @@ static int parse_args(int argc, char **argv, opts *o)
         case 't': free(ks_fault.token); ks_fault.token = strdup(optarg); break;
         case 'c': o->cert = optarg; break;
         case 'k': o->key = optarg; break;
+        case 'A': http_client_ca = optarg; break;
         case 'H': o->history = atol(optarg); break;
         case 'b': ks_bookmark_interval = atoi(optarg); break;
         case 'g': o->generate = optarg; break;
@@ -66,10 +70,12 @@ static int parse_args(int argc, char **argv, opts *o)
         default: usage(stderr); return -1;
         }
     }
-    if (optind < argc || o->history < 1 || (!o->cert != !o->key)) {
+    if (optind < argc || o->history < 1 || (!o->cert != !o->key) || (http_client_ca && !o->cert)) {
         usage(stderr);
         if (!o->cert != !o->key)
             fprintf(stderr, "kubesim: --tls-cert and --tls-key go together\n");
+        if (http_client_ca && !o->cert)
+            fprintf(stderr, "kubesim: --client-ca needs --tls-cert and --tls-key\n");
         return -1;
     }
     return 0;

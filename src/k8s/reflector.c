@@ -1,0 +1,487 @@
+/*
+ * reflector.c — one resource kept in sync with the API server, as
+ * client-go's reflector does; pure protocol logic, no I/O (reflector.h).
+ *
+ * States:
+ *   LIST   GET PATH?limit=500[&continue=T][&labelSelector=S]. The first page
+ *          of a list calls relist_begin, the last one (no continue token)
+ *          relist_end and records metadata.resourceVersion, then WATCH.
+ *          HTTP 410 on a continued page (token expired) lists again from
+ *          the first page at once; other failures → WAIT, then list again.
+ *   WATCH  GET PATH?watch=1&resourceVersion=RV&allowWatchBookmarks=true&
+ *          timeoutSeconds=300..600[&labelSelector=S]. The body is framed into
+ *          lines whatever the chunking; each line is one event:
+ *          ADDED/MODIFIED → upsert, DELETED → remove, BOOKMARK → version
+ *          only; every event advances RV. ERROR with code 410 (or reason
+ *          Expired/Gone), or HTTP 410 → LIST (relist, reconciled by the
+ *          handler's begin/end). A malformed line, another ERROR, a failed
+ *          transfer or a very short empty watch (< 1 s, no event) → WAIT,
+ *          then WATCH from the last good RV. A clean end → WATCH again.
+ *   WAIT   Retry-After when the response had one (seconds, ≤ 600), else
+ *          backoff: 0.8 s doubling to 30 s, each delay + up to 50 % jitter;
+ *          the backoff resets to 0.8 s once 2 minutes passed without a
+ *          failure. A 401 re-reads the credentials first.
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "reflector.h"
+#include "server/log.h"
+
+enum { RS_IDLE, RS_LIST, RS_WATCH, RS_WAIT };
+
+struct refl {
+    char *base, *path, *selector, *resource;
+    k8s_handler h;
+    const refl_ops *ops;
+    void *ctx;
+    int state;
+    char rv[64];
+    char *cont;                 /* continue token of the next page */
+    atomic_int synced;
+    long status;
+    double retry_after;         /* < 0: none */
+    char *buf;                  /* list body, or the partial watch line */
+    size_t len, cap;
+    int skipping;               /* inside an oversized watch line */
+    int relist_needed, restart_needed;
+    unsigned events;            /* events in the current watch */
+    double watch_start;
+    double backoff, last_fail;  /* last_fail < 0: never failed */
+};
+
+/* ---- small helpers ------------------------------------------------------------------ */
+
+typedef struct sbuf {
+    char *s;
+    size_t len, cap;
+} sbuf;
+
+static void sb_add(sbuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t nc = b->cap ? b->cap : 256;
+        while (nc < b->len + n + 1)
+            nc *= 2;
+        char *ns = realloc(b->s, nc);
+        if (!ns)
+            return;
+        b->s = ns;
+        b->cap = nc;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static void sb_str(sbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
+
+/* Append s percent-encoded (RFC 3986 unreserved characters kept). */
+static void sb_escaped(sbuf *b, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+            c == '-' || c == '.' || c == '_' || c == '~') {
+            sb_add(b, (const char *)&c, 1);
+        } else {
+            char e[3] = { '%', hex[c >> 4], hex[c & 15] };
+            sb_add(b, e, 3);
+        }
+    }
+}
+
+static double parse_retry_after(const char *v)
+{
+    if (!v)
+        return -1;
+    while (*v == ' ' || *v == '\t')
+        v++;
+    char *end;
+    long n = strtol(v, &end, 10);
+    while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
+        end++;
+    if (end == v || *end || n < 0)
+        return -1;                          /* an HTTP-date: use the backoff */
+    return n > REFL_RETRY_AFTER_MAX ? REFL_RETRY_AFTER_MAX : (double)n;
+}
+
+static void restarted(refl *r, const char *reason)
+{
+    if (r->ops->restarted)
+        r->ops->restarted(r->ctx, reason);
+}
+
+static void set_rv_from(refl *r, const cJSON *obj)
+{
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    const cJSON *rv = cJSON_GetObjectItemCaseSensitive(md, "resourceVersion");
+    if (cJSON_IsString(rv) && rv->valuestring[0] && strlen(rv->valuestring) < sizeof r->rv)
+        snprintf(r->rv, sizeof r->rv, "%s", rv->valuestring);
+}
+
+static int buf_reserve(refl *r, size_t need)
+{
+    if (need <= r->cap)
+        return 0;
+    size_t nc = r->cap ? r->cap : 65536;
+    while (nc < need)
+        nc *= 2;
+    char *nb = realloc(r->buf, nc);
+    if (!nb)
+        return -1;
+    r->buf = nb;
+    r->cap = nc;
+    return 0;
+}
+
+/* ---- requests ----------------------------------------------------------------------- */
+
+static void fail(refl *r);
+
+static void request(refl *r, int state, sbuf *url)
+{
+    if (r->selector) {
+        sb_str(url, "&labelSelector=");
+        sb_escaped(url, r->selector);
+    }
+    r->state = state;
+    r->len = 0;
+    r->skipping = 0;
+    r->status = 0;
+    r->retry_after = -1;
+    int rc = url->s ? r->ops->start(r->ctx, url->s) : -1;
+    free(url->s);
+    if (rc < 0) {
+        log_warning("plugin/kubernetes: %s: cannot start a request", r->resource);
+        fail(r);
+    }
+}
+
+static void start_list(refl *r)
+{
+    sbuf url = { 0 };
+    char lim[32];
+    snprintf(lim, sizeof lim, "?limit=%d", REFL_PAGE_SIZE);
+    sb_str(&url, r->base);
+    sb_str(&url, r->path);
+    sb_str(&url, lim);
+    if (r->cont) {
+        sb_str(&url, "&continue=");
+        sb_escaped(&url, r->cont);
+    }
+    request(r, RS_LIST, &url);
+}
+
+static void start_watch(refl *r)
+{
+    sbuf url = { 0 };
+    char tail[96];
+    int span = REFL_TIMEOUT_MAX - REFL_TIMEOUT_MIN + 1;
+    int t = REFL_TIMEOUT_MIN + (int)(r->ops->random(r->ctx) * span);
+    if (t > REFL_TIMEOUT_MAX)
+        t = REFL_TIMEOUT_MAX;
+    sb_str(&url, r->base);
+    sb_str(&url, r->path);
+    sb_str(&url, "?watch=1&resourceVersion=");
+    sb_escaped(&url, r->rv);
+    snprintf(tail, sizeof tail, "&allowWatchBookmarks=true&timeoutSeconds=%d", t);
+    sb_str(&url, tail);
+    r->relist_needed = r->restart_needed = 0;
+    r->events = 0;
+    r->watch_start = r->ops->now(r->ctx);
+    request(r, RS_WATCH, &url);
+}
+
+/* Forget the version and the paging: list from the first page. */
+static void relist(refl *r)
+{
+    free(r->cont);
+    r->cont = NULL;
+    r->rv[0] = '\0';
+    start_list(r);
+}
+
+/* Something failed: wait (Retry-After, else backoff), then go on. */
+static void fail(refl *r)
+{
+    double t = r->ops->now(r->ctx), d;
+    if (r->last_fail >= 0 && t - r->last_fail >= REFL_HEALTHY_RESET)
+        r->backoff = REFL_BACKOFF_MIN;
+    r->last_fail = t;
+    if (r->retry_after >= 0) {
+        d = r->retry_after;
+    } else {
+        d = r->backoff * (1.0 + 0.5 * r->ops->random(r->ctx));
+        r->backoff = r->backoff * 2 > REFL_BACKOFF_MAX ? REFL_BACKOFF_MAX : r->backoff * 2;
+    }
+    r->state = RS_WAIT;
+    r->ops->schedule(r->ctx, d);
+}
+
+void refl_on_timer(refl *r)
+{
+    if (r->state != RS_WAIT)
+        return;
+    if (r->rv[0])
+        start_watch(r);
+    else
+        relist(r);
+}
+
+/* ---- lists -------------------------------------------------------------------------- */
+
+/* A complete list page is in buf. */
+static void list_page(refl *r)
+{
+    cJSON *doc = cJSON_ParseWithLength(r->buf, r->len);
+    const cJSON *items = cJSON_GetObjectItemCaseSensitive(doc, "items");
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
+    const cJSON *cont = cJSON_GetObjectItemCaseSensitive(md, "continue");
+    const cJSON *rv = cJSON_GetObjectItemCaseSensitive(md, "resourceVersion");
+    int more = cJSON_IsString(cont) && cont->valuestring[0];
+    r->len = 0;
+    if (!cJSON_IsObject(doc) || (items && !cJSON_IsArray(items) && !cJSON_IsNull(items)) ||
+        (!more && !(cJSON_IsString(rv) && rv->valuestring[0]))) {
+        log_warning("plugin/kubernetes: %s: malformed list; listing again", r->resource);
+        cJSON_Delete(doc);
+        r->rv[0] = '\0';
+        fail(r);
+        return;
+    }
+    if (!r->cont)
+        r->h.relist_begin(r->h.ctx);
+    const cJSON *list = cJSON_IsArray(items) ? items : NULL, *it;
+    cJSON_ArrayForEach(it, list)
+        r->h.upsert(r->h.ctx, it);
+    free(r->cont);
+    r->cont = more ? strdup(cont->valuestring) : NULL;
+    if (more) {
+        cJSON_Delete(doc);
+        start_list(r);
+        return;
+    }
+    set_rv_from(r, doc);
+    cJSON_Delete(doc);
+    r->h.relist_end(r->h.ctx);
+    atomic_store(&r->synced, 1);
+    start_watch(r);
+}
+
+static void list_done(refl *r, int ok)
+{
+    if (ok && r->status == 200) {
+        list_page(r);
+    } else if (r->status == 410 && r->cont) {
+        log_warning("plugin/kubernetes: %s: continue token expired; listing from the start",
+                    r->resource);
+        restarted(r, "expired");
+        relist(r);
+    } else {
+        log_warning("plugin/kubernetes: listing %s failed (HTTP %ld%s)", r->resource, r->status,
+                    ok ? "" : ", transfer failed");
+        r->rv[0] = '\0';
+        fail(r);
+    }
+}
+
+/* ---- watches ------------------------------------------------------------------------ */
+
+static int is_expired(const cJSON *status)
+{
+    const cJSON *code = cJSON_GetObjectItemCaseSensitive(status, "code");
+    const cJSON *reason = cJSON_GetObjectItemCaseSensitive(status, "reason");
+    if (cJSON_IsNumber(code) && code->valueint == 410)
+        return 1;
+    return cJSON_IsString(reason) &&
+           (!strcmp(reason->valuestring, "Expired") || !strcmp(reason->valuestring, "Gone"));
+}
+
+static void malformed(refl *r)
+{
+    log_warning("plugin/kubernetes: %s: malformed watch event; watching again from %s",
+                r->resource, r->rv);
+    r->restart_needed = 1;
+    restarted(r, "malformed");
+}
+
+static void watch_line(refl *r, const char *line, size_t len)
+{
+    cJSON *ev = cJSON_ParseWithLength(line, len);
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
+    const cJSON *obj = cJSON_GetObjectItemCaseSensitive(ev, "object");
+    const char *t = cJSON_IsString(type) ? type->valuestring : "";
+    if (!cJSON_IsObject(obj)) {
+        malformed(r);
+    } else if (!strcmp(t, "ERROR")) {
+        if (is_expired(obj)) {
+            r->relist_needed = 1;
+        } else {
+            log_warning("plugin/kubernetes: %s: watch error event", r->resource);
+            r->restart_needed = 1;
+            restarted(r, "error");
+        }
+    } else if (!strcmp(t, "ADDED") || !strcmp(t, "MODIFIED") || !strcmp(t, "DELETED") ||
+               !strcmp(t, "BOOKMARK")) {
+        if (t[0] == 'A' || t[0] == 'M')
+            r->h.upsert(r->h.ctx, obj);
+        else if (t[0] == 'D')
+            r->h.remove(r->h.ctx, obj);
+        set_rv_from(r, obj);
+        r->events++;
+        if (r->ops->applied)
+            r->ops->applied(r->ctx);
+    } else {
+        malformed(r);
+    }
+    cJSON_Delete(ev);
+}
+
+/* One complete line (without its newline) is in buf[0..len). */
+static void watch_flush(refl *r)
+{
+    size_t n = r->len;
+    while (n > 0 && (r->buf[n - 1] == '\r' || r->buf[n - 1] == ' ' || r->buf[n - 1] == '\t'))
+        n--;
+    if (n > 0 && !r->skipping)
+        watch_line(r, r->buf, n);
+    r->len = 0;
+    r->skipping = 0;
+}
+
+static int watch_bytes(refl *r, const char *b, size_t len)
+{
+    while (len > 0) {
+        if (r->relist_needed || r->restart_needed)
+            return -1;                      /* abort: refl_on_done goes on */
+        const char *nl = memchr(b, '\n', len);
+        size_t n = nl ? (size_t)(nl - b) : len;
+        if (!r->skipping && r->len + n >= REFL_MAX_LINE) {
+            log_warning("plugin/kubernetes: %s: watch event over 1 MiB skipped", r->resource);
+            r->skipping = 1;
+            r->len = 0;
+        }
+        if (!r->skipping) {
+            if (buf_reserve(r, r->len + n + 1) < 0)
+                return -1;
+            memcpy(r->buf + r->len, b, n);
+            r->len += n;
+        }
+        if (nl) {
+            watch_flush(r);
+            n++;
+        }
+        b += n;
+        len -= n;
+    }
+    return (r->relist_needed || r->restart_needed) ? -1 : 0;
+}
+
+static void watch_done(refl *r, int ok)
+{
+    double lasted = r->ops->now(r->ctx) - r->watch_start;
+    if (r->status == 401 && r->ops->reauth)
+        r->ops->reauth(r->ctx);
+    if (r->relist_needed || r->status == 410) {
+        log_info("plugin/kubernetes: %s: resourceVersion %s expired; relisting", r->resource,
+                 r->rv);
+        restarted(r, "expired");
+        relist(r);
+    } else if (r->restart_needed) {
+        fail(r);
+    } else if (ok && r->status == 200 && (r->events > 0 || lasted >= 1.0)) {
+        restarted(r, "timeout");
+        start_watch(r);
+    } else {
+        if (r->status == 200 && ok)
+            log_warning("plugin/kubernetes: %s: very short watch (no event)", r->resource);
+        else
+            log_warning("plugin/kubernetes: watching %s failed (HTTP %ld%s)", r->resource,
+                        r->status, ok ? "" : ", transfer failed");
+        restarted(r, r->status == 401 ? "unauthorized" : "error");
+        fail(r);
+    }
+}
+
+/* ---- transport events --------------------------------------------------------------- */
+
+void refl_on_headers(refl *r, long status, const char *retry_after)
+{
+    r->status = status;
+    r->retry_after = parse_retry_after(retry_after);
+}
+
+int refl_on_body(refl *r, const char *b, size_t len)
+{
+    if (r->status != 200)
+        return 0;                           /* a Status object: the code says it all */
+    if (r->state == RS_WATCH)
+        return watch_bytes(r, b, len);
+    if (r->state != RS_LIST || buf_reserve(r, r->len + len + 1) < 0)
+        return -1;
+    memcpy(r->buf + r->len, b, len);
+    r->len += len;
+    return 0;
+}
+
+void refl_on_done(refl *r, int ok)
+{
+    if (r->state == RS_LIST) {
+        if (r->status == 401 && r->ops->reauth)
+            r->ops->reauth(r->ctx);
+        list_done(r, ok);
+    } else if (r->state == RS_WATCH) {
+        watch_done(r, ok);
+    }
+}
+
+/* ---- lifecycle ---------------------------------------------------------------------- */
+
+refl *refl_new(const char *base, const char *path, const char *selector,
+               const k8s_handler *h, const refl_ops *ops, void *ctx)
+{
+    refl *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    const char *slash = strrchr(path, '/');
+    r->base = strdup(base);
+    r->path = strdup(path);
+    r->resource = strdup(slash ? slash + 1 : path);
+    r->selector = selector && *selector ? strdup(selector) : NULL;
+    if (!r->base || !r->path || !r->resource || (selector && *selector && !r->selector)) {
+        refl_free(r);
+        return NULL;
+    }
+    r->h = *h;
+    r->ops = ops;
+    r->ctx = ctx;
+    r->backoff = REFL_BACKOFF_MIN;
+    r->last_fail = -1;
+    r->retry_after = -1;
+    atomic_init(&r->synced, 0);
+    return r;
+}
+
+void refl_start(refl *r) { relist(r); }
+
+void refl_free(refl *r)
+{
+    if (!r)
+        return;
+    free(r->base);
+    free(r->path);
+    free(r->resource);
+    free(r->selector);
+    free(r->cont);
+    free(r->buf);
+    free(r);
+}
+
+int refl_synced(const refl *r) { return atomic_load(&((refl *)r)->synced); }
+const char *refl_resource(const refl *r) { return r->resource; }
+const char *refl_version(const refl *r) { return r->rv; }
+int refl_is_watching(const refl *r) { return r->state == RS_WATCH; }
+double refl_backoff(const refl *r) { return r->backoff; }

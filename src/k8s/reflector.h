@@ -1,0 +1,73 @@
+/*
+ * reflector.h — the list/watch state machine of one reflector, without any
+ * I/O (internal to src/k8s; the public API is k8s.h).
+ *
+ * The reflector decides which URL to request next, frames and applies what
+ * comes back, and how long to wait after a failure. Everything else is asked
+ * of its environment (refl_ops): start a GET, arm a timer, read a clock, draw
+ * a random number, re-read credentials. client.c implements the environment
+ * over libcurl + libevent; tests/unit/test_reflector.c scripts it.
+ *
+ * A request's life, as the transport reports it:
+ *   ops->start(ctx, url)          the reflector asks for a GET of url
+ *   refl_on_headers(status, RA)   final status line and Retry-After (or NULL)
+ *   refl_on_body(bytes) ...       body bytes as they arrive; -1 = abort it
+ *   refl_on_done(ok)              ok = 0 when the transport failed (refused,
+ *                                 reset, TLS error, or aborted by us)
+ * After ops->schedule(ctx, delay) the environment calls refl_on_timer().
+ * The transport never calls back from inside ops->start; all calls happen on
+ * one thread.
+ */
+#ifndef TOPODNS_K8S_REFLECTOR_H
+#define TOPODNS_K8S_REFLECTOR_H
+
+#include <stddef.h>
+#include "k8s.h"
+
+#define REFL_PAGE_SIZE 500
+#define REFL_MAX_LINE (1u << 20)       /* watch lines over 1 MiB are skipped */
+#define REFL_BACKOFF_MIN 0.8
+#define REFL_BACKOFF_MAX 30.0
+#define REFL_HEALTHY_RESET 120.0       /* 2 minutes without failure resets it */
+#define REFL_RETRY_AFTER_MAX 600.0
+#define REFL_TIMEOUT_MIN 300           /* watch timeoutSeconds in [300, 600] */
+#define REFL_TIMEOUT_MAX 600
+
+typedef struct refl refl;
+
+typedef struct refl_ops {
+    /* Start a GET of url (absolute). 0, or -1 if it could not even start
+     * (the reflector then waits as after a failure). */
+    int (*start)(void *ctx, const char *url);
+    /* Call refl_on_timer() after delay seconds. */
+    void (*schedule)(void *ctx, double delay);
+    double (*now)(void *ctx);            /* monotonic seconds */
+    double (*random)(void *ctx);         /* uniform in [0, 1) */
+    /* Optional (may be NULL): */
+    void (*reauth)(void *ctx);           /* a 401: re-read the token */
+    void (*restarted)(void *ctx, const char *reason); /* timeout, expired,
+                                            error, malformed, unauthorized */
+    void (*applied)(void *ctx);          /* a watch event was applied */
+} refl_ops;
+
+/* base is the server URL ("https://10.96.0.1:443"), path the collection
+ * ("/api/v1/pods"), selector a label selector or NULL. */
+refl *refl_new(const char *base, const char *path, const char *selector,
+               const k8s_handler *h, const refl_ops *ops, void *ctx);
+void refl_free(refl *r);
+/* Begin with the first list. */
+void refl_start(refl *r);
+
+void refl_on_headers(refl *r, long status, const char *retry_after);
+int refl_on_body(refl *r, const char *b, size_t len);
+void refl_on_done(refl *r, int ok);
+void refl_on_timer(refl *r);
+
+/* Introspection (synced may be read from any thread). */
+int refl_synced(const refl *r);
+const char *refl_resource(const refl *r);
+const char *refl_version(const refl *r);  /* last resourceVersion, "" = none */
+int refl_is_watching(const refl *r);        /* the current request is a watch */
+double refl_backoff(const refl *r);         /* the next backoff base, seconds */
+
+#endif

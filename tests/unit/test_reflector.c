@@ -1,0 +1,628 @@
+/*
+ * test_reflector.c — the reflector's list/watch state machine
+ * (src/k8s/reflector.c) over a scripted transport and clock: the exact URLs
+ * it asks for (path, limit, continue, resourceVersion, allowWatchBookmarks,
+ * timeoutSeconds, labelSelector), the handler calls it makes (upsert, remove,
+ * relist begin/end), and the delays it picks (backoff sequence with jitter,
+ * reset after 2 minutes, Retry-After), plus the watch-line framer (events split
+ * anywhere, several per read, malformed, oversized) and 410 handling.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include "k8s/reflector.h"
+
+/* ---- the scripted environment ------------------------------------------------------ */
+
+typedef struct env {
+    char *urls[64];
+    int nurls;
+    double delays[64];
+    int ndelays;
+    double t, rnd;
+    int reauths, start_fails;
+    char calls[8192];               /* "begin up:a up:b end rm:c " */
+    char reasons[1024];             /* "timeout expired " */
+} env;
+
+static env E;
+
+static int e_start(void *ctx, const char *url)
+{
+    (void)ctx;
+    if (E.start_fails > 0) {
+        E.start_fails--;
+        return -1;
+    }
+    assert_true(E.nurls < 64);
+    E.urls[E.nurls++] = strdup(url);
+    return 0;
+}
+
+static void e_schedule(void *ctx, double d)
+{
+    (void)ctx;
+    assert_true(E.ndelays < 64);
+    E.delays[E.ndelays++] = d;
+}
+
+static double e_now(void *ctx) { (void)ctx; return E.t; }
+static double e_random(void *ctx) { (void)ctx; return E.rnd; }
+static void e_reauth(void *ctx) { (void)ctx; E.reauths++; }
+
+static void e_restarted(void *ctx, const char *reason)
+{
+    (void)ctx;
+    strcat(E.reasons, reason);
+    strcat(E.reasons, " ");
+}
+
+static const refl_ops OPS = { e_start, e_schedule, e_now, e_random, e_reauth, e_restarted, NULL };
+
+static void log_call(const char *what, const cJSON *obj)
+{
+    strcat(E.calls, what);
+    if (obj) {
+        const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(md, "name");
+        strcat(E.calls, ":");
+        strcat(E.calls, cJSON_IsString(n) ? n->valuestring : "?");
+    }
+    strcat(E.calls, " ");
+}
+
+static void h_up(void *c, const cJSON *o) { (void)c; log_call("up", o); }
+static void h_rm(void *c, const cJSON *o) { (void)c; log_call("rm", o); }
+static void h_begin(void *c) { (void)c; log_call("begin", NULL); }
+static void h_end(void *c) { (void)c; log_call("end", NULL); }
+static const k8s_handler H = { NULL, h_up, h_rm, h_begin, h_end };
+
+static int setup(void **state)
+{
+    (void)state;
+    for (int i = 0; i < E.nurls; i++)
+        free(E.urls[i]);
+    memset(&E, 0, sizeof E);
+    E.t = 1000;
+    return 0;
+}
+
+static int teardown(void **state) { return setup(state); }
+
+static const char *last_url(void) { return E.nurls ? E.urls[E.nurls - 1] : ""; }
+
+/* The value of query parameter key in url (first match), or NULL. */
+static const char *param(const char *url, const char *key)
+{
+    static char v[1024];
+    const char *q = strchr(url, '?');
+    size_t kl = strlen(key);
+    while (q) {
+        q++;
+        if (!strncmp(q, key, kl) && q[kl] == '=') {
+            size_t n = strcspn(q + kl + 1, "&");
+            snprintf(v, sizeof v, "%.*s", (int)n, q + kl + 1);
+            return v;
+        }
+        q = strchr(q, '&');
+    }
+    return NULL;
+}
+
+static void calls_are(const char *want)
+{
+    assert_string_equal(E.calls, want);
+    E.calls[0] = '\0';
+}
+
+static int respond_full(refl *r, long status, const char *ra, const char *body, int ok)
+{
+    refl_on_headers(r, status, ra);
+    int rc = body ? refl_on_body(r, body, strlen(body)) : 0;
+    refl_on_done(r, ok);
+    return rc;
+}
+
+static void respond(refl *r, long status, const char *ra, const char *body)
+{
+    respond_full(r, status, ra, body, 1);
+}
+
+static char *list_body(const char *rv, const char *cont, const char *const *names)
+{
+    static char b[4096];
+    size_t n = (size_t)snprintf(b, sizeof b, "{\"kind\":\"PodList\",\"metadata\":{");
+    if (rv)
+        n += (size_t)snprintf(b + n, sizeof b - n, "\"resourceVersion\":\"%s\"%s", rv, cont ? "," : "");
+    if (cont)
+        n += (size_t)snprintf(b + n, sizeof b - n, "\"continue\":\"%s\"", cont);
+    n += (size_t)snprintf(b + n, sizeof b - n, "},\"items\":[");
+    for (int i = 0; names && names[i]; i++)
+        n += (size_t)snprintf(b + n, sizeof b - n, "%s{\"metadata\":{\"name\":\"%s\",\"resourceVersion\":\"%d\"}}",
+                              i ? "," : "", names[i], 10 + i);
+    snprintf(b + n, sizeof b - n, "]}");
+    return b;
+}
+
+static char *event(const char *type, const char *name, const char *rv)
+{
+    static char b[512];
+    snprintf(b, sizeof b, "{\"type\":\"%s\",\"object\":{\"metadata\":{\"name\":\"%s\",\"resourceVersion\":\"%s\"}}}\n",
+             type, name, rv);
+    return b;
+}
+
+static void assert_watch_url(const char *url, const char *rv)
+{
+    char prefix[256];
+    snprintf(prefix, sizeof prefix, "http://k:1/api/v1/pods?watch=1&");
+    assert_true(!strncmp(url, prefix, strlen(prefix)));
+    assert_string_equal(param(url, "resourceVersion"), rv);
+    assert_string_equal(param(url, "allowWatchBookmarks"), "true");
+    int t = atoi(param(url, "timeoutSeconds"));
+    assert_true(t >= 300 && t <= 600);
+    assert_null(param(url, "limit"));
+    assert_null(param(url, "continue"));
+}
+
+/* New reflector, listed (one page: a, b at RV 100) and watching from 100. */
+static refl *synced_refl(void)
+{
+    static const char *const ab[] = { "a", "b", NULL };
+    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
+    assert_non_null(r);
+    refl_start(r);
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    respond(r, 200, NULL, list_body("100", NULL, ab));
+    calls_are("begin up:a up:b end ");
+    assert_true(refl_synced(r));
+    assert_true(refl_is_watching(r));
+    assert_watch_url(last_url(), "100");
+    return r;
+}
+
+/* ---- lists -------------------------------------------------------------------------- */
+
+static void test_paginated_list_then_watch(void **state)
+{
+    (void)state;
+    static const char *const p1[] = { "a", "b", NULL }, *const p2[] = { NULL },
+                             *const p3[] = { "c", NULL };
+    refl *r = refl_new("http://k:1", "/api/v1/pods", "app in (x,y),tier!=db", &H, &OPS, NULL);
+    refl_start(r);
+    assert_int_equal(E.nurls, 1);
+    assert_string_equal(last_url(),
+                        "http://k:1/api/v1/pods?limit=500&labelSelector=app%20in%20%28x%2Cy%29%2Ctier%21%3Ddb");
+    assert_false(refl_synced(r));
+    respond(r, 200, NULL, list_body(NULL, "tok/1=+", p1));
+    calls_are("begin up:a up:b ");
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500&continue=tok%2F1%3D%2B"
+                                    "&labelSelector=app%20in%20%28x%2Cy%29%2Ctier%21%3Ddb");
+    assert_false(refl_synced(r));
+    /* an empty page with a continue token still means "more" */
+    respond(r, 200, NULL, list_body("77", "tok2", p2));
+    calls_are("");
+    assert_string_equal(param(last_url(), "continue"), "tok2");
+    respond(r, 200, NULL, list_body("77", NULL, p3));
+    calls_are("up:c end ");
+    assert_true(refl_synced(r));
+    assert_string_equal(refl_version(r), "77");
+    assert_int_equal(E.nurls, 4);
+    assert_watch_url(last_url(), "77");
+    assert_string_equal(param(last_url(), "labelSelector"), "app%20in%20%28x%2Cy%29%2Ctier%21%3Ddb");
+    assert_int_equal(E.ndelays, 0);
+    refl_free(r);
+}
+
+static void test_watch_timeout_range(void **state)
+{
+    (void)state;
+    E.rnd = 0.0;
+    refl *r = synced_refl();
+    assert_string_equal(param(last_url(), "timeoutSeconds"), "300");
+    E.rnd = 0.999999;
+    E.t += 400;
+    respond(r, 200, NULL, "");                          /* server ended it cleanly */
+    assert_string_equal(param(last_url(), "timeoutSeconds"), "600");
+    E.rnd = 0.5;
+    E.t += 400;
+    respond(r, 200, NULL, "");
+    assert_string_equal(param(last_url(), "timeoutSeconds"), "450");
+    assert_int_equal(E.ndelays, 0);                      /* clean ends: no wait */
+    assert_string_equal(E.reasons, "timeout timeout ");
+    refl_free(r);
+}
+
+static void test_expired_continue_restarts_list(void **state)
+{
+    (void)state;
+    static const char *const p1[] = { "a", NULL }, *const p2[] = { "a", "b", NULL };
+    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
+    refl_start(r);
+    respond(r, 200, NULL, list_body(NULL, "old", p1));
+    calls_are("begin up:a ");
+    respond(r, 410, NULL, "{\"kind\":\"Status\",\"code\":410,\"reason\":\"Expired\"}");
+    /* at once, from the first page: a new relist (begin again) */
+    assert_int_equal(E.ndelays, 0);
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    respond(r, 200, NULL, list_body("9", NULL, p2));
+    calls_are("begin up:a up:b end ");
+    assert_watch_url(last_url(), "9");
+    refl_free(r);
+}
+
+static void test_list_failures_back_off_then_list_again(void **state)
+{
+    (void)state;
+    static const char *const p1[] = { "a", NULL }, *const p2[] = { "b", NULL };
+    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
+    refl_start(r);
+    respond(r, 200, NULL, list_body(NULL, "c1", p1));
+    calls_are("begin up:a ");
+    /* transport failure on page 2: wait, then list from page 1 again */
+    respond_full(r, 0, NULL, NULL, 0);
+    assert_int_equal(E.ndelays, 1);
+    assert_true(E.delays[0] >= 0.8 && E.delays[0] <= 1.2);
+    assert_false(refl_synced(r));
+    refl_on_timer(r);
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    /* a malformed list: wait again (doubled), list again */
+    respond(r, 200, NULL, "{\"items\": [ {\"metadata\"");
+    assert_int_equal(E.ndelays, 2);
+    assert_true(E.delays[1] >= 1.6 && E.delays[1] <= 2.4);
+    refl_on_timer(r);
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    /* a last page without a resourceVersion is malformed too */
+    respond(r, 200, NULL, list_body(NULL, NULL, p1));
+    assert_int_equal(E.ndelays, 3);
+    refl_on_timer(r);
+    respond(r, 200, NULL, list_body("5", NULL, p2));
+    calls_are("begin up:b end ");
+    assert_true(refl_synced(r));
+    assert_watch_url(last_url(), "5");
+    refl_free(r);
+}
+
+static void test_list_null_items(void **state)
+{
+    (void)state;
+    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
+    refl_start(r);
+    respond(r, 200, NULL, "{\"metadata\":{\"resourceVersion\":\"3\"},\"items\":null}");
+    calls_are("begin end ");
+    assert_true(refl_synced(r));
+    refl_free(r);
+}
+
+/* ---- watch framing and events ------------------------------------------------------- */
+
+static void test_events_split_anywhere(void **state)
+{
+    (void)state;
+    refl *r = synced_refl();
+    char body[2048] = "";
+    strcat(body, event("ADDED", "c", "101"));
+    strcat(body, event("MODIFIED", "a", "102"));
+    strcat(body, "\r\n");                                /* blank lines are ignored */
+    strcat(body, event("DELETED", "b", "103"));
+    strcat(body, "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"150\"}}}\r\n");
+    refl_on_headers(r, 200, NULL);
+    /* one byte per read */
+    for (size_t i = 0; i < strlen(body); i++)
+        assert_int_equal(refl_on_body(r, body + i, 1), 0);
+    calls_are("up:c up:a rm:b ");
+    assert_string_equal(refl_version(r), "150");       /* the bookmark advanced it */
+    /* several per read, and a line split across two reads */
+    char two[1024] = "";
+    strcat(two, event("ADDED", "d", "151"));
+    strcat(two, event("ADDED", "e", "152"));
+    const char *third = event("DELETED", "d", "153");
+    size_t tl = strlen(two);
+    memcpy(two + tl, third, 20);
+    two[tl + 20] = '\0';
+    assert_int_equal(refl_on_body(r, two, strlen(two)), 0);
+    calls_are("up:d up:e ");
+    assert_string_equal(refl_version(r), "152");
+    assert_int_equal(refl_on_body(r, third + 20, strlen(third + 20)), 0);
+    calls_are("rm:d ");
+    assert_string_equal(refl_version(r), "153");
+    /* a clean end: watch again from the last version, without waiting */
+    refl_on_done(r, 1);
+    assert_int_equal(E.ndelays, 0);
+    assert_watch_url(last_url(), "153");
+    assert_string_equal(E.reasons, "timeout ");
+    refl_free(r);
+}
+
+static void test_malformed_line_rewatches_from_last_good(void **state)
+{
+    (void)state;
+    refl *r = synced_refl();
+    char body[1024] = "";
+    strcat(body, event("ADDED", "c", "101"));
+    strcat(body, "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"na\n");
+    strcat(body, event("ADDED", "never", "102"));
+    refl_on_headers(r, 200, NULL);
+    assert_int_equal(refl_on_body(r, body, strlen(body)), -1);  /* abort the transfer */
+    calls_are("up:c ");
+    refl_on_done(r, 0);                                  /* curl: write error */
+    assert_int_equal(E.ndelays, 1);
+    assert_true(E.delays[0] >= 0.8 && E.delays[0] <= 1.2);
+    assert_string_equal(E.reasons, "malformed ");
+    refl_on_timer(r);
+    assert_watch_url(last_url(), "101");
+    calls_are("");                                       /* no relist */
+    /* an event of an unknown type, or without an object, is malformed too */
+    refl_on_headers(r, 200, NULL);
+    const char *what = "{\"type\":\"WHAT\",\"object\":{}}\n";
+    assert_int_equal(refl_on_body(r, what, strlen(what)), -1);
+    refl_on_done(r, 0);
+    refl_on_timer(r);
+    refl_on_headers(r, 200, NULL);
+    const char *noobj = "{\"type\":\"ADDED\"}\n";
+    assert_int_equal(refl_on_body(r, noobj, strlen(noobj)), -1);
+    refl_on_done(r, 0);
+    assert_string_equal(E.reasons, "malformed malformed malformed ");
+    refl_free(r);
+}
+
+static void test_oversized_line_skipped(void **state)
+{
+    (void)state;
+    refl *r = synced_refl();
+    size_t big = REFL_MAX_LINE + 1000;
+    char *b = malloc(big + 1);
+    memset(b, 'x', big);
+    b[big - 1] = '\n';
+    b[big] = '\0';
+    refl_on_headers(r, 200, NULL);
+    /* in pieces of 64 KiB, then a good event */
+    for (size_t off = 0; off < big; off += 65536) {
+        size_t n = big - off < 65536 ? big - off : 65536;
+        assert_int_equal(refl_on_body(r, b + off, n), 0);
+    }
+    const char *ev = event("ADDED", "ok", "120");
+    assert_int_equal(refl_on_body(r, ev, strlen(ev)), 0);
+    calls_are("up:ok ");
+    assert_string_equal(refl_version(r), "120");
+    free(b);
+    refl_free(r);
+}
+
+static void test_error_410_event_relists_by_diff(void **state)
+{
+    (void)state;
+    static const char *const bc[] = { "b", "c", NULL };
+    refl *r = synced_refl();
+    char body[1024] = "";
+    strcat(body, event("ADDED", "x", "101"));
+    strcat(body, "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410,\"reason\":\"Expired\","
+                 "\"message\":\"too old resource version: 100 (105)\"}}\n");
+    strcat(body, event("ADDED", "never", "102"));
+    refl_on_headers(r, 200, NULL);
+    assert_int_equal(refl_on_body(r, body, strlen(body)), -1);
+    calls_are("up:x ");
+    refl_on_done(r, 0);
+    /* relist at once, no resourceVersion, no wait */
+    assert_int_equal(E.ndelays, 0);
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    assert_string_equal(E.reasons, "expired ");
+    respond(r, 200, NULL, list_body("200", NULL, bc));
+    /* the handler drops what was not listed only at end */
+    calls_are("begin up:b up:c end ");
+    assert_watch_url(last_url(), "200");
+    refl_free(r);
+}
+
+static void test_http_410_and_reason_gone_relist(void **state)
+{
+    (void)state;
+    refl *r = synced_refl();
+    respond(r, 410, NULL, "{\"kind\":\"Status\",\"code\":410}");
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    respond(r, 200, NULL, list_body("300", NULL, NULL));
+    calls_are("begin end ");
+    /* ERROR with reason Gone (old servers) */
+    refl_on_headers(r, 200, NULL);
+    const char *gone = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"reason\":\"Gone\"}}\n";
+    assert_int_equal(refl_on_body(r, gone, strlen(gone)), -1);
+    refl_on_done(r, 0);
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    assert_int_equal(E.ndelays, 0);
+    refl_free(r);
+}
+
+static void test_other_error_event_rewatches(void **state)
+{
+    (void)state;
+    refl *r = synced_refl();
+    refl_on_headers(r, 200, NULL);
+    const char *err = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":500,\"reason\":\"InternalError\"}}\n";
+    assert_int_equal(refl_on_body(r, err, strlen(err)), -1);
+    refl_on_done(r, 0);
+    assert_int_equal(E.ndelays, 1);
+    refl_on_timer(r);
+    assert_watch_url(last_url(), "100");
+    calls_are("");
+    refl_free(r);
+}
+
+static void test_very_short_empty_watch_backs_off(void **state)
+{
+    (void)state;
+    refl *r = synced_refl();
+    E.t += 0.2;
+    respond(r, 200, NULL, "");
+    assert_int_equal(E.ndelays, 1);
+    assert_string_equal(E.reasons, "error ");
+    refl_on_timer(r);
+    assert_watch_url(last_url(), "100");
+    /* short but with an event: a normal end */
+    refl_on_headers(r, 200, NULL);
+    const char *ev = event("BOOKMARK", "", "130");
+    refl_on_body(r, ev, strlen(ev));
+    refl_on_done(r, 1);
+    assert_int_equal(E.ndelays, 1);
+    assert_watch_url(last_url(), "130");
+    refl_free(r);
+}
+
+static void test_non_200_body_not_parsed(void **state)
+{
+    (void)state;
+    refl *r = synced_refl();
+    const char *st = event("DELETED", "a", "999");
+    respond(r, 500, NULL, st);
+    calls_are("");
+    assert_string_equal(refl_version(r), "100");
+    assert_int_equal(E.ndelays, 1);
+    refl_free(r);
+}
+
+/* ---- delays ------------------------------------------------------------------------- */
+
+static void test_backoff_sequence_and_cap(void **state)
+{
+    (void)state;
+    refl *r = synced_refl();
+    static const double want[] = { 0.8, 1.6, 3.2, 6.4, 12.8, 25.6, 30, 30, 30 };
+    E.rnd = 0;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        respond_full(r, 0, NULL, NULL, 0);              /* connection refused */
+        assert_int_equal(E.ndelays, (int)i + 1);
+        assert_float_equal(E.delays[i], want[i], 1e-9);
+        E.t += E.delays[i];
+        refl_on_timer(r);
+        assert_watch_url(last_url(), "100");            /* watch again, no relist */
+    }
+    calls_are("");
+    /* jitter: up to +50 % */
+    E.rnd = 0.999;
+    respond_full(r, 503, NULL, NULL, 1);
+    assert_float_equal(E.delays[E.ndelays - 1], 30 * 1.4995, 1e-9);
+    refl_free(r);
+}
+
+static void test_backoff_resets_after_two_healthy_minutes(void **state)
+{
+    (void)state;
+    refl *r = synced_refl();
+    E.rnd = 0;
+    for (int i = 0; i < 4; i++) {
+        respond(r, 500, NULL, NULL);
+        E.t += 1;
+        refl_on_timer(r);
+    }
+    assert_float_equal(E.delays[3], 6.4, 1e-9);
+    /* 119 s since the last failure: no reset */
+    E.t += 118;
+    respond(r, 500, NULL, NULL);
+    assert_float_equal(E.delays[4], 12.8, 1e-9);
+    refl_on_timer(r);
+    /* a watch that lasts 2 minutes, then fails: back to 0.8 s */
+    E.t += 120;
+    respond_full(r, 0, NULL, NULL, 0);
+    assert_float_equal(E.delays[5], 0.8, 1e-9);
+    refl_on_timer(r);
+    E.t += 1;
+    respond_full(r, 0, NULL, NULL, 0);
+    assert_float_equal(E.delays[6], 1.6, 1e-9);
+    refl_free(r);
+}
+
+static void test_retry_after_honoured(void **state)
+{
+    (void)state;
+    refl *r = synced_refl();
+    E.rnd = 0;
+    respond(r, 429, " 7\r\n", "{\"kind\":\"Status\",\"code\":429}");
+    assert_float_equal(E.delays[0], 7, 1e-9);
+    refl_on_timer(r);
+    assert_watch_url(last_url(), "100");
+    /* Retry-After does not advance the backoff */
+    respond(r, 500, NULL, NULL);
+    assert_float_equal(E.delays[1], 0.8, 1e-9);
+    refl_on_timer(r);
+    /* an HTTP-date is not understood: the backoff applies */
+    respond(r, 503, "Wed, 21 Oct 2015 07:28:00 GMT", NULL);
+    assert_float_equal(E.delays[2], 1.6, 1e-9);
+    refl_on_timer(r);
+    /* huge values are capped at 600 s */
+    respond(r, 503, "86400", NULL);
+    assert_float_equal(E.delays[3], 600, 1e-9);
+    refl_on_timer(r);
+    /* on a list too */
+    respond(r, 410, NULL, NULL);
+    respond(r, 429, "0", NULL);
+    assert_float_equal(E.delays[4], 0, 1e-9);
+    refl_on_timer(r);
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    refl_free(r);
+}
+
+static void test_401_rereads_token(void **state)
+{
+    (void)state;
+    refl *r = synced_refl();
+    respond(r, 401, NULL, "{\"kind\":\"Status\",\"code\":401}");
+    assert_int_equal(E.reauths, 1);
+    assert_int_equal(E.ndelays, 1);
+    assert_string_equal(E.reasons, "unauthorized ");
+    refl_on_timer(r);
+    assert_watch_url(last_url(), "100");
+    /* on a list */
+    respond(r, 410, NULL, NULL);
+    respond(r, 401, NULL, NULL);
+    assert_int_equal(E.reauths, 2);
+    assert_int_equal(E.ndelays, 2);
+    assert_false(E.delays[1] < 1.6);
+    refl_free(r);
+}
+
+static void test_start_failure_waits(void **state)
+{
+    (void)state;
+    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
+    E.start_fails = 1;
+    refl_start(r);
+    assert_int_equal(E.nurls, 0);
+    assert_int_equal(E.ndelays, 1);
+    refl_on_timer(r);
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    /* a stray timer while a request is in flight does nothing */
+    refl_on_timer(r);
+    assert_int_equal(E.nurls, 1);
+    assert_string_equal(refl_resource(r), "pods");
+    refl_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_paginated_list_then_watch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_watch_timeout_range, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_expired_continue_restarts_list, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_list_failures_back_off_then_list_again, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_list_null_items, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_events_split_anywhere, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_malformed_line_rewatches_from_last_good, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_oversized_line_skipped, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_error_410_event_relists_by_diff, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_http_410_and_reason_gone_relist, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_other_error_event_rewatches, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_very_short_empty_watch_backs_off, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_non_200_body_not_parsed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_backoff_sequence_and_cap, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_backoff_resets_after_two_healthy_minutes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_retry_after_honoured, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_401_rereads_token, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_start_failure_waits, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

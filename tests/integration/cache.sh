@@ -123,7 +123,7 @@ q WWW.Example.Org A
 check "hit, question case kept" answer_has '^WWW\.Example\.Org\.'
 check "hit sets AA" aa_set
 t=$(ttl_of)
-check "TTL counts down (got $t)" [ "$t" -ge 26 ] && [ "$t" -le 28 ]
+check "TTL counts down (got $t)" eval '[ "$t" -ge 24 ] && [ "$t" -le 28 ]'
 check "success hit counted" [ "$(metric coredns_cache_hits_total example.org. success)" = 1 ]
 check "requests = hits + misses" [ "$(metric coredns_cache_requests_total example.org.)" = 2 ]
 check "one success entry" [ "$(metric coredns_cache_entries example.org. success)" = 1 ]
@@ -141,7 +141,7 @@ q nx.example.org A
 check "NXDOMAIN from the cache" rcode_is NXDOMAIN
 check "denial hit counted" [ "$(metric coredns_cache_hits_total example.org. denial)" = 1 ]
 t=$(auth_ttl)
-check "denial TTL counts down (got $t)" [ "$t" -ge 18 ] && [ "$t" -le 19 ]
+check "denial TTL counts down (got $t)" eval '[ "$t" -ge 16 ] && [ "$t" -le 19 ]'
 q www.example.org TXT
 check "NODATA" rcode_is NOERROR
 q www.example.org TXT
@@ -186,16 +186,19 @@ check "keepttl: TTL not aged" [ "$(ttl_of)" = 300 ]
 q h.local.test A
 q h.local.test A
 check "cache in front of hosts: hit" [ "$(metric coredns_cache_hits_total local.test. success)" = 1 ]
-check "hosts TTL 100 kept" [ "$(ttl_of)" -le 100 ] && [ "$(ttl_of)" -ge 99 ]
+check "hosts TTL 100 kept" eval '[ "$(ttl_of)" -le 100 ] && [ "$(ttl_of)" -ge 99 ]'
 
 # ---- capacity and evictions -----------------------------------------------
 seq 1 1400 | sed 's/.*/n&.cap.test A/' > "$TMP/batch"
 dig @127.0.0.1 -p "$PORT" +time=2 +tries=1 +noall -f "$TMP/batch" > /dev/null 2>&1
 ev=$(metric coredns_cache_evictions_total cap.test. success)
 ent=$(metric coredns_cache_entries cap.test. success)
-check "capacity 0 means 1024 entries at most (got $ent)" [ "$ent" -le 1024 ] && [ "$ent" -gt 500 ]
+check "capacity 0 means 1024 entries at most (got $ent)" eval '[ "$ent" -le 1024 ] && [ "$ent" -gt 500 ]'
 check "evictions counted (got $ev)" [ "$ev" -gt 0 ]
-check "entries + evictions = inserts" [ "$((ent + ev))" = 1400 ]
+# every miss of the batch stored one entry (a query dig gave up on under a
+# loaded machine would be neither, so count the misses rather than 1400)
+miss=$(metric coredns_cache_misses_total cap.test.)
+check "entries + evictions = inserts (misses $miss)" eval '[ "$((ent + ev))" = "$miss" ] && [ "$miss" -gt 1300 ]'
 
 # ---- prefetch -------------------------------------------------------------
 q p.pf.test A

@@ -139,7 +139,7 @@ check "--generate: pods spread over nodes" [ "$(jqo '[.pods[].spec.nodeName] | u
 get "$KS/api/v1/pods?limit=100"
 RV=$(jqo .metadata.resourceVersion); CONT=$(jqo .metadata.continue)
 check "page 1: 100 items" [ "$(jqo '.items | length')" -eq 100 ]
-check "page 1: continue token" [ -n "$CONT" ] && [ "$CONT" != null ]
+check "page 1: continue token" eval '[ -n "$CONT" ] && [ "$CONT" != null ]'
 check "page 1: remainingItemCount 150" [ "$(jqo .metadata.remainingItemCount)" -eq 150 ]
 check "list items omit kind" [ "$(jqo '.items[0].kind')" = null ]
 NAMES=$(jqo '.items[].metadata | .namespace + "/" + .name')

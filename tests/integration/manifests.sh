@@ -3,8 +3,10 @@
 # its RBAC grants everything topodns actually watches (read back from
 # topodns's own per-resource watch metrics) plus events/create, and run the
 # Corefile of its ConfigMap — ports and the API endpoint rewritten for
-# loopback, forward pointed at a loopback port — against a kubesim cluster:
-# it must become ready and answer headless Services by topology.
+# loopback, forward pointed at a second topodns serving example.org — against
+# a kubesim cluster (the kubeadm Corefile with topology, end to end):
+# it must become ready, answer headless Services by topology, forward other
+# names, and cache both (per zone for the topology answers).
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/kubernetes_lib.sh"
 need_kube
@@ -33,13 +35,18 @@ check "manifests: the standard set of objects" test "$OUT" = \
     "ClusterRole ClusterRoleBinding ConfigMap Deployment Service ServiceAccount"
 
 start_kubesim --load "$top_srcdir/tests/data/topology/cluster.yaml"
-RP=$(free_port); HP=$(free_port); MP=$(free_port); DEAD=$(free_port)
+# a real upstream for forward: a second topodns serving example.org from a file
+start_topodns "example.org:{\$PORT} {
+    file $top_srcdir/zones/example.org.zone
+}" || exit 1
+UP=$PORT
+RP=$(free_port); HP=$(free_port); MP=$(free_port)
 sed -e 's/^\.:53 {/.:{$PORT} {/' \
     -e "s/^\( *\)ready\$/\1ready 127.0.0.1:$RP/" \
     -e "s/^\( *\)health {/\1health 127.0.0.1:$HP {/" \
     -e "s/^\( *\)prometheus :9153/\1prometheus 127.0.0.1:$MP/" \
     -e "s#^\( *\)kubernetes cluster.local in-addr.arpa ip6.arpa {#&\n\1    endpoint $KS#" \
-    -e "s#forward \. /etc/resolv.conf#forward . 127.0.0.1:$DEAD#" \
+    -e "s#forward \. /etc/resolv.conf#forward . 127.0.0.1:$UP#" \
     "$TMP/Corefile.orig" > "$TMP/Corefile.test"
 for p in cache loop forward; do      # plugins still being written are left out, loudly
     has_plugin "$p" && continue
@@ -56,6 +63,24 @@ OUT=$(dig @127.0.0.1 -p "$PORT" -b 127.0.1.1 +short +time=2 +tries=1 hinted.$S A
 check "the ConfigMap's Corefile: topology answers per zone" test "$OUT" = "10.20.2.1 10.20.2.2 "
 OUT=$(dig @127.0.0.1 -p "$PORT" -b 127.0.2.1 +short +time=2 +tries=1 hinted.$S A | sort | tr '\n' ' ')
 check "…and the zone-b pod gets zone-b's" test "$OUT" = "10.20.2.3 "
+
+# other names go through forward to the upstream, and are cached
+hits() { curl -s "http://127.0.0.1:$MP/metrics" | awk '$1 ~ /^coredns_cache_hits_total[{]/ { s += $2 } END { print s + 0 }'; }
+q www.example.org A
+check "forward: www.example.org from the upstream" answer_has "192\.0\.2\.10"
+h0=$(hits)
+q www.example.org A
+check "cache: the second ask is a hit" eval '[ "$(hits)" -gt "$h0" ] && answer_has "192\.0\.2\.10"'
+# cluster names cached per topology: both zones asked above; asked again
+# within the TTL each zone gets its own variant from the cache
+h0=$(hits)
+OUT=$(dig @127.0.0.1 -p "$PORT" -b 127.0.1.2 +short +time=2 +tries=1 hinted.$S A | sort | tr '\n' ' ')
+check "cache+topology: another zone-a pod gets zone-a's" test "$OUT" = "10.20.2.1 10.20.2.2 "
+check "…from the cache" test "$(hits)" -gt "$h0"
+h0=$(hits)
+OUT=$(dig @127.0.0.1 -p "$PORT" -b 127.0.2.2 +short +time=2 +tries=1 hinted.$S A | sort | tr '\n' ' ')
+check "cache+topology: another zone-b pod gets zone-b's" test "$OUT" = "10.20.2.3 "
+check "…from the cache too" test "$(hits)" -gt "$h0"
 
 # every resource topodns watches is granted list+watch: touch one object of
 # each kind; each watch that sees the event shows up in topodns's

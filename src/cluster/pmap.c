@@ -53,10 +53,23 @@ static void free_entry(struct rcu_head *head)
 
 pmap *pmap_new(void)
 {
+    return pmap_new_sized(64);
+}
+
+/* The table grows by itself, but only in the background (liburcu resizes
+ * from its worker thread after grace periods): a map that receives a
+ * large cluster's list in one go would meanwhile grow very long chains.
+ * Maps that may hold many entries start with room for them. */
+pmap *pmap_new_sized(unsigned long buckets)
+{
+    unsigned long b = 64;
+    while (b < buckets && b < (1ul << 20))
+        b <<= 1;
+    buckets = b;
     pmap *m = calloc(1, sizeof *m);
     if (!m)
         return NULL;
-    m->ht = cds_lfht_new_flavor(64, 64, 0, CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING,
+    m->ht = cds_lfht_new_flavor(buckets, buckets, 0, CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING,
                                 &urcu_memb_flavor, NULL);
     if (!m->ht) {
         free(m);

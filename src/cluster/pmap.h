@@ -16,6 +16,9 @@ typedef struct pmap pmap;
 typedef void (*pmap_dtor)(void *val);
 
 pmap *pmap_new(void);
+/* A map expected to hold many entries: start with that many buckets
+ * (rounded up to a power of two, 64 .. 2^20). */
+pmap *pmap_new_sized(unsigned long buckets);
 /* Destroy the map and every value (no reader may be active). */
 void pmap_free(pmap *m, pmap_dtor dtor);
 /* Writer: insert or replace; the old value is destroyed after a grace period. */

@@ -17,6 +17,7 @@
  * node, the (service, count) pairs of each IP.
  */
 #include <stdio.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -37,7 +38,8 @@ typedef struct wrec {
     uint32_t gen;
     slice_blob *slice;              /* R_SLICE: the current blob */
     st_pod *pod;                    /* R_POD: writer's copy */
-    st_ip addrs[8];                 /* R_NODE: indexed addresses / R_SVC: cluster IPs */
+    st_ip *addrs;                   /* R_NODE: indexed addresses / R_SVC: cluster IPs
+                                     * (up to 8; allocated for those two only) */
     uint8_t naddrs;
     char key[];
 } wrec;
@@ -139,16 +141,10 @@ static void logskip(const char *res, const cJSON *obj, const char *why)
 
 /* ---- IP → services indexes -------------------------------------------- */
 
+/* One block: the header, then ns[n], name[n], then the names' text. */
 static void ip_svcs_free(void *p)
 {
-    ip_svcs *l = p;
-    if (!l)
-        return;
-    for (size_t i = 0; i < l->n; i++)
-        free((void *)l->name[i]);
-    free(l->ns);
-    free(l->name);
-    free(l);
+    free(p);
 }
 
 static void ipidx_publish(pmap *m, wip *w)
@@ -157,14 +153,22 @@ static void ipidx_publish(pmap *m, wip *w)
         pmap_del(m, &w->ip, sizeof w->ip);
         return;
     }
-    ip_svcs *l = calloc(1, sizeof *l);
+    size_t text = 0;
+    for (size_t i = 0; i < w->n; i++)
+        text += w->refs[i].klen - strlen(w->refs[i].key);     /* "name\0" */
+    ip_svcs *l = malloc(sizeof *l + 2 * w->n * sizeof(char *) + text);
     if (!l)
         return;
-    l->ns = calloc(w->n, sizeof *l->ns);
-    l->name = calloc(w->n, sizeof *l->name);
-    for (size_t i = 0; l->ns && l->name && i < w->n; i++) {
+    l->ns = (const char **)(l + 1);
+    l->name = l->ns + w->n;
+    char *t = (char *)(l->name + w->n);
+    l->n = 0;
+    for (size_t i = 0; i < w->n; i++) {
+        const char *nm = w->refs[i].key + strlen(w->refs[i].key) + 1;
+        size_t nl = strlen(nm) + 1;
         l->ns[i] = intern(w->refs[i].key);
-        l->name[i] = strdup(w->refs[i].key + strlen(w->refs[i].key) + 1);
+        l->name[i] = memcpy(t, nm, nl);
+        t += nl;
         l->n++;
     }
     pmap_put(m, &w->ip, sizeof w->ip, l, ip_svcs_free);
@@ -238,6 +242,10 @@ int store_upsert_service(store *s, const cJSON *obj)
     for (uint8_t i = 0; i < w->naddrs; i++)
         ipidx_adjust(&s->svcips, s->svcip, &w->addrs[i], key, kl, -1);
     w->naddrs = 0;
+    if (!w->addrs && !(w->addrs = calloc(8, sizeof *w->addrs))) {
+        service_free(svc);
+        return -1;
+    }
     for (uint8_t i = 0; i < svc->n_cluster_ips && w->naddrs < 8; i++) {
         w->addrs[w->naddrs++] = svc->cluster_ips[i];
         ipidx_adjust(&s->svcips, s->svcip, &svc->cluster_ips[i], key, kl, 1);
@@ -261,6 +269,7 @@ static void remove_service(store *s, wrec *w)
         ipidx_adjust(&s->svcips, s->svcip, &w->addrs[i], key, kl, -1);
     pmap_del(s->svc, key, kl);
     HASH_DEL(s->recs[R_SVC], w);
+    free(w->addrs);
     free(w);
     bump(s);
 }
@@ -555,6 +564,10 @@ int store_upsert_node(store *s, const cJSON *obj)
     for (uint8_t i = 0; i < w->naddrs; i++)
         pmap_del(s->naddr, &w->addrs[i], sizeof w->addrs[i]);
     w->naddrs = 0;
+    if (!w->addrs && !(w->addrs = calloc(8, sizeof *w->addrs))) {
+        node_free(n);
+        return -1;
+    }
     for (uint8_t i = 0; i < n->naddrs && w->naddrs < 8; i++) {
         w->addrs[w->naddrs++] = n->addrs[i];
         pmap_put(s->naddr, &n->addrs[i], sizeof n->addrs[i], (void *)n->name, NULL);
@@ -572,6 +585,7 @@ static void remove_node(store *s, wrec *w)
     pmap_del(s->nodes, name, strlen(name));
     atomic_fetch_add(&s->nodes_version, 1);
     HASH_DEL(s->recs[R_NODE], w);
+    free(w->addrs);
     free(w);
 }
 
@@ -653,6 +667,8 @@ void store_relist_end(store *s, const char *resource)
             remove_rec(s, r, w);
     }
     s->relisting[r] = 0;
+    /* a (re)list parsed pages of JSON: give the freed heap back to the system */
+    malloc_trim(0);
 }
 
 /* ---- readers ---------------------------------------------------------- */
@@ -775,9 +791,12 @@ store *store_new(const store_opts *opts)
     s->opts.zone_label = opts && opts->zone_label ? opts->zone_label : "topology.kubernetes.io/zone";
     s->opts.region_label = opts && opts->region_label ? opts->region_label
                                                       : "topology.kubernetes.io/region";
+    /* initial sizes for the scale limits of kube-api-and-performance.md B
+     * (150k pods, 10k services, 5k nodes); the maps still grow beyond */
     pmap **maps[] = { &s->svc, &s->eps, &s->pods, &s->nodes, &s->naddr, &s->nss, &s->svcip, &s->epip };
+    static const unsigned long sizes[] = { 16384, 16384, 131072, 8192, 16384, 1024, 16384, 131072 };
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
-        if (!(*maps[i] = pmap_new())) {
+        if (!(*maps[i] = pmap_new_sized(sizes[i]))) {
             store_free(s);
             return NULL;
         }

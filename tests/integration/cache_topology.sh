@@ -9,19 +9,10 @@
 # by everyone; metrics show which were hits.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
-KUBESIM=${KUBESIM:-$top_builddir/tests/kubesim/kubesim}
-FIXTURE=$top_srcdir/tests/data/topology/cluster.yaml
-command -v kubectl >/dev/null || { echo "kubectl not installed: skipped"; exit 77; }
-[ -x "$KUBESIM" ] || { echo "kubesim not built: skipped"; exit 77; }
-export KUBECONFIG=/dev/null   # never a real cluster
-
-"$KUBESIM" --listen 127.0.0.1:0 > "$TMP/ks.out" 2> "$TMP/ks.err" &
-PIDS+=("$!")
-for i in $(seq 1 100); do [ -s "$TMP/ks.out" ] && break; sleep 0.1; done
-KS=http://$(head -1 "$TMP/ks.out" | sed -n 's/^listening on //p')
-[ "$KS" != http:// ] || { cat "$TMP/ks.err"; exit 1; }
-kubectl --server "$KS" create --validate=false -f "$FIXTURE" > "$TMP/create.out" 2>&1 ||
-    { cat "$TMP/create.out"; exit 1; }
+. "$top_srcdir/tests/integration/kubernetes_lib.sh"
+need_kube
+start_kubesim
+load_fixture "$top_srcdir/tests/data/topology/cluster.yaml"
 
 METRICS=$(free_port)
 start_topodns ".:{\$PORT} {

@@ -6,38 +6,9 @@
 # and the answers follow the watches; /ready reports the sync.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
-KUBESIM=${KUBESIM:-$top_builddir/tests/kubesim/kubesim}
-FIXTURE=$top_srcdir/tests/data/kubernetes/cluster.json
-command -v kubectl >/dev/null || { echo "kubectl not installed: skipped"; exit 77; }
-[ -x "$KUBESIM" ] || { echo "kubesim not built: skipped"; exit 77; }
-export KUBECONFIG=/dev/null   # never a real cluster
-
-start_kubesim() {
-    local out=$TMP/kubesim.out
-    "$KUBESIM" --listen 127.0.0.1:0 "$@" > "$out" 2> "$out.err" &
-    KS_PID=$!
-    PIDS+=("$KS_PID")
-    local i
-    for i in $(seq 1 100); do
-        [ -s "$out" ] && break
-        sleep 0.1
-    done
-    KS_ADDR=$(head -1 "$out" | sed -n 's/^listening on //p')
-    [ -n "$KS_ADDR" ] || { echo "kubesim did not start:"; cat "$out.err"; exit 1; }
-    KS=http://$KS_ADDR
-}
-K() { kubectl --server "$KS" "$@" 2>&1; }
-
-# until_ok SECONDS CMD...: retry a check until it passes (watch propagation)
-until_ok() {
-    local t=$1 i; shift
-    for i in $(seq 1 $((t * 10))); do
-        "$@" && return 0
-        sleep 0.1
-    done
-    return 1
-}
-
+. "$top_srcdir/tests/integration/kubernetes_lib.sh"
+need_kube
+FIXTURE=$KDATA/cluster.json
 start_kubesim
 # the fixture goes in through kubectl, as an operator would apply it
 # (kube-system exists already in kubesim: that one AlreadyExists is fine)

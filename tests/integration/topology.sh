@@ -8,21 +8,11 @@
 # and an untrusted source, SRV, unknown clients, explain, Events, metrics.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
-KUBESIM=${KUBESIM:-$top_builddir/tests/kubesim/kubesim}
-FIXTURE=$top_srcdir/tests/data/topology/cluster.yaml
-command -v kubectl >/dev/null || { echo "kubectl not installed: skipped"; exit 77; }
+. "$top_srcdir/tests/integration/kubernetes_lib.sh"
+need_kube
 command -v jq >/dev/null || { echo "jq not installed: skipped"; exit 77; }
-[ -x "$KUBESIM" ] || { echo "kubesim not built: skipped"; exit 77; }
-export KUBECONFIG=/dev/null   # never a real cluster
-
-"$KUBESIM" --listen 127.0.0.1:0 > "$TMP/ks.out" 2> "$TMP/ks.err" &
-PIDS+=("$!")
-for i in $(seq 1 100); do [ -s "$TMP/ks.out" ] && break; sleep 0.1; done
-KS=http://$(head -1 "$TMP/ks.out" | sed -n 's/^listening on //p')
-[ "$KS" != http:// ] || { cat "$TMP/ks.err"; exit 1; }
-K() { kubectl --server "$KS" "$@" 2>&1; }
-K create --validate=false -f "$FIXTURE" > "$TMP/create.out" ||
-    { cat "$TMP/create.out"; exit 1; }
+start_kubesim
+load_fixture "$top_srcdir/tests/data/topology/cluster.yaml"
 
 EXPLAIN=$(free_port)
 METRICS=$(free_port)
@@ -128,10 +118,9 @@ check "explain: bad request is 400" test "$OUT" = 400
 # Events: autofew cannot be honoured (2 endpoints, 3 zones)
 ev() { K get events -n prod -o json | jq -r ".items[] | select(.involvedObject.name == \"$1\") | .reason + \": \" + .message"; }
 has_event() { ev "$1" | grep -q "$2"; }
-until_ok() { local i; for i in $(seq 1 30); do "$@" && return 0; sleep 0.1; done; return 1; }
 OUT=$(ev autofew)
-check "event: TopologyAwareDNSDisabled for autofew" until_ok has_event autofew "TopologyAwareDNSDisabled: Insufficient number of endpoints (2 endpoints, 3 zones), addressType: IPv4$"
-check "event: TopologyAwareDNSEnabled for auto" until_ok has_event auto "TopologyAwareDNSEnabled"
+check "event: TopologyAwareDNSDisabled for autofew" until_ok 3 has_event autofew "TopologyAwareDNSDisabled: Insufficient number of endpoints (2 endpoints, 3 zones), addressType: IPv4$"
+check "event: TopologyAwareDNSEnabled for auto" until_ok 3 has_event auto "TopologyAwareDNSEnabled"
 
 # metrics
 M=$(curl -s "http://127.0.0.1:$METRICS/metrics"); OUT=$M
@@ -146,7 +135,7 @@ K patch endpointslice autofew-x1 -n prod --type=merge -p '{"endpoints":[
   {"addresses":["10.20.9.2"],"conditions":{"ready":true},"nodeName":"b1","zone":"zone-b"},
   {"addresses":["10.20.9.3"],"conditions":{"ready":true},"nodeName":"c1","zone":"zone-c"}]}' > /dev/null
 within1s "Auto: enough endpoints now" autofew 127.0.3.1 "10.20.9.3"
-check "event: TopologyAwareDNSEnabled for autofew after the change" until_ok has_event autofew "TopologyAwareDNSEnabled"
+check "event: TopologyAwareDNSEnabled for autofew after the change" until_ok 3 has_event autofew "TopologyAwareDNSEnabled"
 
 K label node b1 topology.kubernetes.io/zone=zone-c --overwrite > /dev/null
 within1s "node relabelled: b1 is now zone-c" require 127.0.2.1 ""

@@ -58,7 +58,10 @@ EOF2
 vgpid=$!
 ok=0
 for _ in $(seq 100); do
-    [ -n "$(dig @127.0.0.1 -p "$DNS" -b 127.0.1.1 +short +time=1 +tries=1 hinted.prod.svc.cluster.local A)" ] && { ok=1; break; }
+    # dig prints "communications error" on stdout while nothing listens:
+    # only an address counts as an answer
+    dig @127.0.0.1 -p "$DNS" -b 127.0.1.1 +short +time=1 +tries=1 hinted.prod.svc.cluster.local A \
+        | grep -qE '^[0-9]+(\.[0-9]+){3}$' && { ok=1; break; }
     sleep 0.2
 done
 for c in 127.0.1.1 127.0.2.1 127.0.9.9; do

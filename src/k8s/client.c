@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <curl/curl.h>
 #include <event2/event.h>
+#include "jsonarena.h"
 #include "k8s.h"
 #include "reflector.h"
 #include "server/log.h"
@@ -292,8 +293,16 @@ static void op_applied(void *ctx)
     metrics_set(m_last, v, (double)time(NULL));
 }
 
+/* Let curl send what was just added (only ever called on the API thread,
+ * from check_done, so not from inside a curl callback). */
+static void op_flush(void *ctx)
+{
+    int running;
+    curl_multi_socket_action(((k8s_reflector *)ctx)->c->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+}
+
 static const refl_ops ops = {
-    op_start, op_schedule, op_now, op_random, op_reauth, op_restarted, op_applied,
+    op_start, op_schedule, op_now, op_random, op_reauth, op_restarted, op_applied, op_flush,
 };
 
 static void on_timer(evutil_socket_t fd, short what, void *arg)
@@ -425,6 +434,7 @@ static void *api_main(void *arg)
 {
     k8s_client *c = arg;
     event_base_dispatch(c->base);
+    jarena_thread_done();
     return NULL;
 }
 

@@ -1,5 +1,6 @@
 src_libtopo_a_SOURCES += src/k8s/k8s.h src/k8s/config.c src/k8s/client.c \
-	src/k8s/reflector.h src/k8s/reflector.c
+	src/k8s/reflector.h src/k8s/reflector.c \
+	src/k8s/jsonarena.h src/k8s/jsonarena.c
 
 check_PROGRAMS += tests/k8s_sync_check
 tests_k8s_sync_check_SOURCES = tests/k8s_sync_check.c
@@ -27,3 +28,11 @@ tests_unit_test_reflector_DEPENDENCIES = src/libtopo.a
 
 TESTS += tests/integration/k8s_tls.sh
 EXTRA_DIST += tests/integration/k8s_tls.sh
+
+# bench/applyrate (hand-run benchmark helper, see bench/README.md): built only
+# on request, `make bench/applyrate`
+EXTRA_PROGRAMS = bench/applyrate
+bench_applyrate_SOURCES = bench/applyrate.c
+bench_applyrate_LDFLAGS = $(UNIT_WHOLE)
+bench_applyrate_LDADD = $(DEP_LIBS)
+bench_applyrate_DEPENDENCIES = src/libtopo.a

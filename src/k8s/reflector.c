@@ -6,6 +6,8 @@
  *   LIST   GET PATH?limit=500[&continue=T][&labelSelector=S]. The first page
  *          of a list calls relist_begin, the last one (no continue token)
  *          relist_end and records metadata.resourceVersion, then WATCH.
+ *          The next page is requested as soon as a page is parsed, before
+ *          its objects are applied.
  *          HTTP 410 on a continued page (token expired) lists again from
  *          the first page at once; other failures → WAIT, then list again.
  *   WATCH  GET PATH?watch=1&resourceVersion=RV&allowWatchBookmarks=true&
@@ -21,12 +23,18 @@
  *          backoff: 0.8 s doubling to 30 s, each delay + up to 50 % jitter;
  *          the backoff resets to 0.8 s once 2 minutes passed without a
  *          failure. A 401 re-reads the credentials first.
+ *
+ * Parsing: list pages and watch lines lose their metadata.managedFields
+ * first (json_strip_managed_fields, ~40 % of a pod) and are parsed into the
+ * thread's arena (jsonarena.h), released as soon as the handlers have seen
+ * the objects.
  */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
+#include "jsonarena.h"
 #include "reflector.h"
 #include "server/log.h"
 
@@ -138,6 +146,18 @@ static int buf_reserve(refl *r, size_t need)
     return 0;
 }
 
+/* A list page of 500 pods needs a few MB; watch lines are small. Give the
+ * page buffer and the parse arena's chunks back once a list is complete. */
+static void buf_trim(refl *r)
+{
+    if (r->cap > (256u << 10)) {
+        free(r->buf);
+        r->buf = NULL;
+        r->cap = r->len = 0;
+    }
+    jarena_trim();
+}
+
 /* ---- requests ----------------------------------------------------------------------- */
 
 static void fail(refl *r);
@@ -237,7 +257,7 @@ void refl_on_timer(refl *r)
 /* A complete list page is in buf. */
 static void list_page(refl *r)
 {
-    cJSON *doc = cJSON_ParseWithLength(r->buf, r->len);
+    cJSON *doc = jarena_parse(r->buf, json_strip_managed_fields(r->buf, r->len));
     const cJSON *items = cJSON_GetObjectItemCaseSensitive(doc, "items");
     const cJSON *md = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
     const cJSON *cont = cJSON_GetObjectItemCaseSensitive(md, "continue");
@@ -247,25 +267,35 @@ static void list_page(refl *r)
     if (!cJSON_IsObject(doc) || (items && !cJSON_IsArray(items) && !cJSON_IsNull(items)) ||
         (!more && !(cJSON_IsString(rv) && rv->valuestring[0]))) {
         log_warning("plugin/kubernetes: %s: malformed list; listing again", r->resource);
-        cJSON_Delete(doc);
+        jarena_delete(doc);
+        jarena_release();
         r->rv[0] = '\0';
         fail(r);
         return;
     }
     if (!r->cont)
         r->h.relist_begin(r->h.ctx);
-    const cJSON *list = cJSON_IsArray(items) ? items : NULL, *it;
-    cJSON_ArrayForEach(it, list)
-        r->h.upsert(r->h.ctx, it);
     free(r->cont);
     r->cont = more ? strdup(cont->valuestring) : NULL;
     if (more) {
-        cJSON_Delete(doc);
+        /* ask for the next page first: the server produces it while the
+         * handlers apply this one */
         start_list(r);
+        if (r->ops->flush)
+            r->ops->flush(r->ctx);
+    }
+    const cJSON *list = cJSON_IsArray(items) ? items : NULL, *it;
+    cJSON_ArrayForEach(it, list)
+        r->h.upsert(r->h.ctx, it);
+    if (more) {
+        jarena_delete(doc);
+        jarena_release();
         return;
     }
     set_rv_from(r, doc);
-    cJSON_Delete(doc);
+    jarena_delete(doc);
+    jarena_release();
+    buf_trim(r);
     r->h.relist_end(r->h.ctx);
     atomic_store(&r->synced, 1);
     start_watch(r);
@@ -310,7 +340,7 @@ static void malformed(refl *r)
 
 static void watch_line(refl *r, const char *line, size_t len)
 {
-    cJSON *ev = cJSON_ParseWithLength(line, len);
+    cJSON *ev = jarena_parse(line, len);
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
     const cJSON *obj = cJSON_GetObjectItemCaseSensitive(ev, "object");
     const char *t = cJSON_IsString(type) ? type->valuestring : "";
@@ -337,7 +367,8 @@ static void watch_line(refl *r, const char *line, size_t len)
     } else {
         malformed(r);
     }
-    cJSON_Delete(ev);
+    jarena_delete(ev);
+    jarena_release();
 }
 
 /* One complete line (without its newline) is in buf[0..len). */
@@ -347,7 +378,7 @@ static void watch_flush(refl *r)
     while (n > 0 && (r->buf[n - 1] == '\r' || r->buf[n - 1] == ' ' || r->buf[n - 1] == '\t'))
         n--;
     if (n > 0 && !r->skipping)
-        watch_line(r, r->buf, n);
+        watch_line(r, r->buf, json_strip_managed_fields(r->buf, n));
     r->len = 0;
     r->skipping = 0;
 }
@@ -443,6 +474,7 @@ void refl_on_done(refl *r, int ok)
 refl *refl_new(const char *base, const char *path, const char *selector,
                const k8s_handler *h, const refl_ops *ops, void *ctx)
 {
+    jarena_init();
     refl *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;

@@ -48,6 +48,11 @@ typedef struct refl_ops {
     void (*restarted)(void *ctx, const char *reason); /* timeout, expired,
                                             error, malformed, unauthorized */
     void (*applied)(void *ctx);          /* a watch event was applied */
+    /* Send the request just started now, not when the caller returns to
+     * the event loop (the reflector asks for the next list page before
+     * applying the current one, so the server works meanwhile). May run
+     * other reflectors' header/body callbacks, never refl_on_done. */
+    void (*flush)(void *ctx);
 } refl_ops;
 
 /* base is the server URL ("https://10.96.0.1:443"), path the collection

@@ -5,17 +5,22 @@
  * timeoutSeconds, labelSelector), the handler calls it makes (upsert, remove,
  * relist begin/end), and the delays it picks (backoff sequence with jitter,
  * reset after 2 minutes, Retry-After), plus the watch-line framer (events split
- * anywhere, several per read, malformed, oversized) and 410 handling.
+ * anywhere, several per read, malformed, oversized) and 410 handling; and the
+ * parse arena the reflector parses into (src/k8s/jsonarena.c): trees stay
+ * valid until released, nodes added by handlers are freed normally, invalid
+ * and very large input, other threads' cJSON untouched.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include <cjson/cJSON.h>
+#include "k8s/jsonarena.h"
 #include "k8s/reflector.h"
 
 /* ---- the scripted environment ------------------------------------------------------ */
@@ -63,7 +68,19 @@ static void e_restarted(void *ctx, const char *reason)
     strcat(E.reasons, " ");
 }
 
-static const refl_ops OPS = { e_start, e_schedule, e_now, e_random, e_reauth, e_restarted, NULL };
+/* flush: the request just started is sent now; logged with the number of
+ * requests so far, so tests see that page N+1 was asked for before page N's
+ * objects were applied */
+static void e_flush(void *ctx)
+{
+    (void)ctx;
+    char b[32];
+    snprintf(b, sizeof b, "flush%d ", E.nurls);
+    strcat(E.calls, b);
+}
+
+static const refl_ops OPS = { e_start, e_schedule, e_now, e_random, e_reauth, e_restarted, NULL,
+                              e_flush };
 
 static void log_call(const char *what, const cJSON *obj)
 {
@@ -73,6 +90,8 @@ static void log_call(const char *what, const cJSON *obj)
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(md, "name");
         strcat(E.calls, ":");
         strcat(E.calls, cJSON_IsString(n) ? n->valuestring : "?");
+        if (cJSON_GetObjectItemCaseSensitive(md, "managedFields"))
+            strcat(E.calls, "+managedFields");
     }
     strcat(E.calls, " ");
 }
@@ -93,7 +112,11 @@ static int setup(void **state)
     return 0;
 }
 
-static int teardown(void **state) { return setup(state); }
+static int teardown(void **state)
+{
+    jarena_thread_done();
+    return setup(state);
+}
 
 static const char *last_url(void) { return E.nurls ? E.urls[E.nurls - 1] : ""; }
 
@@ -201,13 +224,13 @@ static void test_paginated_list_then_watch(void **state)
                         "http://k:1/api/v1/pods?limit=500&labelSelector=app%20in%20%28x%2Cy%29%2Ctier%21%3Ddb");
     assert_false(refl_synced(r));
     respond(r, 200, NULL, list_body(NULL, "tok/1=+", p1));
-    calls_are("begin up:a up:b ");
+    calls_are("begin flush2 up:a up:b ");           /* page 2 asked for first */
     assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500&continue=tok%2F1%3D%2B"
                                     "&labelSelector=app%20in%20%28x%2Cy%29%2Ctier%21%3Ddb");
     assert_false(refl_synced(r));
     /* an empty page with a continue token still means "more" */
     respond(r, 200, NULL, list_body("77", "tok2", p2));
-    calls_are("");
+    calls_are("flush3 ");
     assert_string_equal(param(last_url(), "continue"), "tok2");
     respond(r, 200, NULL, list_body("77", NULL, p3));
     calls_are("up:c end ");
@@ -246,7 +269,7 @@ static void test_expired_continue_restarts_list(void **state)
     refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
     refl_start(r);
     respond(r, 200, NULL, list_body(NULL, "old", p1));
-    calls_are("begin up:a ");
+    calls_are("begin flush2 up:a ");
     respond(r, 410, NULL, "{\"kind\":\"Status\",\"code\":410,\"reason\":\"Expired\"}");
     /* at once, from the first page: a new relist (begin again) */
     assert_int_equal(E.ndelays, 0);
@@ -264,7 +287,7 @@ static void test_list_failures_back_off_then_list_again(void **state)
     refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
     refl_start(r);
     respond(r, 200, NULL, list_body(NULL, "c1", p1));
-    calls_are("begin up:a ");
+    calls_are("begin flush2 up:a ");
     /* transport failure on page 2: wait, then list from page 1 again */
     respond_full(r, 0, NULL, NULL, 0);
     assert_int_equal(E.ndelays, 1);
@@ -602,6 +625,159 @@ static void test_start_failure_waits(void **state)
     refl_free(r);
 }
 
+static void strip_is(const char *in, const char *want)
+{
+    char b[512];
+    size_t n = strlen(in);
+    memcpy(b, in, n);
+    n = json_strip_managed_fields(b, n);
+    b[n] = '\0';
+    assert_string_equal(b, want);
+}
+
+static void test_strip_managed_fields(void **state)
+{
+    (void)state;
+    strip_is("{\"metadata\":{\"name\":\"a\",\"managedFields\":[{\"f:x\":{\"]\":\"}\"}}],\"uid\":\"u\"}}",
+             "{\"metadata\":{\"name\":\"a\",\"uid\":\"u\"}}");
+    strip_is("{\"managedFields\":[],\"a\":1}", "{\"a\":1}");
+    strip_is("{\"a\":1,\"managedFields\":null}", "{\"a\":1}");
+    strip_is("{\"managedFields\":\"s,\\\"}\"}", "{}");
+    strip_is("[{\"managedFields\":{}},{\"b\":{\"managedFields\":[1,[2]]}}]", "[{},{\"b\":{}}]");
+    /* inside a string, or not compact, or truncated: untouched */
+    strip_is("{\"s\":\"x,\\\"managedFields\\\":[1]\"}", "{\"s\":\"x,\\\"managedFields\\\":[1]\"}");
+    strip_is("{\"a\":1, \"managedFields\":[1]}", "{\"a\":1, \"managedFields\":[1]}");
+    strip_is("{\"a\":1,\"managedFields\":[1,", "{\"a\":1,\"managedFields\":[1,");
+    /* and the reflector hands on objects without it */
+    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
+    refl_start(r);
+    respond(r, 200, NULL, "{\"metadata\":{\"resourceVersion\":\"5\"},\"items\":[{\"metadata\":"
+                          "{\"name\":\"m\",\"managedFields\":[{\"manager\":\"kubectl\"}]}}]}");
+    calls_are("begin up:m end ");
+    refl_free(r);
+}
+
+/* ---- the parse arena (jsonarena.c) -------------------------------------------------- */
+
+static void test_arena_tree_and_foreign_nodes(void **state)
+{
+    (void)state;
+    const char *t = "{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"7\"},\"items\":[1,2,3]}";
+    cJSON *doc = jarena_parse(t, strlen(t));
+    assert_non_null(doc);
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(md, "name")->valuestring, "a");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "items")), 3);
+    /* outside the parse, allocations are ordinary: a node added by a
+     * handler is freed by cJSON_Delete (valgrind/ASan see a leak otherwise) */
+    assert_non_null(cJSON_AddStringToObject(doc, "added", "by a handler"));
+    cJSON *plain = cJSON_Parse("{\"x\":[\"y\"]}");
+    assert_non_null(plain);
+    cJSON_Delete(doc);
+    jarena_release();
+    /* a tree parsed normally lives on after the arena is gone */
+    assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(plain, "x"), 0)->valuestring, "y");
+    cJSON_Delete(plain);
+}
+
+static void test_arena_invalid_and_large(void **state)
+{
+    (void)state;
+    assert_null(jarena_parse("{\"a\": [1, 2", 11));
+    jarena_release();
+    /* ~200,000 nodes: many chunks, up to the 4 MiB size */
+    size_t n = 200000, cap = n * 24 + 16, len = 0;
+    char *b = malloc(cap);
+    b[len++] = '[';
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(b + len, cap - len, "%s\"v%zu\"", i ? "," : "", i);
+    b[len++] = ']';
+    cJSON *doc = jarena_parse(b, len);
+    free(b);
+    assert_non_null(doc);
+    assert_int_equal(cJSON_GetArraySize(doc), (int)n);
+    assert_string_equal(cJSON_GetArrayItem(doc, (int)n - 1)->valuestring, "v199999");
+    cJSON_Delete(doc);
+    jarena_release();
+    jarena_thread_done();
+}
+
+static void test_arena_reuse_and_delete(void **state)
+{
+    (void)state;
+    /* pages parsed one after the other reuse the rewound chunks */
+    char b[256];
+    const char *first = NULL;
+    for (int i = 0; i < 3; i++) {
+        int n = snprintf(b, sizeof b, "{\"metadata\":{\"name\":\"p%d\"}}", i);
+        cJSON *d = jarena_parse(b, (size_t)n);
+        assert_non_null(d);
+        if (!first)
+            first = (const char *)d;
+        assert_ptr_equal((const char *)d, first);
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d, "metadata"),
+                                                             "name")->valuestring, i == 0 ? "p0" : i == 1 ? "p1" : "p2");
+        if (i == 1)      /* a handler adds a node: jarena_delete must free it */
+            assert_non_null(cJSON_AddNumberToObject(d, "n", 1));
+        jarena_delete(d);
+        jarena_release();
+    }
+    jarena_trim();
+}
+
+static void test_arena_nested_trees(void **state)
+{
+    (void)state;
+    /* a list page's tree stays intact while watch events are parsed and
+     * released on the same thread (what flush can cause) */
+    const char *outer = "{\"items\":[{\"metadata\":{\"name\":\"outer\"}}]}";
+    cJSON *o = jarena_parse(outer, strlen(outer));
+    for (int i = 0; i < 50; i++) {
+        char ev[128];
+        int n = snprintf(ev, sizeof ev, "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"w%d\"}}}", i);
+        cJSON *w = jarena_parse(ev, (size_t)n);
+        assert_non_null(w);
+        jarena_delete(w);
+        jarena_release();
+    }
+    const cJSON *it = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(o, "items"), 0);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(it, "metadata"),
+                                                         "name")->valuestring, "outer");
+    jarena_trim();                      /* refused while a tree is held */
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(it, "metadata"),
+                                                         "name")->valuestring, "outer");
+    jarena_delete(o);
+    jarena_release();
+    jarena_trim();
+}
+
+static void *plain_parse_thread(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 1000; i++) {
+        cJSON *d = cJSON_Parse("{\"k\":\"v\",\"n\":[1,2,3]}");
+        if (!d || strcmp(cJSON_GetObjectItemCaseSensitive(d, "k")->valuestring, "v"))
+            return (void *)1;
+        cJSON_Delete(d);
+    }
+    return NULL;
+}
+
+static void test_arena_other_threads_unaffected(void **state)
+{
+    (void)state;
+    const char *t = "[\"held\", {\"while\": \"others parse\"}]";
+    cJSON *doc = jarena_parse(t, strlen(t));
+    pthread_t th;
+    void *rc = (void *)1;
+    assert_int_equal(pthread_create(&th, NULL, plain_parse_thread, NULL), 0);
+    pthread_join(th, &rc);
+    assert_null(rc);
+    assert_string_equal(cJSON_GetArrayItem(doc, 0)->valuestring, "held");
+    cJSON_Delete(doc);
+    jarena_release();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -623,6 +799,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_retry_after_honoured, setup, teardown),
         cmocka_unit_test_setup_teardown(test_401_rereads_token, setup, teardown),
         cmocka_unit_test_setup_teardown(test_start_failure_waits, setup, teardown),
+        cmocka_unit_test(test_arena_tree_and_foreign_nodes),
+        cmocka_unit_test(test_arena_invalid_and_large),
+        cmocka_unit_test(test_arena_other_threads_unaffected),
+        cmocka_unit_test(test_arena_reuse_and_delete),
+        cmocka_unit_test(test_arena_nested_trees),
+        cmocka_unit_test_setup_teardown(test_strip_managed_fields, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

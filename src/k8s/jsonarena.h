@@ -1,0 +1,50 @@
+/*
+ * jsonarena.h — parse API responses into a per-thread bump arena
+ * (internal to src/k8s).
+ *
+ * A 500-pod list page is ~2.3 MB of JSON and ~100,000 cJSON nodes and
+ * strings; allocating and freeing those one by one with malloc was about
+ * 40 % of the API thread's CPU during a first sync (and fragmented the heap
+ * that the cluster store lives in). jarena_parse() makes cJSON allocate the
+ * tree from large chunks owned by the calling thread; cJSON_Delete() of such
+ * a tree frees nothing (jarena_delete() does not even walk it), and
+ * jarena_release() drops the whole arena at once.
+ *
+ * Rules: only the parse itself uses the arena (handlers that allocate cJSON
+ * while walking the tree get ordinary malloc memory, freed normally by
+ * cJSON_Delete); every jarena_parse() is paired with one jarena_release()
+ * when its tree is no longer used (pairs may nest). Other threads are unaffected: the
+ * hooks fall through to malloc/free when the thread has no arena.
+ */
+#ifndef TOPODNS_K8S_JSONARENA_H
+#define TOPODNS_K8S_JSONARENA_H
+
+#include <stddef.h>
+
+struct cJSON;
+
+/* Install the cJSON hooks (once per process; call while single-threaded,
+ * e.g. when a reflector is made; jarena_parse() also does). */
+void jarena_init(void);
+/* cJSON_ParseWithLength into this thread's arena (NULL if invalid). */
+struct cJSON *jarena_parse(const char *text, size_t len);
+/* Remove every "managedFields" member from compact API JSON in place and
+ * return the new length. managedFields (server-side apply bookkeeping) is
+ * ~40 % of a real pod's JSON and nobody here reads it. Only the exact
+ * compact form  ,"managedFields":VALUE  or  {"managedFields":VALUE  is
+ * recognised (a '"' inside a JSON string is always escaped, so these bytes
+ * cannot occur inside one); anything else is left for the parser. */
+size_t json_strip_managed_fields(char *s, size_t n);
+/* cJSON_Delete for a tree from jarena_parse(): skips the walk when every
+ * node is arena memory (no cJSON allocation on this thread outside the
+ * arena since the parse, e.g. by a handler adding an item). */
+void jarena_delete(struct cJSON *doc);
+/* Done with the last tree this thread parsed (jarena_delete it first).
+ * Parses may nest: the chunks are rewound (not freed) once every tree
+ * parsed was released. */
+void jarena_release(void);
+/* Give this thread's chunks back (after a list; at thread exit). */
+void jarena_trim(void);
+void jarena_thread_done(void);
+
+#endif

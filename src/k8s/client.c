@@ -14,7 +14,10 @@
  * check_done() reports the end. schedule() arms a libevent timer that calls
  * refl_on_timer(). Every request asks for HTTP/2 over TLS
  * (CURL_HTTP_VERSION_2TLS) and falls back to HTTP/1.1; transfers share
- * connections (CURLPIPE_MULTIPLEX). Transport failures (refused, TLS
+ * connections (CURLPIPE_MULTIPLEX), and a new transfer waits for a
+ * connection being set up rather than opening its own (CURLOPT_PIPEWAIT),
+ * so on HTTP/2 every list and watch is a stream of one TLS connection, as
+ * with client-go. Transport failures (refused, TLS
  * verification, reset) are logged here with curl's own reason.
  */
 #include <pthread.h>
@@ -211,6 +214,7 @@ static xfer *xfer_new(k8s_client *c, int kind, const char *url, k8s_reflector *r
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+    curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);   /* one h2 connection for all */
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, 10L);
     curl_easy_setopt(e, CURLOPT_USERAGENT, "topodns/" TOPODNS_VERSION);
     curl_easy_setopt(e, CURLOPT_NOPROXY, "*");

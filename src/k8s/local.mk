@@ -36,3 +36,6 @@ bench_applyrate_SOURCES = bench/applyrate.c
 bench_applyrate_LDFLAGS = $(UNIT_WHOLE)
 bench_applyrate_LDADD = $(DEP_LIBS)
 bench_applyrate_DEPENDENCIES = src/libtopo.a
+
+TESTS += tests/integration/k8s_http2.sh
+EXTRA_DIST += tests/integration/k8s_http2.sh

@@ -8,7 +8,7 @@
 #   client-key-data and a token (kubesim also requires the token);
 # with a CA that did not sign the server's certificate it does not sync,
 # stays not ready, and logs the verification failure. kubesim speaks
-# HTTP/1.1 only, so the HTTP/2 the client asks for is not exercised here.
+# HTTP/1.1 only; k8s_http2.sh covers HTTP/2 through a TLS front end.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/kubernetes_lib.sh"
 [ -x "$KUBESIM" ] || { echo "kubesim not built: skipped"; exit 77; }

@@ -6,12 +6,14 @@
  * same-zone Require, precedence between the rules, unknown clients, the
  * per-family decision, the computed policies (rule 5) and ECS trust.
  *
- * Rows of topology.md 2.4 not ported: 2, 3, 11, 19 and 20 are about
- * externalTrafficPolicy / NodePort traffic, which a DNS answer has no
- * notion of; 18 is kube-proxy's serving+terminating fallback, which topodns
- * deliberately does not do (only ready endpoints are answered); 21 is the
- * PreferSameTrafficDistribution gate switched off, and topodns always
- * behaves as with the gate on (docs/topology.md, deviations).
+ * Rows 2, 3, 11 and 18-20 of topology.md 2.4 are about
+ * externalTrafficPolicy / NodePort traffic and kube-proxy's
+ * serving+terminating fallback, which a DNS answer has no notion of: they
+ * are checked as what topodns answers for the same endpoints (the "cluster"
+ * column, or the "local" one under internalTrafficPolicy Local; terminating
+ * endpoints are not ready and never answered, as in CoreDNS). Row 21 is the
+ * PreferSameTrafficDistribution gate switched off; topodns always behaves
+ * as with the gate on (row 22; docs/topology.md, deviations).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -512,6 +514,57 @@ static void test_readiness(void **s)
     assert_string_equal(pick("10.0.1.1"), "10.0.0.1");                   /* 17 */
 }
 
+/* Endpoint JSON with explicit serving/terminating conditions (not ready). */
+static char *ep_cond(const char *addr, const char *nodename, int serving, int terminating)
+{
+    static char pool[8][512];
+    static int next;
+    char *o = pool[next++ % 8];
+    snprintf(o, 512, "{\"addresses\":[\"%s\"],\"conditions\":{\"ready\":false,\"serving\":%s,"
+             "\"terminating\":%s},\"nodeName\":\"%s\"}", addr, serving ? "true" : "false",
+             terminating ? "true" : "false", nodename);
+    return o;
+}
+
+/* Rows 2, 3, 11, 18-20: externalTrafficPolicy and terminating endpoints,
+ * as DNS sees them. The client is 10.0.1.1 on node-1 in zone-a. */
+static void test_rows_etp_and_terminating(void **s)
+{
+    (void)s;
+    hint_nodes();
+    /* 2: eTP Local is for NodePort traffic; DNS answers the cluster set */
+    service("\"externalTrafficPolicy\":\"Local\"", "");
+    slice("s", "IPv4", 4, ep("10.1.2.3", "node-1", "zone-a", 1, "zone-a", NULL),
+          ep("10.1.2.4", "node-1", "zone-b", 1, "zone-b", NULL), ep("10.1.2.5", "n", "zone-c", 1, "zone-c", NULL),
+          ep("10.1.2.6", "n", "zone-a", 1, "zone-a", NULL));
+    assert_string_equal(pick("10.0.1.1"), "10.1.2.3,10.1.2.6");
+    /* 3: iTP Local → the local set, the endpoints on the client's node */
+    service("\"internalTrafficPolicy\":\"Local\",\"externalTrafficPolicy\":\"Local\"", "");
+    assert_string_equal(pick("10.0.1.1"), "10.1.2.3,10.1.2.4");
+    /* 11: eTP Local, e0,e1 local; the cluster set follows the hints */
+    service("\"externalTrafficPolicy\":\"Local\"", "");
+    slice("s", "IPv4", 4, ep("10.0.0.0", "node-1", "zone-a", 1, "zone-a", NULL),
+          ep("10.0.0.1", "node-1", "zone-b", 1, "zone-b", NULL), ep("10.0.0.2", "n", "zone-a", 1, "zone-a", NULL),
+          ep("10.0.0.3", "n", "zone-b", 1, "zone-b", NULL));
+    assert_string_equal(pick("10.0.1.1"), "10.0.0.0,10.0.0.2");
+    /* 18: only serving+terminating endpoints: kube-proxy falls back to
+     * them, DNS answers ready endpoints only → nothing */
+    service("", "");
+    slice("s", "IPv4", 2, ep_cond("10.0.0.0", "node-1", 1, 1), ep_cond("10.0.0.1", "n", 1, 1));
+    topo_result r;
+    assert_string_equal(pick_f("10.0.1.1", 3, &r), "");
+    /* 19: iTP Local, terminating endpoints elsewhere → local {} */
+    service("\"internalTrafficPolicy\":\"Local\",\"externalTrafficPolicy\":\"Local\"", "");
+    slice("s", "IPv4", 2, ep_cond("10.0.0.0", "n", 1, 1), ep_cond("10.0.0.1", "n", 1, 1));
+    assert_string_equal(pick("10.0.1.1"), "");
+    /* 20: iTP Cluster, eTP Local: e0 ready; e1 local not serving; e2
+     * serving+terminating local; e3 serving+terminating → cluster e0 */
+    service("\"internalTrafficPolicy\":\"Cluster\",\"externalTrafficPolicy\":\"Local\"", "");
+    slice("s", "IPv4", 4, ep("10.0.0.0", "n", NULL, 1, NULL, NULL), ep_cond("10.0.0.1", "node-1", 0, 0),
+          ep_cond("10.0.0.2", "node-1", 1, 1), ep_cond("10.0.0.3", "n", 1, 1));
+    assert_string_equal(pick("10.0.1.1"), "10.0.0.0");
+}
+
 /* ---- same-zone Require, precedence, unknown clients, families ------------------------ */
 
 static void test_same_zone_require(void **s)
@@ -777,6 +830,7 @@ int main(void)
         T(test_hints_row1), T(test_hints_rows4to6), T(test_hints_row7_unready_ignored),
         T(test_hints_row8_no_ready_in_zone), T(test_hints_row9_one_unhinted),
         T(test_hints_row10_multi_zone_hints), T(test_hints_rows22to24_nodes),
+        T(test_rows_etp_and_terminating),
         T(test_itp_local), T(test_readiness), T(test_same_zone_require), T(test_precedence),
         T(test_unknown_client_gets_all), T(test_node_address_client), T(test_families_decided_apart),
         T(test_computed_prefer_same_node), T(test_computed_prefer_close), T(test_computed_auto),

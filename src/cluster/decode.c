@@ -460,14 +460,15 @@ st_pod *decode_pod(const cJSON *obj, const char **why)
     const char *ns = obj_ns(obj), *name = obj_name(obj);
     if ((*why = bad_names(ns, name)))
         return NULL;
-    st_pod *p = calloc(1, sizeof *p);
+    size_t nl = strlen(name) + 1;
+    st_pod *p = calloc(1, sizeof *p + nl);         /* the name follows the record */
     if (!p) {
         *why = "out of memory";
         return NULL;
     }
     const cJSON *spec = jget(obj, "spec"), *status = jget(obj, "status");
     p->ns = intern(ns);
-    p->name = strdup(name);
+    p->name = memcpy(p + 1, name, nl);
     p->node_name = intern(jstr(spec, "nodeName"));
     p->host_network = (uint8_t)jbool(spec, "hostNetwork", 0);
     p->phase = phase_of(jstr(status, "phase"));
@@ -485,10 +486,7 @@ st_pod *decode_pod(const cJSON *obj, const char **why)
 
 void pod_free(void *pod)
 {
-    st_pod *p = pod;
-    if (p)
-        free((void *)p->name);
-    free(p);
+    free(pod);
 }
 
 /* ---- nodes ------------------------------------------------------------ */

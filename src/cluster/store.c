@@ -4,7 +4,8 @@
  * Published side (read by DNS workers, lock-free, pmap.c):
  *   svc     "ns\0name"     → st_service
  *   eps     "ns\0service"  → merged (st_endpoints + the slice blobs it uses)
- *   pods    st_ip          → st_pod (the best pod holding that IP)
+ *   pods    st_ip          → st_pod (the best pod holding that IP; the
+ *                            writer's own record, freed after a grace period)
  *   nodes   name           → st_node
  *   naddr   st_ip          → node name (interned)
  *   nss     name           → st_namespace
@@ -13,8 +14,11 @@
  *
  * Writer side (API thread only, uthash): one record per object name, with a
  * relist generation, plus what is needed to rebuild the published entries:
- * the slices of each service, the pods of each IP, the addresses of each
- * node, the (service, count) pairs of each IP.
+ * the slices of each service, the pods of an IP that several pods hold, the
+ * addresses of each node and the (sorted) cluster IPs of each service. The
+ * IP → services lists and the IP → pod map have no writer-side copy: the
+ * writer reads what it published. Memory per object matters here (150,000
+ * pods): see docs/benchmarks.md.
  */
 #include <stdio.h>
 #include <malloc.h>
@@ -60,21 +64,12 @@ typedef struct merged {
     st_endpoint *arr;
 } merged;
 
-/* IP → (service key, count) pairs, writer side, and the published list. */
-typedef struct wip_ref { char *key; size_t klen; int count; } wip_ref;
-typedef struct wip {
-    UT_hash_handle hh;
-    st_ip ip;
-    wip_ref *refs;
-    size_t n;
-} wip;
-
 typedef struct ip_svcs {
     size_t n;
     const char **ns, **name;
 } ip_svcs;
 
-/* IP → pod keys, writer side. */
+/* IP → pods, writer side, for IPs held by two or more answering pods. */
 typedef struct wpodip {
     UT_hash_handle hh;
     st_ip ip;
@@ -89,7 +84,6 @@ struct store {
     uint32_t gen[R_COUNT];
     int relisting[R_COUNT];
     wsvc *svcslices;
-    wip *svcips, *epips;
     wpodip *podips;
     _Atomic uint32_t serial;
     _Atomic uint64_t nodes_version;
@@ -141,84 +135,97 @@ static void logskip(const char *res, const cJSON *obj, const char *why)
 
 /* ---- IP → services indexes -------------------------------------------- */
 
-/* One block: the header, then ns[n], name[n], then the names' text. */
+/* The published list is the index itself (no writer-side copy): a list is
+ * one block, the header, then ns[n], name[n], then the names' text, and a
+ * change publishes a new block. Each (IP, service) pair is in it once. */
 static void ip_svcs_free(void *p)
 {
     free(p);
 }
 
-static void ipidx_publish(pmap *m, wip *w)
+/* Add (add=1) or remove (add=0) the service key "ns\0name" (klen bytes,
+ * not terminated) at ip. */
+static void ipidx_set(pmap *m, const st_ip *ip, const char *key, size_t klen, int add)
 {
-    if (w->n == 0) {
-        pmap_del(m, &w->ip, sizeof w->ip);
+    const ip_svcs *cur = pmap_get(m, ip, sizeof *ip);
+    size_t nsl = strnlen(key, klen);
+    if (nsl >= klen)
+        return;
+    const char *nm = key + nsl + 1;
+    size_t nml = klen - nsl - 1;
+    size_t n = cur ? cur->n : 0, at = n, text = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(cur->name[i]);
+        if (at == n && l == nml && memcmp(cur->name[i], nm, nml) == 0 &&
+            strlen(cur->ns[i]) == nsl && memcmp(cur->ns[i], key, nsl) == 0)
+            at = i;
+        text += l + 1;
+    }
+    if ((at < n) == add)
+        return;                     /* already so */
+    size_t nn = add ? n + 1 : n - 1;
+    if (nn == 0) {
+        pmap_del(m, ip, sizeof *ip);
         return;
     }
-    size_t text = 0;
-    for (size_t i = 0; i < w->n; i++)
-        text += w->refs[i].klen - strlen(w->refs[i].key);     /* "name\0" */
-    ip_svcs *l = malloc(sizeof *l + 2 * w->n * sizeof(char *) + text);
+    text += add ? nml + 1 : 0;
+    ip_svcs *l = malloc(sizeof *l + 2 * nn * sizeof(char *) + text);
     if (!l)
         return;
     l->ns = (const char **)(l + 1);
-    l->name = l->ns + w->n;
-    char *t = (char *)(l->name + w->n);
+    l->name = l->ns + nn;
+    char *t = (char *)(l->name + nn);
     l->n = 0;
-    for (size_t i = 0; i < w->n; i++) {
-        const char *nm = w->refs[i].key + strlen(w->refs[i].key) + 1;
-        size_t nl = strlen(nm) + 1;
-        l->ns[i] = intern(w->refs[i].key);
-        l->name[i] = memcpy(t, nm, nl);
-        t += nl;
-        l->n++;
+    for (size_t i = 0; i < n; i++) {
+        if (i == at)
+            continue;
+        size_t len = strlen(cur->name[i]) + 1;
+        l->ns[l->n] = cur->ns[i];
+        l->name[l->n++] = memcpy(t, cur->name[i], len);
+        t += len;
     }
-    pmap_put(m, &w->ip, sizeof w->ip, l, ip_svcs_free);
+    if (add) {
+        l->ns[l->n] = intern(key);          /* key's ns part is terminated */
+        l->name[l->n++] = t;
+        memcpy(t, nm, nml);
+        t[nml] = '\0';
+    }
+    pmap_put(m, ip, sizeof *ip, l, ip_svcs_free);
 }
 
-/* Add delta to (ip, service key); republish the ip's list. */
-static void ipidx_adjust(wip **head, pmap *m, const st_ip *ip, const char *key, size_t klen, int delta)
+static int ip_cmp(const void *a, const void *b)
 {
-    wip *w;
-    HASH_FIND(hh, *head, ip, sizeof *ip, w);
-    if (!w) {
-        if (delta <= 0 || !(w = calloc(1, sizeof *w)))
-            return;
-        w->ip = *ip;
-        HASH_ADD(hh, *head, ip, sizeof w->ip, w);
+    return memcmp(a, b, sizeof(st_ip));
+}
+
+/* Move a service's entries from the IPs in old[] to those in new[] (both
+ * sorted, without duplicates): IPs in both are left alone. */
+static void ipidx_move(pmap *m, const st_ip *old, size_t no, const st_ip *new, size_t nn,
+                       const char *key, size_t klen)
+{
+    size_t i = 0, j = 0;
+    while (i < no || j < nn) {
+        int c = i == no ? 1 : j == nn ? -1 : ip_cmp(&old[i], &new[j]);
+        if (c < 0)
+            ipidx_set(m, &old[i++], key, klen, 0);
+        else if (c > 0)
+            ipidx_set(m, &new[j++], key, klen, 1);
+        else
+            i++, j++;
     }
-    size_t i;
-    for (i = 0; i < w->n; i++)
-        if (w->refs[i].klen == klen && memcmp(w->refs[i].key, key, klen) == 0)
-            break;
-    if (i == w->n) {
-        if (delta <= 0)
-            return;
-        wip_ref *nr = realloc(w->refs, (w->n + 1) * sizeof *nr);
-        if (!nr)
-            return;
-        w->refs = nr;
-        w->refs[i].key = malloc(klen + 1);      /* "ns\0name\0" */
-        if (!w->refs[i].key)
-            return;
-        memcpy(w->refs[i].key, key, klen);
-        w->refs[i].key[klen] = '\0';
-        w->refs[i].klen = klen;
-        w->refs[i].count = 0;
-        w->n++;
-    }
-    int before = w->refs[i].count;
-    w->refs[i].count += delta;
-    int gone = w->refs[i].count <= 0;
-    if (gone) {
-        free(w->refs[i].key);
-        w->refs[i] = w->refs[--w->n];
-    }
-    if (gone || before == 0)
-        ipidx_publish(m, w);        /* the set of services changed */
-    if (w->n == 0) {
-        HASH_DEL(*head, w);
-        free(w->refs);
-        free(w);
-    }
+}
+
+/* Sort and deduplicate n IPs in place; the new count. */
+static size_t ips_unique(st_ip *v, size_t n)
+{
+    if (n < 2)
+        return n;
+    qsort(v, n, sizeof *v, ip_cmp);
+    size_t k = 1;
+    for (size_t i = 1; i < n; i++)
+        if (ip_cmp(&v[i], &v[k - 1]) != 0)
+            v[k++] = v[i];
+    return k;
 }
 
 /* ---- services --------------------------------------------------------- */
@@ -239,17 +246,18 @@ int store_upsert_service(store *s, const cJSON *obj)
         service_free(svc);
         return -1;
     }
-    for (uint8_t i = 0; i < w->naddrs; i++)
-        ipidx_adjust(&s->svcips, s->svcip, &w->addrs[i], key, kl, -1);
-    w->naddrs = 0;
     if (!w->addrs && !(w->addrs = calloc(8, sizeof *w->addrs))) {
         service_free(svc);
         return -1;
     }
-    for (uint8_t i = 0; i < svc->n_cluster_ips && w->naddrs < 8; i++) {
-        w->addrs[w->naddrs++] = svc->cluster_ips[i];
-        ipidx_adjust(&s->svcips, s->svcip, &svc->cluster_ips[i], key, kl, 1);
-    }
+    st_ip now[8];
+    size_t n = 0;
+    for (uint8_t i = 0; i < svc->n_cluster_ips && n < 8; i++)
+        now[n++] = svc->cluster_ips[i];
+    n = ips_unique(now, n);
+    ipidx_move(s->svcip, w->addrs, w->naddrs, now, n, key, kl);
+    memcpy(w->addrs, now, n * sizeof *now);        /* kept sorted */
+    w->naddrs = (uint8_t)n;
     pmap_put(s->svc, key, kl, svc, service_free);
     bump(s);
     return 0;
@@ -265,8 +273,7 @@ static void remove_service(store *s, wrec *w)
     memcpy(ns, w->key, nl);
     ns[nl] = '\0';
     size_t kl = nskey(key, sizeof key, ns, slash + 1);
-    for (uint8_t i = 0; i < w->naddrs; i++)
-        ipidx_adjust(&s->svcips, s->svcip, &w->addrs[i], key, kl, -1);
+    ipidx_move(s->svcip, w->addrs, w->naddrs, NULL, 0, key, kl);
     pmap_del(s->svc, key, kl);
     HASH_DEL(s->recs[R_SVC], w);
     free(w->addrs);
@@ -288,20 +295,30 @@ static void merged_free(void *p)
     free(m);
 }
 
-static void ready_ips_adjust(store *s, const merged *m, const char *key, size_t kl, int delta)
+/* The ready addresses of a merged view, sorted and unique (malloc'd). */
+static st_ip *ready_ips(const merged *m, size_t *n)
 {
-    if (!m)
-        return;
-    for (size_t i = 0; i < m->pub.n; i++) {
-        const st_endpoint *ep = &m->pub.eps[i];
-        if (!ep->ready)
-            continue;
-        int seen = 0;               /* count each IP once per service */
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = m->pub.eps[j].ready && memcmp(&m->pub.eps[j].ip, &ep->ip, sizeof ep->ip) == 0;
-        if (!seen)
-            ipidx_adjust(&s->epips, s->epip, &ep->ip, key, kl, delta);
-    }
+    *n = 0;
+    if (!m || m->pub.n == 0)
+        return NULL;
+    st_ip *v = malloc(m->pub.n * sizeof *v);
+    if (!v)
+        return NULL;
+    for (size_t i = 0; i < m->pub.n; i++)
+        if (m->pub.eps[i].ready)
+            v[(*n)++] = m->pub.eps[i].ip;
+    *n = ips_unique(v, *n);
+    return v;
+}
+
+/* PTR index: the service's ready IPs went from old's to now's. */
+static void ready_ips_move(store *s, const merged *old, const merged *now, const char *key, size_t kl)
+{
+    size_t no, nn;
+    st_ip *a = ready_ips(old, &no), *b = ready_ips(now, &nn);
+    ipidx_move(s->epip, a, no, b, nn, key, kl);
+    free(a);
+    free(b);
 }
 
 /* Rebuild and publish the merged view of one service's slices. */
@@ -312,25 +329,26 @@ static void publish_service_eps(store *s, wsvc *ws, size_t kl)
         size_t total = 0;
         for (size_t i = 0; i < ws->n; i++)
             total += ws->slices[i]->n;
+        /* one slice (most services): publish its own array, no copy */
         m->blobs = calloc(ws->n, sizeof *m->blobs);
-        m->arr = calloc(total ? total : 1, sizeof *m->arr);
-        if (!m->blobs || !m->arr) {
+        m->arr = ws->n > 1 ? calloc(total ? total : 1, sizeof *m->arr) : NULL;
+        if (!m->blobs || (ws->n > 1 && !m->arr)) {
             merged_free(m);
             return;
         }
         for (size_t i = 0; i < ws->n; i++) {
             slice_ref(ws->slices[i]);
             m->blobs[m->nblobs++] = ws->slices[i];
-            memcpy(m->arr + m->pub.n, ws->slices[i]->eps, ws->slices[i]->n * sizeof *m->arr);
+            if (m->arr)
+                memcpy(m->arr + m->pub.n, ws->slices[i]->eps, ws->slices[i]->n * sizeof *m->arr);
             m->pub.n += ws->slices[i]->n;
         }
         m->pub.ns = ws->slices[0]->ns;
         m->pub.service = ws->slices[0]->service;
-        m->pub.eps = m->arr;
+        m->pub.eps = m->arr ? m->arr : ws->slices[0]->eps;
         m->pub.version = next_version++;
     }
-    ready_ips_adjust(s, ws->published, ws->key, kl, -1);
-    ready_ips_adjust(s, m, ws->key, kl, 1);
+    ready_ips_move(s, ws->published, m, ws->key, kl);
     ws->published = m;
     if (m)
         pmap_put(s->eps, ws->key, kl, m, merged_free);
@@ -451,65 +469,104 @@ static int pod_rank(const st_pod *p)
     return p->terminating ? 1 : 2;
 }
 
-static st_pod *pod_copy(const st_pod *p)
+/* A pod record is shared: the writer's w->pod is what the pods map
+ * publishes (no copy), so a replaced or removed pod is freed only after a
+ * grace period. */
+static void pod_release(st_pod *p)
 {
-    st_pod *c = malloc(sizeof *c);
-    if (!c)
-        return NULL;
-    *c = *p;
-    c->name = strdup(p->name);
-    return c;
+    if (p)
+        pmap_defer(pod_free, p);
 }
 
-static void podip_refresh(store *s, const st_ip *ip)
+static void pod_publish(store *s, const st_ip *ip, st_pod *p)
 {
-    wpodip *e;
-    HASH_FIND(hh, s->podips, ip, sizeof *ip, e);
-    const st_pod *best = NULL;
+    if (pmap_get(s->pods, ip, sizeof *ip) != p)
+        pmap_put(s->pods, ip, sizeof *ip, p, NULL);
+}
+
+/* Publish the best of an IP's pods (several hold it). */
+static void podip_refresh(store *s, const wpodip *e)
+{
+    wrec *best = NULL;
     int rank = 0;
-    for (size_t i = 0; e && i < e->n; i++) {
+    for (size_t i = 0; i < e->n; i++) {
         int r = pod_rank(e->pods[i]->pod);
         if (r > rank) {
             rank = r;
-            best = e->pods[i]->pod;
+            best = e->pods[i];
         }
     }
-    st_pod *c = best ? pod_copy(best) : NULL;
-    if (c)
-        pmap_put(s->pods, ip, sizeof *ip, c, pod_free);
+    pod_publish(s, &e->ip, best->pod);
+}
+
+/* Index w's pod under ip. Only answering pods (rank > 0) are indexed; an IP
+ * held by one pod is indexed by the published map alone, a wpodip is made
+ * only when a second pod holds the same IP (reuse while the old one
+ * terminates or after it finished). */
+static void podip_add(store *s, wrec *w, const st_ip *ip)
+{
+    wpodip *e;
+    HASH_FIND(hh, s->podips, ip, sizeof *ip, e);
+    if (!e) {
+        const st_pod *cur = pmap_get(s->pods, ip, sizeof *ip);
+        wrec *cw = cur ? rec_get(s, R_POD, cur->ns, cur->name, 0) : NULL;
+        if (!cw) {
+            pod_publish(s, ip, w->pod);
+            return;
+        }
+        if (!(e = calloc(1, sizeof *e)) || !(e->pods = malloc(2 * sizeof *e->pods))) {
+            free(e);
+            return;
+        }
+        e->ip = *ip;
+        e->pods[e->n++] = cw;
+        HASH_ADD(hh, s->podips, ip, sizeof e->ip, e);
+    } else {
+        wrec **np = realloc(e->pods, (e->n + 1) * sizeof *np);
+        if (!np)
+            return;
+        e->pods = np;
+    }
+    e->pods[e->n++] = w;
+    podip_refresh(s, e);
+}
+
+static void podip_drop(store *s, wrec *w, const st_ip *ip)
+{
+    wpodip *e;
+    HASH_FIND(hh, s->podips, ip, sizeof *ip, e);
+    if (!e) {
+        if (pmap_get(s->pods, ip, sizeof *ip) == w->pod)
+            pmap_del(s->pods, ip, sizeof *ip);
+        return;
+    }
+    for (size_t j = 0; j < e->n; j++)
+        if (e->pods[j] == w) {
+            e->pods[j] = e->pods[--e->n];
+            break;
+        }
+    if (e->n > 1) {
+        podip_refresh(s, e);
+        return;
+    }
+    if (e->n == 1)
+        pod_publish(s, ip, e->pods[0]->pod);
     else
         pmap_del(s->pods, ip, sizeof *ip);
+    HASH_DEL(s->podips, e);
+    free(e->pods);
+    free(e);
 }
 
 static void podip_link(store *s, wrec *w, int add)
 {
-    for (uint8_t i = 0; w->pod && i < w->pod->nips; i++) {
-        const st_ip *ip = &w->pod->ips[i];
-        wpodip *e;
-        HASH_FIND(hh, s->podips, ip, sizeof *ip, e);
-        if (add) {
-            if (!e && (e = calloc(1, sizeof *e))) {
-                e->ip = *ip;
-                HASH_ADD(hh, s->podips, ip, sizeof e->ip, e);
-            }
-            wrec **np = e ? realloc(e->pods, (e->n + 1) * sizeof *np) : NULL;
-            if (np) {
-                e->pods = np;
-                e->pods[e->n++] = w;
-            }
-        } else if (e) {
-            for (size_t j = 0; j < e->n; j++)
-                if (e->pods[j] == w) {
-                    e->pods[j] = e->pods[--e->n];
-                    break;
-                }
-            if (e->n == 0) {
-                HASH_DEL(s->podips, e);
-                free(e->pods);
-                free(e);
-            }
-        }
-        podip_refresh(s, ip);
+    if (!w->pod || pod_rank(w->pod) == 0)
+        return;
+    for (uint8_t i = 0; i < w->pod->nips; i++) {
+        if (add)
+            podip_add(s, w, &w->pod->ips[i]);
+        else
+            podip_drop(s, w, &w->pod->ips[i]);
     }
 }
 
@@ -529,9 +586,10 @@ int store_upsert_pod(store *s, const cJSON *obj)
     int changed_ip = !w->pod || w->pod->nips != p->nips ||
                      memcmp(w->pod->ips, p->ips, sizeof p->ips) != 0;
     podip_link(s, w, 0);
-    pod_free(w->pod);
+    st_pod *old = w->pod;
     w->pod = p;
     podip_link(s, w, 1);
+    pod_release(old);
     if (changed_ip)
         bump(s);
     return 0;
@@ -540,7 +598,7 @@ int store_upsert_pod(store *s, const cJSON *obj)
 static void remove_pod(store *s, wrec *w)
 {
     podip_link(s, w, 0);
-    pod_free(w->pod);
+    pod_release(w->pod);
     HASH_DEL(s->recs[R_POD], w);
     free(w);
     bump(s);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 #include <cjson/cJSON.h>
@@ -201,6 +202,46 @@ static void test_ptr_indexes(void **state)
     assert_int_equal(n, 0);
 }
 
+/* Two services with an endpoint on the same IP: the PTR index holds both,
+ * and loses exactly the one whose endpoint went away (or became unready). */
+static void test_ptr_index_shared_ip(void **state)
+{
+    static const char *fmt =
+        "{\"metadata\":{\"name\":\"%s-a\",\"namespace\":\"shop\",\"labels\":"
+        "{\"kubernetes.io/service-name\":\"%s\"}},\"addressType\":\"IPv4\",\"endpoints\":["
+        "{\"addresses\":[\"10.50.0.1\"],\"conditions\":{\"ready\":%s}},{\"addresses\":[\"10.50.0.%d\"]}]}";
+    char j[512];
+    const char *svcs[] = { "alpha", "beta" };
+    for (int i = 0; i < 2; i++) {
+        snprintf(j, sizeof j, "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"shop\"},"
+                 "\"spec\":{\"clusterIP\":\"None\"}}", svcs[i]);
+        apply(store_upsert_service, j);
+        snprintf(j, sizeof j, fmt, svcs[i], svcs[i], "true", 2 + i);
+        apply(store_upsert_slice, j);
+    }
+    st_ip shared = ip("10.50.0.1"), only_b = ip("10.50.0.3");
+    int n = 0;
+    store_read_begin();
+    store_endpoints_by_ip(S, &shared, count_ep, &n);
+    store_read_end();
+    assert_int_equal(n, 2);
+    snprintf(j, sizeof j, fmt, "alpha", "alpha", "false", 2);      /* alpha's goes unready */
+    apply(store_upsert_slice, j);
+    n = 0;
+    store_read_begin();
+    store_endpoints_by_ip(S, &shared, count_ep, &n);
+    store_read_end();
+    assert_int_equal(n, 1);
+    snprintf(j, sizeof j, fmt, "beta", "beta", "true", 3);
+    del("endpointslices", j);
+    n = 0;
+    store_read_begin();
+    store_endpoints_by_ip(S, &shared, count_ep, &n);
+    store_endpoints_by_ip(S, &only_b, count_ep, &n);
+    store_read_end();
+    assert_int_equal(n, 0);
+}
+
 static void test_slice_moves_service(void **state)
 {
     apply(store_upsert_slice, slice_a);
@@ -242,6 +283,60 @@ static void test_pods_index(void **state)
     assert_string_equal(store_pod_by_ip(S, &a)->name, "old");
     assert_null(store_pod_by_ip(S, &a6));
     store_read_end();
+}
+
+/* pod(name, phase, ip): a pod in namespace "r" on node n1 */
+static void pod_at(const char *name, const char *phase, const char *addr)
+{
+    char j[512];
+    snprintf(j, sizeof j, "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"r\"},\"spec\":{\"nodeName\":\"n1\"},"
+             "\"status\":{\"phase\":\"%s\",\"podIP\":\"%s\"}}", name, phase, addr);
+    apply(store_upsert_pod, j);
+}
+
+static const char *pod_name_at(const char *addr)
+{
+    static char out[64];
+    st_ip a = ip(addr);
+    store_read_begin();
+    const st_pod *p = store_pod_by_ip(S, &a);
+    snprintf(out, sizeof out, "%s", p ? p->name : "-");
+    store_read_end();
+    return out;
+}
+
+/* IP reuse: three pods on one IP, updates that change rank or IP, deletes
+ * in every order, and a relist that drops pods; the best answering pod is
+ * always the one published. */
+static void test_pods_shared_ip(void **state)
+{
+    pod_at("a", "Pending", "10.2.0.1");
+    assert_string_equal(pod_name_at("10.2.0.1"), "a");
+    pod_at("b", "Running", "10.2.0.1");
+    pod_at("c", "Pending", "10.2.0.1");
+    assert_string_equal(pod_name_at("10.2.0.1"), "b");      /* running beats pending */
+    pod_at("b", "Succeeded", "10.2.0.1");                   /* finished: not indexed */
+    const char *n = pod_name_at("10.2.0.1");               /* either pending pod */
+    assert_true(strcmp(n, "a") == 0 || strcmp(n, "c") == 0);
+    pod_at("c", "Running", "10.2.0.1");
+    assert_string_equal(pod_name_at("10.2.0.1"), "c");
+    pod_at("c", "Running", "10.2.0.2");                     /* moved to another IP */
+    assert_string_equal(pod_name_at("10.2.0.2"), "c");
+    assert_string_equal(pod_name_at("10.2.0.1"), "a");
+    del("pods", "{\"metadata\":{\"name\":\"a\",\"namespace\":\"r\"}}");
+    assert_string_equal(pod_name_at("10.2.0.1"), "-");      /* b finished, a gone */
+    pod_at("b", "Running", "10.2.0.1");                     /* back (a restart) */
+    assert_string_equal(pod_name_at("10.2.0.1"), "b");
+    pod_at("d", "Running", "10.2.0.2");
+    del("pods", "{\"metadata\":{\"name\":\"c\",\"namespace\":\"r\"}}");
+    assert_string_equal(pod_name_at("10.2.0.2"), "d");
+    /* a relist that only has d: b disappears, d stays */
+    store_relist_begin(S, "pods");
+    pod_at("d", "Running", "10.2.0.2");
+    store_relist_end(S, "pods");
+    assert_string_equal(pod_name_at("10.2.0.1"), "-");
+    assert_string_equal(pod_name_at("10.2.0.2"), "d");
+    assert_int_equal(store_count(S, "pods"), 1);
 }
 
 static void test_nodes(void **state)
@@ -327,8 +422,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_service_shapes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slices_merge_and_defaults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_indexes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ptr_index_shared_ip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slice_moves_service, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pods_index, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pods_shared_ip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nodes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_relist_reconciles, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_objects_skipped, setup, teardown),

@@ -329,13 +329,49 @@ void service_free(void *p)
 
 /* ---- EndpointSlices --------------------------------------------------- */
 
-static const char *const *hint_names(const cJSON *arr, uint16_t *n)
+/* Endpoint strings and hint arrays of a slice live in one block per slice
+ * (b->pool), sized by pool_need() before the endpoints are decoded: about
+ * 60 bytes per endpoint less than one malloc per string. */
+static void *pool_take(slice_blob *b, size_t n, size_t align)
+{
+    size_t at = (b->pool_used + align - 1) & ~(align - 1);
+    if (at + n > b->pool_cap)
+        return NULL;                /* cannot happen: pool_need is an upper bound */
+    b->pool_used = at + n;
+    return b->pool + at;
+}
+
+static const char *pool_str(slice_blob *b, const char *str)
+{
+    if (!str)
+        return NULL;
+    size_t n = strlen(str) + 1;
+    char *d = pool_take(b, n, 1);
+    return d ? memcpy(d, str, n) : NULL;
+}
+
+/* Upper bound of the pool bytes one endpoint object needs. */
+static size_t pool_need(const cJSON *e)
+{
+    const cJSON *addrs = jget(e, "addresses"), *hints = jget(e, "hints"), *a;
+    const char *host = jstr(e, "hostname"), *pod = jstr(jget(e, "targetRef"), "name");
+    int hz = cJSON_GetArraySize(jget(hints, "forZones")), hn = cJSON_GetArraySize(jget(hints, "forNodes"));
+    size_t per = (host ? strlen(host) + 1 : 0) + (pod ? strlen(pod) + 1 : 0) +
+                 (hz ? (size_t)hz * sizeof(char *) + sizeof(char *) - 1 : 0) +   /* + alignment */
+                 (hn ? (size_t)hn * sizeof(char *) + sizeof(char *) - 1 : 0);
+    size_t need = 0;
+    cJSON_ArrayForEach(a, jarray(addrs))
+        need += per + (cJSON_IsString(a) ? strlen(a->valuestring) + 1 : 0);
+    return need;
+}
+
+static const char *const *hint_names(slice_blob *b, const cJSON *arr, uint16_t *n)
 {
     int cnt = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
     *n = 0;
     if (cnt == 0)
         return NULL;
-    const char **out = calloc((size_t)cnt, sizeof *out);
+    const char **out = pool_take(b, (size_t)cnt * sizeof *out, sizeof *out);
     if (!out)
         return NULL;
     const cJSON *h;
@@ -360,14 +396,15 @@ static int decode_endpoint(slice_blob *b, const cJSON *e, int family)
         if (!cJSON_IsString(a) || st_parse_ip(a->valuestring, &ep->ip) < 0 ||
             ep->ip.family != family)
             continue;
-        ep->addr = strdup(a->valuestring);
-        ep->hostname = dup_or_null(jstr(e, "hostname"));
-        ep->pod_name = (kind && strcmp(kind, "Pod") == 0 && pod && strlen(pod) < 64) ? strdup(pod) : NULL;
+        if (!(ep->addr = pool_str(b, a->valuestring)))
+            continue;
+        ep->hostname = pool_str(b, jstr(e, "hostname"));
+        ep->pod_name = (kind && strcmp(kind, "Pod") == 0 && pod && strlen(pod) < 64) ? pool_str(b, pod) : NULL;
         ep->node_name = intern(jstr(e, "nodeName"));
         ep->zone = intern_lower(jstr(e, "zone"));
         ep->has_hints = cJSON_IsObject(hints);
-        ep->hint_zones = hint_names(jget(hints, "forZones"), &ep->n_hint_zones);
-        ep->hint_nodes = hint_names(jget(hints, "forNodes"), &ep->n_hint_nodes);
+        ep->hint_zones = hint_names(b, jget(hints, "forZones"), &ep->n_hint_zones);
+        ep->hint_nodes = hint_names(b, jget(hints, "forNodes"), &ep->n_hint_nodes);
         ep->ready = (uint8_t)jbool(cond, "ready", 1);
         ep->serving = (uint8_t)jbool(cond, "serving", 1);
         ep->terminating = (uint8_t)jbool(cond, "terminating", 0);
@@ -391,18 +428,23 @@ slice_blob *decode_slice(const cJSON *obj, const char **why)
         *why = "endpoints is not a list";
         return NULL;
     }
-    size_t total = 0;
+    size_t total = 0, pool = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, jarray(eps)) {
         const cJSON *addrs = jget(e, "addresses");
         total += cJSON_IsArray(addrs) ? (size_t)cJSON_GetArraySize(addrs) : 0;
+        pool += pool_need(e);
     }
     slice_blob *b = calloc(1, sizeof *b);
-    if (!b || !(b->eps = calloc(total ? total : 1, sizeof *b->eps))) {
+    if (!b || !(b->eps = calloc(total ? total : 1, sizeof *b->eps)) ||
+        !(b->pool = malloc(pool ? pool : 1))) {
+        if (b)
+            free(b->eps);
         free(b);
         *why = "out of memory";
         return NULL;
     }
+    b->pool_cap = pool;
     atomic_init(&b->refs, 1);
     b->ns = intern(ns);
     b->name = strdup(name);
@@ -424,14 +466,7 @@ void slice_unref(slice_blob *b)
 {
     if (!b || atomic_fetch_sub(&b->refs, 1) != 1)
         return;
-    for (size_t i = 0; i < b->n; i++) {
-        st_endpoint *ep = &b->eps[i];
-        free((void *)ep->addr);
-        free((void *)ep->hostname);
-        free((void *)ep->pod_name);
-        free((void *)ep->hint_zones);
-        free((void *)ep->hint_nodes);
-    }
+    free(b->pool);
     free(b->eps);
     free(b->ports);
     free(b->name);

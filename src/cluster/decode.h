@@ -39,6 +39,8 @@ typedef struct slice_blob {
     st_endpoint *eps;
     st_port *ports;
     uint16_t nports;
+    char *pool;                     /* the endpoints' strings and hint arrays */
+    size_t pool_used, pool_cap;
 } slice_blob;
 
 slice_blob *decode_slice(const struct cJSON *obj, const char **why);

@@ -11,12 +11,14 @@ struct pmap {
     struct cds_lfht *ht;
 };
 
+/* One entry per key, 64 bytes with a 17-byte IP key: no rcu_head inside
+ * (a retired entry is handed to pmap_defer, which allocates its own), a
+ * 16-bit key length. The store has about two entries per pod. */
 typedef struct pent {
     struct cds_lfht_node node;
-    struct rcu_head rcu;
     pmap_dtor dtor;
     void *val;
-    size_t klen;
+    uint16_t klen;
     uint8_t key[];
 } pent;
 
@@ -43,12 +45,18 @@ static int match(struct cds_lfht_node *node, const void *key)
     return e->klen == k->klen && memcmp(e->key, k->key, k->klen) == 0;
 }
 
-static void free_entry(struct rcu_head *head)
+static void free_entry(void *arg)
 {
-    pent *e = caa_container_of(head, pent, rcu);
+    pent *e = arg;
     if (e->dtor)
         e->dtor(e->val);
     free(e);
+}
+
+/* After a grace period: no reader can still hold the entry or its value. */
+static void retire(struct cds_lfht_node *n)
+{
+    pmap_defer(free_entry, caa_container_of(n, pent, node));
 }
 
 pmap *pmap_new(void)
@@ -91,7 +99,7 @@ void pmap_free(pmap *m, pmap_dtor dtor)
         cds_lfht_next(m->ht, &it);
         if (cds_lfht_del(m->ht, n) == 0) {
             e->dtor = dtor ? dtor : e->dtor;
-            urcu_memb_call_rcu(&e->rcu, free_entry);
+            retire(n);
         }
     }
     urcu_memb_read_unlock();
@@ -102,13 +110,15 @@ void pmap_free(pmap *m, pmap_dtor dtor)
 
 int pmap_put(pmap *m, const void *key, size_t klen, void *val, pmap_dtor dtor)
 {
+    if (klen > UINT16_MAX)
+        return -1;
     pent *e = malloc(sizeof *e + klen);
     if (!e)
         return -1;
     cds_lfht_node_init(&e->node);
     e->dtor = dtor;
     e->val = val;
-    e->klen = klen;
+    e->klen = (uint16_t)klen;
     memcpy(e->key, key, klen);
     pkey k = { e->key, klen };
     unsigned long h = hash_bytes(key, klen);
@@ -116,7 +126,7 @@ int pmap_put(pmap *m, const void *key, size_t klen, void *val, pmap_dtor dtor)
     struct cds_lfht_node *old = cds_lfht_add_replace(m->ht, h, match, &k, &e->node);
     urcu_memb_read_unlock();
     if (old)
-        urcu_memb_call_rcu(&caa_container_of(old, pent, node)->rcu, free_entry);
+        retire(old);
     return 0;
 }
 
@@ -128,11 +138,11 @@ int pmap_del(pmap *m, const void *key, size_t klen)
     urcu_memb_read_lock();
     cds_lfht_lookup(m->ht, hash_bytes(key, klen), match, &k, &it);
     struct cds_lfht_node *n = cds_lfht_iter_get_node(&it);
-    if (n && cds_lfht_del(m->ht, n) == 0) {
-        urcu_memb_call_rcu(&caa_container_of(n, pent, node)->rcu, free_entry);
+    if (n && cds_lfht_del(m->ht, n) == 0)
         rc = 0;
-    }
     urcu_memb_read_unlock();
+    if (rc == 0)
+        retire(n);
     return rc;
 }
 
@@ -185,7 +195,10 @@ static void run_deferred(struct rcu_head *head)
 void pmap_defer(void (*fn)(void *), void *arg)
 {
     deferred *d = malloc(sizeof *d);
-    if (!d) {
+    if (!d) {                   /* out of memory: wait here instead (never
+                                 * inside a read-side section: then leak) */
+        if (urcu_memb_read_ongoing())
+            return;
         urcu_memb_synchronize_rcu();
         fn(arg);
         return;

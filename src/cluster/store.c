@@ -54,6 +54,8 @@ typedef struct wsvc {
     slice_blob **slices;
     size_t n, cap;
     const struct merged *published;
+    struct ip_svcs *self;           /* the PTR list "this service only",
+                                     * shared by its IPs (refcounted) */
     char key[];                     /* "ns\0service" */
 } wsvc;
 
@@ -67,6 +69,7 @@ typedef struct merged {
 typedef struct ip_svcs {
     size_t n;
     const char **ns, **name;
+    atomic_int refs;                /* shared one-service lists only */
 } ip_svcs;
 
 /* IP → pods, writer side, for IPs held by two or more answering pods. */
@@ -143,9 +146,18 @@ static void ip_svcs_free(void *p)
     free(p);
 }
 
+/* A shared list loses a holder (an index entry after its grace period, or
+ * its service); the last one frees it. */
+static void ip_svcs_unref(void *p)
+{
+    ip_svcs *l = p;
+    if (l && atomic_fetch_sub(&l->refs, 1) == 1)
+        free(l);
+}
+
 /* Add (add=1) or remove (add=0) the service key "ns\0name" (klen bytes,
  * not terminated) at ip. */
-static void ipidx_set(pmap *m, const st_ip *ip, const char *key, size_t klen, int add)
+static void ipidx_set(pmap *m, const st_ip *ip, const char *key, size_t klen, int add, ip_svcs *shared)
 {
     const ip_svcs *cur = pmap_get(m, ip, sizeof *ip);
     size_t nsl = strnlen(key, klen);
@@ -168,6 +180,11 @@ static void ipidx_set(pmap *m, const st_ip *ip, const char *key, size_t klen, in
         pmap_del(m, ip, sizeof *ip);
         return;
     }
+    if (n == 0 && shared) {         /* the common case: one service per IP */
+        atomic_fetch_add(&shared->refs, 1);
+        pmap_put(m, ip, sizeof *ip, shared, ip_svcs_unref);
+        return;
+    }
     text += add ? nml + 1 : 0;
     ip_svcs *l = malloc(sizeof *l + 2 * nn * sizeof(char *) + text);
     if (!l)
@@ -176,6 +193,7 @@ static void ipidx_set(pmap *m, const st_ip *ip, const char *key, size_t klen, in
     l->name = l->ns + nn;
     char *t = (char *)(l->name + nn);
     l->n = 0;
+    atomic_init(&l->refs, 1);
     for (size_t i = 0; i < n; i++) {
         if (i == at)
             continue;
@@ -201,15 +219,15 @@ static int ip_cmp(const void *a, const void *b)
 /* Move a service's entries from the IPs in old[] to those in new[] (both
  * sorted, without duplicates): IPs in both are left alone. */
 static void ipidx_move(pmap *m, const st_ip *old, size_t no, const st_ip *new, size_t nn,
-                       const char *key, size_t klen)
+                       const char *key, size_t klen, ip_svcs *shared)
 {
     size_t i = 0, j = 0;
     while (i < no || j < nn) {
         int c = i == no ? 1 : j == nn ? -1 : ip_cmp(&old[i], &new[j]);
         if (c < 0)
-            ipidx_set(m, &old[i++], key, klen, 0);
+            ipidx_set(m, &old[i++], key, klen, 0, NULL);
         else if (c > 0)
-            ipidx_set(m, &new[j++], key, klen, 1);
+            ipidx_set(m, &new[j++], key, klen, 1, shared);
         else
             i++, j++;
     }
@@ -255,7 +273,7 @@ int store_upsert_service(store *s, const cJSON *obj)
     for (uint8_t i = 0; i < svc->n_cluster_ips && n < 8; i++)
         now[n++] = svc->cluster_ips[i];
     n = ips_unique(now, n);
-    ipidx_move(s->svcip, w->addrs, w->naddrs, now, n, key, kl);
+    ipidx_move(s->svcip, w->addrs, w->naddrs, now, n, key, kl, NULL);
     memcpy(w->addrs, now, n * sizeof *now);        /* kept sorted */
     w->naddrs = (uint8_t)n;
     pmap_put(s->svc, key, kl, svc, service_free);
@@ -273,7 +291,7 @@ static void remove_service(store *s, wrec *w)
     memcpy(ns, w->key, nl);
     ns[nl] = '\0';
     size_t kl = nskey(key, sizeof key, ns, slash + 1);
-    ipidx_move(s->svcip, w->addrs, w->naddrs, NULL, 0, key, kl);
+    ipidx_move(s->svcip, w->addrs, w->naddrs, NULL, 0, key, kl, NULL);
     pmap_del(s->svc, key, kl);
     HASH_DEL(s->recs[R_SVC], w);
     free(w->addrs);
@@ -312,11 +330,33 @@ static st_ip *ready_ips(const merged *m, size_t *n)
 }
 
 /* PTR index: the service's ready IPs went from old's to now's. */
-static void ready_ips_move(store *s, const merged *old, const merged *now, const char *key, size_t kl)
+/* The one-service list of ws (made on first use). */
+static ip_svcs *wsvc_self(wsvc *ws, size_t kl)
 {
+    if (ws->self)
+        return ws->self;
+    size_t nsl = strnlen(ws->key, kl), nml = kl - nsl - 1;
+    ip_svcs *l = malloc(sizeof *l + 2 * sizeof(char *) + nml + 1);
+    if (!l)
+        return NULL;
+    l->n = 1;
+    l->ns = (const char **)(l + 1);
+    l->name = l->ns + 1;
+    char *t = (char *)(l->name + 1);
+    memcpy(t, ws->key + nsl + 1, nml);
+    t[nml] = '\0';
+    l->ns[0] = intern(ws->key);
+    l->name[0] = t;
+    atomic_init(&l->refs, 1);       /* the service's own reference */
+    return ws->self = l;
+}
+
+static void ready_ips_move(store *s, wsvc *ws, const merged *old, const merged *now, size_t kl)
+{
+    const char *key = ws->key;
     size_t no, nn;
     st_ip *a = ready_ips(old, &no), *b = ready_ips(now, &nn);
-    ipidx_move(s->epip, a, no, b, nn, key, kl);
+    ipidx_move(s->epip, a, no, b, nn, key, kl, nn ? wsvc_self(ws, kl) : NULL);
     free(a);
     free(b);
 }
@@ -348,7 +388,7 @@ static void publish_service_eps(store *s, wsvc *ws, size_t kl)
         m->pub.eps = m->arr ? m->arr : ws->slices[0]->eps;
         m->pub.version = next_version++;
     }
-    ready_ips_move(s, ws->published, m, ws->key, kl);
+    ready_ips_move(s, ws, ws->published, m, kl);
     ws->published = m;
     if (m)
         pmap_put(s->eps, ws->key, kl, m, merged_free);
@@ -389,6 +429,7 @@ static void slice_detach(store *s, slice_blob *b)
     publish_service_eps(s, ws, kl);
     if (ws->n == 0) {
         HASH_DEL(s->svcslices, ws);
+        ip_svcs_unref(ws->self);
         free(ws->slices);
         free(ws);
     }

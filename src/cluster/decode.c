@@ -495,15 +495,14 @@ st_pod *decode_pod(const cJSON *obj, const char **why)
     const char *ns = obj_ns(obj), *name = obj_name(obj);
     if ((*why = bad_names(ns, name)))
         return NULL;
-    size_t nl = strlen(name) + 1;
-    st_pod *p = calloc(1, sizeof *p + nl);         /* the name follows the record */
+    st_pod *p = calloc(1, sizeof *p);
     if (!p) {
         *why = "out of memory";
         return NULL;
     }
     const cJSON *spec = jget(obj, "spec"), *status = jget(obj, "status");
     p->ns = intern(ns);
-    p->name = memcpy(p + 1, name, nl);
+    p->name = name;                 /* the JSON's: the store points it at its own copy */
     p->node_name = intern(jstr(spec, "nodeName"));
     p->host_network = (uint8_t)jbool(spec, "hostNetwork", 0);
     p->phase = phase_of(jstr(status, "phase"));

@@ -47,6 +47,7 @@ slice_blob *decode_slice(const struct cJSON *obj, const char **why);
 void slice_ref(slice_blob *b);
 void slice_unref(slice_blob *b);
 
+/* The pod's name points into obj until the caller points it elsewhere. */
 st_pod *decode_pod(const struct cJSON *obj, const char **why);
 void pod_free(void *pod);
 

@@ -40,11 +40,15 @@ static const char *const resource_names[R_COUNT] = {
 typedef struct wrec {
     UT_hash_handle hh;
     uint32_t gen;
-    slice_blob *slice;              /* R_SLICE: the current blob */
-    st_pod *pod;                    /* R_POD: writer's copy */
-    st_ip *addrs;                   /* R_NODE: indexed addresses / R_SVC: cluster IPs
-                                     * (up to 8; allocated for those two only) */
     uint8_t naddrs;
+    union {                         /* by resource */
+        slice_blob *slice;          /* R_SLICE: the current blob */
+        st_pod *pod;                /* R_POD: the published record; its
+                                     * name points into key, so a pod's
+                                     * wrec is freed after a grace period */
+        st_ip *addrs;               /* R_NODE: indexed addresses / R_SVC:
+                                     * cluster IPs (up to 8) */
+    };
     char key[];
 } wrec;
 
@@ -624,6 +628,7 @@ int store_upsert_pod(store *s, const cJSON *obj)
         pod_free(p);
         return -1;
     }
+    p->name = strchr(w->key, '/') + 1;     /* was the JSON's string */
     int changed_ip = !w->pod || w->pod->nips != p->nips ||
                      memcmp(w->pod->ips, p->ips, sizeof p->ips) != 0;
     podip_link(s, w, 0);
@@ -641,7 +646,7 @@ static void remove_pod(store *s, wrec *w)
     podip_link(s, w, 0);
     pod_release(w->pod);
     HASH_DEL(s->recs[R_POD], w);
-    free(w);
+    pmap_defer(free, w);            /* the pod's name is in w->key */
     bump(s);
 }
 

@@ -155,6 +155,14 @@ void *pmap_get(pmap *m, const void *key, size_t klen)
     return n ? caa_container_of(n, pent, node)->val : NULL;
 }
 
+void *pmap_get_writer(pmap *m, const void *key, size_t klen)
+{
+    urcu_memb_read_lock();
+    void *v = pmap_get(m, key, klen);
+    urcu_memb_read_unlock();
+    return v;
+}
+
 size_t pmap_count(pmap *m)
 {
     long before, after;

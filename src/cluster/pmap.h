@@ -25,8 +25,12 @@ void pmap_free(pmap *m, pmap_dtor dtor);
 int pmap_put(pmap *m, const void *key, size_t klen, void *val, pmap_dtor dtor);
 /* Writer: delete; 0 when it was there, -1 when not. */
 int pmap_del(pmap *m, const void *key, size_t klen);
-/* Reader (or writer): the value, or NULL. */
+/* Reader (inside store_read_begin/_end): the value, or NULL. */
 void *pmap_get(pmap *m, const void *key, size_t klen);
+/* Writer, outside any read-side section: the same lookup in one of its own
+ * (a lookup must not race with a background resize of the table). The
+ * value stays valid because only the writer retires values. */
+void *pmap_get_writer(pmap *m, const void *key, size_t klen);
 size_t pmap_count(pmap *m);
 /* Reader: call fn for every value until it returns non-zero (inside a
  * read-side section; values seen are those published at some instant). */

@@ -163,7 +163,7 @@ static void ip_svcs_unref(void *p)
  * not terminated) at ip. */
 static void ipidx_set(pmap *m, const st_ip *ip, const char *key, size_t klen, int add, ip_svcs *shared)
 {
-    const ip_svcs *cur = pmap_get(m, ip, sizeof *ip);
+    const ip_svcs *cur = pmap_get_writer(m, ip, sizeof *ip);
     size_t nsl = strnlen(key, klen);
     if (nsl >= klen)
         return;
@@ -525,7 +525,7 @@ static void pod_release(st_pod *p)
 
 static void pod_publish(store *s, const st_ip *ip, st_pod *p)
 {
-    if (pmap_get(s->pods, ip, sizeof *ip) != p)
+    if (pmap_get_writer(s->pods, ip, sizeof *ip) != p)
         pmap_put(s->pods, ip, sizeof *ip, p, NULL);
 }
 
@@ -553,7 +553,7 @@ static void podip_add(store *s, wrec *w, const st_ip *ip)
     wpodip *e;
     HASH_FIND(hh, s->podips, ip, sizeof *ip, e);
     if (!e) {
-        const st_pod *cur = pmap_get(s->pods, ip, sizeof *ip);
+        const st_pod *cur = pmap_get_writer(s->pods, ip, sizeof *ip);
         wrec *cw = cur ? rec_get(s, R_POD, cur->ns, cur->name, 0) : NULL;
         if (!cw) {
             pod_publish(s, ip, w->pod);
@@ -581,7 +581,7 @@ static void podip_drop(store *s, wrec *w, const st_ip *ip)
     wpodip *e;
     HASH_FIND(hh, s->podips, ip, sizeof *ip, e);
     if (!e) {
-        if (pmap_get(s->pods, ip, sizeof *ip) == w->pod)
+        if (pmap_get_writer(s->pods, ip, sizeof *ip) == w->pod)
             pmap_del(s->pods, ip, sizeof *ip);
         return;
     }

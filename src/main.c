@@ -10,6 +10,10 @@
  *   SIGTERM / SIGINT → wait the health plugin's lameduck (still serving),
  *       stop and exit 0.
  * DNS is served by the instance's worker threads (src/server/listener.c).
+ *
+ * main.c is the composition root: it sets up the libraries, makes the
+ * metrics registry every instance reports to, and hands the server the
+ * plugin table (src/plugins.c) — the server itself knows no plugin.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -17,42 +21,51 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <ares.h>
+#include <curl/curl.h>
 #include <event2/event.h>
 #include <event2/thread.h>
+#include "cluster/store.h"
+#include "common/log.h"
+#include "plugins.h"
 #include "server/http.h"
-#include "server/log.h"
 #include "server/metrics.h"
 #include "server/server.h"
-#include "cluster/store.h"
 
-static instance *g_ins;
-static struct event *g_reload_ev;
-static const char *g_pidfile;
+/* The process: its options, the running instance and what every instance
+ * shares (server_env). Owned by main(); only the main thread changes it. */
+typedef struct process {
+    const char *conf;               /* -conf, NULL: the built-in Corefile */
+    const char *pidfile;
+    int quiet;
+    server_env env;
+    instance *ins;                  /* the running configuration */
+    struct event_base *base;
+    struct event *reload_ev;        /* activated from any thread */
+    metric_family *reload_failed;
+} process;
 
-static void request_reload(void)
+/* server_env.request_reload: any thread (the reload plugin's poller). */
+static void request_reload(void *arg)
 {
-    if (g_reload_ev)
-        event_active(g_reload_ev, EV_READ, 0);
+    process *p = arg;
+    event_active(p->reload_ev, EV_READ, 0);
 }
 
 static void reload(evutil_socket_t fd, short what, void *arg)
 {
-    static metric_family *failed;
-    if (!failed)
-        failed = metrics_family("coredns_reload_failed_total",
-                                "Counter of the number of failed reload attempts.",
-                                METRIC_COUNTER, NULL, NULL, 0);
+    process *p = arg;
     char err[1024];
     log_info("Reloading");
-    instance *next = instance_load(g_opts.conf, err, sizeof err);
+    instance *next = instance_load(&p->env, p->conf, err, sizeof err);
     if (!next || instance_start(next, err, sizeof err) < 0) {
         log_error("Restart failed: %s", err);
-        metrics_add(failed, NULL, 1);
+        metrics_add(p->reload_failed, NULL, 1);
         instance_free(next);
         return;
     }
-    instance *old = g_ins;
-    g_ins = next;
+    instance *old = p->ins;
+    p->ins = next;
     instance_stop(old);
     instance_free(old);
     log_info("Reloading complete");
@@ -60,16 +73,16 @@ static void reload(evutil_socket_t fd, short what, void *arg)
 
 static void shutdown_now(evutil_socket_t sig, short what, void *arg)
 {
-    struct event_base *base = arg;
+    process *p = arg;
     log_info("%s: Shutting down servers then terminating", sig == SIGINT ? "SIGINT" : "SIGTERM");
-    http_set_draining(g_ins);       /* /ready answers 503 from now on */
-    double lame = instance_lameduck(g_ins);
+    http_set_draining(p->ins);      /* /ready answers 503 from now on */
+    double lame = instance_lameduck(p->ins);
     if (lame > 0) {
         log_info("Going into lameduck mode for %gs", lame);
         struct timespec ts = { (time_t)lame, (long)((lame - (double)(time_t)lame) * 1e9) };
         nanosleep(&ts, NULL);
     }
-    event_base_loopbreak(base);
+    event_base_loopbreak(p->base);
 }
 
 static void print_version(void)
@@ -86,11 +99,10 @@ static int cmp_str(const void *a, const void *b)
 
 static void print_plugins(void)
 {
-    const plugin_def *defs[128];
     const char *names[128];
-    size_t n = plugin_list(defs, 128);
-    for (size_t i = 0; i < n; i++)
-        names[i] = defs[i]->name;
+    size_t n = 0;
+    for (; topodns_plugins[n] && n < 128; n++)
+        names[n] = topodns_plugins[n]->name;
     qsort(names, n, sizeof names[0], cmp_str);
     printf("Server types:\n  dns\n\nCaddyfile loaders:\n  flag\n  default\n\nOther plugins:\n");
     for (size_t i = 0; i < n; i++)
@@ -111,7 +123,7 @@ static void usage(void)
 }
 
 /* Go's flag package accepts -flag, --flag, -flag=value and -flag value. */
-static int parse_args(int argc, char **argv)
+static int parse_args(process *p, int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         char *a = argv[i];
@@ -132,21 +144,21 @@ static int parse_args(int argc, char **argv)
             val = argv[++i];
         }
         if (!strcmp(a, "conf")) {
-            g_opts.conf = val;
+            p->conf = val;
         } else if (!strcmp(a, "dns.port")) {
             char *end;
-            long p = strtol(val, &end, 10);
-            if (*end || p < 1 || p > 65535) {
+            long port = strtol(val, &end, 10);
+            if (*end || port < 1 || port > 65535) {
                 fprintf(stderr, "invalid -dns.port: %s\n", val);
                 return -1;
             }
-            g_opts.dns_port = (int)p;
+            p->env.dns_port = (int)port;
         } else if (!strcmp(a, "pidfile")) {
-            g_pidfile = val;
+            p->pidfile = val;
         } else if (!strcmp(a, "workers")) {
-            g_opts.workers = atoi(val);
+            p->env.workers = atoi(val);
         } else if (!strcmp(a, "quiet")) {
-            g_opts.quiet = !val || strcmp(val, "false") != 0;
+            p->quiet = !val || strcmp(val, "false") != 0;
         } else if (!strcmp(a, "version")) {
             print_version();
             exit(0);
@@ -162,9 +174,9 @@ static int parse_args(int argc, char **argv)
     return 0;
 }
 
-static void banner(instance *ins)
+static void banner(const process *p, instance *ins)
 {
-    if (g_opts.quiet)
+    if (p->quiet)
         return;
     for (size_t b = 0; b < instance_nblocks(ins); b++) {
         server_block *blk = instance_block(ins, b);
@@ -175,63 +187,86 @@ static void banner(instance *ins)
     fflush(stdout);
 }
 
-int main(int argc, char **argv)
+/* Library state every part of the process relies on, set once here. */
+static void init_libraries(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (parse_args(argc, argv) < 0)
-        return 2;
-    log_quiet = g_opts.quiet;
-    if (!g_opts.conf && access("Corefile", R_OK) == 0)
-        g_opts.conf = "Corefile";
     signal(SIGPIPE, SIG_IGN);
-    evthread_use_pthreads();
+    evthread_use_pthreads();        /* loops are woken from other threads */
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    ares_library_init(ARES_LIB_INIT_ALL);
     store_reader_register();        /* reloads free published data via RCU */
+}
 
-    char err[1024];
-    g_ins = instance_load(g_opts.conf, err, sizeof err);
-    if (!g_ins) {
-        log_msg("FATAL", "%s", err);
-        return 1;
+static int write_pidfile(const char *path)
+{
+    FILE *fp = fopen(path, "w");
+    if (!fp) {
+        log_msg("FATAL", "pidfile %s: cannot write", path);
+        return -1;
     }
-    if (instance_start(g_ins, err, sizeof err) < 0) {
-        log_msg("FATAL", "%s", err);
-        instance_free(g_ins);
-        return 1;
-    }
-    banner(g_ins);
-    if (g_pidfile) {
-        FILE *fp = fopen(g_pidfile, "w");
-        if (!fp) {
-            log_msg("FATAL", "pidfile %s: cannot write", g_pidfile);
-            return 1;
-        }
-        fprintf(fp, "%d\n", (int)getpid());
-        fclose(fp);
-    }
+    fprintf(fp, "%d\n", (int)getpid());
+    fclose(fp);
+    return 0;
+}
 
-    struct event_base *base = event_base_new();
-    struct event *term = evsignal_new(base, SIGTERM, shutdown_now, base);
-    struct event *intr = evsignal_new(base, SIGINT, shutdown_now, base);
-    struct event *usr1 = evsignal_new(base, SIGUSR1, reload, NULL);
-    g_reload_ev = event_new(base, -1, EV_PERSIST, reload, NULL);
-    server_reload_hook = request_reload;
-    event_add(term, NULL);
-    event_add(intr, NULL);
-    event_add(usr1, NULL);
-    event_add(g_reload_ev, NULL);
-    event_base_dispatch(base);
-
-    struct event *evs[] = { term, intr, usr1 };
+/* The main thread's loop: signals and reload requests, until SIGTERM. */
+static void run(process *p)
+{
+    struct event *evs[] = {
+        evsignal_new(p->base, SIGTERM, shutdown_now, p),
+        evsignal_new(p->base, SIGINT, shutdown_now, p),
+        evsignal_new(p->base, SIGUSR1, reload, p),
+    };
+    for (size_t i = 0; i < 3; i++)
+        event_add(evs[i], NULL);
+    event_add(p->reload_ev, NULL);
+    event_base_dispatch(p->base);
+    instance_stop(p->ins);
+    instance_free(p->ins);
+    p->ins = NULL;
     for (size_t i = 0; i < 3; i++)
         event_free(evs[i]);
-    struct event *rl = g_reload_ev;
-    server_reload_hook = NULL;
-    g_reload_ev = NULL;
-    event_free(rl);
-    instance_stop(g_ins);
-    instance_free(g_ins);
-    event_base_free(base);
-    if (g_pidfile)
-        unlink(g_pidfile);
+    event_free(p->reload_ev);
+    event_base_free(p->base);
+}
+
+int main(int argc, char **argv)
+{
+    process p = { .env = { .plugins = topodns_plugins, .dns_port = 53 } };
+    if (parse_args(&p, argc, argv) < 0)
+        return 2;
+    log_quiet = p.quiet;
+    if (!p.conf && access("Corefile", R_OK) == 0)
+        p.conf = "Corefile";
+    init_libraries();
+    p.env.metrics = metrics_registry_new();
+    p.reload_failed = metrics_family(p.env.metrics, "coredns_reload_failed_total",
+                                     "Counter of the number of failed reload attempts.",
+                                     METRIC_COUNTER, NULL, NULL, 0);
+    /* a reload may be requested (from another thread) before the loop
+     * runs: the event exists from the start, so the request waits */
+    p.base = event_base_new();
+    p.reload_ev = event_new(p.base, -1, EV_PERSIST, reload, &p);
+    p.env.request_reload = request_reload;
+    p.env.reload_arg = &p;
+    char err[1024];
+    p.ins = instance_load(&p.env, p.conf, err, sizeof err);
+    if (!p.ins) {
+        log_msg("FATAL", "%s", err);
+        return 1;
+    }
+    if (instance_start(p.ins, err, sizeof err) < 0) {
+        log_msg("FATAL", "%s", err);
+        instance_free(p.ins);
+        return 1;
+    }
+    banner(&p, p.ins);
+    if (p.pidfile && write_pidfile(p.pidfile) < 0)
+        return 1;
+    run(&p);
+    if (p.pidfile)
+        unlink(p.pidfile);
+    metrics_registry_free(p.env.metrics);
     return 0;
 }

@@ -45,7 +45,7 @@ int main(int argc, char **argv)
     if (argc > 3)
         cfg.token_file = strdup(argv[2]);
     int seconds = atoi(argv[argc - 1]);
-    k8s_client *c = k8s_client_new(&cfg, err, sizeof err);
+    k8s_client *c = k8s_client_new(&cfg, NULL, err, sizeof err);
     k8s_config_free(&cfg);
     if (!c) {
         fprintf(stderr, "%s\n", err);

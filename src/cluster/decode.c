@@ -9,46 +9,8 @@
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <uthash.h>
-#include "decode.h"
-
-/* ---- interning -------------------------------------------------------- */
-
-typedef struct istr {
-    UT_hash_handle hh;
-    char s[];
-} istr;
-
-static istr *interned;
-
-const char *intern(const char *s)
-{
-    if (!s)
-        return NULL;
-    istr *e;
-    size_t n = strlen(s);
-    HASH_FIND(hh, interned, s, n, e);
-    if (e)
-        return e->s;
-    e = malloc(sizeof *e + n + 1);
-    if (!e)
-        return NULL;
-    memcpy(e->s, s, n + 1);
-    HASH_ADD(hh, interned, s, n, e);
-    return e->s;
-}
-
-const char *intern_lower(const char *s)
-{
-    if (!s)
-        return NULL;
-    char buf[256];
-    size_t n = strlen(s);
-    if (n >= sizeof buf)
-        return intern(s);
-    for (size_t i = 0; i <= n; i++)
-        buf[i] = (char)tolower((unsigned char)s[i]);
-    return intern(buf);
-}
+#include "cluster/decode.h"
+#include "cluster/strtab.h"
 
 /* ---- JSON helpers ----------------------------------------------------- */
 
@@ -84,19 +46,19 @@ static int jbool(const cJSON *o, const char *k, int dflt)
     return dflt;                    /* absent or null */
 }
 
-const char *obj_ns(const cJSON *obj)
+const char *decode_obj_ns(const cJSON *obj)
 {
     const char *s = jstr(jget(obj, "metadata"), "namespace");
     return s ? s : "";
 }
 
-const char *obj_name(const cJSON *obj)
+const char *decode_obj_name(const cJSON *obj)
 {
     const char *s = jstr(jget(obj, "metadata"), "name");
     return s ? s : "";
 }
 
-const char *obj_label(const cJSON *obj, const char *key)
+const char *decode_obj_label(const cJSON *obj, const char *key)
 {
     return jstr(jget(jget(obj, "metadata"), "labels"), key);
 }
@@ -142,7 +104,7 @@ static char *dup_or_null(const char *s)
 
 /* spec.ports / slice ports → array; NULL with *n = 0 when none. A slice
  * without ports gets the sentinel -1 (sentinel = 1). */
-static st_port *decode_ports(const cJSON *arr, uint16_t *n, int sentinel)
+static st_port *decode_ports(strtab *strs, const cJSON *arr, uint16_t *n, int sentinel)
 {
     int cnt = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
     if (cnt > 1000)
@@ -159,13 +121,13 @@ static st_port *decode_ports(const cJSON *arr, uint16_t *n, int sentinel)
         if (!cJSON_IsNumber(num))
             continue;
         const char *name = jstr(p, "name");
-        ports[*n].name = intern(name ? name : "");
+        ports[*n].name = strtab_intern(strs, name ? name : "");
         ports[*n].port = (int32_t)num->valuedouble;
         ports[*n].proto = proto_of(jstr(p, "protocol"));
         (*n)++;
     }
     if (*n == 0 && sentinel) {
-        ports[0].name = intern("");
+        ports[0].name = strtab_intern(strs, "");
         ports[0].port = -1;
         ports[0].proto = ST_TCP;
         *n = 1;
@@ -175,7 +137,7 @@ static st_port *decode_ports(const cJSON *arr, uint16_t *n, int sentinel)
 
 /* ---- services --------------------------------------------------------- */
 
-static void split_keys(st_service *s, const char *csv)
+static void split_keys(strtab *strs, st_service *s, const char *csv)
 {
     const char *keys[32];
     int n = 0;
@@ -188,7 +150,7 @@ static void split_keys(st_service *s, const char *csv)
         while (e > t && isspace((unsigned char)e[-1]))
             *--e = '\0';
         if (*t)
-            keys[n++] = intern(t);
+            keys[n++] = strtab_intern(strs, t);
     }
     const char **arr = calloc((size_t)(n ? n : 1), sizeof *arr);
     if (!arr)
@@ -198,7 +160,7 @@ static void split_keys(st_service *s, const char *csv)
     s->n_topology_keys = (uint8_t)n;
 }
 
-static void service_topology(st_service *s, const cJSON *obj, const cJSON *spec)
+static void service_topology(strtab *strs, st_service *s, const cJSON *obj, const cJSON *spec)
 {
     const cJSON *tk = jget(spec, "topologyKeys");
     if (cJSON_IsArray(tk) && cJSON_GetArraySize(tk) > 0) {
@@ -207,27 +169,27 @@ static void service_topology(st_service *s, const cJSON *obj, const cJSON *spec)
         const cJSON *k;
         cJSON_ArrayForEach(k, tk) {
             if (arr && n < max && cJSON_IsString(k))
-                arr[n++] = intern(k->valuestring);
+                arr[n++] = strtab_intern(strs, k->valuestring);
         }
         s->topology_keys = arr;
         s->n_topology_keys = (uint8_t)n;
     } else if (annotation(obj, "topodns.io/topology-keys")) {
-        split_keys(s, annotation(obj, "topodns.io/topology-keys"));
+        split_keys(strs, s, annotation(obj, "topodns.io/topology-keys"));
         s->topology_keys_from_annotation = 1;
     }
     const char *itp = jstr(spec, "internalTrafficPolicy");
     s->itp_local = itp && strcmp(itp, "Local") == 0;
-    s->traffic_distribution = intern(jstr(spec, "trafficDistribution"));
+    s->traffic_distribution = strtab_intern(strs, jstr(spec, "trafficDistribution"));
     /* the old key, when present at all (even empty), wins over the new */
     const char *mode = annotation(obj, "service.kubernetes.io/topology-aware-hints");
     if (!mode)
         mode = annotation(obj, "service.kubernetes.io/topology-mode");
-    s->topology_mode = intern(mode);
+    s->topology_mode = strtab_intern(strs, mode);
     const char *same = annotation(obj, "endpointslice.kubernetes.io/same-zone");
     if (!same)                      /* the KEP 2004 draft's later name */
         same = annotation(obj, "service.kubernetes.io/same-zone");
-    s->same_zone = intern(same);
-    s->routing_preference = intern(jstr(spec, "routingPreference"));
+    s->same_zone = strtab_intern(strs, same);
+    s->routing_preference = strtab_intern(strs, jstr(spec, "routingPreference"));
 }
 
 static int service_ips(st_service *s, const cJSON *spec)
@@ -278,9 +240,9 @@ static const char *bad_names(const char *ns, const char *name)
     return NULL;
 }
 
-st_service *decode_service(const cJSON *obj, const char **why)
+st_service *decode_service(strtab *strs, const cJSON *obj, const char **why)
 {
-    const char *ns = obj_ns(obj), *name = obj_name(obj);
+    const char *ns = decode_obj_ns(obj), *name = decode_obj_name(obj);
     const cJSON *spec = jget(obj, "spec");
     if ((*why = bad_names(ns, name)))
         return NULL;
@@ -293,7 +255,7 @@ st_service *decode_service(const cJSON *obj, const char **why)
         *why = "out of memory";
         return NULL;
     }
-    s->ns = intern(ns);
+    s->ns = strtab_intern(strs, ns);
     s->name = strdup(name);
     const char *type = jstr(spec, "type");
     if (type && strcmp(type, "ExternalName") == 0) {
@@ -302,19 +264,19 @@ st_service *decode_service(const cJSON *obj, const char **why)
     } else {
         s->kind = SVC_CLUSTERIP;
         if (service_ips(s, spec) < 0) {
-            service_free(s);
+            decode_service_free(s);
             *why = "out of memory";
             return NULL;
         }
     }
-    s->ports = decode_ports(jget(spec, "ports"), &s->nports, 0);
+    s->ports = decode_ports(strs, jget(spec, "ports"), &s->nports, 0);
     const cJSON *sel = jget(spec, "selector");
     s->has_selector = cJSON_IsObject(sel) && sel->child != NULL;
-    service_topology(s, obj, spec);
+    service_topology(strs, s, obj, spec);
     return s;
 }
 
-void service_free(void *p)
+void decode_service_free(void *p)
 {
     st_service *s = p;
     if (!s)
@@ -365,7 +327,7 @@ static size_t pool_need(const cJSON *e)
     return need;
 }
 
-static const char *const *hint_names(slice_blob *b, const cJSON *arr, uint16_t *n)
+static const char *const *hint_names(strtab *strs, slice_blob *b, const cJSON *arr, uint16_t *n)
 {
     int cnt = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
     *n = 0;
@@ -378,12 +340,12 @@ static const char *const *hint_names(slice_blob *b, const cJSON *arr, uint16_t *
     cJSON_ArrayForEach(h, arr) {
         const char *nm = jstr(h, "name");
         if (nm && *n < cnt)
-            out[(*n)++] = intern(nm);
+            out[(*n)++] = strtab_intern(strs, nm);
     }
     return out;
 }
 
-static int decode_endpoint(slice_blob *b, const cJSON *e, int family)
+static int decode_endpoint(strtab *strs, slice_blob *b, const cJSON *e, int family)
 {
     const cJSON *addrs = jget(e, "addresses");
     const cJSON *cond = jget(e, "conditions");
@@ -400,12 +362,13 @@ static int decode_endpoint(slice_blob *b, const cJSON *e, int family)
             continue;
         ep->hostname = pool_str(b, jstr(e, "hostname"));
         ep->pod_name = (kind && strcmp(kind, "Pod") == 0 && pod && strlen(pod) < 64) ? pool_str(b, pod) : NULL;
-        ep->node_name = intern(jstr(e, "nodeName"));
-        ep->zone = intern_lower(jstr(e, "zone"));
+        ep->node_name = strtab_intern(strs, jstr(e, "nodeName"));
+        ep->zone = strtab_intern_lower(strs, jstr(e, "zone"));
         ep->has_hints = cJSON_IsObject(hints);
-        ep->hint_zones = hint_names(b, jget(hints, "forZones"), &ep->n_hint_zones);
-        ep->hint_nodes = hint_names(b, jget(hints, "forNodes"), &ep->n_hint_nodes);
+        ep->hint_zones = hint_names(strs, b, jget(hints, "forZones"), &ep->n_hint_zones);
+        ep->hint_nodes = hint_names(strs, b, jget(hints, "forNodes"), &ep->n_hint_nodes);
         ep->ready = (uint8_t)jbool(cond, "ready", 1);
+        ep->ready_unset = !cJSON_IsBool(jget(cond, "ready"));
         ep->serving = (uint8_t)jbool(cond, "serving", 1);
         ep->terminating = (uint8_t)jbool(cond, "terminating", 0);
         ep->ports = b->ports;
@@ -416,9 +379,9 @@ static int decode_endpoint(slice_blob *b, const cJSON *e, int family)
     return 0;
 }
 
-slice_blob *decode_slice(const cJSON *obj, const char **why)
+slice_blob *decode_slice(strtab *strs, const cJSON *obj, const char **why)
 {
-    const char *ns = obj_ns(obj), *name = obj_name(obj);
+    const char *ns = decode_obj_ns(obj), *name = decode_obj_name(obj);
     if ((*why = bad_names(ns, name)))
         return NULL;
     const char *at = jstr(obj, "addressType");
@@ -446,23 +409,23 @@ slice_blob *decode_slice(const cJSON *obj, const char **why)
     }
     b->pool_cap = pool;
     atomic_init(&b->refs, 1);
-    b->ns = intern(ns);
+    b->ns = strtab_intern(strs, ns);
     b->name = strdup(name);
-    b->service = intern(obj_label(obj, "kubernetes.io/service-name"));
-    b->ports = decode_ports(jget(obj, "ports"), &b->nports, 1);
+    b->service = strtab_intern(strs, decode_obj_label(obj, "kubernetes.io/service-name"));
+    b->ports = decode_ports(strs, jget(obj, "ports"), &b->nports, 1);
     if (family) {                   /* FQDN slices are ignored */
         cJSON_ArrayForEach(e, jarray(eps))
-            decode_endpoint(b, e, family);
+            decode_endpoint(strs, b, e, family);
     }
     return b;
 }
 
-void slice_ref(slice_blob *b)
+void decode_slice_ref(slice_blob *b)
 {
     atomic_fetch_add(&b->refs, 1);
 }
 
-void slice_unref(slice_blob *b)
+void decode_slice_unref(slice_blob *b)
 {
     if (!b || atomic_fetch_sub(&b->refs, 1) != 1)
         return;
@@ -490,9 +453,9 @@ static uint8_t phase_of(const char *p)
     return ST_PHASE_PENDING;
 }
 
-st_pod *decode_pod(const cJSON *obj, const char **why)
+st_pod *decode_pod(strtab *strs, const cJSON *obj, const char **why)
 {
-    const char *ns = obj_ns(obj), *name = obj_name(obj);
+    const char *ns = decode_obj_ns(obj), *name = decode_obj_name(obj);
     if ((*why = bad_names(ns, name)))
         return NULL;
     st_pod *p = calloc(1, sizeof *p);
@@ -501,9 +464,9 @@ st_pod *decode_pod(const cJSON *obj, const char **why)
         return NULL;
     }
     const cJSON *spec = jget(obj, "spec"), *status = jget(obj, "status");
-    p->ns = intern(ns);
+    p->ns = strtab_intern(strs, ns);
     p->name = name;                 /* the JSON's: the store points it at its own copy */
-    p->node_name = intern(jstr(spec, "nodeName"));
+    p->node_name = strtab_intern(strs, jstr(spec, "nodeName"));
     p->host_network = (uint8_t)jbool(spec, "hostNetwork", 0);
     p->phase = phase_of(jstr(status, "phase"));
     p->terminating = jget(jget(obj, "metadata"), "deletionTimestamp") != NULL &&
@@ -518,7 +481,7 @@ st_pod *decode_pod(const cJSON *obj, const char **why)
     return p;
 }
 
-void pod_free(void *pod)
+void decode_pod_free(void *pod)
 {
     free(pod);
 }
@@ -566,7 +529,7 @@ static int cmp_label(const void *a, const void *b)
     return strcmp(((const st_label *)a)->key, ((const st_label *)b)->key);
 }
 
-static st_label *decode_labels(const cJSON *obj, uint16_t *n)
+static st_label *decode_labels(strtab *strs, const cJSON *obj, uint16_t *n)
 {
     const cJSON *labels = jget(jget(obj, "metadata"), "labels");
     int cnt = cJSON_IsObject(labels) ? cJSON_GetArraySize(labels) : 0;
@@ -577,8 +540,8 @@ static st_label *decode_labels(const cJSON *obj, uint16_t *n)
     const cJSON *l;
     cJSON_ArrayForEach(l, obj_or_null(labels)) {
         if (cJSON_IsString(l) && *n < cnt) {
-            out[*n].key = intern(l->string);
-            out[(*n)++].value = intern(l->valuestring);
+            out[*n].key = strtab_intern(strs, l->string);
+            out[(*n)++].value = strtab_intern(strs, l->valuestring);
         }
     }
     qsort(out, *n, sizeof *out, cmp_label);
@@ -601,9 +564,9 @@ const char *st_node_label(const st_node *n, const char *key)
     return NULL;
 }
 
-st_node *decode_node(const cJSON *obj, const store_opts *o, const char **why)
+st_node *decode_node(strtab *strs, const cJSON *obj, const store_opts *o, const char **why)
 {
-    const char *name = obj_name(obj);
+    const char *name = decode_obj_name(obj);
     if ((*why = bad_names(NULL, name)))
         return NULL;
     st_node *n = calloc(1, sizeof *n);
@@ -611,11 +574,11 @@ st_node *decode_node(const cJSON *obj, const store_opts *o, const char **why)
         *why = "out of memory";
         return NULL;
     }
-    n->name = intern(name);
-    n->labels = decode_labels(obj, &n->nlabels);
+    n->name = strtab_intern(strs, name);
+    n->labels = decode_labels(strs, obj, &n->nlabels);
     const char *z = st_node_label(n, o->zone_label), *r = st_node_label(n, o->region_label);
-    n->zone = z ? intern_lower(z) : NULL;
-    n->region = r ? intern_lower(r) : NULL;
+    n->zone = z ? strtab_intern_lower(strs, z) : NULL;
+    n->region = r ? strtab_intern_lower(strs, r) : NULL;
     n->control_plane = st_node_label(n, "node-role.kubernetes.io/control-plane") != NULL ||
                        st_node_label(n, "node-role.kubernetes.io/master") != NULL;
     const cJSON *status = jget(obj, "status");
@@ -640,7 +603,7 @@ st_node *decode_node(const cJSON *obj, const store_opts *o, const char **why)
     return n;
 }
 
-void node_free(void *p)
+void decode_node_free(void *p)
 {
     st_node *n = p;
     if (!n)
@@ -652,9 +615,9 @@ void node_free(void *p)
 
 /* ---- namespaces ------------------------------------------------------- */
 
-st_namespace *decode_namespace(const cJSON *obj, const char **why)
+st_namespace *decode_namespace(strtab *strs, const cJSON *obj, const char **why)
 {
-    const char *name = obj_name(obj);
+    const char *name = decode_obj_name(obj);
     if ((*why = bad_names(NULL, name)))
         return NULL;
     st_namespace *ns = calloc(1, sizeof *ns);
@@ -662,12 +625,12 @@ st_namespace *decode_namespace(const cJSON *obj, const char **why)
         *why = "out of memory";
         return NULL;
     }
-    ns->name = intern(name);
-    ns->labels = decode_labels(obj, &ns->nlabels);
+    ns->name = strtab_intern(strs, name);
+    ns->labels = decode_labels(strs, obj, &ns->nlabels);
     return ns;
 }
 
-void namespace_free(void *p)
+void decode_namespace_free(void *p)
 {
     st_namespace *ns = p;
     if (ns)

@@ -4,7 +4,8 @@
  * Decoding happens on the API thread. Each decoder reads only the fields the
  * store keeps, applies the API's defaulting rules (a missing `ready` is true,
  * `endpoints`/`ports` may be null, a missing protocol is TCP), interns
- * repeated strings, and returns one heap object the store publishes as is.
+ * repeated strings in the store's string table (strtab.h), and returns one
+ * heap object the store publishes as is.
  * A decoder returns NULL (and a reason) for an object it cannot use; the
  * store logs that once per object and keeps going.
  */
@@ -12,21 +13,18 @@
 #define TOPODNS_DECODE_H
 
 #include <stdatomic.h>
-#include "store.h"
+#include "cluster/store.h"
+#include "cluster/strtab.h"
 
 struct cJSON;
 
-/* Interned strings live as long as the process; intern() is writer-only. */
-const char *intern(const char *s);
-const char *intern_lower(const char *s);
-
 /* metadata.namespace and metadata.name (either may be ""), NULL-safe. */
-const char *obj_ns(const struct cJSON *obj);
-const char *obj_name(const struct cJSON *obj);
-const char *obj_label(const struct cJSON *obj, const char *key);
+const char *decode_obj_ns(const struct cJSON *obj);
+const char *decode_obj_name(const struct cJSON *obj);
+const char *decode_obj_label(const struct cJSON *obj, const char *key);
 
-st_service *decode_service(const struct cJSON *obj, const char **why);
-void service_free(void *svc);
+st_service *decode_service(strtab *strs, const struct cJSON *obj, const char **why);
+void decode_service_free(void *svc);
 
 /* One EndpointSlice: its endpoints (one per address), reference counted
  * because merged views of a service share it. */
@@ -43,18 +41,19 @@ typedef struct slice_blob {
     size_t pool_used, pool_cap;
 } slice_blob;
 
-slice_blob *decode_slice(const struct cJSON *obj, const char **why);
-void slice_ref(slice_blob *b);
-void slice_unref(slice_blob *b);
+slice_blob *decode_slice(strtab *strs, const struct cJSON *obj, const char **why);
+void decode_slice_ref(slice_blob *b);
+void decode_slice_unref(slice_blob *b);
 
 /* The pod's name points into obj until the caller points it elsewhere. */
-st_pod *decode_pod(const struct cJSON *obj, const char **why);
-void pod_free(void *pod);
+st_pod *decode_pod(strtab *strs, const struct cJSON *obj, const char **why);
+void decode_pod_free(void *pod);
 
-st_node *decode_node(const struct cJSON *obj, const store_opts *o, const char **why);
-void node_free(void *node);
+st_node *decode_node(strtab *strs, const struct cJSON *obj, const store_opts *o,
+                     const char **why);
+void decode_node_free(void *node);
 
-st_namespace *decode_namespace(const struct cJSON *obj, const char **why);
-void namespace_free(void *ns);
+st_namespace *decode_namespace(strtab *strs, const struct cJSON *obj, const char **why);
+void decode_namespace_free(void *ns);
 
 #endif

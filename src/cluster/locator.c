@@ -6,7 +6,7 @@
  * a node-address index, so a lookup is one or two hash probes.
  */
 #include <string.h>
-#include "locator.h"
+#include "cluster/locator.h"
 
 static void from_node(topo_loc *out, const st_node *n)
 {

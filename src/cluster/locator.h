@@ -11,7 +11,7 @@
 #ifndef TOPODNS_LOCATOR_H
 #define TOPODNS_LOCATOR_H
 
-#include "store.h"
+#include "cluster/store.h"
 
 enum { LOC_UNKNOWN = 0, LOC_POD, LOC_NODE_ADDR };
 

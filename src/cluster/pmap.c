@@ -5,7 +5,7 @@
 #include <string.h>
 #include <urcu/urcu-memb.h>
 #include <urcu/rculfhash.h>
-#include "pmap.h"
+#include "cluster/pmap.h"
 
 struct pmap {
     struct cds_lfht *ht;

@@ -27,9 +27,9 @@
 #include <time.h>
 #include <cjson/cJSON.h>
 #include <uthash.h>
-#include "decode.h"
-#include "pmap.h"
-#include "server/log.h"
+#include "cluster/decode.h"
+#include "cluster/pmap.h"
+#include "common/log.h"
 
 enum { R_SVC, R_SLICE, R_POD, R_NODE, R_NS, R_COUNT };
 static const char *const resource_names[R_COUNT] = {
@@ -94,9 +94,9 @@ struct store {
     wpodip *podips;
     _Atomic uint32_t serial;
     _Atomic uint64_t nodes_version;
+    uint64_t next_version;          /* writer: versions of services and views */
+    strtab *strs;                   /* the store's string table */
 };
-
-static uint64_t next_version = 1;
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -137,7 +137,7 @@ static wrec *rec_get(store *s, int r, const char *ns, const char *name, int crea
 
 static void logskip(const char *res, const cJSON *obj, const char *why)
 {
-    log_warning("plugin/kubernetes: skipping %s %s/%s: %s", res, obj_ns(obj), obj_name(obj), why);
+    log_warning("plugin/kubernetes: skipping %s %s/%s: %s", res, decode_obj_ns(obj), decode_obj_name(obj), why);
 }
 
 /* ---- IP → services indexes -------------------------------------------- */
@@ -161,7 +161,8 @@ static void ip_svcs_unref(void *p)
 
 /* Add (add=1) or remove (add=0) the service key "ns\0name" (klen bytes,
  * not terminated) at ip. */
-static void ipidx_set(pmap *m, const st_ip *ip, const char *key, size_t klen, int add, ip_svcs *shared)
+static void ipidx_set(store *s, pmap *m, const st_ip *ip, const char *key, size_t klen, int add,
+                      ip_svcs *shared)
 {
     const ip_svcs *cur = pmap_get_writer(m, ip, sizeof *ip);
     size_t nsl = strnlen(key, klen);
@@ -207,7 +208,7 @@ static void ipidx_set(pmap *m, const st_ip *ip, const char *key, size_t klen, in
         t += len;
     }
     if (add) {
-        l->ns[l->n] = intern(key);          /* key's ns part is terminated */
+        l->ns[l->n] = strtab_intern(s->strs, key);  /* key's ns part is terminated */
         l->name[l->n++] = t;
         memcpy(t, nm, nml);
         t[nml] = '\0';
@@ -222,16 +223,16 @@ static int ip_cmp(const void *a, const void *b)
 
 /* Move a service's entries from the IPs in old[] to those in new[] (both
  * sorted, without duplicates): IPs in both are left alone. */
-static void ipidx_move(pmap *m, const st_ip *old, size_t no, const st_ip *new, size_t nn,
-                       const char *key, size_t klen, ip_svcs *shared)
+static void ipidx_move(store *s, pmap *m, const st_ip *old, size_t no, const st_ip *new,
+                       size_t nn, const char *key, size_t klen, ip_svcs *shared)
 {
     size_t i = 0, j = 0;
     while (i < no || j < nn) {
         int c = i == no ? 1 : j == nn ? -1 : ip_cmp(&old[i], &new[j]);
         if (c < 0)
-            ipidx_set(m, &old[i++], key, klen, 0, NULL);
+            ipidx_set(s, m, &old[i++], key, klen, 0, NULL);
         else if (c > 0)
-            ipidx_set(m, &new[j++], key, klen, 1, shared);
+            ipidx_set(s, m, &new[j++], key, klen, 1, shared);
         else
             i++, j++;
     }
@@ -255,21 +256,21 @@ static size_t ips_unique(st_ip *v, size_t n)
 int store_upsert_service(store *s, const cJSON *obj)
 {
     const char *why = NULL;
-    st_service *svc = decode_service(obj, &why);
+    st_service *svc = decode_service(s->strs, obj, &why);
     if (!svc) {
         logskip("service", obj, why);
         return -1;
     }
-    svc->version = next_version++;
+    svc->version = s->next_version++;
     char key[512];
     size_t kl = nskey(key, sizeof key, svc->ns, svc->name);
     wrec *w = rec_get(s, R_SVC, svc->ns, svc->name, 1);
     if (!kl || !w) {
-        service_free(svc);
+        decode_service_free(svc);
         return -1;
     }
     if (!w->addrs && !(w->addrs = calloc(8, sizeof *w->addrs))) {
-        service_free(svc);
+        decode_service_free(svc);
         return -1;
     }
     st_ip now[8];
@@ -277,10 +278,10 @@ int store_upsert_service(store *s, const cJSON *obj)
     for (uint8_t i = 0; i < svc->n_cluster_ips && n < 8; i++)
         now[n++] = svc->cluster_ips[i];
     n = ips_unique(now, n);
-    ipidx_move(s->svcip, w->addrs, w->naddrs, now, n, key, kl, NULL);
+    ipidx_move(s, s->svcip, w->addrs, w->naddrs, now, n, key, kl, NULL);
     memcpy(w->addrs, now, n * sizeof *now);        /* kept sorted */
     w->naddrs = (uint8_t)n;
-    pmap_put(s->svc, key, kl, svc, service_free);
+    pmap_put(s->svc, key, kl, svc, decode_service_free);
     bump(s);
     return 0;
 }
@@ -295,7 +296,7 @@ static void remove_service(store *s, wrec *w)
     memcpy(ns, w->key, nl);
     ns[nl] = '\0';
     size_t kl = nskey(key, sizeof key, ns, slash + 1);
-    ipidx_move(s->svcip, w->addrs, w->naddrs, NULL, 0, key, kl, NULL);
+    ipidx_move(s, s->svcip, w->addrs, w->naddrs, NULL, 0, key, kl, NULL);
     pmap_del(s->svc, key, kl);
     HASH_DEL(s->recs[R_SVC], w);
     free(w->addrs);
@@ -311,7 +312,7 @@ static void merged_free(void *p)
     if (!m)
         return;
     for (size_t i = 0; i < m->nblobs; i++)
-        slice_unref(m->blobs[i]);
+        decode_slice_unref(m->blobs[i]);
     free(m->blobs);
     free(m->arr);
     free(m);
@@ -335,7 +336,7 @@ static st_ip *ready_ips(const merged *m, size_t *n)
 
 /* PTR index: the service's ready IPs went from old's to now's. */
 /* The one-service list of ws (made on first use). */
-static ip_svcs *wsvc_self(wsvc *ws, size_t kl)
+static ip_svcs *wsvc_self(store *s, wsvc *ws, size_t kl)
 {
     if (ws->self)
         return ws->self;
@@ -349,7 +350,7 @@ static ip_svcs *wsvc_self(wsvc *ws, size_t kl)
     char *t = (char *)(l->name + 1);
     memcpy(t, ws->key + nsl + 1, nml);
     t[nml] = '\0';
-    l->ns[0] = intern(ws->key);
+    l->ns[0] = strtab_intern(s->strs, ws->key);
     l->name[0] = t;
     atomic_init(&l->refs, 1);       /* the service's own reference */
     return ws->self = l;
@@ -360,7 +361,7 @@ static void ready_ips_move(store *s, wsvc *ws, const merged *old, const merged *
     const char *key = ws->key;
     size_t no, nn;
     st_ip *a = ready_ips(old, &no), *b = ready_ips(now, &nn);
-    ipidx_move(s->epip, a, no, b, nn, key, kl, nn ? wsvc_self(ws, kl) : NULL);
+    ipidx_move(s, s->epip, a, no, b, nn, key, kl, nn ? wsvc_self(s, ws, kl) : NULL);
     free(a);
     free(b);
 }
@@ -381,7 +382,7 @@ static void publish_service_eps(store *s, wsvc *ws, size_t kl)
             return;
         }
         for (size_t i = 0; i < ws->n; i++) {
-            slice_ref(ws->slices[i]);
+            decode_slice_ref(ws->slices[i]);
             m->blobs[m->nblobs++] = ws->slices[i];
             if (m->arr)
                 memcpy(m->arr + m->pub.n, ws->slices[i]->eps, ws->slices[i]->n * sizeof *m->arr);
@@ -390,7 +391,7 @@ static void publish_service_eps(store *s, wsvc *ws, size_t kl)
         m->pub.ns = ws->slices[0]->ns;
         m->pub.service = ws->slices[0]->service;
         m->pub.eps = m->arr ? m->arr : ws->slices[0]->eps;
-        m->pub.version = next_version++;
+        m->pub.version = s->next_version++;
     }
     ready_ips_move(s, ws, ws->published, m, kl);
     ws->published = m;
@@ -462,14 +463,14 @@ static void slice_attach(store *s, slice_blob *b)
 int store_upsert_slice(store *s, const cJSON *obj)
 {
     const char *why = NULL;
-    slice_blob *b = decode_slice(obj, &why);
+    slice_blob *b = decode_slice(s->strs, obj, &why);
     if (!b) {
         logskip("endpointslice", obj, why);
         return -1;
     }
     wrec *w = rec_get(s, R_SLICE, b->ns, b->name, 1);
     if (!w) {
-        slice_unref(b);
+        decode_slice_unref(b);
         return -1;
     }
     slice_blob *old = w->slice;
@@ -487,7 +488,7 @@ int store_upsert_slice(store *s, const cJSON *obj)
         slice_attach(s, b);
     }
     w->slice = b;
-    slice_unref(old);
+    decode_slice_unref(old);
     bump(s);
     return 0;
 }
@@ -495,7 +496,7 @@ int store_upsert_slice(store *s, const cJSON *obj)
 static void remove_slice(store *s, wrec *w)
 {
     slice_detach(s, w->slice);
-    slice_unref(w->slice);
+    decode_slice_unref(w->slice);
     HASH_DEL(s->recs[R_SLICE], w);
     free(w);
     bump(s);
@@ -520,7 +521,7 @@ static int pod_rank(const st_pod *p)
 static void pod_release(st_pod *p)
 {
     if (p)
-        pmap_defer(pod_free, p);
+        pmap_defer(decode_pod_free, p);
 }
 
 static void pod_publish(store *s, const st_ip *ip, st_pod *p)
@@ -618,14 +619,14 @@ static void podip_link(store *s, wrec *w, int add)
 int store_upsert_pod(store *s, const cJSON *obj)
 {
     const char *why = NULL;
-    st_pod *p = decode_pod(obj, &why);
+    st_pod *p = decode_pod(s->strs, obj, &why);
     if (!p) {
         logskip("pod", obj, why);
         return -1;
     }
     wrec *w = rec_get(s, R_POD, p->ns, p->name, 1);
     if (!w) {
-        pod_free(p);
+        decode_pod_free(p);
         return -1;
     }
     p->name = strchr(w->key, '/') + 1;     /* was the JSON's string */
@@ -655,28 +656,28 @@ static void remove_pod(store *s, wrec *w)
 int store_upsert_node(store *s, const cJSON *obj)
 {
     const char *why = NULL;
-    st_node *n = decode_node(obj, &s->opts, &why);
+    st_node *n = decode_node(s->strs, obj, &s->opts, &why);
     if (!n) {
         logskip("node", obj, why);
         return -1;
     }
     wrec *w = rec_get(s, R_NODE, "", n->name, 1);
     if (!w) {
-        node_free(n);
+        decode_node_free(n);
         return -1;
     }
     for (uint8_t i = 0; i < w->naddrs; i++)
         pmap_del(s->naddr, &w->addrs[i], sizeof w->addrs[i]);
     w->naddrs = 0;
     if (!w->addrs && !(w->addrs = calloc(8, sizeof *w->addrs))) {
-        node_free(n);
+        decode_node_free(n);
         return -1;
     }
     for (uint8_t i = 0; i < n->naddrs && w->naddrs < 8; i++) {
         w->addrs[w->naddrs++] = n->addrs[i];
         pmap_put(s->naddr, &n->addrs[i], sizeof n->addrs[i], (void *)n->name, NULL);
     }
-    pmap_put(s->nodes, n->name, strlen(n->name), n, node_free);
+    pmap_put(s->nodes, n->name, strlen(n->name), n, decode_node_free);
     atomic_fetch_add(&s->nodes_version, 1);
     return 0;
 }
@@ -696,16 +697,16 @@ static void remove_node(store *s, wrec *w)
 int store_upsert_namespace(store *s, const cJSON *obj)
 {
     const char *why = NULL;
-    st_namespace *ns = decode_namespace(obj, &why);
+    st_namespace *ns = decode_namespace(s->strs, obj, &why);
     if (!ns) {
         logskip("namespace", obj, why);
         return -1;
     }
     if (!rec_get(s, R_NS, "", ns->name, 1)) {
-        namespace_free(ns);
+        decode_namespace_free(ns);
         return -1;
     }
-    pmap_put(s->nss, ns->name, strlen(ns->name), ns, namespace_free);
+    pmap_put(s->nss, ns->name, strlen(ns->name), ns, decode_namespace_free);
     return 0;
 }
 
@@ -743,8 +744,8 @@ int store_remove(store *s, const char *resource, const cJSON *obj)
     int r = resource_index(resource);
     if (r < 0)
         return -1;
-    const char *ns = (r == R_NODE || r == R_NS) ? "" : obj_ns(obj);
-    wrec *w = rec_get(s, r, ns, obj_name(obj), 0);
+    const char *ns = (r == R_NODE || r == R_NS) ? "" : decode_obj_ns(obj);
+    wrec *w = rec_get(s, r, ns, decode_obj_name(obj), 0);
     if (!w)
         return -1;
     remove_rec(s, r, w);
@@ -890,8 +891,10 @@ size_t store_count(const store *s, const char *resource)
 store *store_new(const store_opts *opts)
 {
     store *s = calloc(1, sizeof *s);
-    if (!s)
+    if (!s || !(s->strs = strtab_new())) {
+        free(s);
         return NULL;
+    }
     s->opts.zone_label = opts && opts->zone_label ? opts->zone_label : "topology.kubernetes.io/zone";
     s->opts.region_label = opts && opts->region_label ? opts->region_label
                                                       : "topology.kubernetes.io/region";
@@ -905,6 +908,7 @@ store *store_new(const store_opts *opts)
             return NULL;
         }
     atomic_init(&s->serial, (uint32_t)time(NULL));
+    s->next_version = 1;
     return s;
 }
 
@@ -920,5 +924,7 @@ void store_free(store *s)
     pmap **maps[] = { &s->svc, &s->eps, &s->pods, &s->nodes, &s->naddr, &s->nss, &s->svcip, &s->epip };
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         pmap_free(*maps[i], NULL);
+    pmap_barrier();                 /* values freed: now their strings */
+    strtab_free(s->strs);
     free(s);
 }

@@ -23,7 +23,14 @@
  *   nodes       name → st_node (labels, zone, region, allocatable CPU,
  *               addresses, Ready); address → node
  *   namespaces  name → st_namespace (labels)
- * Strings that repeat (label keys and values, zones, node names) are interned.
+ * Strings that repeat (label keys and values, zones, node names) are interned
+ * in the store's own string table (strtab.h).
+ *
+ * A store is a cluster context: one per kubernetes plugin instance, owned
+ * by it, with everything it needs (maps, string table, versions) inside —
+ * nothing is shared with another store, so a reload builds a new one beside
+ * the old and both writers run at once without touching common state.
+ * store_free() runs after the writer (API thread) and every reader stopped.
  */
 #ifndef TOPODNS_STORE_H
 #define TOPODNS_STORE_H
@@ -61,7 +68,10 @@ typedef struct st_endpoint {
     const char *const *hint_nodes;  /* hints.forNodes names (interned) */
     uint16_t n_hint_zones, n_hint_nodes;
     uint8_t has_hints;              /* the endpoint carried a hints object */
-    uint8_t ready, serving, terminating;
+    uint8_t ready, serving, terminating;    /* conditions (ready unset → 1) */
+    uint8_t ready_unset;            /* the slice gave no ready condition: a
+                                     * consumer counts it as ready, a hint
+                                     * producer does not hint it */
     const st_port *ports;           /* its slice's ports (one sentinel -1 when none) */
     uint16_t nports;
     const char *slice;              /* slice name (for explain) */

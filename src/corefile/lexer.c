@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "corefile/cf_private.h"
-#include "server/log.h"
+#include "common/log.h"
 
 /* ---- allocation helpers ------------------------------------------------ */
 

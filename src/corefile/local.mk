@@ -1,4 +1,6 @@
-src_libtopo_a_SOURCES += src/corefile/corefile.h \
+# src/corefile: the Corefile lexer, parser and dispenser.
+noinst_LIBRARIES += src/corefile/libcorefile.a
+src_corefile_libcorefile_a_SOURCES = src/corefile/corefile.h \
 	src/corefile/cf_private.h \
 	src/corefile/lexer.c \
 	src/corefile/parser.c \
@@ -8,7 +10,5 @@ check_PROGRAMS += tests/unit/test_corefile
 TESTS += tests/unit/test_corefile
 tests_unit_test_corefile_SOURCES = tests/unit/test_corefile.c
 tests_unit_test_corefile_CFLAGS = $(UNIT_CC_FLAGS)
-tests_unit_test_corefile_LDFLAGS = $(UNIT_WHOLE)
-tests_unit_test_corefile_LDADD = $(UNIT_DEPS)
-tests_unit_test_corefile_DEPENDENCIES = src/libtopo.a
+tests_unit_test_corefile_LDADD = $(LIBCOREFILE) $(LIBCOMMON) $(CMOCKA_LIBS)
 EXTRA_DIST += tests/fuzz/fuzz_corefile.c

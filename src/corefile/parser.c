@@ -45,7 +45,8 @@
 #include <unistd.h>
 #include "corefile/corefile.h"
 #include "corefile/cf_private.h"
-#include "server/log.h"
+#include "common/file.h"
+#include "common/log.h"
 
 #define MAX_SNIPPET_EXPANSIONS 10000
 
@@ -333,7 +334,8 @@ static int import_one(parser *p, const char *path, size_t argi, cf_tokvec *out)
         }
     /* stat first: opening a FIFO would block; a device could never end */
     struct stat st;
-    FILE *fp = NULL;
+    char *buf = NULL;
+    size_t n = 0;
     int rc = -1;
     if (stat(path, &st) < 0) {
         perr(p, arg, "Could not import %s: %s", path, strerror(errno));
@@ -341,29 +343,16 @@ static int import_one(parser *p, const char *path, size_t argi, cf_tokvec *out)
         perr(p, arg, "Could not import %s: is a directory", path);
     } else if (!S_ISREG(st.st_mode)) {
         perr(p, arg, "Could not import %s: not a regular file", path);
-    } else if (!(fp = fopen(path, "rb"))) {
+    } else if (!(buf = file_read(path, &n))) {
         perr(p, arg, "Could not import %s: %s", path, strerror(errno));
     } else {
-        char *buf = NULL;
-        size_t n = 0, cap = 0, got;
-        do {
-            cf_grow((void **)&buf, &cap, n + 65536, 1);
-            got = fread(buf + n, 1, cap - n, fp);
-            n += got;
-        } while (got > 0);
-        if (ferror(fp)) {
-            perr(p, arg, "Could not import %s: %s", path, strerror(errno));
-        } else {
-            char *name = abs_clean(path);
-            int in = new_inst(p, name, real, arg->inst);
-            free(name);
-            cf_lex(buf, n, in, out);
-            rc = 0;
-        }
+        char *name = abs_clean(path);
+        int in = new_inst(p, name, real, arg->inst);
+        free(name);
+        cf_lex(buf, n, in, out);
         free(buf);
+        rc = 0;
     }
-    if (fp)
-        fclose(fp);
     free(real);
     return rc;
 }
@@ -746,28 +735,14 @@ cf_file *cf_parse_string(const char *name, const char *text, char *err, size_t e
 
 cf_file *cf_parse_file(const char *path, char *err, size_t errlen)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
+    size_t n = 0;
+    char *buf = file_read(path, &n);
+    if (!buf) {
         if (err && errlen)
             snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return NULL;
     }
-    char *buf = NULL;
-    size_t n = 0, cap = 0, got;
-    do {
-        cf_grow((void **)&buf, &cap, n + 65536, 1);
-        got = fread(buf + n, 1, cap - n, fp);
-        n += got;
-    } while (got > 0);
-    int bad = ferror(fp) ? (errno ? errno : EIO) : 0;
-    fclose(fp);
-    cf_file *f = NULL;
-    if (bad) {
-        if (err && errlen)
-            snprintf(err, errlen, "%s: %s", path, strerror(bad));
-    } else {
-        f = parse_text(path, buf, n, err, errlen);
-    }
+    cf_file *f = parse_text(path, buf, n, err, errlen);
     free(buf);
     return f;
 }

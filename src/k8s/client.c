@@ -30,10 +30,10 @@
 #include <unistd.h>
 #include <curl/curl.h>
 #include <event2/event.h>
-#include "jsonarena.h"
-#include "k8s.h"
-#include "reflector.h"
-#include "server/log.h"
+#include "k8s/jsonarena.h"
+#include "k8s/k8s.h"
+#include "k8s/reflector.h"
+#include "common/log.h"
 #include "server/metrics.h"
 
 enum { X_REFLECT, X_POST };
@@ -81,9 +81,8 @@ struct k8s_client {
     char token[8192];
     double token_read;
     uint64_t rng;
+    metric_family *m_req, *m_dur, *m_restart, *m_last;
 };
-
-static metric_family *m_req, *m_dur, *m_restart, *m_last;
 
 static double now(void)
 {
@@ -92,24 +91,22 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void metrics_init(void)
+static void metrics_init(k8s_client *c, metrics_registry *reg)
 {
     static const char *const req_l[] = { "code", "method", "host", NULL };
     static const char *const dur_l[] = { "verb", "host", NULL };
     static const char *const rs_l[] = { "resource", "reason", NULL };
     static const char *const last_l[] = { "resource", NULL };
     static const double b[] = { .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10 };
-    if (m_req)
-        return;
-    m_req = metrics_family("coredns_kubernetes_rest_client_requests_total",
+    c->m_req = metrics_family(reg, "coredns_kubernetes_rest_client_requests_total",
                            "Number of HTTP requests, partitioned by status code, method, and host.",
                            METRIC_COUNTER, req_l, NULL, 0);
-    m_dur = metrics_family("coredns_kubernetes_rest_client_request_duration_seconds",
+    c->m_dur = metrics_family(reg, "coredns_kubernetes_rest_client_request_duration_seconds",
                            "Request latency in seconds. Broken down by verb and host.",
                            METRIC_HISTOGRAM, dur_l, b, sizeof b / sizeof b[0]);
-    m_restart = metrics_family("topodns_kubernetes_watch_restarts_total",
+    c->m_restart = metrics_family(reg, "topodns_kubernetes_watch_restarts_total",
                                "Watches restarted, by resource and reason.", METRIC_COUNTER, rs_l, NULL, 0);
-    m_last = metrics_family("topodns_kubernetes_last_event_timestamp_seconds",
+    c->m_last = metrics_family(reg, "topodns_kubernetes_last_event_timestamp_seconds",
                             "Unix time of the last watch event applied, by resource.",
                             METRIC_GAUGE, last_l, NULL, 0);
 }
@@ -287,14 +284,16 @@ static void op_reauth(void *ctx)
 
 static void op_restarted(void *ctx, const char *reason)
 {
-    const char *v[] = { refl_resource(((k8s_reflector *)ctx)->p), reason };
-    metrics_add(m_restart, v, 1);
+    k8s_reflector *r = ctx;
+    const char *v[] = { refl_resource(r->p), reason };
+    metrics_add(r->c->m_restart, v, 1);
 }
 
 static void op_applied(void *ctx)
 {
-    const char *v[] = { refl_resource(((k8s_reflector *)ctx)->p) };
-    metrics_set(m_last, v, (double)time(NULL));
+    k8s_reflector *r = ctx;
+    const char *v[] = { refl_resource(r->p) };
+    metrics_set(r->c->m_last, v, (double)time(NULL));
 }
 
 /* Let curl send what was just added (only ever called on the API thread,
@@ -333,9 +332,9 @@ static void check_done(k8s_client *c)
         char code[16];
         snprintf(code, sizeof code, "%ld", status);
         const char *lv[] = { status ? code : "<error>", x->kind == X_POST ? "POST" : "GET", c->host };
-        metrics_add(m_req, lv, 1);
+        metrics_add(c->m_req, lv, 1);
         const char *dv[] = { x->kind == X_POST ? "POST" : x->watch ? "WATCH" : "LIST", c->host };
-        metrics_observe(m_dur, dv, now() - x->start);
+        metrics_observe(c->m_dur, dv, now() - x->start);
         if (res != CURLE_OK && res != CURLE_WRITE_ERROR) {
             char *url = NULL;
             curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &url);
@@ -444,16 +443,15 @@ static void *api_main(void *arg)
 
 /* ---- public ----------------------------------------------------------- */
 
-k8s_client *k8s_client_new(const k8s_config *cfg, char *err, size_t errlen)
+k8s_client *k8s_client_new(const k8s_config *cfg, metrics_registry *reg, char *err,
+                           size_t errlen)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, metrics_init);
-    curl_global_init(CURL_GLOBAL_DEFAULT);
     k8s_client *c = calloc(1, sizeof *c);
     if (!c) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    metrics_init(c, reg);
     c->cfg = *cfg;
     char **f[] = { &c->cfg.server, &c->cfg.ca_file, &c->cfg.ca_data, &c->cfg.cert_file,
                    &c->cfg.key_file, &c->cfg.cert_data, &c->cfg.key_data, &c->cfg.token,

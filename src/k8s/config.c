@@ -16,7 +16,7 @@
 #include <libgen.h>
 #include <openssl/evp.h>
 #include <yaml.h>
-#include "k8s.h"
+#include "k8s/k8s.h"
 
 static char *dup0(const char *s)
 {

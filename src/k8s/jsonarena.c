@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
-#include "jsonarena.h"
+#include "k8s/jsonarena.h"
 
 #define CHUNK_MIN (64u << 10)
 #define CHUNK_MAX (4u << 20)

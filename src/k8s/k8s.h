@@ -65,7 +65,11 @@ typedef struct k8s_handler {
 typedef struct k8s_client k8s_client;
 typedef struct k8s_reflector k8s_reflector;
 
-k8s_client *k8s_client_new(const k8s_config *cfg, char *err, size_t errlen);
+/* A client for one configuration, reporting its metrics to reg (may be
+ * NULL). The process must have called curl_global_init(). */
+struct metrics_registry;
+k8s_client *k8s_client_new(const k8s_config *cfg, struct metrics_registry *reg, char *err,
+                           size_t errlen);
 /* Watch a resource: path is the collection, e.g. "/api/v1/services" or
  * "/apis/discovery.k8s.io/v1/endpointslices"; label_selector may be NULL. */
 k8s_reflector *k8s_reflect(k8s_client *c, const char *path, const char *label_selector,

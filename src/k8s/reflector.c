@@ -34,9 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
-#include "jsonarena.h"
-#include "reflector.h"
-#include "server/log.h"
+#include "k8s/jsonarena.h"
+#include "k8s/reflector.h"
+#include "common/log.h"
 
 enum { RS_IDLE, RS_LIST, RS_WATCH, RS_WAIT };
 

@@ -22,7 +22,7 @@
 #define TOPODNS_K8S_REFLECTOR_H
 
 #include <stddef.h>
-#include "k8s.h"
+#include "k8s/k8s.h"
 
 #define REFL_PAGE_SIZE 500
 #define REFL_MAX_LINE (1u << 20)       /* watch lines over 1 MiB are skipped */

@@ -1,3 +1,8 @@
+# src/plugin: every plugin, one folder each, in one archive. The folders
+# include nothing of each other; the plugin table that binds names to them
+# is src/plugins.c (the composition root).
+noinst_LIBRARIES += src/plugin/libplugins.a
+src_plugin_libplugins_a_SOURCES =
 # One include per plugin folder.
 include src/plugin/errors/local.mk
 include src/plugin/log/local.mk
@@ -16,4 +21,3 @@ include src/plugin/topology/local.mk
 include src/plugin/loop/local.mk
 include src/plugin/forward/local.mk
 include src/plugin/cache/local.mk
-src_libtopo_a_SOURCES += src/plugin/registry.c src/plugin/plugin.h src/plugin/order.h

@@ -16,7 +16,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
-#include "server.h"
+#include "server/server.h"
 
 struct event;
 struct evconnlistener;
@@ -73,7 +73,10 @@ typedef struct req_full {
     struct req_full *next_free;
 } req_full;
 
+struct http_state;
+
 struct instance {
+    const server_env *env;          /* the process's, read-only */
     cf_file *cf;
     char *path;
     char sha512[129];
@@ -85,6 +88,10 @@ struct instance {
     int nworkers;
     double lameduck;
     int started;
+    struct named_value *values;     /* instance_set_value() */
+    req_hook unrouted[REQ_MAX_HOOKS];   /* instance_on_unrouted() */
+    unsigned nunrouted;
+    struct http_state *http;        /* http.c: listeners and thread, or NULL */
 };
 
 /* server.c */

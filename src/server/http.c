@@ -9,9 +9,10 @@
  * sockets are dual-stack, as Go's) with its own evhttp, whose path table
  * holds the registered handlers; any other path gets libevent's 404.
  *
- * The per-instance state lives in a small table keyed by the instance
- * pointer (struct instance is opaque here). http_stop() breaks the loop,
- * joins the thread and frees the listeners, which closes their sockets.
+ * The state lives in the instance (ins->http), made by the first
+ * registration; http_stop() breaks the loop, joins the thread and frees the
+ * listeners, which closes their sockets. The process must have called
+ * evthread_use_pthreads(): the loop is broken from another thread.
  *
  * Addresses follow Go's net.Listen: ":PORT" is every interface (the
  * TOPODNS_DEFAULT_BIND address when set, else [::] dual-stack, else 0.0.0.0),
@@ -33,10 +34,10 @@
 #include <event2/http.h>
 #include <event2/listener.h>
 #include <event2/thread.h>
-#include "http.h"
+#include "server/http.h"
 #include "cluster/store.h"
 #include "corefile/corefile.h"
-#include "server.h"
+#include "server/core.h"
 
 typedef struct hlisten {
     struct sockaddr_storage ss;
@@ -45,24 +46,16 @@ typedef struct hlisten {
     struct hlisten *next;
 } hlisten;
 
-typedef struct hinst {
-    struct instance *ins;
+/* An instance's HTTP side (ins->http), made by the first registration.
+ * Built, started and stopped by the loading thread; draining is set by the
+ * process (main thread) and read by the HTTP thread. */
+typedef struct http_state {
     struct event_base *base;
     hlisten *ls;
     pthread_t thread;
     int running;
     atomic_int draining;
-    struct hinst *next;
 } hinst;
-
-static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
-static hinst *g_insts;
-static pthread_once_t g_thread_once = PTHREAD_ONCE_INIT;
-
-static void init_threads(void)
-{
-    evthread_use_pthreads();          /* loopbreak from another thread */
-}
 
 /* ---- addresses -------------------------------------------------------- */
 
@@ -195,22 +188,13 @@ static int same_sockaddr(const struct sockaddr_storage *a, const struct sockaddr
            memcmp(&x->sin6_addr, &y->sin6_addr, sizeof x->sin6_addr) == 0;
 }
 
-/* ---- per-instance table ----------------------------------------------- */
-
-static hinst *find_inst(struct instance *ins)
-{
-    for (hinst *h = g_insts; h; h = h->next)
-        if (h->ins == ins)
-            return h;
-    return NULL;
-}
+/* ---- the instance's HTTP state ---------------------------------------- */
 
 static hinst *get_inst(struct instance *ins)
 {
-    hinst *h = find_inst(ins);
+    hinst *h = ins->http;
     if (h)
         return h;
-    pthread_once(&g_thread_once, init_threads);
     h = calloc(1, sizeof *h);
     if (!h)
         return NULL;
@@ -218,10 +202,8 @@ static hinst *get_inst(struct instance *ins)
         free(h);
         return NULL;
     }
-    h->ins = ins;
-    h->next = g_insts;
-    g_insts = h;
-    return h;
+    atomic_init(&h->draining, 0);
+    return ins->http = h;
 }
 
 static void listen_error(const char *addr, int e, char *err, size_t errlen)
@@ -304,28 +286,24 @@ int http_register(struct instance *ins, const char *addr, const char *path,
 {
     struct sockaddr_storage ss;
     socklen_t len;
-    int wild, rc = -1;
+    int wild;
     if (addr_to_sockaddr(addr, &ss, &len, &wild, err, errlen) < 0)
         return -1;
-    pthread_mutex_lock(&g_mu);
     hinst *h = get_inst(ins);
-    hlisten *l = NULL;
     if (!h) {
         snprintf(err, errlen, "listen tcp %s: out of memory", addr);
-        goto out;
+        return -1;
     }
+    hlisten *l;
     for (l = h->ls; l; l = l->next)
         if (same_sockaddr(&l->ss, &ss))
             break;
     if (!l && !(l = new_listener(h, addr, &ss, len, wild, err, errlen)))
-        goto out;
+        return -1;
     /* A path already routed on this address keeps its first handler
      * (several blocks enabling the same plugin on one address share it). */
     evhttp_set_cb(l->http, path, fn, data);
-    rc = 0;
-out:
-    pthread_mutex_unlock(&g_mu);
-    return rc;
+    return 0;
 }
 
 static void *http_thread(void *arg)
@@ -339,39 +317,23 @@ static void *http_thread(void *arg)
 
 int http_start(struct instance *ins, char *err, size_t errlen)
 {
-    int rc = 0;
-    pthread_mutex_lock(&g_mu);
-    hinst *h = find_inst(ins);
-    if (h && !h->running) {
-        if (pthread_create(&h->thread, NULL, http_thread, h) != 0) {
-            snprintf(err, errlen, "cannot start the HTTP thread");
-            rc = -1;
-        } else {
-            h->running = 1;
-        }
+    hinst *h = ins->http;
+    if (!h || h->running)
+        return 0;
+    if (pthread_create(&h->thread, NULL, http_thread, h) != 0) {
+        snprintf(err, errlen, "cannot start the HTTP thread");
+        return -1;
     }
-    pthread_mutex_unlock(&g_mu);
-    return rc;
-}
-
-static void unlink_inst(hinst *h)
-{
-    for (hinst **pp = &g_insts; *pp; pp = &(*pp)->next)
-        if (*pp == h) {
-            *pp = h->next;
-            return;
-        }
+    h->running = 1;
+    return 0;
 }
 
 void http_stop(struct instance *ins)
 {
-    pthread_mutex_lock(&g_mu);
-    hinst *h = find_inst(ins);
-    if (h)
-        unlink_inst(h);
-    pthread_mutex_unlock(&g_mu);
+    hinst *h = ins->http;
     if (!h)
         return;
+    ins->http = NULL;
     if (h->running) {
         event_base_loopbreak(h->base);
         pthread_join(h->thread, NULL);
@@ -388,20 +350,14 @@ void http_stop(struct instance *ins)
 
 void http_set_draining(struct instance *ins)
 {
-    pthread_mutex_lock(&g_mu);
-    hinst *h = find_inst(ins);
-    if (h)
-        atomic_store(&h->draining, 1);
-    pthread_mutex_unlock(&g_mu);
+    if (ins->http)
+        atomic_store(&ins->http->draining, 1);
 }
 
 int http_draining(struct instance *ins)
 {
-    pthread_mutex_lock(&g_mu);
-    hinst *h = find_inst(ins);
-    int d = h ? atomic_load(&h->draining) : 0;
-    pthread_mutex_unlock(&g_mu);
-    return d;
+    hinst *h = ins->http;
+    return h ? atomic_load(&h->draining) : 0;
 }
 
 int http_addr_arg(cf_disp *d, const char *plugin, char *addr, size_t cap)

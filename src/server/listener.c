@@ -30,9 +30,9 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 #include <event2/thread.h>
-#include "core.h"
+#include "server/core.h"
 #include "cluster/store.h"
-#include "log.h"
+#include "common/log.h"
 
 #define UDP_BATCH 64
 #define TCP_IDLE 10

@@ -1,16 +1,24 @@
-# Server core. wire.mk (names, messages) and obs.mk (metrics, http) are
-# kept apart so the wire library stays independent of the server.
-include src/server/wire.mk
-include src/server/obs.mk
-src_libtopo_a_SOURCES += \
+# src/server: listeners, the request lifecycle, the chain (plugin interface
+# and order), the metrics registry and the HTTP endpoints.
+noinst_LIBRARIES += src/server/libserver.a
+src_server_libserver_a_SOURCES = \
 	src/server/core.h \
+	src/server/plugin.h src/server/order.h \
 	src/server/request.c src/server/request.h \
 	src/server/server.c src/server/server.h \
 	src/server/listener.c \
 	src/server/zone.c src/server/zone.h \
-	src/server/log.c src/server/log.h \
-	src/server/periodic.c src/server/periodic.h
-TESTS += tests/integration/server.sh
-EXTRA_DIST += tests/integration/server.sh tests/integration/rawdns.py
-TESTS += tests/integration/process.sh
-EXTRA_DIST += tests/integration/process.sh
+	src/server/periodic.c src/server/periodic.h \
+	src/server/metrics.c src/server/metrics.h \
+	src/server/http.c src/server/http.h
+TESTS += tests/integration/server.sh tests/integration/process.sh
+EXTRA_DIST += tests/integration/server.sh tests/integration/rawdns.py \
+	tests/integration/process.sh
+
+# The registry and the HTTP endpoints; the prometheus plugin's reporting.
+check_PROGRAMS += tests/unit/test_metrics
+TESTS += tests/unit/test_metrics
+tests_unit_test_metrics_SOURCES = tests/unit/test_metrics.c
+tests_unit_test_metrics_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_metrics_LDADD = $(LIBPLUGINS) $(LIBSERVER) $(LIBCOREFILE) $(LIBCLUSTER) \
+	$(LIBWIRE) $(LIBCOMMON) $(CMOCKA_LIBS) $(DEP_LIBS)

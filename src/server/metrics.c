@@ -1,5 +1,6 @@
 /*
- * metrics.c — the process-wide Prometheus registry.
+ * metrics.c — a Prometheus registry (the process owns one and hands it to
+ * every instance it loads; tests make their own).
  *
  * A family (name, help, type, label names, histogram bounds) holds its
  * series in a fixed-size hash table of singly linked chains. The hot path,
@@ -11,7 +12,7 @@
  * create the series and publish it at the head of its chain with a release
  * store, so readers never see a half-built series.
  *
- * Series are never freed while the process runs: metrics_remove() unlinks
+ * Series are never freed while the registry lives: metrics_remove() unlinks
  * them into the family's graveyard (a reader may still hold a pointer), so
  * lock-free readers can never touch freed memory. Removal is rare (a gauge
  * of a plugin instance that went away), so the cost is a few bytes.
@@ -33,7 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "metrics.h"
+#include "server/metrics.h"
 
 #define NSLOTS 64
 
@@ -64,8 +65,10 @@ struct metric_family {
     struct metric_family *next;
 };
 
-static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
-static metric_family *g_families;
+struct metrics_registry {
+    pthread_mutex_t mu;              /* the family list */
+    metric_family *families;
+};
 
 /* ---- doubles as atomic bit patterns ----------------------------------- */
 
@@ -103,9 +106,9 @@ static char *xstrdup(const char *s)
     return p;
 }
 
-static metric_family *find_family(const char *name)
+static metric_family *find_family(metrics_registry *reg, const char *name)
 {
-    for (metric_family *f = g_families; f; f = f->next)
+    for (metric_family *f = reg->families; f; f = f->next)
         if (strcmp(f->name, name) == 0)
             return f;
     return NULL;
@@ -186,17 +189,19 @@ static metric_family *new_family(const char *name, const char *help, metric_type
     return f;
 }
 
-metric_family *metrics_family(const char *name, const char *help, metric_type type,
-                              const char *const *labels, const double *buckets,
-                              size_t nbuckets)
+metric_family *metrics_family(metrics_registry *reg, const char *name, const char *help,
+                              metric_type type, const char *const *labels,
+                              const double *buckets, size_t nbuckets)
 {
-    pthread_mutex_lock(&g_mu);
-    metric_family *f = find_family(name);
+    if (!reg)
+        return NULL;
+    pthread_mutex_lock(&reg->mu);
+    metric_family *f = find_family(reg, name);
     if (!f && (f = new_family(name, help, type, labels, buckets, nbuckets))) {
-        f->next = g_families;
-        g_families = f;
+        f->next = reg->families;
+        reg->families = f;
     }
-    pthread_mutex_unlock(&g_mu);
+    pthread_mutex_unlock(&reg->mu);
     /* A family without labels has its one series from the start, as in
      * client_golang: it is exported (as 0) before the first update. */
     if (f && f->nlabels == 0)
@@ -247,6 +252,41 @@ static void free_series(series *s)
     free(s->values);
     free((void *)s->counts);
     free(s);
+}
+
+/* ---- the registry ----------------------------------------------------- */
+
+metrics_registry *metrics_registry_new(void)
+{
+    metrics_registry *reg = calloc(1, sizeof *reg);
+    if (reg)
+        pthread_mutex_init(&reg->mu, NULL);
+    return reg;
+}
+
+static void free_chain(series *s)
+{
+    while (s) {
+        series *next = s->all;
+        free_series(s);
+        s = next;
+    }
+}
+
+void metrics_registry_free(metrics_registry *reg)
+{
+    if (!reg)
+        return;
+    while (reg->families) {
+        metric_family *f = reg->families;
+        reg->families = f->next;
+        free_chain(f->all);
+        free_chain(f->graveyard);
+        pthread_mutex_destroy(&f->mu);
+        free_family(f);
+    }
+    pthread_mutex_destroy(&reg->mu);
+    free(reg);
 }
 
 static series *new_series(metric_family *f, uint64_t h, const char *const *values)
@@ -391,11 +431,11 @@ static double series_count(const series *s)
     return (double)n;
 }
 
-double metrics_value(const char *name, const char *const *values)
+double metrics_value(metrics_registry *reg, const char *name, const char *const *values)
 {
-    pthread_mutex_lock(&g_mu);
-    metric_family *f = find_family(name);
-    pthread_mutex_unlock(&g_mu);
+    pthread_mutex_lock(&reg->mu);
+    metric_family *f = find_family(reg, name);
+    pthread_mutex_unlock(&reg->mu);
     if (!f)
         return 0;
     series *s = lookup(f, hash_values(f, values), values);
@@ -614,17 +654,17 @@ static int cmp_family(const void *pa, const void *pb)
     return strcmp((*(metric_family *const *)pa)->name, (*(metric_family *const *)pb)->name);
 }
 
-char *metrics_render(size_t *len)
+char *metrics_render(metrics_registry *reg, size_t *len)
 {
     sbuf b = { 0 };
     size_t n = 0, k = 0;
-    pthread_mutex_lock(&g_mu);
-    for (metric_family *f = g_families; f; f = f->next)
+    pthread_mutex_lock(&reg->mu);
+    for (metric_family *f = reg->families; f; f = f->next)
         n++;
     metric_family **v = malloc((n + 1) * sizeof *v);
-    for (metric_family *f = g_families; v && f; f = f->next)
+    for (metric_family *f = reg->families; v && f; f = f->next)
         v[k++] = f;
-    pthread_mutex_unlock(&g_mu);
+    pthread_mutex_unlock(&reg->mu);
     if (!v)
         return NULL;
     qsort(v, k, sizeof *v, cmp_family);

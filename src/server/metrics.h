@@ -1,7 +1,11 @@
 /*
  * metrics.h — the Prometheus registry every subsystem reports into.
  *
- * Families are process-wide and outlive reloads (counters never go back).
+ * The process owns one registry (main() makes it and hands it to every
+ * instance through server_env; unit tests make their own), so families
+ * outlive reloads and counters never go back. Plugins and subsystems look
+ * their families up once, at setup or start, and keep the pointers in
+ * their own instance; a family lives as long as its registry.
  * A family has a name, help text, a type and fixed label names; a series is
  * one combination of label values. Updating a series is safe from any thread
  * and never blocks on I/O: the series is found by hashing its label values
@@ -19,13 +23,20 @@
 typedef enum { METRIC_COUNTER, METRIC_GAUGE, METRIC_HISTOGRAM } metric_type;
 
 typedef struct metric_family metric_family;
+typedef struct metrics_registry metrics_registry;
 
-/* Register (or find, when already registered with the same name) a family.
- * labels is a NULL-terminated list of label names (may be NULL for none).
- * buckets/nbuckets give a histogram's upper bounds (ignored otherwise). */
-metric_family *metrics_family(const char *name, const char *help, metric_type type,
-                              const char *const *labels, const double *buckets,
-                              size_t nbuckets);
+metrics_registry *metrics_registry_new(void);
+/* Free the registry and every family (nothing may use them any more). */
+void metrics_registry_free(metrics_registry *reg);
+
+/* Register (or find, when already registered with the same name) a family;
+ * safe from any thread. labels is a NULL-terminated list of label names
+ * (may be NULL for none). buckets/nbuckets give a histogram's upper bounds
+ * (ignored otherwise). NULL when reg is NULL or memory runs out; the update
+ * functions below accept a NULL family and do nothing. */
+metric_family *metrics_family(metrics_registry *reg, const char *name, const char *help,
+                              metric_type type, const char *const *labels,
+                              const double *buckets, size_t nbuckets);
 
 /* values: one per label name, in order (NULL for a family with no labels). */
 void metrics_add(metric_family *f, const char *const *values, double delta);
@@ -37,9 +48,9 @@ void metrics_remove(metric_family *f, const char *const *values);
 
 /* Text exposition of every family with at least one series. Returns a
  * malloc'd NUL-terminated buffer, *len its length. */
-char *metrics_render(size_t *len);
+char *metrics_render(metrics_registry *reg, size_t *len);
 
 /* Value of one series (for tests); 0 when absent. For histograms, the count. */
-double metrics_value(const char *name, const char *const *values);
+double metrics_value(metrics_registry *reg, const char *name, const char *const *values);
 
 #endif

@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
-#include "periodic.h"
+#include "server/periodic.h"
 #include "cluster/store.h"
 
 struct periodic {

@@ -20,9 +20,8 @@
 #include <time.h>
 #include <arpa/inet.h>
 #include <event2/event.h>
-#include "core.h"
-#include "plugin/prometheus/prometheus.h"
-#include "log.h"
+#include "server/core.h"
+#include "common/log.h"
 
 #define POOL_MAX 256
 #define INTERNAL_MAX 65535
@@ -73,6 +72,7 @@ static void req_clear(req_full *f)
     r->err[0] = '\0';
     r->err_plugin = NULL;
     r->topo_dep = 0;
+    r->topo_ecs = 0;
     f->conn = NULL;
     f->fd = -1;
     f->grp = NULL;
@@ -192,7 +192,9 @@ int plugin_next(const handler *h, dns_req *r)
 /* EDNS on the reply: echo an OPT only when the query had one, version 0,
  * the client's UDP size, DO copied; ECS echoed with the scope the answer set
  * (0 unless a plugin narrowed it; a full-length scope when the answer
- * depended on the client's topology, r->topo_dep). */
+ * depended on the client's topology and the client was located by this
+ * ECS address, r->topo_dep and r->topo_ecs: an ECS option the answer did
+ * not use keeps scope 0, RFC 7871 7.2.1). */
 static void echo_edns(dns_req *r)
 {
     dns_edns *qe = &r->q.edns, *re = &r->resp.edns;
@@ -210,7 +212,7 @@ static void echo_edns(dns_req *r)
     if (qe->has_ecs) {
         re->ecs = qe->ecs;
         re->ecs.scope_prefix = had_ecs ? scope : 0;
-        if (r->topo_dep)            /* the answer depended on this client */
+        if (r->topo_dep && r->topo_ecs)  /* the answer depended on this subnet */
             re->ecs.scope_prefix = qe->ecs.family == 2 ? 128 : 32;
     }
 }
@@ -311,11 +313,13 @@ void req_finish(dns_req *r, int rcode)
         rcode = r->resp.rcode;
     }
     f->result = rcode;
-    /* queries that never entered a chain are counted under zone "dropped"
-     * (CoreDNS does not count unparsable packets: their zone stays set but
-     * no block was matched and the class/zone checks never ran) */
-    if (!r->block && r->zone && strcmp(r->zone, "dropped") == 0 && r->q.has_question)
-        prom_report(r, rcode);
+    /* queries that never entered a chain go to the instance's unrouted
+     * observers (zone "dropped"; CoreDNS does not count unparsable
+     * packets: their zone stays set but no block was matched and the
+     * class/zone checks never ran) */
+    if (!r->block && r->zone && strcmp(r->zone, "dropped") == 0 && r->q.has_question && f->ins)
+        for (unsigned i = 0; i < f->ins->nunrouted; i++)
+            f->ins->unrouted[i].fn.d(r, rcode, f->ins->unrouted[i].data);
     for (unsigned i = r->ndone; i-- > 0;)
         r->done_hooks[i].fn.d(r, rcode, r->done_hooks[i].data);
     transport_done(f);

@@ -32,7 +32,7 @@
 
 #include <stdint.h>
 #include <sys/socket.h>
-#include "msg.h"
+#include "wire/msg.h"
 
 #define REQ_ASYNC (-1)
 #define REQ_MAX_HOOKS 8
@@ -74,9 +74,12 @@ typedef struct dns_req {
     const char *err_plugin;
     struct worker *worker;
     /* Topology (src/topology/topology.h): what of the client the answer
-     * depended on, TOPO_DEP_* (0: nothing). Set via topo_mark() by the
-     * plugin that answered; the cache keys stored answers on it. */
+     * depended on, TOPO_DEP_* (0: nothing), and whether the client was
+     * located by its ECS address. Set via topo_mark() by the plugin that
+     * answered; the cache keys stored answers on topo_dep, and the reply's
+     * ECS scope is full only when both are set. */
     uint8_t topo_dep;
+    uint8_t topo_ecs;
     void *transport;                 /* private to the server */
 } dns_req;
 

@@ -24,21 +24,11 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <openssl/evp.h>
-#include "core.h"
-#include "http.h"
-#include "log.h"
-#include "zone.h"
-
-server_opts g_opts = { .conf = NULL, .dns_port = 53, .workers = 0, .quiet = 0 };
-
-void (*_Atomic server_reload_hook)(void);
-
-void server_request_reload(void)
-{
-    void (*hook)(void) = server_reload_hook;
-    if (hook)
-        hook();
-}
+#include "server/core.h"
+#include "server/http.h"
+#include "common/file.h"
+#include "common/log.h"
+#include "server/zone.h"
 
 const char *server_default_bind(void)
 {
@@ -46,38 +36,123 @@ const char *server_default_bind(void)
     return b && *b ? b : NULL;
 }
 
-/* ---- Corefile text and its hash --------------------------------------- */
+/* ---- plugins by name -------------------------------------------------- */
 
-static char *read_file(const char *path, size_t *len)
+static const char *const chain_order[] = {
+#define PLUGIN(n) #n,
+#include "server/order.h"
+#undef PLUGIN
+};
+
+int plugin_order(const char *name)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t r = fread(buf + n, 1, cap - n - 1, fp);
-        n += r;
-        if (r == 0)
-            break;
-        if (cap - n - 1 == 0) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    fclose(fp);
-    if (buf) {
-        buf[n] = '\0';
-        *len = n;
-    }
-    return buf;
+    for (size_t i = 0; i < sizeof chain_order / sizeof chain_order[0]; i++)
+        if (strcmp(chain_order[i], name) == 0)
+            return (int)i;
+    return -1;
 }
+
+const plugin_def *plugin_find(const plugin_def *const *table, const char *name)
+{
+    for (size_t i = 0; table && table[i]; i++)
+        if (strcmp(table[i]->name, name) == 0)
+            return table[i];
+    return NULL;
+}
+
+/* ---- named values ----------------------------------------------------- */
+
+typedef struct named_value {
+    char *key;
+    void *val;
+    void (*free_fn)(void *);
+    struct named_value *next;
+} named_value;
+
+static named_value **value_find(named_value **list, const char *key)
+{
+    for (; *list; list = &(*list)->next)
+        if (strcmp((*list)->key, key) == 0)
+            return list;
+    return list;
+}
+
+static int value_set(named_value **list, const char *key, void *val, void (*free_fn)(void *))
+{
+    named_value **at = value_find(list, key), *v = *at;
+    if (v) {
+        if (v->free_fn && v->val != val)
+            v->free_fn(v->val);
+    } else if (!(v = calloc(1, sizeof *v)) || !(v->key = strdup(key))) {
+        free(v);
+        return -1;
+    } else {
+        *at = v;
+    }
+    v->val = val;
+    v->free_fn = free_fn;
+    return 0;
+}
+
+static void values_free(named_value *v)
+{
+    while (v) {
+        named_value *next = v->next;
+        if (v->free_fn)
+            v->free_fn(v->val);
+        free(v->key);
+        free(v);
+        v = next;
+    }
+}
+
+int instance_set_value(instance *ins, const char *key, void *val, void (*free_fn)(void *))
+{
+    return value_set(&ins->values, key, val, free_fn);
+}
+
+void *instance_value(const instance *ins, const char *key)
+{
+    named_value *const *v = value_find((named_value **)&ins->values, key);
+    return *v ? (*v)->val : NULL;
+}
+
+int block_set_value(server_block *b, const char *key, void *val, void (*free_fn)(void *))
+{
+    return value_set(&b->values, key, val, free_fn);
+}
+
+void *block_value(const server_block *b, const char *key)
+{
+    if (!b)
+        return NULL;
+    named_value *const *v = value_find((named_value **)&b->values, key);
+    return *v ? (*v)->val : NULL;
+}
+
+/* ---- the process ------------------------------------------------------ */
+
+struct metrics_registry *instance_metrics(const instance *ins)
+{
+    return ins->env->metrics;
+}
+
+void instance_request_reload(const instance *ins)
+{
+    if (ins->env->request_reload)
+        ins->env->request_reload(ins->env->reload_arg);
+}
+
+int instance_on_unrouted(instance *ins, req_done_hook fn, void *data)
+{
+    if (ins->nunrouted >= REQ_MAX_HOOKS)
+        return -1;
+    ins->unrouted[ins->nunrouted].fn.d = fn;
+    ins->unrouted[ins->nunrouted++].data = data;
+    return 0;
+}
+
+/* ---- Corefile text and its hash --------------------------------------- */
 
 int sha512_hex(const void *data, size_t len, char out[129])
 {
@@ -118,7 +193,7 @@ static int keyerr(char *err, size_t errlen, const cf_token *t, const char *msg)
 }
 
 /* [SCHEME://]ZONE[:PORT] → one or more zone keys (CIDRs expand). */
-static int parse_key(server_block *b, const cf_token *t, char *err, size_t errlen)
+static int parse_key(server_block *b, const cf_token *t, int dns_port, char *err, size_t errlen)
 {
     char buf[DNAME_STR_MAX];
     const char *s = t->text;
@@ -137,7 +212,7 @@ static int parse_key(server_block *b, const cf_token *t, char *err, size_t errle
         s = sep + 3;
     }
     snprintf(buf, sizeof buf, "%s", s);
-    int port = g_opts.dns_port;
+    int port = dns_port;
     char *colon = strrchr(buf, ':');
     if (colon) {
         char *end;
@@ -204,7 +279,7 @@ static int setup_block(instance *ins, server_block *b, char *err, size_t errlen)
             free(dirs);
             return -1;
         }
-        if (!plugin_lookup(dir->name)) {
+        if (!plugin_find(ins->env->plugins, dir->name)) {
             snprintf(err, errlen, "%s:%d: plugin '%s' is not supported by topodns near '%s'",
                      t->file, t->line, dir->name, t->text);
             free(dirs);
@@ -214,7 +289,7 @@ static int setup_block(instance *ins, server_block *b, char *err, size_t errlen)
     }
     qsort(dirs, cb->ndirs, sizeof *dirs, cmp_dir);
     for (size_t i = 0; i < cb->ndirs; i++) {
-        const plugin_def *def = plugin_lookup(dirs[i]->name);
+        const plugin_def *def = plugin_find(ins->env->plugins, dirs[i]->name);
         if ((def->flags & PLUGIN_ONCE) && dirs[i]->noccur > 1) {
             const cf_token *t = second_occurrence(dirs[i]);
             snprintf(err, errlen, "%s:%d: plugin/%s: this plugin can only be used once per "
@@ -347,17 +422,18 @@ const listen_zone *core_match(const listen_group *g, const uint8_t *qname, uint1
 
 static const char default_corefile[] = ". {\n    whoami\n    log\n}\n";
 
-instance *instance_load(const char *path, char *err, size_t errlen)
+instance *instance_load(const server_env *env, const char *path, char *err, size_t errlen)
 {
     instance *ins = calloc(1, sizeof *ins);
     if (!ins) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    ins->env = env;
     size_t len = 0;
     char *text = NULL;
     if (path) {
-        text = read_file(path, &len);
+        text = file_read(path, &len);
         if (!text) {
             snprintf(err, errlen, "%s: %s", path, strerror(errno));
             free(ins);
@@ -375,7 +451,7 @@ instance *instance_load(const char *path, char *err, size_t errlen)
     free(text);
     if (!ins->cf)
         goto fail;
-    ins->nworkers = g_opts.workers > 0 ? g_opts.workers : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    ins->nworkers = env->workers > 0 ? env->workers : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (ins->nworkers < 1)
         ins->nworkers = 1;
     ins->blocks = calloc(ins->cf->nblocks ? ins->cf->nblocks : 1, sizeof *ins->blocks);
@@ -385,7 +461,8 @@ instance *instance_load(const char *path, char *err, size_t errlen)
         server_block *b = &ins->blocks[ins->nblocks++];
         b->cf = &ins->cf->blocks[i];
         for (size_t k = 0; k < b->cf->nkeys; k++)
-            if (parse_key(b, &b->cf->keys[k], err, errlen) < 0)
+            if (parse_key(b, &b->cf->keys[k], env->dns_port > 0 ? env->dns_port : 53, err,
+                          errlen) < 0)
                 goto fail;
         if (setup_block(ins, b, err, errlen) < 0)
             goto fail;
@@ -445,6 +522,7 @@ void instance_free(instance *ins)
             if (b->handlers[i].def->destroy)
                 b->handlers[i].def->destroy(b->handlers[i].inst);
         free(b->handlers);
+        values_free(b->values);
         free(b->keys);
         for (size_t i = 0; i < b->nbind; i++)
             free(b->bind[i]);
@@ -453,6 +531,7 @@ void instance_free(instance *ins)
     for (size_t i = 0; i < ins->ngroups; i++)
         free(ins->groups[i].zones);
     free(ins->groups);
+    values_free(ins->values);
     free(ins->blocks);
     cf_free(ins->cf);
     free(ins->path);

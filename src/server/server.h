@@ -11,6 +11,14 @@
  * Workers: each owns a libevent loop with its own UDP and TCP sockets for
  * every listen address, so the kernel spreads queries across them and no
  * lock is taken on the serving path.
+ *
+ * Ownership: an instance owns everything it builds — blocks, plugin
+ * instances, sockets, threads, its HTTP listeners and the named values its
+ * plugins share (the cluster store and topology engine among them). Nothing
+ * is shared between two instances but the server_env the process gives
+ * both (read-only) and the metrics registry in it (thread-safe). The
+ * loading thread builds, starts, stops and frees an instance; workers, the
+ * HTTP thread and plugin threads only read its configuration.
  */
 #ifndef TOPODNS_SERVER_H
 #define TOPODNS_SERVER_H
@@ -18,10 +26,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <pthread.h>
-#include "dname.h"
-#include "request.h"
-#include "../plugin/plugin.h"
-#include "../corefile/corefile.h"
+#include "wire/dname.h"
+#include "server/request.h"
+#include "server/plugin.h"
+#include "corefile/corefile.h"
 
 typedef struct zone_key {
     char zone[DNAME_STR_MAX];        /* lower-case FQDN, "." for the root */
@@ -40,29 +48,62 @@ typedef struct server_block {
     char **bind;                     /* addresses from the bind plugin; none = all */
     size_t nbind;
     const cf_block *cf;
+    struct named_value *values;      /* block_set_value() */
 } server_block;
 
-/* Global knobs from the command line. */
-typedef struct server_opts {
-    const char *conf;                /* -conf */
-    int dns_port;                    /* -dns.port (default 53) */
-    int workers;                     /* -workers (default: number of CPUs) */
-    int quiet;
-} server_opts;
+struct metrics_registry;
 
-extern server_opts g_opts;
+/* What the process gives every instance it loads: immutable while any
+ * instance uses it. main() fills one; unit tests fill their own. */
+typedef struct server_env {
+    const plugin_def *const *plugins;   /* NULL-terminated table (src/plugins.c) */
+    struct metrics_registry *metrics;   /* every instance reports here; it
+                                         * outlives instances, so counters
+                                         * survive reloads as CoreDNS's do */
+    int dns_port;                       /* -dns.port (0: 53) */
+    int workers;                        /* -workers (0: one per CPU) */
+    /* Ask the process to load the Corefile again (the reload plugin);
+     * safe from any thread; NULL: nothing happens (unit tests). */
+    void (*request_reload)(void *arg);
+    void *reload_arg;
+} server_env;
 
 typedef struct instance instance;
 
 /* Load a Corefile into a new instance (parse + setup, nothing bound yet).
- * NULL on error with the message in err. */
-instance *instance_load(const char *path, char *err, size_t errlen);
+ * path NULL: the built-in default Corefile. NULL on error with the message
+ * in err. env must outlive the instance. */
+instance *instance_load(const server_env *env, const char *path, char *err, size_t errlen);
 /* Bind listeners, start plugins and workers. 0, or -1 with err. */
 int instance_start(instance *ins, char *err, size_t errlen);
-/* Stop workers and plugins, close listeners, free everything. lameduck:
- * seconds the health plugin asked to wait before closing (0 on reload). */
+/* Stop workers and plugins, close listeners. */
 void instance_stop(instance *ins);
+/* Free everything (after instance_stop, or for an instance never started). */
 void instance_free(instance *ins);
+
+/* The registry this instance reports metrics to. */
+struct metrics_registry *instance_metrics(const instance *ins);
+/* Ask the process to reload (see server_env.request_reload). */
+void instance_request_reload(const instance *ins);
+
+/* Named values shared between the plugins of one instance or of one server
+ * block, owned by that instance or block (the core's way for plugins to
+ * reach each other without including each other: the topology plugin
+ * publishes its engine in the block, the kubernetes plugin finds it there).
+ * Set from setup() or start() on the loading thread; read from then on by
+ * any thread; never changed while the instance serves. A value set with a
+ * free function is freed with its owner, after every plugin's destroy().
+ * Setting a key again replaces the value (the old one is freed). */
+int instance_set_value(instance *ins, const char *key, void *val, void (*free_fn)(void *));
+void *instance_value(const instance *ins, const char *key);
+int block_set_value(server_block *b, const char *key, void *val, void (*free_fn)(void *));
+void *block_value(const server_block *b, const char *key);
+
+/* Requests that never reach a chain (no zone matches, refused class,
+ * FORMERR): observers see each of them once it is answered, on the worker
+ * thread that answered it (the prometheus plugin counts them under zone
+ * "dropped"). Register from start(). */
+int instance_on_unrouted(instance *ins, req_done_hook fn, void *data);
 
 size_t instance_nblocks(const instance *ins);
 server_block *instance_block(instance *ins, size_t i);
@@ -83,11 +124,5 @@ const char *server_default_bind(void);
 
 /* SHA-512 of data as 128 lower-case hex digits. 0, or -1. */
 int sha512_hex(const void *data, size_t len, char out[129]);
-
-/* The process: ask the main loop to reload the Corefile (any thread). The
- * main loop installs server_reload_hook; without one (unit tests) nothing
- * happens. */
-void server_request_reload(void);
-extern void (*_Atomic server_reload_hook)(void);
 
 #endif

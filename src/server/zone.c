@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
-#include "zone.h"
+#include "server/zone.h"
 
 static int normalize(const char *text, char *out)
 {

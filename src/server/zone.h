@@ -10,7 +10,7 @@
 #ifndef TOPODNS_ZONE_H
 #define TOPODNS_ZONE_H
 
-#include "dname.h"
+#include "wire/dname.h"
 
 #define ZONE_MAX_SPLIT 16
 

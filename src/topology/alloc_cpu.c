@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include "alloc.h"
+#include "topology/alloc.h"
 
 static const double OVERLOAD_INV = 1.0 / (1.0 + TA_OVERLOAD_THRESHOLD);
 

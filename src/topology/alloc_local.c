@@ -28,7 +28,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include "alloc.h"
+#include "topology/alloc.h"
 
 static const char NOZONE[] = "";   /* group of endpoints without a zone */
 

@@ -13,17 +13,16 @@
  * The producers are pure functions (alloc.h); decide.c applies kube-proxy's
  * consumer rules to what they return, exactly as it does to real hints.
  * Zone inputs derived from the node set (CPU ratios, nodes per zone) are
- * memoised per thread and recomputed when the store's node version moves,
- * so a query walks the nodes at most once per node change per worker.
+ * one snapshot per engine, rebuilt by the first query after the store's
+ * node version moves and shared by every thread (zones_of()).
  */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "alloc.h"
-#include "internal.h"
-#include "cluster/pmap.h"
+#include "topology/alloc.h"
+#include "topology/internal.h"
 
 /* ---- which producer ----------------------------------------------------------- */
 
@@ -48,20 +47,9 @@ topo_policy topo_computed_policy(const st_service *svc)
     return TP_NONE;
 }
 
-/* ---- node-derived inputs, per thread ---------------------------------------------- */
+/* ---- node-derived inputs, shared by every thread ---------------------------------- */
 
 #define MAX_NODES_SCAN 100000
-
-typedef struct zone_memo {
-    store *st;
-    uint64_t version;
-    int valid;
-    ta_ratios ratios;
-    ta_zone_nodes zones[TA_MAX_ZONES];
-    size_t nzones;
-} zone_memo;
-
-static _Thread_local zone_memo memo;
 
 typedef struct nodes_acc {
     ta_node *v;
@@ -86,7 +74,7 @@ static int collect(const st_node *n, void *arg)
 
 /* Nodes per zone for the Local algorithm: ready, non-control-plane nodes
  * with a zone label. */
-static void count_zones(zone_memo *m, const nodes_acc *a)
+static void count_zones(zone_inputs *m, const nodes_acc *a)
 {
     m->nzones = 0;
     for (size_t i = 0; i < a->n; i++) {
@@ -105,38 +93,37 @@ static void count_zones(zone_memo *m, const nodes_acc *a)
     }
 }
 
-static const zone_memo *zones_of(store *st)
+/* The snapshot for the store's current node set (inside a read-side
+ * section). The first reader after a node change builds it and publishes
+ * it with a compare-and-swap; a reader that loses the race frees its own
+ * copy and uses the winner's; the replaced snapshot is freed after a grace
+ * period, when no reader can hold it. NULL only when memory runs out. */
+static const zone_inputs *zones_of(topo_engine *e)
 {
-    uint64_t v = store_nodes_version(st);
-    if (memo.valid && memo.st == st && memo.version == v)
-        return &memo;
+    uint64_t v = store_nodes_version(e->st);
+    zone_inputs *cur = atomic_load_explicit(&e->zones, memory_order_acquire);
+    if (cur && cur->version == v)
+        return cur;
+    zone_inputs *m = calloc(1, sizeof *m);
+    if (!m)
+        return cur;
     nodes_acc a = { 0 };
-    store_foreach_node(st, collect, &a);
-    ta_zone_ratios(a.v, a.n, &memo.ratios);
-    count_zones(&memo, &a);
+    store_foreach_node(e->st, collect, &a);
+    ta_zone_ratios(a.v, a.n, &m->ratios);
+    count_zones(m, &a);
     free(a.v);
-    memo.st = st;
-    memo.version = v;
-    memo.valid = 1;
-    return &memo;
+    m->version = v;
+    if (!atomic_compare_exchange_strong_explicit(&e->zones, &cur, m, memory_order_acq_rel,
+                                                 memory_order_acquire)) {
+        free(m);                    /* another thread published first */
+        return cur;
+    }
+    if (cur)
+        pmap_defer(free, cur);
+    return m;
 }
 
 /* ---- same-zone Prefer hysteresis state (observer → workers) ------------------------ */
-
-static pmap *_Atomic prefer_map;
-
-static pmap *prefer_state(void)
-{
-    pmap *m = prefer_map;
-    if (!m) {
-        pmap *n = pmap_new();
-        pmap *expected = NULL;
-        if (n && !atomic_compare_exchange_strong(&prefer_map, &expected, n))
-            pmap_free(n, NULL);
-        m = prefer_map;
-    }
-    return m;
-}
 
 static size_t prefer_key(char *k, size_t cap, const char *ns, const char *name, int family)
 {
@@ -151,68 +138,71 @@ static size_t prefer_key(char *k, size_t cap, const char *ns, const char *name, 
     return a + b + 3;
 }
 
-void topo_prefer_state_set(const char *ns, const char *name, int family, int on)
+void topo_prefer_state_set(topo_engine *e, const char *ns, const char *name, int family, int on)
 {
-    pmap *m = prefer_state();
     char k[600];
     size_t kl = prefer_key(k, sizeof k, ns, name, family);
-    if (!m || !kl)
+    if (!kl)
         return;
-    const int *cur = pmap_get(m, k, kl);
+    const int *cur = pmap_get_writer(e->prefer, k, kl);
     if (cur && *cur == on)
         return;
     int *v = malloc(sizeof *v);
     if (!v)
         return;
     *v = on;
-    pmap_put(m, k, kl, v, free);
+    pmap_put(e->prefer, k, kl, v, free);
 }
 
-int topo_prefer_state_get(const char *ns, const char *name, int family)
+int topo_prefer_state_get(topo_engine *e, const char *ns, const char *name, int family)
 {
-    pmap *m = prefer_state();
     char k[600];
     size_t kl = prefer_key(k, sizeof k, ns, name, family);
-    const int *v = m && kl ? pmap_get(m, k, kl) : NULL;
+    const int *v = kl ? pmap_get(e->prefer, k, kl) : NULL;
     return v ? *v : 0;
 }
 
 /* ---- producers ------------------------------------------------------------------- */
 
-int topo_compute_hints(store *st, topo_policy p, const st_service *svc, const st_endpoints *eps,
-                       const size_t *idx, size_t n, int family, vhint *v, char *why, size_t wlen)
+int topo_compute_hints(topo_engine *e, topo_policy p, const st_service *svc,
+                       const st_endpoints *eps, const size_t *idx, size_t n, int family,
+                       vhint *v, char *why, size_t wlen)
 {
     ta_ep ebuf[256];
-    ta_ep *e = n <= 256 ? ebuf : calloc(n, sizeof *e);
+    ta_ep *ep = n <= 256 ? ebuf : calloc(n, sizeof *ep);
     const char **za = calloc(n ? n : 1, sizeof *za), **na = calloc(n ? n : 1, sizeof *na);
     int ok = 0;
-    if (!e || !za || !na)
+    if (!ep || !za || !na)
         goto out;
+    /* a producer hints only endpoints whose ready condition is true: one
+     * without the condition is a candidate for the consumer but stays
+     * unhinted, so the consumer falls back to every endpoint, as
+     * kube-proxy does with the EndpointSlice controller's hints */
     for (size_t i = 0; i < n; i++) {
-        const st_endpoint *ep = &eps->eps[idx[i]];
-        e[i] = (ta_ep){ .zone = ep->zone, .node = ep->node_name, .ready = 1 };
+        const st_endpoint *s = &eps->eps[idx[i]];
+        ep[i] = (ta_ep){ .zone = s->zone, .node = s->node_name, .ready = !s->ready_unset };
     }
     switch (p) {
     case TP_PREFER_SAME_NODE:
     case TP_PREFER_SAME_ZONE:
         ta_trafficdist_hints(p == TP_PREFER_SAME_NODE ? TA_TD_PREFER_SAME_NODE
-                                                      : TA_TD_PREFER_SAME_ZONE, e, n, za, na);
+                                                      : TA_TD_PREFER_SAME_ZONE, ep, n, za, na);
         ok = 1;
         for (size_t i = 0; i < n; i++)
-            if (!za[i] && !na[i])
+            if (ep[i].ready && !za[i] && !na[i])
                 ok = 0;
         if (!ok)
             snprintf(why, wlen, "One or more endpoints do not have a zone specified");
         break;
     case TP_AUTO: {
-        const zone_memo *m = zones_of(st);
-        ok = ta_auto_hints(&m->ratios, e, n, family, za, why, wlen) == 0;
+        const zone_inputs *m = zones_of(e);
+        ok = m && ta_auto_hints(&m->ratios, ep, n, family, za, why, wlen) == 0;
         break;
     }
     case TP_SAME_ZONE_PREFER: {
-        const zone_memo *m = zones_of(st);
-        int prev = topo_prefer_state_get(svc->ns, svc->name, family);
-        ok = ta_local_groups(m->zones, m->nzones, e, n, prev, za, why, wlen) == 1;
+        const zone_inputs *m = zones_of(e);
+        int prev = topo_prefer_state_get(e, svc->ns, svc->name, family);
+        ok = m && ta_local_groups(m->zones, m->nzones, ep, n, prev, za, why, wlen) == 1;
         break;
     }
     default:
@@ -221,8 +211,8 @@ int topo_compute_hints(store *st, topo_policy p, const st_service *svc, const st
     for (size_t i = 0; ok && i < n; i++)
         v[i] = (vhint){ za[i], na[i] };
 out:
-    if (e != ebuf)
-        free(e);
+    if (ep != ebuf)
+        free(ep);
     free(za);
     free(na);
     return ok;

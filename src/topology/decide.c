@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "internal.h"
+#include "topology/internal.h"
 
 #define FAM_BIT(ep) ((ep)->ip.family == 4 ? 1 : 2)
 
@@ -222,8 +222,9 @@ static int any_hints(const cand *c)
 
 /* ---- rule 5: computed hints ---------------------------------------------------------- */
 
-static topo_outcome rule_computed(store *st, topo_policy p, const st_service *svc, const cand *c,
-                                  const topo_loc *loc, int family, uint8_t *keep, topo_trace *tr)
+static topo_outcome rule_computed(topo_engine *e, topo_policy p, const st_service *svc,
+                                  const cand *c, const topo_loc *loc, int family, uint8_t *keep,
+                                  topo_trace *tr)
 {
     vhint vbuf[256];
     vhint *v = c->n <= 256 ? vbuf : calloc(c->n, sizeof *v);
@@ -234,7 +235,7 @@ static topo_outcome rule_computed(store *st, topo_policy p, const st_service *sv
     memset(v, 0, c->n * sizeof *v);
     char why[200] = "";
     int mode = 0;
-    if (topo_compute_hints(st, p, svc, c->eps, c->idx, c->n, family, v, why, sizeof why))
+    if (topo_compute_hints(e, p, svc, c->eps, c->idx, c->n, family, v, why, sizeof why))
         mode = consume(c, v, loc, keep, topo_policy_name(p), tr);
     else
         trace(tr, topo_policy_name(p), "declined", "%s", why);
@@ -328,9 +329,9 @@ static const char *policy_source(const st_service *svc, topo_policy p)
 }
 
 /* One family: the outcome, keep[] filled. */
-static topo_outcome decide_family(const topo_cfg *cfg, store *st, const st_service *svc,
-                                  topo_policy p, const cand *c, const topo_loc *loc, int family,
-                                  uint8_t *keep, topo_trace *tr)
+static topo_outcome decide_family(topo_engine *e, const st_service *svc, topo_policy p,
+                                  const cand *c, const topo_loc *loc, int family, uint8_t *keep,
+                                  topo_trace *tr)
 {
     if (c->n == 0)
         return TO_EMPTY;
@@ -345,7 +346,7 @@ static topo_outcome decide_family(const topo_cfg *cfg, store *st, const st_servi
     }
     switch (p) {
     case TP_TOPOLOGY_KEYS:
-        return rule_keys(cfg, st, svc, c, loc, keep, tr);
+        return rule_keys(&e->cfg, e->st, svc, c, loc, keep, tr);
     case TP_ITP_LOCAL:
         return rule_filter(c, loc, 1, keep, tr);
     case TP_SAME_ZONE_REQUIRE:
@@ -356,7 +357,7 @@ static topo_outcome decide_family(const topo_cfg *cfg, store *st, const st_servi
         keep_all(c, keep);
         return TO_FALLBACK;
     default:
-        return rule_computed(st, p, svc, c, loc, family, keep, tr);
+        return rule_computed(e, p, svc, c, loc, family, keep, tr);
     }
 }
 
@@ -368,10 +369,11 @@ static topo_outcome combine(topo_outcome a, topo_outcome b)
     return rank[a] >= rank[b] ? a : b;
 }
 
-void topo_select(const topo_cfg *cfg, store *st, const st_service *svc, const st_endpoints *eps,
+void topo_select(topo_engine *e, const st_service *svc, const st_endpoints *eps,
                  const topo_loc *loc, int families, uint8_t *keep, topo_result *res,
                  topo_trace *tr)
 {
+    const topo_cfg *cfg = &e->cfg;
     size_t n = eps ? eps->n : 0;
     memset(res, 0, sizeof *res);
     memset(keep, 0, n);
@@ -403,7 +405,7 @@ void topo_select(const topo_cfg *cfg, store *st, const st_service *svc, const st
                 snprintf(tr->source, sizeof tr->source, "%s", policy_source(svc, p));
             recorded = rank;
         }
-        out = combine(out, decide_family(cfg, st, svc, p, &c, loc, fam == 1 ? 4 : 6, keep, tr));
+        out = combine(out, decide_family(e, svc, p, &c, loc, fam == 1 ? 4 : 6, keep, tr));
     }
     if (idx != ibuf)
         free(idx);

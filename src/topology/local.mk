@@ -1,35 +1,34 @@
-src_libtopo_a_SOURCES += \
-	src/topology/topology.h \
-	src/topology/client.c \
+# src/topology: the topology engine (decision, hint consumption, the hint
+# producers, the observer).
+noinst_LIBRARIES += src/topology/libtopology.a
+src_topology_libtopology_a_SOURCES = \
+	src/topology/topology.h src/topology/internal.h \
+	src/topology/engine.c \
 	src/topology/decide.c \
-	src/topology/compute.c src/topology/internal.h \
-	src/topology/metrics.c
+	src/topology/compute.c \
+	src/topology/observer.c \
+	src/topology/metrics.c \
+	src/topology/alloc.h \
+	src/topology/alloc_cpu.c \
+	src/topology/alloc_local.c \
+	src/topology/trafficdist.c
+TOPOLOGY_LIBS = $(LIBTOPOLOGY) $(K8S_LIBS)
 
 check_PROGRAMS += tests/unit/test_topology
 TESTS += tests/unit/test_topology
 tests_unit_test_topology_SOURCES = tests/unit/test_topology.c
 tests_unit_test_topology_CFLAGS = $(UNIT_CC_FLAGS)
-tests_unit_test_topology_LDFLAGS = $(UNIT_WHOLE)
-tests_unit_test_topology_LDADD = $(UNIT_DEPS)
-tests_unit_test_topology_DEPENDENCIES = src/libtopo.a
+tests_unit_test_topology_LDADD = $(TOPOLOGY_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)
 
 TESTS += tests/integration/topology.sh
 EXTRA_DIST += tests/integration/topology.sh tests/data/topology/cluster.yaml
 
-# alloc (engineer alloc)
-src_libtopo_a_SOURCES += \
-	src/topology/alloc.h \
-	src/topology/alloc_cpu.c \
-	src/topology/alloc_local.c \
-	src/topology/trafficdist.c
-
+# The hint producers are pure functions: their test needs nothing else.
 check_PROGRAMS += tests/unit/test_alloc
 TESTS += tests/unit/test_alloc
 tests_unit_test_alloc_SOURCES = tests/unit/test_alloc.c
 tests_unit_test_alloc_CFLAGS = $(UNIT_CC_FLAGS)
-tests_unit_test_alloc_LDFLAGS = $(UNIT_WHOLE)
-tests_unit_test_alloc_LDADD = $(UNIT_DEPS)
-tests_unit_test_alloc_DEPENDENCIES = src/libtopo.a
+tests_unit_test_alloc_LDADD = $(LIBTOPOLOGY) $(LIBCLUSTER) $(LIBCOMMON) $(CMOCKA_LIBS) $(DEP_LIBS)
 
 # The store/topology fuzz harness (libFuzzer with -DFUZZING_LIBFUZZER; a
 # deterministic damage sweep over the topology fixture under make check).
@@ -38,6 +37,4 @@ TESTS += tests/fuzz/fuzz_store.sh
 EXTRA_DIST += tests/fuzz/fuzz_store.sh
 tests_fuzz_fuzz_store_SOURCES = tests/fuzz/fuzz_store.c
 tests_fuzz_fuzz_store_CFLAGS = $(AM_CFLAGS)
-tests_fuzz_fuzz_store_LDFLAGS = $(UNIT_WHOLE)
-tests_fuzz_fuzz_store_LDADD = $(DEP_LIBS)
-tests_fuzz_fuzz_store_DEPENDENCIES = src/libtopo.a
+tests_fuzz_fuzz_store_LDADD = $(TOPOLOGY_LIBS) $(DEP_LIBS)

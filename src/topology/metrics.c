@@ -2,7 +2,7 @@
  * metrics.c — names of policies and outcomes, and the answer counter
  * topodns_topology_answers_total{policy,outcome}.
  */
-#include "topology.h"
+#include "topology/internal.h"
 #include "server/metrics.h"
 
 static const char *const policy_names[TP_COUNT] = {
@@ -35,17 +35,8 @@ const char *topo_outcome_name(topo_outcome o)
     return o < TO_COUNT ? outcome_names[o] : "all";
 }
 
-void topo_count(const topo_result *res)
+void topo_count(topo_engine *e, const topo_result *res)
 {
-    static metric_family *_Atomic fam;
-    metric_family *f = fam;
-    if (!f) {
-        static const char *const labels[] = { "policy", "outcome", NULL };
-        f = metrics_family("topodns_topology_answers_total",
-                           "Answers for headless Services by topology policy and outcome.",
-                           METRIC_COUNTER, labels, NULL, 0);
-        fam = f;
-    }
     const char *v[] = { topo_policy_name(res->policy), topo_outcome_name(res->outcome) };
-    metrics_add(f, v, 1);
+    metrics_add(e->answers, v, 1);
 }

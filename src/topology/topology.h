@@ -14,15 +14,36 @@
  *                          │               merged endpoints (decide.c)
  *                          ▼
  *                        topo_mark()       what the answer depended on
- *                                          (none / zone / node): ECS scope
- *                                          on the reply and the cache variant
+ *                                          (none / zone / node, and whether
+ *                                          ECS was used): ECS scope on the
+ *                                          reply and the cache variant
  *
- * The `topology` directive (src/plugin/topology/) only configures; without it
- * the kubernetes plugin never calls in here and answers are CoreDNS's.
- * Producers that a cluster may lack — the proportional-CPU "Auto" allocator,
- * trafficDistribution hints, the same-zone Prefer "Local" algorithm — live in
- * alloc.h and are pure functions; decide.c memoises their results per worker
- * until the Service, its endpoints or the node set change.
+ * One engine per server block with a `topology` directive. The topology
+ * plugin parses the directive into a topo_cfg, creates the engine at setup
+ * and publishes it as the block value TOPO_ENGINE_KEY (server.h); the
+ * kubernetes plugin of the block finds it there at start, binds it to its
+ * cluster context (topo_engine_bind: the store, and the API client for
+ * Events) and asks it for decisions; the cache finds it to key answers by
+ * the client's variant. Without the directive nothing here runs and
+ * answers are CoreDNS's.
+ *
+ * Ownership and threads: the topology plugin owns the engine (frees it in
+ * destroy, after every thread using it stopped). Its state:
+ *   - the configuration: written at setup, read-only afterwards;
+ *   - the bound store and API client: written once at start (loading
+ *     thread), before any worker runs; the store is the kubernetes plugin's;
+ *   - the node-derived zone inputs (CPU ratios, nodes per zone) for the
+ *     computed producers: an immutable snapshot computed by the first reader
+ *     that needs it after the store's node set changed and published with
+ *     an atomic compare-and-swap; a replaced snapshot is freed after an RCU
+ *     grace period (readers hold store_read_begin()/_end());
+ *   - the same-zone Prefer on/off state (hysteresis): written by the
+ *     observer thread (observer.c), read lock-free by workers (a pmap);
+ *   - the observer: one background thread per engine (metrics gauges,
+ *     Events, the Prefer state), started and stopped by the plugin.
+ * Producers that a cluster may lack — the proportional-CPU "Auto"
+ * allocator, trafficDistribution hints, the same-zone Prefer "Local"
+ * algorithm — live in alloc.h and are pure functions.
  */
 #ifndef TOPODNS_TOPOLOGY_H
 #define TOPODNS_TOPOLOGY_H
@@ -45,7 +66,8 @@ typedef struct topo_cidr {
     uint8_t bits;
 } topo_cidr;
 
-/* The directive's configuration (one per server block). */
+/* The directive's configuration (one per server block), parsed by the
+ * topology plugin; the engine keeps its own copy. */
 typedef struct topo_cfg {
     topo_cidr subnets[TOPO_MAX_SUBNETS];     /* client_subnet: trusted ECS sources */
     int nsubnets;
@@ -55,6 +77,27 @@ typedef struct topo_cfg {
     char *explain;                           /* explain ADDR, NULL when off */
     int events;                              /* post Kubernetes Events */
 } topo_cfg;
+
+/* The block value under which the topology plugin publishes its engine. */
+#define TOPO_ENGINE_KEY "topology.engine"
+
+typedef struct topo_engine topo_engine;
+struct metrics_registry;
+struct k8s_client;
+
+/* A new engine with a copy of cfg, reporting to reg (may be NULL). */
+topo_engine *topo_engine_new(const topo_cfg *cfg, struct metrics_registry *reg);
+/* Free (the observer stopped, no reader left). */
+void topo_engine_free(topo_engine *e);
+const topo_cfg *topo_engine_cfg(const topo_engine *e);
+/* Bind the cluster context the engine decides over, and the API client
+ * Events are posted through (may be NULL). Once, at start, before serving. */
+void topo_engine_bind(topo_engine *e, store *st, struct k8s_client *api);
+/* The bound store, NULL before topo_engine_bind. */
+store *topo_engine_store(const topo_engine *e);
+
+/* Free a topo_cfg's strings (not the struct). */
+void topo_cfg_clear(topo_cfg *c);
 
 /* Policies (the `policy` metric label) and outcomes (`outcome`). */
 typedef enum {
@@ -93,9 +136,9 @@ typedef struct topo_result {
 /* Decide for one client which of eps->eps[] a query of the given families
  * (bit 1 = IPv4, bit 2 = IPv6; SRV asks for both) may return. keep[i] is set
  * to 1 for each kept endpoint (only ready ones are ever kept); families are
- * decided independently, as kube-proxy does per address type. Never
- * allocates on the serving path except in the per-worker memo. */
-void topo_select(const topo_cfg *c, store *st, const st_service *svc, const st_endpoints *eps,
+ * decided independently, as kube-proxy does per address type. Inside
+ * store_read_begin/_end; allocates only for very large Services. */
+void topo_select(topo_engine *e, const st_service *svc, const st_endpoints *eps,
                  const topo_loc *loc, int families, uint8_t *keep, topo_result *res,
                  topo_trace *tr);
 
@@ -104,26 +147,35 @@ void topo_select(const topo_cfg *c, store *st, const st_service *svc, const st_e
  * Sets *via_ecs. -1 when the request has no IP source (internal). */
 int topo_client_addr(const topo_cfg *c, const dns_req *r, st_ip *out, int *via_ecs);
 
-/* Locate the client of a request (topo_client_addr + locator_find). */
-void topo_locate(const topo_cfg *c, store *st, const dns_req *r, topo_loc *loc);
+/* Locate the client of a request (topo_client_addr + locator_find), inside
+ * store_read_begin/_end. loc->ecs says whether ECS was used. */
+void topo_locate(const topo_engine *e, const dns_req *r, topo_loc *loc);
 
-/* Record on the request what the answer depended on: sets r->topo_dep and,
- * when the query carried ECS, the reply's ECS scope (/32 or /128 for a
- * client-dependent answer, /0 otherwise). Used by the kubernetes plugin and
- * by the cache when it serves a stored answer. */
-void topo_mark(dns_req *r, int dep);
+/* Record on the request what the answer depended on: r->topo_dep = the
+ * largest dep seen, and, when via_ecs, that the client was located by its
+ * ECS address. The reply's ECS scope is then /32 or /128 for a
+ * client-dependent answer located by ECS, /0 otherwise (an ECS option the
+ * answer did not use gets scope 0). Used by the kubernetes plugin and by
+ * the cache when it serves a stored answer. */
+void topo_mark(dns_req *r, int dep, int via_ecs);
 
 /* The client's value in dimension dep, for cache keys: "z:<zone>" or
  * "n:<node>" for a located client, "?" for an unknown one, "" for
- * TOPO_DEP_NONE or when the request's server block has no topology.
- * Returns the length written (always NUL-terminated, cap >= 2). */
-size_t topo_client_variant(const dns_req *r, int dep, char *out, size_t cap);
-
-/* The topology configuration and store of a request's server block, or NULL
- * when the block has no `topology` directive (src/plugin/topology/). */
-const topo_cfg *topo_of_block(const struct server_block *b, store **st);
+ * TOPO_DEP_NONE or when e is NULL. *via_ecs (may be NULL) says whether the
+ * client was located by ECS. Returns the length written (always
+ * NUL-terminated, cap >= 2). */
+size_t topo_client_variant(const topo_engine *e, const dns_req *r, int dep, char *out,
+                           size_t cap, int *via_ecs);
 
 /* Count one answer (topodns_topology_answers_total{policy,outcome}). */
-void topo_count(const topo_result *res);
+void topo_count(topo_engine *e, const topo_result *res);
+
+/* The observer (observer.c): a background thread that re-checks every
+ * headless Service with a topology policy twice a second — the
+ * topodns_topology_services gauges, the same-zone Prefer state, and with
+ * `events` one Event per state change. Started by the topology plugin after
+ * topo_engine_bind; stopped before the store goes. */
+int topo_observer_start(topo_engine *e, char *err, size_t errlen);
+void topo_observer_stop(topo_engine *e);
 
 #endif

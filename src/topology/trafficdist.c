@@ -13,7 +13,7 @@
  */
 #include <string.h>
 #include <strings.h>
-#include "alloc.h"
+#include "topology/alloc.h"
 
 static int has(const char *s)
 {

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "corefile/corefile.h"
-#include "server/log.h"
+#include "common/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

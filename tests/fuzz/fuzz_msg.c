@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "server/msg.h"
+#include "wire/msg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

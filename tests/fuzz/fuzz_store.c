@@ -34,13 +34,25 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static store *S;
-static topo_cfg CFG = { .hints = TOPO_HINTS_COMPUTE, .itp = 1 };
+static topo_engine *E;
 
 static int (*const writers[])(store *, const cJSON *) = {
     store_upsert_service, store_upsert_slice, store_upsert_pod, store_upsert_node,
     store_upsert_namespace,
 };
 static const char *const resources[] = { "services", "endpointslices", "pods", "nodes", "namespaces" };
+
+/* The store and an engine with the default topology configuration. */
+static void start(void)
+{
+    store_reader_register();
+    S = store_new(NULL);
+    topo_cfg cfg = { .hints = TOPO_HINTS_COMPUTE, .itp = 1 };
+    E = topo_engine_new(&cfg, NULL);
+    if (!S || !E)
+        abort();
+    topo_engine_bind(E, S, NULL);
+}
 
 static int visit(const st_service *svc, void *arg)
 {
@@ -56,7 +68,7 @@ static int visit(const st_service *svc, void *arg)
         if (st_parse_ip(clients[c], &ip) < 0)
             abort();
         locator_find(S, &ip, &loc);
-        topo_select(&CFG, S, svc, eps, &loc, 3, keep, &res, NULL);
+        topo_select(E, svc, eps, &loc, 3, keep, &res, NULL);
         for (size_t i = 0; i < n; i++)
             if (keep[i] && !eps->eps[i].ready)
                 abort();            /* only ready endpoints are ever kept */
@@ -84,10 +96,8 @@ static void feed(const cJSON *o, int remove_too)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (!S) {
-        store_reader_register();
-        S = store_new(NULL);
-    }
+    if (!S)
+        start();
     char *text = malloc(size + 1);
     if (!text)
         return 0;
@@ -170,8 +180,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: fuzz_store FILE (one JSON object per line)\n");
         return 2;
     }
-    store_reader_register();
-    S = store_new(NULL);
+    start();
     char *line = NULL;
     size_t cap = 0;
     int objects = 0, rejected = 0;
@@ -199,6 +208,7 @@ int main(int argc, char **argv)
         cJSON_Delete(all[i]);
     }
     serve_everything();
+    topo_engine_free(E);
     store_free(S);
     store_reader_unregister();
     printf("fuzz_store: %d objects, %ld damaged variants fed\n", objects, variants);

@@ -21,6 +21,7 @@
 #include "plugin/cache/cache.h"
 #include "server/metrics.h"
 #include "server/server.h"
+#include "test_env.h"
 
 /* ---- options ------------------------------------------------------------ */
 
@@ -505,10 +506,10 @@ static double metric(const char *name, const char *type)
 {
     if (type) {
         const char *v[] = { "dns://:1053", type, "example.org.", "" };
-        return metrics_value(name, v);
+        return metrics_value(test_registry(), name, v);
     }
     const char *v[] = { "dns://:1053", "example.org.", "" };
-    return metrics_value(name, v);
+    return metrics_value(test_registry(), name, v);
 }
 
 static void test_plugin(void **state)
@@ -520,7 +521,7 @@ static void test_plugin(void **state)
              "example.org:1053 {\n cache 60 {\n  disable success nocache.example.org\n }\n"
              " file %s\n}\n", zp);
     char *cp = write_tmp(text);
-    instance *ins = instance_load(cp, err, sizeof err);
+    instance *ins = instance_load(test_env(), cp, err, sizeof err);
     if (!ins)
         fail_msg("load: %s", err);
     double req0 = metric("coredns_cache_requests_total", NULL);

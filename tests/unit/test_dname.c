@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <ldns/ldns.h>
-#include "server/dname.h"
+#include "wire/dname.h"
 
 static void parse_basic(void **state)
 {

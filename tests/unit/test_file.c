@@ -19,6 +19,7 @@
 #include <cmocka.h>
 #include "plugin/file/file.h"
 #include "server/server.h"
+#include "test_env.h"
 
 static const char *ZONE =
     "$ORIGIN example.org.\n"
@@ -466,7 +467,7 @@ static instance *load_conf(const char *fmt, const char *zfile)
     char text[2048], err[1024] = "";
     snprintf(text, sizeof text, fmt, zfile, zfile);
     char *p = write_tmp(text);
-    instance *ins = instance_load(p, err, sizeof err);
+    instance *ins = instance_load(test_env(), p, err, sizeof err);
     unlink(p);
     free(p);
     if (!ins)
@@ -576,7 +577,7 @@ static void test_plugin_zones(void **state)
 static void expect_setup_error(const char *conf, const char *want)
 {
     char *p = write_tmp(conf), err[1024] = "";
-    instance *ins = instance_load(p, err, sizeof err);
+    instance *ins = instance_load(test_env(), p, err, sizeof err);
     unlink(p);
     free(p);
     assert_null(ins);

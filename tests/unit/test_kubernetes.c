@@ -21,6 +21,7 @@
 #include "plugin/kubernetes/kubernetes.h"
 #include "server/metrics.h"
 #include "server/server.h"
+#include "test_env.h"
 #include <time.h>
 
 #ifndef SRCDIR
@@ -194,7 +195,7 @@ static instance *load_conf(const char *text, char *err, size_t errlen)
     assert_true(fd >= 0);
     assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
     close(fd);
-    instance *ins = instance_load(path, err, errlen);
+    instance *ins = instance_load(test_env(), path, err, errlen);
     unlink(path);
     return ins;
 }
@@ -874,7 +875,9 @@ static void test_programming_metric(void **state)
     (void)state;
     static const char *const kind[] = { "headless_with_selector" };
     const char *name = "coredns_kubernetes_dns_programming_duration_seconds";
-    double before = metrics_value(name, kind);
+    instance *I = cluster("", "cluster.json");
+    kube *k = kube_inst(I);
+    double before = metrics_value(test_registry(), name, kind);
     char ts[64], json[1024];
     time_t now = time(NULL) - 2;
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
@@ -883,25 +886,26 @@ static void test_programming_metric(void **state)
                       "\"endpoints.kubernetes.io/last-change-trigger-time\":\"%s\"}}}";
     snprintf(json, sizeof json, fmt, "\"service.kubernetes.io/headless\":\"\",", ts);
     cJSON *o = cJSON_Parse(json);
-    kube_record_programming(o);
+    kube_record_programming(k, o);
     cJSON_Delete(o);
-    assert_true(metrics_value(name, kind) == before + 1);
+    assert_true(metrics_value(test_registry(), name, kind) == before + 1);
     /* a ClusterIP service's slice (no headless label) is not recorded */
     snprintf(json, sizeof json, fmt, "", ts);
     o = cJSON_Parse(json);
-    kube_record_programming(o);
+    kube_record_programming(k, o);
     cJSON_Delete(o);
     /* a bad timestamp neither */
     snprintf(json, sizeof json, fmt, "\"service.kubernetes.io/headless\":\"\",", "yesterday");
     o = cJSON_Parse(json);
-    kube_record_programming(o);
+    kube_record_programming(k, o);
     cJSON_Delete(o);
-    assert_true(metrics_value(name, kind) == before + 1);
+    assert_true(metrics_value(test_registry(), name, kind) == before + 1);
     size_t len;
-    char *text = metrics_render(&len);
+    char *text = metrics_render(test_registry(), &len);
     assert_non_null(strstr(text, "coredns_kubernetes_dns_programming_duration_seconds_bucket{"
                                  "service_kind=\"headless_with_selector\",le=\"4.096\"} 1"));
     free(text);
+    instance_free(I);
 }
 
 /* ---- setup ------------------------------------------------------------------------------ */

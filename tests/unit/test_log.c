@@ -24,13 +24,14 @@
 #include <cmocka.h>
 #include "corefile/corefile.h"
 #include "plugin/errors/errors.h"
-#include "plugin/log/gofmt.h"
+#include "common/gofmt.h"
 #include "plugin/log/replacer.h"
 #include "plugin/reload/reload.h"
-#include "server/dname.h"
-#include "server/msg.h"
+#include "wire/dname.h"
+#include "wire/msg.h"
 #include "server/request.h"
 #include "server/server.h"
+#include "test_env.h"
 
 /* ---- capturing standard output ---------------------------------------------- */
 
@@ -342,7 +343,7 @@ static instance *load(const char *text)
     assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
     close(fd);
     char err[512] = "";
-    instance *ins = instance_load(path, err, sizeof err);
+    instance *ins = instance_load(test_env(), path, err, sizeof err);
     unlink(path);
     if (!ins)
         print_error("load: %s\n", err);
@@ -417,7 +418,7 @@ static void test_log_setup_errors(void **state)
         assert_int_equal(write(fd, cases[i].cf, strlen(cases[i].cf)), (ssize_t)strlen(cases[i].cf));
         close(fd);
         char err[512] = "";
-        instance *ins = instance_load(path, err, sizeof err);
+        instance *ins = instance_load(test_env(), path, err, sizeof err);
         unlink(path);
         if (ins || !strstr(err, cases[i].msg))
             print_error("case %zu: got '%s'\n", i, err);

@@ -2,9 +2,10 @@
  * test_metrics.c — unit tests of the metrics registry (src/server/metrics.c)
  * and the HTTP endpoint layer (src/server/http.c).
  *
- * The registry is process-wide, so every test uses its own family names.
- * HTTP tests bind 127.0.0.1 on a free high port and talk to it with a plain
- * socket.
+ * Every test reports into one registry made by main(), so every test uses
+ * its own family names. HTTP tests bind 127.0.0.1 on a free high port and
+ * talk to it with a plain socket; the HTTP state belongs to an instance, so
+ * they load real (empty) instances.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,17 +23,45 @@
 #include <cmocka.h>
 #include <event2/buffer.h>
 #include <event2/http.h>
+#include <event2/thread.h>
 #include "corefile/corefile.h"
-#include "plugin/plugin.h"
+#include "server/plugin.h"
 #include "plugin/prometheus/prometheus.h"
 #include "server/http.h"
 #include "server/metrics.h"
 #include "server/server.h"
 
+extern const plugin_def plugin_prometheus;
+
+static metrics_registry *R;            /* made by main() */
+static const plugin_def *const plugins[] = { &plugin_prometheus, NULL };
+static server_env env = { .plugins = plugins };
+
+/* An instance of Corefile text (NULL with the error in err). */
+static struct instance *load_text(const char *text, char *err, size_t errlen)
+{
+    char path[] = "/tmp/test_metrics_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    struct instance *ins = instance_load(&env, path, err, errlen);
+    unlink(path);
+    return ins;
+}
+
+static struct instance *empty_instance(void)
+{
+    char err[256];
+    struct instance *ins = load_text(".:53 {\n}\n", err, sizeof err);
+    assert_non_null(ins);
+    return ins;
+}
+
 static char *render(void)
 {
     size_t len = 0;
-    char *s = metrics_render(&len);
+    char *s = metrics_render(R, &len);
     assert_non_null(s);
     assert_int_equal(strlen(s), len);
     return s;
@@ -58,21 +87,21 @@ static void test_counter(void **state)
 {
     (void)state;
     static const char *const labels[] = { "zone", "proto", NULL };
-    metric_family *f = metrics_family("t_counter_total", "A counter.", METRIC_COUNTER,
+    metric_family *f = metrics_family(R, "t_counter_total", "A counter.", METRIC_COUNTER,
                                       labels, NULL, 0);
     assert_non_null(f);
-    assert_ptr_equal(f, metrics_family("t_counter_total", "other", METRIC_COUNTER,
+    assert_ptr_equal(f, metrics_family(R, "t_counter_total", "other", METRIC_COUNTER,
                                        labels, NULL, 0));
     const char *const v1[] = { ".", "udp" }, *const v2[] = { ".", "tcp" };
     metrics_add(f, v1, 1);
     metrics_add(f, v1, 2);
     metrics_add(f, v2, 0.5);
     metrics_add(f, v2, -3);                    /* ignored: counters never go down */
-    assert_true(metrics_value("t_counter_total", v1) == 3);
-    assert_true(metrics_value("t_counter_total", v2) == 0.5);
+    assert_true(metrics_value(R, "t_counter_total", v1) == 3);
+    assert_true(metrics_value(R, "t_counter_total", v2) == 0.5);
     const char *const v3[] = { "x.", "udp" };
-    assert_true(metrics_value("t_counter_total", v3) == 0);
-    assert_true(metrics_value("t_nosuch", v1) == 0);
+    assert_true(metrics_value(R, "t_counter_total", v3) == 0);
+    assert_true(metrics_value(R, "t_nosuch", v1) == 0);
     char *s = render();
     assert_line(s, "# HELP t_counter_total A counter.");
     assert_line(s, "# TYPE t_counter_total counter");
@@ -89,13 +118,13 @@ static void test_gauge(void **state)
 {
     (void)state;
     static const char *const labels[] = { "name", NULL };
-    metric_family *f = metrics_family("t_gauge", "A gauge.", METRIC_GAUGE, labels, NULL, 0);
+    metric_family *f = metrics_family(R, "t_gauge", "A gauge.", METRIC_GAUGE, labels, NULL, 0);
     const char *const a[] = { "a" };
     metrics_set(f, a, 5);
     metrics_add(f, a, -7);
-    assert_true(metrics_value("t_gauge", a) == -2);
+    assert_true(metrics_value(R, "t_gauge", a) == -2);
     metrics_set(f, a, 42);
-    assert_true(metrics_value("t_gauge", a) == 42);
+    assert_true(metrics_value(R, "t_gauge", a) == 42);
     char *s = render();
     assert_line(s, "# TYPE t_gauge gauge");
     assert_line(s, "t_gauge{name=\"a\"} 42");
@@ -105,15 +134,15 @@ static void test_gauge(void **state)
 static void test_no_labels_and_empty(void **state)
 {
     (void)state;
-    metrics_family("t_plain_total", "Plain.", METRIC_COUNTER, NULL, NULL, 0);
+    metrics_family(R, "t_plain_total", "Plain.", METRIC_COUNTER, NULL, NULL, 0);
     static const char *const labels[] = { "x", NULL };
-    metrics_family("t_unused_total", "Unused.", METRIC_COUNTER, labels, NULL, 0);
+    metrics_family(R, "t_unused_total", "Unused.", METRIC_COUNTER, labels, NULL, 0);
     char *s = render();
     assert_line(s, "t_plain_total 0");              /* exported from the start */
     assert_null(strstr(s, "t_unused_total"));        /* no series: not exported */
     free(s);
-    metrics_add(metrics_family("t_plain_total", "", METRIC_COUNTER, NULL, NULL, 0), NULL, 1);
-    assert_true(metrics_value("t_plain_total", NULL) == 1);
+    metrics_add(metrics_family(R, "t_plain_total", "", METRIC_COUNTER, NULL, NULL, 0), NULL, 1);
+    assert_true(metrics_value(R, "t_plain_total", NULL) == 1);
 }
 
 static void test_histogram(void **state)
@@ -121,14 +150,14 @@ static void test_histogram(void **state)
     (void)state;
     static const char *const labels[] = { "server", NULL };
     static const double b[] = { 0.00025, 0.0005, 1, 100 };
-    metric_family *f = metrics_family("t_hist_seconds", "A histogram.", METRIC_HISTOGRAM,
+    metric_family *f = metrics_family(R, "t_hist_seconds", "A histogram.", METRIC_HISTOGRAM,
                                       labels, b, 4);
     const char *const v[] = { "dns://:53" };
     metrics_observe(f, v, 0.0001);                 /* <= 0.00025 */
     metrics_observe(f, v, 0.00025);                /* on the bound: same bucket */
     metrics_observe(f, v, 0.5);                    /* <= 1 */
     metrics_observe(f, v, 1000);                   /* +Inf only */
-    assert_true(metrics_value("t_hist_seconds", v) == 4);
+    assert_true(metrics_value(R, "t_hist_seconds", v) == 4);
     char *s = render();
     assert_line(s, "# TYPE t_hist_seconds histogram");
     assert_line(s, "t_hist_seconds_bucket{server=\"dns://:53\",le=\"0.00025\"} 2");
@@ -143,7 +172,7 @@ static void test_histogram(void **state)
     assert_true(strstr(s, "t_hist_seconds_sum") < strstr(s, "t_hist_seconds_count"));
     free(s);
     /* a histogram without labels */
-    metric_family *g = metrics_family("t_hist2", "H2.", METRIC_HISTOGRAM, NULL, b, 2);
+    metric_family *g = metrics_family(R, "t_hist2", "H2.", METRIC_HISTOGRAM, NULL, b, 2);
     metrics_observe(g, NULL, 0.0003);
     s = render();
     assert_line(s, "t_hist2_bucket{le=\"0.00025\"} 0");
@@ -158,7 +187,7 @@ static void test_escaping(void **state)
 {
     (void)state;
     static const char *const labels[] = { "v", NULL };
-    metric_family *f = metrics_family("t_esc", "Help with \\ and\nnewline \"q\".",
+    metric_family *f = metrics_family(R, "t_esc", "Help with \\ and\nnewline \"q\".",
                                       METRIC_GAUGE, labels, NULL, 0);
     const char *const v[] = { "a\\b\"c\nd" };
     metrics_set(f, v, 1);
@@ -173,7 +202,7 @@ static void test_float_format(void **state)
 {
     (void)state;
     static const char *const labels[] = { "k", NULL };
-    metric_family *f = metrics_family("t_fmt", "Formats.", METRIC_GAUGE, labels, NULL, 0);
+    metric_family *f = metrics_family(R, "t_fmt", "Formats.", METRIC_GAUGE, labels, NULL, 0);
     static const struct { const char *k; double v; const char *want; } c[] = {
         { "a", 1, "1" }, { "b", 0, "0" }, { "c", -1, "-1" }, { "d", 0.00025, "0.00025" },
         { "e", 1e6, "1e+06" }, { "f", 123456, "123456" }, { "g", 1234567, "1.234567e+06" },
@@ -207,7 +236,7 @@ static void test_sorting(void **state)
 {
     (void)state;
     static const char *const labels[] = { "zz", "aa", NULL };
-    metric_family *f = metrics_family("t_sort", "Sort.", METRIC_COUNTER, labels, NULL, 0);
+    metric_family *f = metrics_family(R, "t_sort", "Sort.", METRIC_COUNTER, labels, NULL, 0);
     const char *const v1[] = { "1", "b" }, *const v2[] = { "2", "a" }, *const v3[] = { "0", "b" };
     metrics_add(f, v1, 1);
     metrics_add(f, v2, 1);
@@ -227,7 +256,7 @@ static void test_remove(void **state)
 {
     (void)state;
     static const char *const labels[] = { "server", "name", NULL };
-    metric_family *f = metrics_family("t_enabled", "Enabled.", METRIC_GAUGE, labels, NULL, 0);
+    metric_family *f = metrics_family(R, "t_enabled", "Enabled.", METRIC_GAUGE, labels, NULL, 0);
     const char *const a[] = { "s1", "log" }, *const b[] = { "s1", "errors" },
                       *const c[] = { "s2", "log" };
     metrics_set(f, a, 1);
@@ -235,15 +264,15 @@ static void test_remove(void **state)
     metrics_set(f, c, 1);
     const char *const s1_any[] = { "s1", NULL };
     metrics_remove(f, s1_any);
-    assert_true(metrics_value("t_enabled", a) == 0);
-    assert_true(metrics_value("t_enabled", b) == 0);
-    assert_true(metrics_value("t_enabled", c) == 1);
+    assert_true(metrics_value(R, "t_enabled", a) == 0);
+    assert_true(metrics_value(R, "t_enabled", b) == 0);
+    assert_true(metrics_value(R, "t_enabled", c) == 1);
     char *s = render();
     assert_null(strstr(s, "server=\"s1\""));
     assert_line(s, "t_enabled{name=\"log\",server=\"s2\"} 1");
     free(s);
     metrics_set(f, a, 1);                          /* comes back as a new series */
-    assert_true(metrics_value("t_enabled", a) == 1);
+    assert_true(metrics_value(R, "t_enabled", a) == 1);
     metrics_remove(f, NULL);
     s = render();
     assert_null(strstr(s, "t_enabled"));
@@ -281,8 +310,8 @@ static void test_concurrency(void **state)
     (void)state;
     static const char *const labels[] = { "k", NULL };
     static const double b[] = { 1 };
-    metric_family *f = metrics_family("t_conc_total", "C.", METRIC_COUNTER, labels, NULL, 0);
-    metric_family *h = metrics_family("t_conc_hist", "H.", METRIC_HISTOGRAM, NULL, b, 1);
+    metric_family *f = metrics_family(R, "t_conc_total", "C.", METRIC_COUNTER, labels, NULL, 0);
+    metric_family *h = metrics_family(R, "t_conc_hist", "H.", METRIC_HISTOGRAM, NULL, b, 1);
     pthread_t t[4];
     pthread_create(&t[0], NULL, adder, f);
     pthread_create(&t[1], NULL, adder, f);
@@ -291,14 +320,14 @@ static void test_concurrency(void **state)
     for (int i = 0; i < 4; i++)
         pthread_join(t[i], NULL);
     const char *const v[] = { "x" };
-    assert_true(metrics_value("t_conc_total", v) == 2.0 * NADD);
+    assert_true(metrics_value(R, "t_conc_total", v) == 2.0 * NADD);
     for (int i = 0; i < NADD / 1000; i++) {
         char lbl[16];
         snprintf(lbl, sizeof lbl, "n%d", i);
         const char *const w[] = { lbl };
-        assert_true(metrics_value("t_conc_total", w) == 2);
+        assert_true(metrics_value(R, "t_conc_total", w) == 2);
     }
-    assert_true(metrics_value("t_conc_hist", NULL) == 2.0 * NADD);
+    assert_true(metrics_value(R, "t_conc_hist", NULL) == 2.0 * NADD);
     char *s = render();
     assert_line(s, "t_conc_total{k=\"x\"} 200000");
     assert_line(s, "t_conc_hist_sum 100000");
@@ -353,9 +382,7 @@ static void hello(struct evhttp_request *req, void *data)
 static void test_http(void **state)
 {
     (void)state;
-    int inst1, inst2;                              /* opaque instance keys */
-    struct instance *i1 = (struct instance *)(void *)&inst1;
-    struct instance *i2 = (struct instance *)(void *)&inst2;
+    struct instance *i1 = empty_instance(), *i2 = empty_instance();
     int port = free_port();
     char addr[64], err[256];
     snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
@@ -394,13 +421,14 @@ static void test_http(void **state)
     free(r);
     http_stop(i2);
     http_stop(i2);                                 /* twice: harmless */
+    instance_free(i1);
+    instance_free(i2);
 }
 
 static void test_http_conflict(void **state)
 {
     (void)state;
-    int inst;
-    struct instance *ins = (struct instance *)(void *)&inst;
+    struct instance *ins = empty_instance();
     /* something else (without SO_REUSEPORT) holds the port */
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -415,6 +443,7 @@ static void test_http_conflict(void **state)
     assert_string_equal(err, want);
     close(fd);
     http_stop(ins);
+    instance_free(ins);
 }
 
 static void test_addr_check(void **state)
@@ -436,29 +465,26 @@ static void test_addr_check(void **state)
 
 /* ---- the prometheus plugin's recording ------------------------------ */
 
-extern const plugin_def plugin_prometheus;
-
-/* Set up and start one prometheus instance from Corefile text; returns the
- * setup result, with the dispenser's error in err. */
-static int prom_from(const char *text, struct instance *ins, server_block *blk, void **inst,
-                     char *err, size_t errlen)
+/* Load Corefile text holding prometheus and start the plugin (setup errors
+ * carry the Corefile line); *inst gets the plugin instance. */
+static struct instance *prom_from(const char *text, void **inst, char *err, size_t errlen)
 {
-    cf_file *f = cf_parse_string("Corefile", text, err, errlen);
-    assert_non_null(f);
-    cf_disp d;
-    cf_disp_init(&d, cf_block_directive(&f->blocks[0], "prometheus"));
-    setup_ctx ctx = { .ins = ins, .blk = blk, .corefile = "Corefile" };
-    *inst = NULL;
-    int rc = plugin_prometheus.setup(&d, &ctx, inst);
-    snprintf(err, errlen, "%s", d.err);
-    if (rc == 0)
-        rc = plugin_prometheus.start(*inst, ins, err, errlen);
-    cf_free(f);
-    return rc;
+    struct instance *ins = load_text(text, err, errlen);
+    if (!ins)
+        return NULL;
+    const handler *hs[4];
+    size_t n = instance_handlers(ins, hs, 4);
+    assert_int_equal(n, 1);
+    *inst = hs[0]->inst;
+    if (hs[0]->def->start(*inst, ins, err, errlen) < 0) {
+        instance_free(ins);
+        return NULL;
+    }
+    return ins;
 }
 
-static void report(const char *zone, int family, enum req_proto proto, uint16_t qtype,
-                   int do_bit, int rcode, const char *writer)
+static void report(void *inst, const char *zone, int family, enum req_proto proto,
+                   uint16_t qtype, int do_bit, int rcode, const char *writer)
 {
     dns_req r;
     memset(&r, 0, sizeof r);
@@ -472,68 +498,59 @@ static void report(const char *zone, int family, enum req_proto proto, uint16_t 
     r.writer = writer;
     r.rawlen = 40;
     r.resp_size = 120;
-    prom_report(&r, rcode);
+    prom_report(inst, &r, rcode);
 }
 
 static void test_prometheus_report(void **state)
 {
     (void)state;
-    int key;
-    struct instance *ins = (struct instance *)(void *)&key;
-    server_block blk;
-    memset(&blk, 0, sizeof blk);
     char text[128], err[512];
     void *inst;
     int port = free_port();
 
     /* setup errors carry the Corefile line */
-    assert_int_equal(prom_from(".:53 {\n  prometheus localhost\n}\n", ins, &blk, &inst,
-                               err, sizeof err), -1);
-    assert_non_null(strstr(err, "Corefile:2: plugin/prometheus: address localhost: missing port"));
-    assert_int_equal(prom_from(".:53 {\n  prometheus {\n    tls x\n  }\n}\n", ins, &blk,
-                               &inst, err, sizeof err), -1);
-    assert_non_null(strstr(err, "Corefile:3: plugin/prometheus: unknown option: tls"));
-
-    /* before any instance started, reports are ignored */
-    report("ignored.", 1, PROTO_UDP, 1, 0, 0, "x");
-    const char *const ign[] = { "dns://:53", "ignored.", "", "udp", "1", "A" };
-    assert_true(metrics_value("coredns_dns_requests_total", ign) == 0);
+    assert_null(prom_from(".:53 {\n  prometheus localhost\n}\n", &inst, err, sizeof err));
+    assert_non_null(strstr(err, ":2: plugin/prometheus: address localhost: missing port"));
+    assert_null(prom_from(".:53 {\n  prometheus {\n    tls x\n  }\n}\n", &inst, err,
+                          sizeof err));
+    assert_non_null(strstr(err, ":3: plugin/prometheus: unknown option: tls"));
 
     snprintf(text, sizeof text, ".:53 {\n  prometheus 127.0.0.1:%d {\n    runtime_metrics\n  }\n}\n",
              port);
-    assert_int_equal(prom_from(text, ins, &blk, &inst, err, sizeof err), 0);
+    struct instance *ins = prom_from(text, &inst, err, sizeof err);
+    assert_non_null(ins);
     assert_int_equal(http_start(ins, err, sizeof err), 0);
 
-    report("t.", 1, PROTO_UDP, 1, 0, 0, "whoami");
-    report("t.", 1, PROTO_UDP, 1, 1, 3, "file");
-    report("t.", 2, PROTO_TCP, 28, 0, 16, "");
-    report("t.", 1, PROTO_UDP, 64, 0, 4095, "");
-    report("t.", 1, PROTO_UDP, 99, 0, 2, "");
-    report("dropped", 1, PROTO_UDP, 1, 0, 5, "");
+    report(inst, "t.", 1, PROTO_UDP, 1, 0, 0, "whoami");
+    report(inst, "t.", 1, PROTO_UDP, 1, 1, 3, "file");
+    report(inst, "t.", 2, PROTO_TCP, 28, 0, 16, "");
+    report(inst, "t.", 1, PROTO_UDP, 64, 0, 4095, "");
+    report(inst, "t.", 1, PROTO_UDP, 99, 0, 2, "");
+    report(inst, "dropped", 1, PROTO_UDP, 1, 0, 5, "");
     const char *const a[] = { "dns://:53", "t.", "", "udp", "1", "A" };
     const char *const aaaa[] = { "dns://:53", "t.", "", "tcp", "2", "AAAA" };
     const char *const svcb[] = { "dns://:53", "t.", "", "udp", "1", "SVCB" };
     const char *const other[] = { "dns://:53", "t.", "", "udp", "1", "other" };
-    assert_true(metrics_value("coredns_dns_requests_total", a) == 2);
-    assert_true(metrics_value("coredns_dns_requests_total", aaaa) == 1);
-    assert_true(metrics_value("coredns_dns_requests_total", svcb) == 1);
-    assert_true(metrics_value("coredns_dns_requests_total", other) == 1);
+    assert_true(metrics_value(R, "coredns_dns_requests_total", a) == 2);
+    assert_true(metrics_value(R, "coredns_dns_requests_total", aaaa) == 1);
+    assert_true(metrics_value(R, "coredns_dns_requests_total", svcb) == 1);
+    assert_true(metrics_value(R, "coredns_dns_requests_total", other) == 1);
     const char *const noerror[] = { "dns://:53", "t.", "", "NOERROR", "whoami" };
     const char *const nx[] = { "dns://:53", "t.", "", "NXDOMAIN", "file" };
     const char *const badsig[] = { "dns://:53", "t.", "", "BADSIG", "" };
     const char *const unk[] = { "dns://:53", "t.", "", "RCODE4095", "" };
     const char *const refused[] = { "dns://:53", "dropped", "", "REFUSED", "" };
-    assert_true(metrics_value("coredns_dns_responses_total", noerror) == 1);
-    assert_true(metrics_value("coredns_dns_responses_total", nx) == 1);
-    assert_true(metrics_value("coredns_dns_responses_total", badsig) == 1);
-    assert_true(metrics_value("coredns_dns_responses_total", unk) == 1);
-    assert_true(metrics_value("coredns_dns_responses_total", refused) == 1);
+    assert_true(metrics_value(R, "coredns_dns_responses_total", noerror) == 1);
+    assert_true(metrics_value(R, "coredns_dns_responses_total", nx) == 1);
+    assert_true(metrics_value(R, "coredns_dns_responses_total", badsig) == 1);
+    assert_true(metrics_value(R, "coredns_dns_responses_total", unk) == 1);
+    assert_true(metrics_value(R, "coredns_dns_responses_total", refused) == 1);
     const char *const szv[] = { "dns://:53", "t.", "" };
-    assert_true(metrics_value("coredns_dns_do_requests_total", szv) == 1);
-    assert_true(metrics_value("coredns_dns_request_duration_seconds", szv) == 5);
+    assert_true(metrics_value(R, "coredns_dns_do_requests_total", szv) == 1);
+    assert_true(metrics_value(R, "coredns_dns_request_duration_seconds", szv) == 5);
     const char *const sz[] = { "dns://:53", "t.", "", "udp" };
-    assert_true(metrics_value("coredns_dns_request_size_bytes", sz) == 4);
-    assert_true(metrics_value("coredns_dns_response_size_bytes", sz) == 4);
+    assert_true(metrics_value(R, "coredns_dns_request_size_bytes", sz) == 4);
+    assert_true(metrics_value(R, "coredns_dns_response_size_bytes", sz) == 4);
 
     char *body = http_get(port, "/metrics");
     assert_non_null(body);
@@ -549,7 +566,25 @@ static void test_prometheus_report(void **state)
     assert_non_null(strstr(body, "\nprocess_max_fds "));
     free(body);
     http_stop(ins);
-    plugin_prometheus.destroy(inst);
+    instance_free(ins);
+}
+
+/* Two registries are independent: a family in one is not in the other
+ * (a test's registry, or a second process, sees nothing of the first). */
+static void test_registries_apart(void **state)
+{
+    (void)state;
+    metrics_registry *other = metrics_registry_new();
+    assert_non_null(other);
+    metric_family *f = metrics_family(other, "t_apart_total", "Apart.", METRIC_COUNTER, NULL,
+                                      NULL, 0);
+    metrics_add(f, NULL, 2);
+    assert_true(metrics_value(other, "t_apart_total", NULL) == 2);
+    assert_true(metrics_value(R, "t_apart_total", NULL) == 0);
+    char *s = render();
+    assert_null(strstr(s, "t_apart_total"));
+    free(s);
+    metrics_registry_free(other);
 }
 
 int main(void)
@@ -568,6 +603,12 @@ int main(void)
         cmocka_unit_test(test_http_conflict),
         cmocka_unit_test(test_addr_check),
         cmocka_unit_test(test_prometheus_report),
+        cmocka_unit_test(test_registries_apart),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    evthread_use_pthreads();
+    R = metrics_registry_new();
+    env.metrics = R;
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    metrics_registry_free(R);
+    return rc;
 }

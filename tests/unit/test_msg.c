@@ -15,7 +15,7 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 #include <ldns/ldns.h>
-#include "server/msg.h"
+#include "wire/msg.h"
 
 static uint8_t wire[65536];
 

@@ -183,7 +183,10 @@ static const char *pick_f(const char *client, int fams, topo_result *out)
     assert_int_equal(st_parse_ip(client, &ip), 0);
     locator_find(S, &ip, &loc);
     topo_result res;
-    topo_select(&CFG, S, svc, eps, &loc, fams, keep, &res, NULL);
+    topo_engine *e = topo_engine_new(&CFG, NULL);  /* CFG as the test left it */
+    assert_non_null(e);
+    topo_engine_bind(e, S, NULL);
+    topo_select(e, svc, eps, &loc, fams, keep, &res, NULL);
     const char *v[256];
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
@@ -197,6 +200,7 @@ static const char *pick_f(const char *client, int fams, topo_result *out)
         strcat(buf, v[i]);
     }
     store_read_end();
+    topo_engine_free(e);                            /* outside the read section */
     if (out)
         *out = res;
     return buf;
@@ -809,11 +813,13 @@ static void test_mark(void **s)
     (void)s;
     dns_req r;
     memset(&r, 0, sizeof r);
-    topo_mark(&r, TOPO_DEP_ZONE);
-    topo_mark(&r, TOPO_DEP_NONE);
+    topo_mark(&r, TOPO_DEP_ZONE, 0);
+    topo_mark(&r, TOPO_DEP_NONE, 1);
     assert_int_equal(r.topo_dep, TOPO_DEP_ZONE);
-    topo_mark(&r, TOPO_DEP_NODE);
+    assert_int_equal(r.topo_ecs, 0);               /* ECS unused by this answer */
+    topo_mark(&r, TOPO_DEP_NODE, 1);
     assert_int_equal(r.topo_dep, TOPO_DEP_NODE);
+    assert_int_equal(r.topo_ecs, 1);
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)

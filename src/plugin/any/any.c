@@ -7,8 +7,8 @@
  *   <qname> 8482 IN HINFO "RFC8482" ""
  * (not authoritative). Every other query is passed on.
  */
-#include "plugin/plugin.h"
-#include "server/msg.h"
+#include "server/plugin.h"
+#include "wire/msg.h"
 
 static int any_setup(cf_disp *d, setup_ctx *ctx, void **inst)
 {

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
-#include "plugin/plugin.h"
+#include "server/plugin.h"
 #include "server/server.h"
 
 static int is_ip(const char *s)

@@ -1,3 +1,3 @@
-src_libtopo_a_SOURCES += src/plugin/bind/bind.c
+src_plugin_libplugins_a_SOURCES += src/plugin/bind/bind.c
 TESTS += tests/integration/bind.sh
 EXTRA_DIST += tests/integration/bind.sh

@@ -40,9 +40,9 @@
 #include <string.h>
 #include <time.h>
 #include <event2/event.h>
-#include "cache.h"
-#include "plugin/plugin.h"
-#include "server/log.h"
+#include "plugin/cache/cache.h"
+#include "server/plugin.h"
+#include "common/log.h"
 #include "server/metrics.h"
 #include "server/server.h"
 #include "topology/topology.h"
@@ -55,6 +55,11 @@ typedef struct cache {
     ctable deps;                     /* markers of client-dependent keys */
     struct instance *ins;
     _Atomic long inflight;           /* background refreshes running */
+    struct {                         /* the instance registry's families */
+        metric_family *entries, *requests, *hits, *misses, *prefetch, *drops, *stale, *evict;
+    } m;
+    struct server_block *blk;
+    const topo_engine *topo;         /* the block's topology engine, or NULL */
 } cache;
 
 enum { MODE_MISS, MODE_PREFETCH, MODE_STALE, MODE_VERIFY };
@@ -70,7 +75,7 @@ typedef struct refresh {
     uint64_t hit_ns;
     int refreshed;                   /* the write hook accepted a reply */
     int in_start, finished, client_rc;
-    int stale_dep;
+    int stale_dep, stale_ecs;
     ctable *tab;                     /* where the refreshed entry lives */
     const centry *old;               /* compared only, never dereferenced */
     ckey key;
@@ -85,10 +90,8 @@ typedef struct qkey {
     ckey base;                       /* no variant */
     ckey var;                        /* with the client's variant */
     char variant[CACHE_VARIANT_MAX];
+    int via_ecs;                     /* the variant came from the client's ECS */
 } qkey;
-
-static metric_family *m_entries, *m_requests, *m_hits, *m_misses, *m_prefetch, *m_drops,
-    *m_stale, *m_evict;
 
 static uint64_t mono_ns(void)
 {
@@ -99,30 +102,31 @@ static uint64_t mono_ns(void)
 
 /* ---- metrics ------------------------------------------------------------ */
 
-static void metrics_init(void)
+static void metrics_init(cache *c, metrics_registry *reg)
 {
     static const char *const l3[] = { "server", "zones", "view", NULL };
     static const char *const l4[] = { "server", "type", "zones", "view", NULL };
-    m_entries = metrics_family("coredns_cache_entries", "The number of elements in the cache.",
-                               METRIC_GAUGE, l4, NULL, 0);
-    m_requests = metrics_family("coredns_cache_requests_total", "The count of cache requests.",
+    c->m.entries = metrics_family(reg, "coredns_cache_entries",
+                                  "The number of elements in the cache.", METRIC_GAUGE, l4,
+                                  NULL, 0);
+    c->m.requests = metrics_family(reg, "coredns_cache_requests_total",
+                                   "The count of cache requests.", METRIC_COUNTER, l3, NULL, 0);
+    c->m.hits = metrics_family(reg, "coredns_cache_hits_total", "The count of cache hits.",
+                               METRIC_COUNTER, l4, NULL, 0);
+    c->m.misses = metrics_family(reg, "coredns_cache_misses_total",
+                                 "The count of cache misses. Deprecated, derive misses from "
+                                 "cache hits/requests counters.", METRIC_COUNTER, l3, NULL, 0);
+    c->m.prefetch = metrics_family(reg, "coredns_cache_prefetch_total",
+                                   "The number of times the cache has prefetched a cached item.",
+                                   METRIC_COUNTER, l3, NULL, 0);
+    c->m.drops = metrics_family(reg, "coredns_cache_drops_total",
+                                "The number responses that are not cached, because the reply "
+                                "is malformed.", METRIC_COUNTER, l3, NULL, 0);
+    c->m.stale = metrics_family(reg, "coredns_cache_served_stale_total",
+                                "The number of requests served from stale cache entries.",
                                 METRIC_COUNTER, l3, NULL, 0);
-    m_hits = metrics_family("coredns_cache_hits_total", "The count of cache hits.",
-                            METRIC_COUNTER, l4, NULL, 0);
-    m_misses = metrics_family("coredns_cache_misses_total",
-                              "The count of cache misses. Deprecated, derive misses from cache "
-                              "hits/requests counters.", METRIC_COUNTER, l3, NULL, 0);
-    m_prefetch = metrics_family("coredns_cache_prefetch_total",
-                                "The number of times the cache has prefetched a cached item.",
-                                METRIC_COUNTER, l3, NULL, 0);
-    m_drops = metrics_family("coredns_cache_drops_total",
-                             "The number responses that are not cached, because the reply is "
-                             "malformed.", METRIC_COUNTER, l3, NULL, 0);
-    m_stale = metrics_family("coredns_cache_served_stale_total",
-                             "The number of requests served from stale cache entries.",
-                             METRIC_COUNTER, l3, NULL, 0);
-    m_evict = metrics_family("coredns_cache_evictions_total", "The count of cache evictions.",
-                             METRIC_COUNTER, l4, NULL, 0);
+    c->m.evict = metrics_family(reg, "coredns_cache_evictions_total",
+                                "The count of cache evictions.", METRIC_COUNTER, l4, NULL, 0);
 }
 
 static void count3(metric_family *f, const cache *c, const dns_req *r)
@@ -140,9 +144,9 @@ static void count4(metric_family *f, const cache *c, const dns_req *r, const cha
 static void set_entries(cache *c, const dns_req *r)
 {
     const char *v[] = { r->server ? r->server : "", "success", c->cfg.zones_label, "" };
-    metrics_set(m_entries, v, (double)ctable_len(&c->pc));
+    metrics_set(c->m.entries, v, (double)ctable_len(&c->pc));
     v[1] = "denial";
-    metrics_set(m_entries, v, (double)ctable_len(&c->nc));
+    metrics_set(c->m.entries, v, (double)ctable_len(&c->nc));
 }
 
 /* ---- keys --------------------------------------------------------------- */
@@ -176,6 +180,7 @@ static void qkey_init(qkey *q, const dns_req *r)
     q->cd_bit = (r->q.flags & F_CD) != 0;
     q->docd = (q->do_bit ? CE_DO : 0) | (q->cd_bit ? CE_CD : 0);
     q->variant[0] = '\0';
+    q->via_ecs = 0;
     key_fill(&q->base, q, &r->q, "", 0);
 }
 
@@ -222,7 +227,8 @@ static centry *find(cache *c, const dns_req *r, qkey *q, uint64_t now, ctable **
     centry *mk = ctable_get(&c->deps, &q->base);
     if (!mk)
         return NULL;
-    size_t vlen = topo_client_variant(r, mk->dep, q->variant, sizeof q->variant);
+    size_t vlen = topo_client_variant(c->topo, r, mk->dep, q->variant, sizeof q->variant,
+                                      &q->via_ecs);
     if (vlen == 0 || vlen > 255)
         return NULL;
     key_fill(&q->var, q, &r->q, q->variant, vlen);
@@ -308,7 +314,7 @@ static void put(cache *c, dns_req *r, cache_type t, uint32_t dur, const refresh 
     qkey_init(&q, r);
     size_t vlen = 0;
     if (r->topo_dep) {
-        vlen = topo_client_variant(r, r->topo_dep, q.variant, sizeof q.variant);
+        vlen = topo_client_variant(c->topo, r, r->topo_dep, q.variant, sizeof q.variant, NULL);
         if (vlen == 0 || vlen > 255)
             return;                     /* client-dependent, client unknown: keep nothing */
     }
@@ -325,7 +331,7 @@ static void put(cache *c, dns_req *r, cache_type t, uint32_t dur, const refresh 
         atomic_store(&e->last_ns, rf->hit_ns);
     }
     if (ctable_put(success ? &c->pc : &c->nc, e))
-        count4(m_evict, c, r, success ? "success" : "denial");
+        count4(c->m.evict, c, r, success ? "success" : "denial");
     if (rf && success && rf->mode != MODE_VERIFY)
         ctable_del(&c->nc, &k);         /* the refresh is the newest state */
     track_dependency(c, &q, r->topo_dep);
@@ -344,7 +350,7 @@ static void store_reply(cache *c, dns_req *r, const refresh *rf)
         if (reply_matches(r))
             put(c, r, t, dur, rf);
         else
-            count3(m_drops, c, r);
+            count3(c->m.drops, c, r);
         set_entries(c, r);
     }
     if (!do_bit && !ad)
@@ -401,14 +407,14 @@ static void finish_client(refresh *rf, dns_req *ir)
     int rc;
     if (rf->refreshed && ir->written && msg_copy(&r->resp, &ir->resp) == 0) {
         r->resp.id = r->q.id;
-        topo_mark(r, ir->topo_dep);
+        topo_mark(r, ir->topo_dep, ir->topo_ecs);
     } else {
         if (rf->refreshed) {             /* the copy failed: rebuild nothing, fail */
             msg_reply_to(&r->resp, &r->q);
             r->resp.rcode = RC_SERVFAIL;
         }
-        count3(m_stale, rf->c, r);
-        topo_mark(r, rf->stale_dep);
+        count3(rf->c->m.stale, rf->c, r);
+        topo_mark(r, rf->stale_dep, rf->stale_ecs);
     }
     rc = req_write(r, rf->h);
     if (rf->in_start)
@@ -474,7 +480,7 @@ static int refresh_start(refresh *rf, dns_req *r)
     ir->server = r->server;
     req_on_write(ir, refresh_write, rf);
     req_on_done(ir, refresh_done, rf);
-    count3(m_prefetch, rf->c, r);
+    count3(rf->c->m.prefetch, rf->c, r);
     rf->in_start = 1;
     int rc = plugin_next(rf->h, ir);
     if (rc != REQ_ASYNC)
@@ -504,7 +510,7 @@ static void background_refresh(cache *c, const handler *h, dns_req *r, refresh *
 
 static int miss(cache *c, const handler *h, dns_req *r)
 {
-    count3(m_misses, c, r);
+    count3(c->m.misses, c, r);
     if (req_on_write(r, on_write, c) < 0)
         log_error("plugin/cache: too many write hooks; reply not cached");
     return plugin_next(h, r);
@@ -517,7 +523,7 @@ static int verify(cache *c, const handler *h, dns_req *r, refresh *rf)
     if (!rf || !r->raw || refresh_start(rf, r) < 0) {
         if (rf)
             refresh_free(rf);
-        count3(m_stale, c, r);
+        count3(c->m.stale, c, r);
         return req_write(r, h);
     }
     if (!rf->finished)
@@ -544,7 +550,7 @@ static int cache_serve(const handler *h, dns_req *r)
     qkey q;
     qkey_init(&q, r);
     uint64_t now = mono_ns();
-    count3(m_requests, c, r);
+    count3(c->m.requests, c, r);
     urcu_memb_read_lock();
     ctable *tab;
     int dep;
@@ -554,7 +560,7 @@ static int cache_serve(const handler *h, dns_req *r)
         urcu_memb_read_unlock();
         return miss(c, h, r);
     }
-    count4(m_hits, c, r, tab == &c->pc ? "success" : "denial");
+    count4(c->m.hits, c, r, tab == &c->pc ? "success" : "denial");
     int64_t ttl = centry_ttl(e, now);
     int stale = ttl <= 0;
     refresh *rf = NULL;
@@ -563,9 +569,10 @@ static int cache_serve(const handler *h, dns_req *r)
         if (rf) {
             rf->client = r;
             rf->stale_dep = dep;
+            rf->stale_ecs = q.via_ecs;
         }
     } else if (stale) {
-        count3(m_stale, c, r);
+        count3(c->m.stale, c, r);
         if (begin_refresh(e, now))
             rf = refresh_new(c, h, MODE_STALE, key, tab, e);
     } else if (should_prefetch(c, e, now, ttl) && begin_refresh(e, now)) {
@@ -588,7 +595,7 @@ static int cache_serve(const handler *h, dns_req *r)
     if (rf && rf->mode == MODE_VERIFY)
         return verify(c, h, r, rf);
     if (dep)
-        topo_mark(r, dep);
+        topo_mark(r, dep, q.via_ecs);
     int rc = req_write(r, h);
     background_refresh(c, h, r, rf);
     return rc;
@@ -624,17 +631,21 @@ static int cache_setup(cf_disp *d, setup_ctx *ctx, void **inst)
         free(c);
         return cf_err(d, "plugin/cache: out of memory");
     }
-    metrics_init();
+    metrics_init(c, instance_metrics(ctx->ins));
     c->ins = ctx->ins;
+    c->blk = ctx->blk;
     *inst = c;
     return 0;
 }
 
+/* The block's topology engine, when it has one, was published at setup. */
 static int cache_start(void *inst, struct instance *ins, char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;
-    ((cache *)inst)->ins = ins;
+    cache *c = inst;
+    c->ins = ins;
+    c->topo = block_value(c->blk, TOPO_ENGINE_KEY);
     return 0;
 }
 

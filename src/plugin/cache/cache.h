@@ -22,8 +22,8 @@
 #include <stdint.h>
 #include <urcu/urcu-memb.h>
 #include "corefile/corefile.h"
-#include "server/dname.h"
-#include "server/msg.h"
+#include "wire/dname.h"
+#include "wire/msg.h"
 
 #define CACHE_SHARDS 256
 #define CACHE_DEFAULT_CAP 10000

@@ -20,7 +20,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "cache.h"
+#include "plugin/cache/cache.h"
 
 static int has_soa(const dns_msg *m)
 {

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "cache.h"
+#include "plugin/cache/cache.h"
 #include "server/zone.h"
 
 #define MAX_ARGS 64

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "cache.h"
+#include "plugin/cache/cache.h"
 
 static void free_cb(struct rcu_head *h)
 {

@@ -28,13 +28,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "../../server/dname.h"
-#include "../../server/log.h"
-#include "../../server/msg.h"
-#include "../../server/periodic.h"
-#include "../log/gofmt.h"
-#include "../plugin.h"
-#include "errors.h"
+#include "wire/dname.h"
+#include "common/log.h"
+#include "wire/msg.h"
+#include "server/periodic.h"
+#include "common/gofmt.h"
+#include "server/plugin.h"
+#include "plugin/errors/errors.h"
 
 #define MAX_REGEXP_LEN 10000
 

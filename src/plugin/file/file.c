@@ -39,9 +39,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "plugin/plugin.h"
+#include "server/plugin.h"
 #include "plugin/file/file.h"
-#include "server/log.h"
+#include "common/log.h"
 #include "server/periodic.h"
 #include "server/server.h"
 #include "server/zone.h"

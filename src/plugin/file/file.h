@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
-#include "server/dname.h"
-#include "server/msg.h"
+#include "wire/dname.h"
+#include "wire/msg.h"
 
 /* One record: rdata in uncompressed wire form, embedded names of NS, CNAME,
  * MX, SOA, SVCB and HTTPS lower-cased like CoreDNS. */

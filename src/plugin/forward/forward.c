@@ -38,10 +38,11 @@
 #include <string.h>
 #include <time.h>
 #include <sys/random.h>
-#include "forward.h"
-#include "server/log.h"
+#include "plugin/forward/forward.h"
+#include "common/log.h"
 #include "server/metrics.h"
-#include "server/msg.h"
+#include "server/server.h"
+#include "wire/msg.h"
 
 #define FWD_DEADLINE_NS 5000000000ull       /* CoreDNS defaultTimeout */
 #define FWD_EDNS_PSZ 4096                   /* largest UDP reply c-ares reads */
@@ -90,7 +91,6 @@ typedef struct fwd_q {
     uint8_t wire[];                  /* the query as sent: client's, new ID */
 } fwd_q;
 
-static metric_family *m_duration, *m_broken, *m_rejects;
 
 static uint64_t mono_ns(void)
 {
@@ -288,38 +288,33 @@ static fwd_chan *chan_new(fwd_stanza *st, fwd_upstream *u, int kind, struct even
     return c;
 }
 
-/* The stanza's state for this event loop; created on first use. A one-entry
- * thread-local cache keeps the lock off the common path. */
+/* The stanza's state for this event loop; created on first use. The list
+ * only grows while the stanza lives (a loop is one worker's or one internal
+ * request's event base), so readers walk it without the lock: a node is
+ * complete before the release store that links it. */
 static fwd_loop *loop_for(fwd_stanza *st, struct event_base *base)
 {
-    static _Thread_local unsigned c_serial;
-    static _Thread_local struct event_base *c_base;
-    static _Thread_local fwd_loop *c_loop;
-    if (c_serial == st->serial && c_base == base)
-        return c_loop;
+    for (fwd_loop *l = atomic_load_explicit(&st->loops, memory_order_acquire); l; l = l->next)
+        if (l->base == base)
+            return l;
     pthread_mutex_lock(&st->mu);
-    fwd_loop *l = st->loops;
+    fwd_loop *l = atomic_load_explicit(&st->loops, memory_order_relaxed);
     while (l && l->base != base)
         l = l->next;
     if (!l && (l = calloc(1, sizeof *l))) {
         l->base = base;
-        l->next = st->loops;
-        st->loops = l;
+        l->next = atomic_load_explicit(&st->loops, memory_order_relaxed);
+        atomic_store_explicit(&st->loops, l, memory_order_release);
     }
     pthread_mutex_unlock(&st->mu);
-    if (l) {
-        c_serial = st->serial;
-        c_base = base;
-        c_loop = l;
-    }
     return l;
 }
 
 void fwd_loops_free(fwd_stanza *st)
 {
-    while (st->loops) {
-        fwd_loop *l = st->loops;
-        st->loops = l->next;
+    fwd_loop *next;
+    for (fwd_loop *l = atomic_load(&st->loops); l; l = next) {
+        next = l->next;
         for (size_t i = 0; i < FWD_MAX_UP; i++)
             for (int k = 0; k < FWD_NCH; k++)
                 chan_free(l->ch[i][k]);
@@ -446,7 +441,7 @@ static int q_pick(fwd_q *q)
             return (int)up;
         if (++q->fails < st->nups)
             continue;
-        metrics_add(m_broken, NULL, 1);
+        metrics_add(q->f->m.broken, NULL, 1);
         if (st->failfast)
             return -1;
         return (int)(rnd32() % st->nups);   /* health checks look broken */
@@ -472,7 +467,7 @@ static int q_reply(fwd_q *q, int up)
     fwd_stanza *st = q->st;
     char rcb[16];
     const char *lv[] = { "forward", st->ups[up].to, rcode_name(r->resp.rcode, rcb) };
-    metrics_observe(m_duration, lv, (double)(mono_ns() - q->sent_at) / 1e9);
+    metrics_observe(q->f->m.duration, lv, (double)(mono_ns() - q->sent_at) / 1e9);
     r->resp.id = r->q.id;
     if (!(r->resp.flags & F_QR) || !r->resp.has_question || r->resp.qtype != r->q.qtype ||
         !dname_equal(r->resp.qname, r->q.qname)) {
@@ -582,7 +577,7 @@ static int serve_stanza(const handler *h, forward *f, size_t si, dns_req *r)
     if (st->max_concurrent > 0) {
         if (atomic_fetch_add(&st->concurrent, 1) + 1 > st->max_concurrent) {
             atomic_fetch_sub(&st->concurrent, 1);
-            metrics_add(m_rejects, NULL, 1);
+            metrics_add(f->m.rejects, NULL, 1);
             free(q);
             req_error(r, "forward", "plugin/forward: concurrent queries exceeded maximum %ld",
                       st->max_concurrent);
@@ -612,23 +607,18 @@ static int forward_serve(const handler *h, dns_req *r)
 
 /* ---- plugin ----------------------------------------------------------- */
 
-static pthread_once_t ares_once = PTHREAD_ONCE_INIT;
-static void ares_init_once(void)
-{
-    ares_library_init(ARES_LIB_INIT_ALL);
-}
-
 static int forward_setup(cf_disp *d, setup_ctx *ctx, void **inst)
 {
-    (void)ctx;
-    pthread_once(&ares_once, ares_init_once);
     forward *f = calloc(1, sizeof *f);
     if (!f)
         return cf_err(d, "plugin/forward: out of memory");
+    fwd_metrics_init(&f->m, ctx ? instance_metrics(ctx->ins) : NULL);
     if (fwd_parse(d, f) < 0) {
         fwd_free(f);
         return -1;
     }
+    for (size_t i = 0; i < f->nst; i++)
+        f->st[i]->m = &f->m;
     *inst = f;
     return 0;
 }
@@ -637,22 +627,6 @@ static int forward_start(void *inst, struct instance *ins, char *err, size_t err
 {
     (void)ins;
     forward *f = inst;
-    fwd_metrics_init();
-    if (!m_duration) {
-        double b[16], t = 0.00025;
-        for (int i = 0; i < 16; i++, t *= 2)
-            b[i] = t;
-        static const char *const lab[] = { "proxy_name", "to", "rcode", NULL };
-        m_duration = metrics_family("coredns_proxy_request_duration_seconds",
-                                    "Histogram of the time each request took.",
-                                    METRIC_HISTOGRAM, lab, b, 16);
-        m_broken = metrics_family("coredns_forward_healthcheck_broken_total",
-                                  "Counter of the number of complete failures of the healthchecks.",
-                                  METRIC_COUNTER, NULL, NULL, 0);
-        m_rejects = metrics_family("coredns_forward_max_concurrent_rejects_total",
-                                   "Counter of the number of queries rejected because the concurrent queries were at maximum.",
-                                   METRIC_COUNTER, NULL, NULL, 0);
-    }
     for (size_t i = 0; i < f->nst; i++)
         if (fwd_health_start(f->st[i], err, errlen) < 0)
             return -1;

@@ -20,8 +20,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/socket.h>
-#include "plugin/plugin.h"
-#include "server/dname.h"
+#include "server/plugin.h"
+#include "wire/dname.h"
 
 #define FWD_MAX_UP 15
 #define FWD_MAX_RCODES 16
@@ -32,6 +32,12 @@ enum { FWD_CH_UDP, FWD_CH_UDP_EDNS, FWD_CH_TCP, FWD_NCH };
 struct fwd_stanza;
 struct periodic;
 struct fwd_loop;
+struct metric_family;
+
+/* The families of the instance's registry (looked up at setup). */
+typedef struct fwd_metrics {
+    struct metric_family *duration, *broken, *rejects, *hc_fail;
+} fwd_metrics;
 
 typedef struct fwd_upstream {
     char to[80];                     /* "ip:port" ("[v6]:port"), metrics label */
@@ -68,14 +74,15 @@ typedef struct fwd_stanza {
     int failfast;
     struct sockaddr_storage src;     /* source_address */
     int has_src;
-    unsigned serial;                 /* unique per stanza ever built */
-    pthread_mutex_t mu;              /* guards loops */
-    struct fwd_loop *loops;          /* per worker event loop state */
+    const fwd_metrics *m;            /* the plugin instance's */
+    pthread_mutex_t mu;              /* serialises additions to loops */
+    struct fwd_loop *_Atomic loops;  /* per event loop state, grows only */
 } fwd_stanza;
 
 typedef struct forward {
     fwd_stanza **st;
     size_t nst;
+    fwd_metrics m;
 } forward;
 
 extern const plugin_def plugin_forward;
@@ -106,7 +113,8 @@ void fwd_health_stop(fwd_stanza *st);
 void fwd_health_kick(fwd_upstream *u);
 /* One probe (blocking, 1 s): 0 healthy, -1 not. */
 int fwd_probe(const fwd_stanza *st, const fwd_upstream *u);
-void fwd_metrics_init(void);
+struct metrics_registry;
+void fwd_metrics_init(fwd_metrics *m, struct metrics_registry *reg);
 void fwd_metric_hc_failure(const fwd_upstream *u);
 
 #endif

@@ -21,27 +21,38 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "forward.h"
+#include "plugin/forward/forward.h"
 #include "server/metrics.h"
 #include "server/periodic.h"
 
 #define PROBE_TIMEOUT_MS 1000
 
-static metric_family *m_hc_fail;
-
-void fwd_metrics_init(void)
+void fwd_metrics_init(fwd_metrics *m, metrics_registry *reg)
 {
-    static const char *const lab[] = { "proxy_name", "to", NULL };
-    if (!m_hc_fail)
-        m_hc_fail = metrics_family("coredns_proxy_healthcheck_failures_total",
-                                   "Counter of the number of failed healthchecks.",
-                                   METRIC_COUNTER, lab, NULL, 0);
+    static const char *const hc[] = { "proxy_name", "to", NULL };
+    static const char *const dur[] = { "proxy_name", "to", "rcode", NULL };
+    double b[16], t = 0.00025;
+    for (int i = 0; i < 16; i++, t *= 2)
+        b[i] = t;
+    m->hc_fail = metrics_family(reg, "coredns_proxy_healthcheck_failures_total",
+                                "Counter of the number of failed healthchecks.",
+                                METRIC_COUNTER, hc, NULL, 0);
+    m->duration = metrics_family(reg, "coredns_proxy_request_duration_seconds",
+                                 "Histogram of the time each request took.",
+                                 METRIC_HISTOGRAM, dur, b, 16);
+    m->broken = metrics_family(reg, "coredns_forward_healthcheck_broken_total",
+                               "Counter of the number of complete failures of the healthchecks.",
+                               METRIC_COUNTER, NULL, NULL, 0);
+    m->rejects = metrics_family(reg, "coredns_forward_max_concurrent_rejects_total",
+                                "Counter of the number of queries rejected because the "
+                                "concurrent queries were at maximum.",
+                                METRIC_COUNTER, NULL, NULL, 0);
 }
 
 void fwd_metric_hc_failure(const fwd_upstream *u)
 {
     const char *lv[] = { "forward", u->to };
-    metrics_add(m_hc_fail, lv, 1);
+    metrics_add(u->st->m->hc_fail, lv, 1);
 }
 
 static long ms_left(const struct timespec *end)

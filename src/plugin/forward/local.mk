@@ -1,5 +1,5 @@
 # src/plugin/forward: proxying to upstream resolvers on c-ares
-src_libtopo_a_SOURCES += src/plugin/forward/forward.h src/plugin/forward/setup.c \
+src_plugin_libplugins_a_SOURCES += src/plugin/forward/forward.h src/plugin/forward/setup.c \
 	src/plugin/forward/forward.c src/plugin/forward/health.c
 TESTS += tests/integration/forward.sh
 EXTRA_DIST += tests/integration/forward.sh tests/integration/forward_upstream.py
@@ -7,6 +7,4 @@ check_PROGRAMS += tests/unit/test_forward
 TESTS += tests/unit/test_forward
 tests_unit_test_forward_SOURCES = tests/unit/test_forward.c
 tests_unit_test_forward_CFLAGS = $(UNIT_CC_FLAGS)
-tests_unit_test_forward_LDFLAGS = $(UNIT_WHOLE)
-tests_unit_test_forward_LDADD = $(UNIT_DEPS)
-tests_unit_test_forward_DEPENDENCIES = src/libtopo.a
+tests_unit_test_forward_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)

@@ -30,8 +30,8 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include "forward.h"
-#include "server/log.h"
+#include "plugin/forward/forward.h"
+#include "common/log.h"
 #include "server/zone.h"
 
 static const struct { const char *name; int rc; } RCODES[] = {
@@ -347,7 +347,6 @@ static int parse_prop(cf_disp *d, fwd_stanza *st)
 
 static fwd_stanza *stanza_new(void)
 {
-    static atomic_uint serials;
     fwd_stanza *st = calloc(1, sizeof *st);
     if (!st)
         return NULL;
@@ -358,7 +357,6 @@ static fwd_stanza *stanza_new(void)
     st->hc_rd = 1;
     st->policy = FWD_POL_RANDOM;
     dname_from_str(st->hc_domain, ".");
-    st->serial = atomic_fetch_add(&serials, 1) + 1;
     pthread_mutex_init(&st->mu, NULL);
     return st;
 }

@@ -28,9 +28,9 @@
 #include <sys/socket.h>
 #include <event2/buffer.h>
 #include <event2/http.h>
-#include "plugin/plugin.h"
+#include "server/plugin.h"
 #include "server/http.h"
-#include "server/log.h"
+#include "common/log.h"
 #include "server/metrics.h"
 #include "server/periodic.h"
 #include "server/server.h"
@@ -46,26 +46,20 @@ typedef struct health {
     char poll_url[300];
     struct instance *ins;
     periodic *poller;                    /* the self-check, NULL when not running */
-    struct health *next_running;         /* g_running list */
+    metric_family *duration, *failures;  /* the instance registry's */
 } health;
 
-static metric_family *g_duration, *g_failures;
-/* Instances with a poll thread; start/stop run on the main thread only. One
- * self-check per (configuration, address), however many blocks share it. */
-static health *g_running;
-static pthread_once_t g_once = PTHREAD_ONCE_INIT;
-
-static void register_metrics(void)
+static void register_metrics(health *h, metrics_registry *reg)
 {
     double b[5], t = 0.00025;
     for (int i = 0; i < 5; i++, t *= 10)
         b[i] = t;
-    g_duration = metrics_family("coredns_health_request_duration_seconds",
-                                "Histogram of the time (in seconds) each request took.",
-                                METRIC_HISTOGRAM, NULL, b, 5);
-    g_failures = metrics_family("coredns_health_request_failures_total",
-                                "The number of times the health check failed.",
-                                METRIC_COUNTER, NULL, NULL, 0);
+    h->duration = metrics_family(reg, "coredns_health_request_duration_seconds",
+                                 "Histogram of the time (in seconds) each request took.",
+                                 METRIC_HISTOGRAM, NULL, b, 5);
+    h->failures = metrics_family(reg, "coredns_health_request_failures_total",
+                                 "The number of times the health check failed.",
+                                 METRIC_COUNTER, NULL, NULL, 0);
 }
 
 /* ---- the endpoint ----------------------------------------------------- */
@@ -159,9 +153,9 @@ static void check(health *h)
     double t0 = now_s();
     int rc = poll_once(h, why, sizeof why);
     double el = now_s() - t0;
-    metrics_observe(g_duration, NULL, el);
+    metrics_observe(h->duration, NULL, el);
     if (rc < 0) {
-        metrics_add(g_failures, NULL, 1);
+        metrics_add(h->failures, NULL, 1);
         log_warning("plugin/health: Local health request to \"%s\" failed: %s", h->poll_url, why);
     } else if (el > 1) {
         log_warning("plugin/health: Local health request to \"%s\" took more than 1s: %gs",
@@ -213,23 +207,27 @@ static int health_setup(cf_disp *d, setup_ctx *ctx, void **inst)
     return 0;
 }
 
+/* One self-check per (configuration, address), however many blocks of the
+ * instance enable health on it: the first instance to start on an address
+ * claims it in the instance's named values. */
 static int health_start(void *inst, struct instance *ins, char *err, size_t errlen)
 {
     health *h = inst;
-    pthread_once(&g_once, register_metrics);
+    register_metrics(h, instance_metrics(ins));
     if (http_register(ins, h->addr, "/health", health_http, NULL, err, errlen) < 0)
         return -1;
     if (h->lameduck > 0)
         instance_set_lameduck(ins, h->lameduck);
     h->ins = ins;
-    for (health *o = g_running; o; o = o->next_running)
-        if (o->ins == ins && strcmp(o->addr, h->addr) == 0)
-            return 0;                             /* already polled */
+    char key[300];
+    snprintf(key, sizeof key, "health.poll %s", h->addr);
+    if (instance_value(ins, key))
+        return 0;                                 /* already polled */
     if (poll_target(h) == 0)
         h->poller = periodic_start(poll_task, h, 1, 0);
-    if (h->poller) {
-        h->next_running = g_running;
-        g_running = h;
+    if (h->poller && instance_set_value(ins, key, h, NULL) < 0) {
+        snprintf(err, errlen, "plugin/health: out of memory");
+        return -1;
     }
     return 0;
 }
@@ -241,11 +239,6 @@ static void health_stop(void *inst)
         return;
     periodic_stop(h->poller);
     h->poller = NULL;
-    for (health **pp = &g_running; *pp; pp = &(*pp)->next_running)
-        if (*pp == h) {
-            *pp = h->next_running;
-            break;
-        }
 }
 
 static void health_destroy(void *inst)

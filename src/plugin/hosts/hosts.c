@@ -32,8 +32,9 @@
 #include <arpa/inet.h>
 #include <uthash.h>
 #include "cluster/pmap.h"
-#include "plugin/plugin.h"
-#include "server/log.h"
+#include "server/plugin.h"
+#include "common/file.h"
+#include "common/log.h"
 #include "server/metrics.h"
 #include "server/periodic.h"
 #include "server/server.h"
@@ -76,9 +77,8 @@ typedef struct hosts {
     struct timespec mtime;
     off_t size;
     periodic *task;                 /* the reload task, NULL when off */
+    metric_family *m_entries, *m_reload_ts;  /* the instance registry's */
 } hosts;
-
-static metric_family *m_entries, *m_reload_ts;
 
 /* ---- the table -------------------------------------------------------- */
 
@@ -192,21 +192,6 @@ static void parse_text(table *t, const char *text)
     }
 }
 
-static char *slurp(const char *path, struct stat *st)
-{
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return NULL;
-    char *buf = NULL;
-    if (fstat(fileno(fp), st) == 0 && st->st_size < (1 << 26) &&
-        (buf = malloc((size_t)st->st_size + 1))) {
-        size_t n = fread(buf, 1, (size_t)st->st_size, fp);
-        buf[n] = '\0';
-    }
-    fclose(fp);
-    return buf;
-}
-
 /* Build a table from the file (when readable) and the inline entries. */
 static table *build(hosts *h)
 {
@@ -217,7 +202,7 @@ static table *build(hosts *h)
         parse_text(t, h->inline_text);
     if (h->path) {
         struct stat st;
-        char *text = slurp(h->path, &st);
+        char *text = stat(h->path, &st) == 0 ? file_read(h->path, NULL) : NULL;
         if (text) {
             parse_text(t, text);
             h->mtime = st.st_mtim;
@@ -233,8 +218,8 @@ static void publish(hosts *h, table *t)
     table *old = atomic_exchange(&h->cur, t);
     if (old)
         pmap_defer(table_free, old);
-    metrics_set(m_entries, NULL, (double)t->entries);
-    metrics_set(m_reload_ts, NULL, (double)time(NULL));
+    metrics_set(h->m_entries, NULL, (double)t->entries);
+    metrics_set(h->m_reload_ts, NULL, (double)time(NULL));
 }
 
 /* ---- reload task ------------------------------------------------------ */
@@ -380,15 +365,15 @@ static int hosts_setup(cf_disp *d, setup_ctx *ctx, void **inst)
 static int hosts_start(void *inst, struct instance *ins, char *err, size_t errlen)
 {
     hosts *h = inst;
-    if (!m_entries) {
-        m_entries = metrics_family("coredns_hosts_entries", "The combined number of entries in hosts and Corefile.",
-                                   METRIC_GAUGE, NULL, NULL, 0);
-        m_reload_ts = metrics_family("coredns_hosts_reload_timestamp_seconds",
-                                     "The timestamp of the last reload of hosts file.",
-                                     METRIC_GAUGE, NULL, NULL, 0);
-    }
-    metrics_set(m_entries, NULL, (double)atomic_load(&h->cur)->entries);
-    metrics_set(m_reload_ts, NULL, (double)time(NULL));
+    metrics_registry *reg = instance_metrics(ins);
+    h->m_entries = metrics_family(reg, "coredns_hosts_entries",
+                                  "The combined number of entries in hosts and Corefile.",
+                                  METRIC_GAUGE, NULL, NULL, 0);
+    h->m_reload_ts = metrics_family(reg, "coredns_hosts_reload_timestamp_seconds",
+                                    "The timestamp of the last reload of hosts file.",
+                                    METRIC_GAUGE, NULL, NULL, 0);
+    metrics_set(h->m_entries, NULL, (double)atomic_load(&h->cur)->entries);
+    metrics_set(h->m_reload_ts, NULL, (double)time(NULL));
     if (h->reload > 0 && h->path) {
         if (!(h->task = periodic_start(reloader, h, h->reload, PERIODIC_RCU))) {
             snprintf(err, errlen, "plugin/hosts: cannot start the reload thread");

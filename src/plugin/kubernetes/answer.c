@@ -21,7 +21,7 @@
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
-#include "kubernetes.h"
+#include "plugin/kubernetes/kubernetes.h"
 #include "topology/topology.h"
 
 int krr_push(krrvec *v, const krr *rr)
@@ -410,7 +410,7 @@ int kube_serve(const handler *h, dns_req *r)
     int err = lookup_qtype(&q, low, &ans, &extra);
     int rc;
     if (q.topo_dep)
-        topo_mark(r, q.topo_dep);
+        topo_mark(r, q.topo_dep, q.loc.ecs);
     if (is_name_error(err)) {
         if (fallthrough(k, low)) {
             store_read_end();

@@ -12,7 +12,7 @@
  * ready endpoint. With none, ns.dns.<zone> with our own addresses.
  */
 #include <string.h>
-#include "kubernetes.h"
+#include "plugin/kubernetes/kubernetes.h"
 
 static int prefixed(uint8_t *out, const char *a, const char *b, const uint8_t *zone)
 {

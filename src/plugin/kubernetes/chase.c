@@ -15,7 +15,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include "kubernetes.h"
+#include "plugin/kubernetes/kubernetes.h"
 #include "server/server.h"
 
 static _Thread_local struct event_base *t_base;

@@ -29,10 +29,10 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "k8s/k8s.h"
-#include "kubernetes.h"
+#include "plugin/kubernetes/kubernetes.h"
 #include "cluster/decode.h"
 #include "topology/topology.h"
-#include "server/log.h"
+#include "common/log.h"
 #include "server/metrics.h"
 #include "server/server.h"
 
@@ -145,13 +145,13 @@ static void wait_sync(kube *k)
 
 /* ---- metrics ---------------------------------------------------------------------- */
 
-static metric_family *programming_family(void)
+static metric_family *programming_family(metrics_registry *reg)
 {
     static const char *const labels[] = { "service_kind", NULL };
     double buckets[20];
     for (int i = 0; i < 20; i++)
         buckets[i] = 0.001 * (double)(1u << i);
-    return metrics_family("coredns_kubernetes_dns_programming_duration_seconds",
+    return metrics_family(reg, "coredns_kubernetes_dns_programming_duration_seconds",
                           "Histogram of the time (in seconds) it took to program a dns instance.",
                           METRIC_HISTOGRAM, labels, buckets, 20);
 }
@@ -179,9 +179,9 @@ static double parse_rfc3339(const char *s)
     return (double)timegm(&tm) - (double)off + frac;
 }
 
-void kube_record_programming(const cJSON *slice)
+void kube_record_programming(kube *k, const cJSON *slice)
 {
-    if (!obj_label(slice, "service.kubernetes.io/headless"))
+    if (!decode_obj_label(slice, "service.kubernetes.io/headless"))
         return;
     const cJSON *ann = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(slice, "metadata"), "annotations");
@@ -192,14 +192,14 @@ void kube_record_programming(const cJSON *slice)
     if (at < 0) {
         log_warning("plugin/kubernetes: DnsProgrammingLatency cannot be calculated for "
                     "EndpointSlice '%s/%s'; invalid annotation value %s",
-                    obj_ns(slice), obj_name(slice), t->valuestring);
+                    decode_obj_ns(slice), decode_obj_name(slice), t->valuestring);
         return;
     }
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     double d = (double)now.tv_sec + now.tv_nsec / 1e9 - at;
     static const char *const kind[] = { "headless_with_selector" };
-    metrics_observe(programming_family(), kind, d < 0 ? 0 : d);
+    metrics_observe(k->m_programming, kind, d < 0 ? 0 : d);
 }
 
 /* ---- reflector handlers (API thread) ------------------------------------------ */
@@ -215,7 +215,7 @@ static void h_upsert(void *ctx, const cJSON *obj)
 {
     kref *r = ctx;
     if (r->upsert == store_upsert_slice && !r->relisting)
-        kube_record_programming(obj);
+        kube_record_programming(r->k, obj);
     r->upsert(r->k->st, obj);
 }
 
@@ -261,13 +261,20 @@ static int make_config(kube *k, k8s_config *cfg, char *err, size_t errlen)
     return k8s_config_incluster(cfg, err, errlen);
 }
 
+/* The store (this instance's cluster context), made on first use with
+ * the topology engine's labels and bound to it. */
 static int ensure_store(kube *k)
 {
-    store_opts o = { k->topo ? k->topo->zone_label : NULL,
-                     k->topo ? k->topo->region_label : NULL };
-    if (!k->st)
-        k->st = store_new(&o);
-    return k->st ? 0 : -1;
+    if (k->st)
+        return 0;
+    kube_topo_attach(k);
+    const topo_cfg *c = k->topo ? topo_engine_cfg(k->topo) : NULL;
+    store_opts o = { c ? c->zone_label : NULL, c ? c->region_label : NULL };
+    if (!(k->st = store_new(&o)))
+        return -1;
+    if (k->topo)
+        topo_engine_bind(k->topo, k->st, NULL);
+    return 0;
 }
 
 static int kube_start(void *inst, struct instance *ins, char *err, size_t errlen)
@@ -275,7 +282,6 @@ static int kube_start(void *inst, struct instance *ins, char *err, size_t errlen
     kube *k = inst;
     k->ins = ins;
     kube_self_ips(k);
-    kube_topo_attach(k);
     if (ensure_store(k) < 0) {
         snprintf(err, errlen, "plugin/kubernetes: out of memory");
         return -1;
@@ -287,12 +293,14 @@ static int kube_start(void *inst, struct instance *ins, char *err, size_t errlen
         k8s_config_free(&cfg);
         return -1;
     }
-    k->client = k8s_client_new(&cfg, why, sizeof why);
+    k->client = k8s_client_new(&cfg, instance_metrics(ins), why, sizeof why);
     k8s_config_free(&cfg);
     if (!k->client) {
         snprintf(err, errlen, "plugin/kubernetes: %s", why);
         return -1;
     }
+    if (k->topo)
+        topo_engine_bind(k->topo, k->st, k->client);
     if (!k->refs && !(k->refs = calloc(5, sizeof *k->refs))) {
         snprintf(err, errlen, "plugin/kubernetes: out of memory");
         return -1;
@@ -352,20 +360,23 @@ store *kubernetes_store(void *inst)
     return ensure_store(k) < 0 ? NULL : k->st;
 }
 
-struct k8s_client *kubernetes_client(void *inst)
-{
-    return ((kube *)inst)->client;
-}
-
 void kubernetes_set_synced(void *inst, int synced)
 {
     atomic_store(&((kube *)inst)->synced, synced ? 1 : 0);
 }
 
+static int kube_setup_plugin(cf_disp *d, setup_ctx *ctx, void **inst)
+{
+    if (kube_setup(d, ctx, inst) < 0)
+        return -1;
+    ((kube *)*inst)->m_programming = programming_family(instance_metrics(ctx->ins));
+    return 0;
+}
+
 const plugin_def plugin_kubernetes = {
     .name = "kubernetes",
     .flags = PLUGIN_ONCE,
-    .setup = kube_setup,
+    .setup = kube_setup_plugin,
     .start = kube_start,
     .stop = kube_stop,
     .destroy = kube_destroy,

@@ -17,9 +17,10 @@
  *                 CNAME/SRV/NS/SOA) and serve() with the rcode rules
  *   ptr.c         PTR (CoreDNS Reverse/serviceRecordForIP)
  *   apex.c        SOA, the NS records and ns.dns addresses
+ *   topo.c        headless answers by topology: the block's engine
+ *                 (src/topology/) decides which endpoints a client gets
  *   chase.c       out-of-zone ExternalName targets: a query through the
  *                 server's own chain
- *   k8s_fallback.c  weak stand-ins for src/k8s/ until the client is linked
  *
  * Everything below is private to src/plugin/kubernetes/ and its unit tests.
  */
@@ -31,8 +32,8 @@
 #include <stdint.h>
 #include "cluster/store.h"
 #include "cluster/locator.h"
-#include "plugin/plugin.h"
-#include "server/dname.h"
+#include "server/plugin.h"
+#include "wire/dname.h"
 
 extern const plugin_def plugin_kubernetes;
 
@@ -102,7 +103,8 @@ typedef struct kube {
     int nself;
     int self_done;
     struct kref *refs;              /* reflector handler contexts */
-    const struct topo_cfg *topo;    /* the block's topology directive, or NULL */
+    struct topo_engine *topo;       /* the block's topology engine, or NULL */
+    struct metric_family *m_programming;  /* the instance registry's */
 } kube;
 
 /* setup.c */
@@ -246,14 +248,12 @@ int kube_lookup(kq *q, const uint8_t *name, uint16_t qtype, dns_msg *out);
 /* kubernetes.c: record coredns_kubernetes_dns_programming_duration_seconds
  * for one EndpointSlice add/update (API thread; exposed for tests). */
 struct cJSON;
-void kube_record_programming(const struct cJSON *slice);
+void kube_record_programming(kube *k, const struct cJSON *slice);
 
 /* ---- test hooks ----------------------------------------------------------- */
-/* The store of an instance, created on first use (tests fill it directly). */
+/* The store of an instance, created on first use (tests fill it directly;
+ * the block's topology engine, if any, is bound to it). */
 store *kubernetes_store(void *inst);
-/* The API client of an instance (NULL before start): the topology plugin
- * posts Events through it. */
-struct k8s_client *kubernetes_client(void *inst);
 /* Pretend the API watches are (not) synced. */
 void kubernetes_set_synced(void *inst, int synced);
 

@@ -1,5 +1,5 @@
 # src/plugin/kubernetes: the kubernetes plugin and its tests
-src_libtopo_a_SOURCES += \
+src_plugin_libplugins_a_SOURCES += \
 	src/plugin/kubernetes/kubernetes.c src/plugin/kubernetes/kubernetes.h \
 	src/plugin/kubernetes/setup.c \
 	src/plugin/kubernetes/selector.c \
@@ -14,11 +14,10 @@ EXTRA_DIST += src/plugin/kubernetes/README.md
 
 check_PROGRAMS += tests/unit/test_kubernetes
 TESTS += tests/unit/test_kubernetes
-tests_unit_test_kubernetes_SOURCES = tests/unit/test_kubernetes.c
+tests_unit_test_kubernetes_SOURCES = tests/unit/test_kubernetes.c tests/unit/test_env.c \
+	tests/unit/test_env.h src/plugins.c
 tests_unit_test_kubernetes_CFLAGS = $(UNIT_CC_FLAGS) -DSRCDIR='"$(abs_top_srcdir)"'
-tests_unit_test_kubernetes_LDFLAGS = $(UNIT_WHOLE)
-tests_unit_test_kubernetes_LDADD = $(UNIT_DEPS)
-tests_unit_test_kubernetes_DEPENDENCIES = src/libtopo.a
+tests_unit_test_kubernetes_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)
 EXTRA_DIST += tests/data/kubernetes/cluster.json tests/data/kubernetes/zonal.json \
 	tests/data/kubernetes/chase.yaml tests/data/kubernetes/acceptance.tsv \
 	tests/data/kubernetes/acceptance.py tests/data/kubernetes/interwebs.test.db \

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "kubernetes.h"
+#include "plugin/kubernetes/kubernetes.h"
 
 /* ---- small containers --------------------------------------------------- */
 

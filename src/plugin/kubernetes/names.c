@@ -19,7 +19,7 @@
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
-#include "kubernetes.h"
+#include "plugin/kubernetes/kubernetes.h"
 
 size_t kube_label_text(const uint8_t *label, char *out, size_t cap)
 {

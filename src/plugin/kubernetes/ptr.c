@@ -11,7 +11,7 @@
  * a name error if it does not exist, else no records (NODATA).
  */
 #include <string.h>
-#include "kubernetes.h"
+#include "plugin/kubernetes/kubernetes.h"
 
 typedef struct ptr_ctx {
     kq *q;

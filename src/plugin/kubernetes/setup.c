@@ -20,8 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "kubernetes.h"
-#include "server/log.h"
+#include "plugin/kubernetes/kubernetes.h"
+#include "common/log.h"
 #include "server/server.h"
 #include "server/zone.h"
 

@@ -5,13 +5,13 @@
  * directive in the block nothing here runs and answers are CoreDNS's.
  */
 #include <string.h>
-#include "kubernetes.h"
+#include "plugin/kubernetes/kubernetes.h"
 #include "server/server.h"
 #include "topology/topology.h"
 
 void kube_topo_attach(kube *k)
 {
-    k->topo = topo_of_block(k->blk, NULL);
+    k->topo = block_value(k->blk, TOPO_ENGINE_KEY);
 }
 
 static int query_families(uint16_t qtype)
@@ -21,25 +21,25 @@ static int query_families(uint16_t qtype)
 
 const uint8_t *kube_topo_keep(kq *q, const st_service *svc, const st_endpoints *eps)
 {
-    const topo_cfg *c = q->k->topo;
-    if (!c || svc->kind != SVC_HEADLESS || !eps || eps->n == 0)
+    topo_engine *e = q->k->topo;
+    if (!e || svc->kind != SVC_HEADLESS || !eps || eps->n == 0)
         return NULL;
     uint8_t *keep = karena_alloc(&q->arena, eps->n);
     if (!keep)
         return NULL;
     if (!q->located) {
-        topo_locate(c, q->st, q->r, &q->loc);
+        topo_locate(e, q->r, &q->loc);
         q->located = 1;
     }
     int fams = query_families(q->r->q.qtype);
     topo_result res;
-    topo_select(c, q->st, svc, eps, &q->loc, fams, keep, &res, NULL);
+    topo_select(e, svc, eps, &q->loc, fams, keep, &res, NULL);
     /* the other family is left to the qtype filter, untouched */
     for (size_t i = 0; i < eps->n; i++)
         if (eps->eps[i].ready && !((eps->eps[i].ip.family == 4 ? 1 : 2) & fams))
             keep[i] = 1;
     if (res.dep > q->topo_dep)
         q->topo_dep = res.dep;
-    topo_count(&res);
+    topo_count(e, &res);
     return keep;
 }

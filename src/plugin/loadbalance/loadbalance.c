@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
-#include "plugin/plugin.h"
-#include "server/msg.h"
+#include "server/plugin.h"
+#include "wire/msg.h"
 
 /* per-thread xorshift64*: no locks on the serving path */
 static _Thread_local uint64_t rng;

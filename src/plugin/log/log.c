@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "../../server/dname.h"
-#include "../../server/log.h"
-#include "../plugin.h"
-#include "replacer.h"
+#include "wire/dname.h"
+#include "common/log.h"
+#include "server/plugin.h"
+#include "plugin/log/replacer.h"
 
 #define LOG_MAX_ARGS 256
 #define LOG_LINE_MAX 4000

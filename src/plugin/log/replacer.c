@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../server/dname.h"
-#include "../../server/msg.h"
-#include "gofmt.h"
-#include "replacer.h"
+#include "wire/dname.h"
+#include "wire/msg.h"
+#include "common/gofmt.h"
+#include "plugin/log/replacer.h"
 
 enum node_type { N_LITERAL, N_LABEL, N_META };
 

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
-#include "../../server/request.h"
+#include "server/request.h"
 
 #define LOG_COMMON_FORMAT "{remote}:{port} - {>id} \"{type} {class} {name} {proto} {size} " \
                           "{>do} {>bufsize}\" {rcode} {>rflags} {rsize} {duration}"

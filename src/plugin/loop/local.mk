@@ -1,4 +1,4 @@
 # src/plugin/loop: forwarding-loop detection by self-probe
-src_libtopo_a_SOURCES += src/plugin/loop/loop.c
+src_plugin_libplugins_a_SOURCES += src/plugin/loop/loop.c
 TESTS += tests/integration/loop.sh
 EXTRA_DIST += tests/integration/loop.sh

@@ -28,9 +28,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <openssl/rand.h>
-#include "plugin/plugin.h"
-#include "server/log.h"
-#include "server/msg.h"
+#include "server/plugin.h"
+#include "common/log.h"
+#include "wire/msg.h"
 #include "server/periodic.h"
 #include "server/server.h"
 

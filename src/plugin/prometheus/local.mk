@@ -1,4 +1,4 @@
 # src/plugin/prometheus: sources and tests of the prometheus plugin
-src_libtopo_a_SOURCES += src/plugin/prometheus/prometheus.c src/plugin/prometheus/prometheus.h
+src_plugin_libplugins_a_SOURCES += src/plugin/prometheus/prometheus.c src/plugin/prometheus/prometheus.h
 TESTS += tests/integration/prometheus.sh
 EXTRA_DIST += tests/integration/prometheus.sh src/plugin/prometheus/README.md

@@ -5,14 +5,19 @@
  *
  * In the chain (order.h puts it outside errors, log and every answering
  * plugin) it registers a done hook on each request and, when the request is
- * finished, records it with prom_report(): coredns_dns_requests_total,
+ * finished, records it (prom_report()): coredns_dns_requests_total,
  * _request_duration_seconds, _request_size_bytes, _response_size_bytes,
  * _do_requests_total and _responses_total, labelled exactly as CoreDNS does
  * (server, zone, view="", proto, family, type, rcode, plugin).
  *
+ * Requests that never reach a chain (no zone, refused class, FORMERR) are
+ * counted the same way under zone "dropped", through the instance's
+ * unrouted observer (instance_on_unrouted), registered by the first
+ * prometheus of an instance.
+ *
  * start() binds ADDRESS (default localhost:9153) through http.c and serves
- * /metrics from the process-wide registry (metrics.c), refreshing the
- * process_* gauges from /proc first. Blocks that name the same address share
+ * /metrics from the instance's registry (the process's, metrics.c),
+ * refreshing the process_* gauges from /proc first. Blocks that name the same address share
  * one listener. It also publishes coredns_build_info, coredns_panics_total
  * and coredns_plugin_enabled for the block's chain plugins.
  */
@@ -27,7 +32,7 @@
 #include <sys/resource.h>
 #include <event2/buffer.h>
 #include <event2/http.h>
-#include "plugin/plugin.h"
+#include "server/plugin.h"
 #include "plugin/prometheus/prometheus.h"
 #include "server/http.h"
 #include "server/metrics.h"
@@ -42,23 +47,23 @@
 
 #define DEFAULT_ADDR "localhost:9153"
 
-typedef struct prom {
-    char addr[256];
-    server_block *blk;
-} prom;
-
-static struct {
+/* The families, looked up in the instance's registry at setup. */
+typedef struct prom_families {
     metric_family *requests, *duration, *req_size, *resp_size, *do_req, *responses;
     metric_family *build, *panics, *enabled;
     metric_family *cpu, *open_fds, *max_fds, *rss, *vsize, *vmax, *start;
-} M;
-static pthread_once_t g_once = PTHREAD_ONCE_INIT;
-static atomic_int g_active;
-static instance *g_enabled_for;          /* instance whose plugin_enabled is shown */
+} prom_families;
+
+typedef struct prom {
+    char addr[256];
+    server_block *blk;
+    metrics_registry *reg;
+    prom_families M;
+} prom;
 
 /* ---- families --------------------------------------------------------- */
 
-static void register_dns(void)
+static void register_dns(prom_families *M, metrics_registry *reg)
 {
     static const char *const l_req[] = { "server", "zone", "view", "proto", "family", "type", NULL };
     static const char *const l_szv[] = { "server", "zone", "view", NULL };
@@ -69,58 +74,58 @@ static void register_dns(void)
     double time[16], t = 0.00025;
     for (int i = 0; i < 16; i++, t *= 2)
         time[i] = t;
-    M.requests = metrics_family("coredns_dns_requests_total",
+    M->requests = metrics_family(reg, "coredns_dns_requests_total",
         "Counter of DNS requests made per zone, protocol and family.",
         METRIC_COUNTER, l_req, NULL, 0);
-    M.duration = metrics_family("coredns_dns_request_duration_seconds",
+    M->duration = metrics_family(reg, "coredns_dns_request_duration_seconds",
         "Histogram of the time (in seconds) each request took per zone.",
         METRIC_HISTOGRAM, l_szv, time, 16);
-    M.req_size = metrics_family("coredns_dns_request_size_bytes",
+    M->req_size = metrics_family(reg, "coredns_dns_request_size_bytes",
         "Size of the EDNS0 UDP buffer in bytes (64K for TCP) per zone and protocol.",
         METRIC_HISTOGRAM, l_size, sizes, 14);
-    M.resp_size = metrics_family("coredns_dns_response_size_bytes",
+    M->resp_size = metrics_family(reg, "coredns_dns_response_size_bytes",
         "Size of the returned response in bytes.", METRIC_HISTOGRAM, l_size, sizes, 14);
-    M.do_req = metrics_family("coredns_dns_do_requests_total",
+    M->do_req = metrics_family(reg, "coredns_dns_do_requests_total",
         "Counter of DNS requests with DO bit set per zone.", METRIC_COUNTER, l_szv, NULL, 0);
-    M.responses = metrics_family("coredns_dns_responses_total",
+    M->responses = metrics_family(reg, "coredns_dns_responses_total",
         "Counter of response status codes.", METRIC_COUNTER, l_resp, NULL, 0);
 }
 
-static void register_process(void)
+static void register_process(prom_families *M, metrics_registry *reg)
 {
-    M.cpu = metrics_family("process_cpu_seconds_total",
+    M->cpu = metrics_family(reg, "process_cpu_seconds_total",
         "Total user and system CPU time spent in seconds.", METRIC_COUNTER, NULL, NULL, 0);
-    M.open_fds = metrics_family("process_open_fds", "Number of open file descriptors.",
+    M->open_fds = metrics_family(reg, "process_open_fds", "Number of open file descriptors.",
         METRIC_GAUGE, NULL, NULL, 0);
-    M.max_fds = metrics_family("process_max_fds", "Maximum number of open file descriptors.",
+    M->max_fds = metrics_family(reg, "process_max_fds", "Maximum number of open file descriptors.",
         METRIC_GAUGE, NULL, NULL, 0);
-    M.rss = metrics_family("process_resident_memory_bytes", "Resident memory size in bytes.",
+    M->rss = metrics_family(reg, "process_resident_memory_bytes", "Resident memory size in bytes.",
         METRIC_GAUGE, NULL, NULL, 0);
-    M.vsize = metrics_family("process_virtual_memory_bytes", "Virtual memory size in bytes.",
+    M->vsize = metrics_family(reg, "process_virtual_memory_bytes", "Virtual memory size in bytes.",
         METRIC_GAUGE, NULL, NULL, 0);
-    M.vmax = metrics_family("process_virtual_memory_max_bytes",
+    M->vmax = metrics_family(reg, "process_virtual_memory_max_bytes",
         "Maximum amount of virtual memory available in bytes.", METRIC_GAUGE, NULL, NULL, 0);
-    M.start = metrics_family("process_start_time_seconds",
+    M->start = metrics_family(reg, "process_start_time_seconds",
         "Start time of the process since unix epoch in seconds.", METRIC_GAUGE, NULL, NULL, 0);
 }
 
-static void register_all(void)
+static void register_all(prom_families *M, metrics_registry *reg)
 {
     static const char *const l_build[] = { "version", "revision", "goversion", NULL };
     static const char *const l_enabled[] = { "server", "zone", "view", "name", NULL };
-    register_dns();
-    register_process();
-    M.build = metrics_family("coredns_build_info",
+    register_dns(M, reg);
+    register_process(M, reg);
+    M->build = metrics_family(reg, "coredns_build_info",
         "A metric with a constant '1' value labeled by version, revision, and goversion "
         "from which CoreDNS was built.", METRIC_GAUGE, l_build, NULL, 0);
-    M.panics = metrics_family("coredns_panics_total",
+    M->panics = metrics_family(reg, "coredns_panics_total",
         "A metrics that counts the number of panics.", METRIC_COUNTER, NULL, NULL, 0);
-    M.enabled = metrics_family("coredns_plugin_enabled",
+    M->enabled = metrics_family(reg, "coredns_plugin_enabled",
         "A metric that indicates whether a plugin is enabled on per server and zone basis.",
         METRIC_GAUGE, l_enabled, NULL, 0);
     /* goversion: the C compiler topodns was built with */
     const char *const build[] = { TOPODNS_VERSION, TOPODNS_REVISION, __VERSION__ };
-    metrics_set(M.build, build, 1);
+    metrics_set(M->build, build, 1);
 }
 
 /* ---- per request ------------------------------------------------------ */
@@ -163,10 +168,9 @@ static double since_seconds(uint64_t start_ns)
     return now > start_ns ? (double)(now - start_ns) / 1e9 : 0;
 }
 
-void prom_report(const dns_req *r, int rcode)
+/* Record one finished request in the coredns_dns_* series. */
+static void report(const prom_families *M, const dns_req *r, int rcode)
 {
-    if (!atomic_load_explicit(&g_active, memory_order_acquire))
-        return;
     char rbuf[16];
     const char *server = r->server ? r->server : "", *zone = r->zone ? r->zone : ".";
     const char *proto = r->proto == PROTO_TCP ? "tcp" : "udp";
@@ -177,18 +181,22 @@ void prom_report(const dns_req *r, int rcode)
     const char *const resp[] = { server, zone, "", rcode_label(rcode, rbuf),
                                  r->writer ? r->writer : "" };
     if (r->q.edns.present && r->q.edns.do_bit)
-        metrics_add(M.do_req, szv, 1);
-    metrics_add(M.requests, req, 1);
-    metrics_observe(M.duration, szv, since_seconds(r->start_ns));
-    metrics_observe(M.resp_size, size, (double)r->resp_size);
-    metrics_observe(M.req_size, size, (double)r->rawlen);
-    metrics_add(M.responses, resp, 1);
+        metrics_add(M->do_req, szv, 1);
+    metrics_add(M->requests, req, 1);
+    metrics_observe(M->duration, szv, since_seconds(r->start_ns));
+    metrics_observe(M->resp_size, size, (double)r->resp_size);
+    metrics_observe(M->req_size, size, (double)r->rawlen);
+    metrics_add(M->responses, resp, 1);
+}
+
+void prom_report(const void *inst, const dns_req *r, int rcode)
+{
+    report(&((const prom *)inst)->M, r, rcode);
 }
 
 static void on_done(dns_req *r, int rcode, void *data)
 {
-    (void)data;
-    prom_report(r, rcode);
+    prom_report(data, r, rcode);
 }
 
 static int prom_serve(const handler *h, dns_req *r)
@@ -212,7 +220,7 @@ static double boot_time(void)
     return bt;
 }
 
-static void proc_stat(void)
+static void proc_stat(const prom_families *M)
 {
     FILE *fp = fopen("/proc/self/stat", "r");
     char buf[1024];
@@ -228,10 +236,10 @@ static void proc_stat(void)
                      "%*d %*d %*d %*d %llu %lu %ld", &utime, &stime, &start, &vsize, &rss) != 5)
         return;
     double tck = (double)sysconf(_SC_CLK_TCK);
-    metrics_set(M.cpu, NULL, (double)(utime + stime) / tck);
-    metrics_set(M.vsize, NULL, (double)vsize);
-    metrics_set(M.rss, NULL, (double)rss * (double)sysconf(_SC_PAGESIZE));
-    metrics_set(M.start, NULL, boot_time() + (double)start / tck);
+    metrics_set(M->cpu, NULL, (double)(utime + stime) / tck);
+    metrics_set(M->vsize, NULL, (double)vsize);
+    metrics_set(M->rss, NULL, (double)rss * (double)sysconf(_SC_PAGESIZE));
+    metrics_set(M->start, NULL, boot_time() + (double)start / tck);
 }
 
 static double rlimit_value(int res)
@@ -242,7 +250,7 @@ static double rlimit_value(int res)
     return rl.rlim_cur == RLIM_INFINITY ? 18446744073709551615.0 : (double)rl.rlim_cur;
 }
 
-static void proc_collect(void)
+static void proc_collect(const prom_families *M)
 {
     int fds = 0;
     DIR *d = opendir("/proc/self/fd");
@@ -251,19 +259,19 @@ static void proc_collect(void)
             fds++;
     if (d) {
         closedir(d);
-        metrics_set(M.open_fds, NULL, fds);   /* counts the directory's own fd, as Go does */
+        metrics_set(M->open_fds, NULL, fds);   /* counts the directory's own fd, as Go does */
     }
-    metrics_set(M.max_fds, NULL, rlimit_value(RLIMIT_NOFILE));
-    metrics_set(M.vmax, NULL, rlimit_value(RLIMIT_AS));
-    proc_stat();
+    metrics_set(M->max_fds, NULL, rlimit_value(RLIMIT_NOFILE));
+    metrics_set(M->vmax, NULL, rlimit_value(RLIMIT_AS));
+    proc_stat(M);
 }
 
 static void metrics_http(struct evhttp_request *req, void *data)
 {
-    (void)data;
+    const prom *p = data;
     size_t len = 0;
-    proc_collect();
-    char *text = metrics_render(&len);
+    proc_collect(&p->M);
+    char *text = metrics_render(p->reg, &len);
     struct evbuffer *b = evbuffer_new();
     if (!text || !b) {
         evhttp_send_error(req, 500, "Internal Server Error");
@@ -300,13 +308,15 @@ static int prom_setup(cf_disp *d, setup_ctx *ctx, void **inst)
     if (!p)
         return cf_err(d, "plugin/prometheus: out of memory");
     p->blk = ctx->blk;
+    p->reg = instance_metrics(ctx->ins);
+    register_all(&p->M, p->reg);
     snprintf(p->addr, sizeof p->addr, "%s", addr);
     *inst = p;
     return 0;
 }
 
 /* coredns_plugin_enabled for every key and listen address of the block. */
-static void publish_enabled(const server_block *b)
+static void publish_enabled(const prom_families *M, const server_block *b)
 {
     for (size_t k = 0; k < b->nkeys; k++) {
         size_t nh = b->nbind ? b->nbind : 1;
@@ -321,24 +331,29 @@ static void publish_enabled(const server_block *b)
                     continue;                     /* only chain plugins, as CoreDNS */
                 const char *const v[] = { server, b->keys[k].zone, "",
                                           b->handlers[i].def->name };
-                metrics_set(M.enabled, v, 1);
+                metrics_set(M->enabled, v, 1);
             }
         }
     }
 }
 
+/* The first prometheus of an instance to start clears the plugin_enabled
+ * series of the previous configuration and watches the requests that never
+ * reach a chain (counted under zone "dropped", as CoreDNS does). */
 static int prom_start(void *inst, struct instance *ins, char *err, size_t errlen)
 {
     prom *p = inst;
-    pthread_once(&g_once, register_all);
-    if (http_register(ins, p->addr, "/metrics", metrics_http, NULL, err, errlen) < 0)
+    if (http_register(ins, p->addr, "/metrics", metrics_http, p, err, errlen) < 0)
         return -1;
-    if (g_enabled_for != ins) {                   /* a new configuration */
-        metrics_remove(M.enabled, NULL);
-        g_enabled_for = ins;
+    if (!instance_value(ins, "prometheus")) {
+        metrics_remove(p->M.enabled, NULL);
+        if (instance_set_value(ins, "prometheus", p, NULL) < 0 ||
+            instance_on_unrouted(ins, on_done, p) < 0) {
+            snprintf(err, errlen, "plugin/prometheus: out of memory");
+            return -1;
+        }
     }
-    publish_enabled(p->blk);
-    atomic_store_explicit(&g_active, 1, memory_order_release);
+    publish_enabled(&p->M, p->blk);
     return 0;
 }
 

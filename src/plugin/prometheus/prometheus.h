@@ -1,20 +1,18 @@
 /*
- * prometheus.h — what the server core needs from the prometheus plugin.
+ * prometheus.h — the prometheus plugin's reporting, exposed for its tests.
  *
  * prom_report() records one finished request in CoreDNS's coredns_dns_*
- * series (requests, duration, sizes, DO bit, responses by rcode and writer).
- * The plugin calls it from its done hook for every query that went through a
- * chain holding it; the server core calls it for queries that never entered a
- * chain (r->zone = "dropped": no matching zone, a refused class, FORMERR...),
- * from req_finish(), once the reply is sent. It does nothing until a
- * prometheus instance has been started in this process, never blocks and is
- * safe from any worker thread.
+ * series (requests, duration, sizes, DO bit, responses by rcode and writer)
+ * in the registry of the plugin instance inst. The plugin calls it from its
+ * done hook for every query that went through a chain holding it, and from
+ * its instance's unrouted observer for queries that never entered a chain
+ * (zone "dropped"). Safe from any worker thread; never blocks.
  */
 #ifndef TOPODNS_PROMETHEUS_H
 #define TOPODNS_PROMETHEUS_H
 
 #include "server/request.h"
 
-void prom_report(const dns_req *r, int rcode);
+void prom_report(const void *inst, const dns_req *r, int rcode);
 
 #endif

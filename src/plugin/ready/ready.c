@@ -22,9 +22,9 @@
 #include <string.h>
 #include <event2/buffer.h>
 #include <event2/http.h>
-#include "plugin/plugin.h"
+#include "server/plugin.h"
 #include "server/http.h"
-#include "server/log.h"
+#include "common/log.h"
 #include "server/server.h"
 
 #define DEFAULT_ADDR ":8181"

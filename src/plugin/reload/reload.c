@@ -17,7 +17,7 @@
  * fingerprint (reload.h). On a change it drops the old
  * coredns_reload_version_info series, takes the new fingerprint as its
  * baseline — a broken file is therefore tried once, not every period — asks
- * the main loop to reload (server_request_reload) and sets the series of the
+ * the main loop to reload (instance_request_reload) and sets the series of the
  * new fingerprint. A file that does not parse logs
  * "plugin/reload: Corefile parse failed: <err>" at WARNING every period and
  * is not tried. The main loop logs "Reloading", then "Reloading complete" or
@@ -29,13 +29,15 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "../../server/log.h"
-#include "../../server/metrics.h"
-#include "../../server/periodic.h"
-#include "../../server/server.h"
-#include "../log/gofmt.h"
-#include "../plugin.h"
-#include "reload.h"
+#include <sys/random.h>
+#include "common/log.h"
+#include "server/metrics.h"
+#include "server/periodic.h"
+#include "server/server.h"
+#include "common/file.h"
+#include "common/gofmt.h"
+#include "server/plugin.h"
+#include "plugin/reload/reload.h"
 
 #define SEC 1000000000ll
 #define DEFAULT_INTERVAL (30 * SEC)
@@ -49,6 +51,8 @@ typedef struct reload_inst {
     periodic *poller;
     char *path;
     char hash[129];              /* baseline fingerprint */
+    const struct instance *ins;  /* the poller's instance */
+    metric_family *version;      /* coredns_reload_version_info */
 } reload_inst;
 
 extern const plugin_def plugin_reload;
@@ -221,42 +225,12 @@ char *reload_corefile_json(const cf_file *f)
     return b.p;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n + 1 >= cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t r = fread(buf + n, 1, cap - n - 1, fp);
-        if (r == 0)
-            break;
-        n += r;
-    }
-    fclose(fp);
-    if (buf) {
-        buf[n] = '\0';
-        *len = n;
-    }
-    return buf;
-}
 
 int reload_corefile_hash(const char *path, char out[129], char raw[129], char *err,
                          size_t errlen)
 {
     size_t len = 0;
-    char *text = slurp(path, &len);
+    char *text = file_read(path, &len);
     if (!text)
         return -1;
     if (raw)
@@ -276,18 +250,14 @@ int reload_corefile_hash(const char *path, char out[129], char raw[129], char *e
 
 /* ---- metrics ------------------------------------------------------------------ */
 
-static metric_family *version_family(void)
+static void register_metrics(reload_inst *ri, metrics_registry *reg)
 {
     static const char *const labels[] = { "hash", "value", NULL };
-    return metrics_family("coredns_reload_version_info",
-                          "A metric with a constant '1' value labeled by hash, and value which "
-                          "type of hash generated.", METRIC_GAUGE, labels, NULL, 0);
-}
-
-static void touch_failed_counter(void)
-{
+    ri->version = metrics_family(reg, "coredns_reload_version_info",
+                                 "A metric with a constant '1' value labeled by hash, and value "
+                                 "which type of hash generated.", METRIC_GAUGE, labels, NULL, 0);
     /* CoreDNS always exposes the counter, at 0 until a reload fails */
-    metric_family *f = metrics_family("coredns_reload_failed_total",
+    metric_family *f = metrics_family(reg, "coredns_reload_failed_total",
                                       "Counter of the number of failed reload attempts.",
                                       METRIC_COUNTER, NULL, NULL, 0);
     metrics_add(f, NULL, 0);
@@ -307,13 +277,13 @@ static void check_once(reload_inst *ri)
     }
     if (strcmp(h, ri->hash) == 0)
         return;
-    metric_family *vf = version_family();
+    metric_family *vf = ri->version;
     const char *old[] = { "sha512", ri->hash };
     if (ri->hash[0])
         metrics_remove(vf, old);
     /* the new text is the baseline even if it fails to load: no retry storm */
     memcpy(ri->hash, h, sizeof h);
-    server_request_reload();
+    instance_request_reload(ri->ins);
     const char *now[] = { "sha512", ri->hash };
     metrics_set(vf, now, 1);
 }
@@ -362,7 +332,8 @@ static int reload_start(void *inst, struct instance *ins, char *err, size_t errl
         if (strcmp(raw, instance_conf_sha512(ins)) != 0)
             ri->hash[0] = '\0';          /* edited since it was loaded: reload it */
     }
-    touch_failed_counter();
+    ri->ins = ins;
+    register_metrics(ri, instance_metrics(ins));
     if (!(ri->poller = periodic_start(poll_task, ri, (double)ri->period_ns / SEC, 0))) {
         snprintf(err, errlen, "plugin/reload: cannot start the poller");
         return -1;
@@ -391,10 +362,9 @@ static void reload_destroy(void *inst)
 
 static int64_t jitter_of(int64_t j)
 {
-    static unsigned seed;
-    if (!seed)
-        seed = (unsigned)time(NULL) ^ (unsigned)getpid() ^ (unsigned)(uintptr_t)&seed;
-    uint64_t r = ((uint64_t)rand_r(&seed) << 31) ^ (uint64_t)rand_r(&seed);
+    uint64_t r;
+    if (getrandom(&r, sizeof r, 0) != sizeof r)
+        r = (uint64_t)time(NULL) ^ (uint64_t)getpid();
     return (int64_t)(r % (uint64_t)j) - j / 2;
 }
 

@@ -12,7 +12,7 @@
 #define TOPODNS_RELOAD_H
 
 #include <stddef.h>
-#include "../../corefile/corefile.h"
+#include "corefile/corefile.h"
 
 /* JSON of the parsed Corefile, malloc'd (NULL when out of memory). */
 char *reload_corefile_json(const cf_file *f);

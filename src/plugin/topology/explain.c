@@ -26,12 +26,12 @@
 #include <event2/buffer.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
-#include "plugin/plugin.h"
-#include "server/dname.h"
+#include "server/plugin.h"
+#include "wire/dname.h"
 #include "server/http.h"
-#include "server/msg.h"
+#include "wire/msg.h"
 #include "server/server.h"
-#include "topo_plugin.h"
+#include "plugin/topology/topo_plugin.h"
 
 static void reply(struct evhttp_request *req, int code, const char *reason, const char *body)
 {
@@ -124,7 +124,8 @@ static int qtype_of(const char *t)
 static void decision_json(cJSON *o, topo_inst *t, const char *ns, const char *name,
                           const topo_loc *loc, int qtype)
 {
-    const st_service *svc = store_service(t->st, ns, name);
+    store *st = topo_engine_store(t->engine);
+    const st_service *svc = store_service(st, ns, name);
     if (!svc) {
         cJSON_AddNullToObject(o, "service");
         return;
@@ -139,7 +140,7 @@ static void decision_json(cJSON *o, topo_inst *t, const char *ns, const char *na
         cJSON_AddStringToObject(s, "source", "not headless: topology does not apply");
         return;
     }
-    const st_endpoints *eps = store_endpoints(t->st, ns, name);
+    const st_endpoints *eps = store_endpoints(st, ns, name);
     size_t n = eps ? eps->n : 0;
     uint8_t *keep = calloc(n ? n : 1, 1);
     topo_trace *tr = calloc(1, sizeof *tr);
@@ -150,7 +151,7 @@ static void decision_json(cJSON *o, topo_inst *t, const char *ns, const char *na
     }
     int fams = qtype == T_A ? 1 : qtype == T_AAAA ? 2 : 3;
     topo_result res;
-    topo_select(&t->cfg, t->st, svc, eps, loc, fams, keep, &res, tr);
+    topo_select(t->engine, svc, eps, loc, fams, keep, &res, tr);
     cJSON_AddStringToObject(s, "policy", topo_policy_name(res.policy));
     cJSON_AddStringToObject(s, "source", tr->source);
     cJSON *rules = cJSON_AddArrayToObject(o, "rules");
@@ -231,7 +232,7 @@ static void explain_handler(struct evhttp_request *req, void *data)
     cJSON_AddStringToObject(qo, "type", qtype == T_A ? "A" : qtype == T_AAAA ? "AAAA" : "SRV");
     store_read_begin();
     topo_loc loc;
-    locator_find(t->st, &ip, &loc);
+    locator_find(topo_engine_store(t->engine), &ip, &loc);
     cJSON_AddItemToObject(o, "client", client_json(&loc, client));
     decision_json(o, t, ns, svc, &loc, qtype);
     store_read_end();
@@ -245,5 +246,6 @@ static void explain_handler(struct evhttp_request *req, void *data)
 
 int topo_explain_start(topo_inst *t, char *err, size_t errlen)
 {
-    return http_register(t->ins, t->cfg.explain, "/explain", explain_handler, t, err, errlen);
+    return http_register(t->ins, topo_engine_cfg(t->engine)->explain, "/explain",
+                         explain_handler, t, err, errlen);
 }

@@ -12,23 +12,24 @@
  *       events
  *   }
  *
- * The plugin does not serve queries itself: the kubernetes plugin of the same
- * block finds this instance (topo_of_block) and asks the engine in
- * src/topology/ which endpoints a client receives. This file holds the
- * configuration, the per-request helpers that need the block (locating the
- * client, the cache variant), and the lifecycle of the two background parts:
- * the explain endpoint (explain.c) and the observer that posts Events and
- * keeps the per-Service state gauges (observer.c).
+ * The plugin does not serve queries itself: it parses the directive into
+ * the engine's configuration (topo_cfg), creates the engine (src/topology/)
+ * and publishes it in its server block (TOPO_ENGINE_KEY). The kubernetes
+ * plugin of the same block finds it there, binds its cluster store to it and
+ * asks it which endpoints a client receives; the cache finds it to key
+ * answers by the client's zone or node. The plugin runs the engine's
+ * observer (Events, per-Service state gauges) and the explain endpoint
+ * (explain.c).
  */
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "plugin/plugin.h"
+#include "server/plugin.h"
 #include "server/server.h"
 #include "server/http.h"
 #include "topology/topology.h"
-#include "topo_plugin.h"
+#include "plugin/topology/topo_plugin.h"
 
 /* ---- setup ---------------------------------------------------------------- */
 
@@ -147,54 +148,52 @@ static void topo_destroy(void *inst);
 
 static int topo_setup(cf_disp *d, setup_ctx *ctx, void **inst)
 {
-    topo_inst *t = calloc(1, sizeof *t);
-    if (!t)
-        return cf_err(d, "out of memory");
-    t->cfg.hints = TOPO_HINTS_COMPUTE;
-    t->cfg.itp = 1;
-    t->blk = ctx->blk;
+    topo_cfg cfg = { .hints = TOPO_HINTS_COMPUTE, .itp = 1 };
     while (cf_next(d)) {
         if (cf_next_arg(d)) {
-            topo_destroy(t);
+            topo_cfg_clear(&cfg);
             return cf_arg_err(d);
         }
         while (cf_next_block(d))
-            if (parse_prop(d, &t->cfg) < 0) {
-                topo_destroy(t);
+            if (parse_prop(d, &cfg) < 0) {
+                topo_cfg_clear(&cfg);
                 return -1;
             }
     }
+    topo_inst *t = calloc(1, sizeof *t);
+    if (t)
+        t->engine = topo_engine_new(&cfg, instance_metrics(ctx->ins));
+    topo_cfg_clear(&cfg);
+    if (!t || !t->engine || block_set_value(ctx->blk, TOPO_ENGINE_KEY, t->engine, NULL) < 0) {
+        topo_destroy(t);
+        return cf_err(d, "out of memory");
+    }
+    t->blk = ctx->blk;
+    t->ins = ctx->ins;
     *inst = t;
     return 0;
 }
 
 /* ---- lifecycle -------------------------------------------------------------- */
 
-static store *block_store(const server_block *b)
-{
-    for (size_t i = 0; b && i < b->nhandlers; i++)
-        if (!strcmp(b->handlers[i].def->name, "kubernetes"))
-            return kubernetes_store(b->handlers[i].inst);
-    return NULL;
-}
-
+/* The kubernetes plugin (earlier in the chain, so started first) bound its
+ * store to the engine; without it there is nothing to decide over. */
 static int topo_start(void *inst, struct instance *ins, char *err, size_t errlen)
 {
     topo_inst *t = inst;
     t->ins = ins;
-    t->st = block_store(t->blk);
-    if (!t->st) {
+    if (!topo_engine_store(t->engine)) {
         snprintf(err, errlen, "plugin/topology: needs the kubernetes plugin in the same server block");
         return -1;
     }
-    if (t->cfg.explain && topo_explain_start(t, err, errlen) < 0)
+    if (topo_engine_cfg(t->engine)->explain && topo_explain_start(t, err, errlen) < 0)
         return -1;
-    return topo_observer_start(t, err, errlen);
+    return topo_observer_start(t->engine, err, errlen);
 }
 
 static void topo_stop(void *inst)
 {
-    topo_observer_stop(inst);
+    topo_observer_stop(((topo_inst *)inst)->engine);
 }
 
 static void topo_destroy(void *inst)
@@ -202,10 +201,7 @@ static void topo_destroy(void *inst)
     topo_inst *t = inst;
     if (!t)
         return;
-    topo_observer_stop(t);
-    free(t->cfg.zone_label);
-    free(t->cfg.region_label);
-    free(t->cfg.explain);
+    topo_engine_free(t->engine);
     free(t);
 }
 
@@ -217,17 +213,3 @@ const plugin_def plugin_topology = {
     .stop = topo_stop,
     .destroy = topo_destroy,
 };
-
-/* ---- per request ----------------------------------------------------------- */
-
-const topo_cfg *topo_of_block(const server_block *b, store **st)
-{
-    for (size_t i = 0; b && i < b->nhandlers; i++)
-        if (b->handlers[i].def == &plugin_topology) {
-            topo_inst *t = b->handlers[i].inst;
-            if (st)
-                *st = t->st ? t->st : block_store(b);
-            return &t->cfg;
-        }
-    return NULL;
-}

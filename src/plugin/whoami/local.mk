@@ -1,3 +1,3 @@
-src_libtopo_a_SOURCES += src/plugin/whoami/whoami.c
+src_plugin_libplugins_a_SOURCES += src/plugin/whoami/whoami.c
 TESTS += tests/integration/whoami.sh
 EXTRA_DIST += tests/integration/whoami.sh

@@ -11,8 +11,8 @@
  */
 #include <string.h>
 #include <arpa/inet.h>
-#include "plugin/plugin.h"
-#include "server/msg.h"
+#include "server/plugin.h"
+#include "wire/msg.h"
 
 static int whoami_setup(cf_disp *d, setup_ctx *ctx, void **inst)
 {

@@ -1,5 +1,5 @@
 /*
- * observer.c — the topology plugin's background pass over the Services.
+ * observer.c — the engine's background pass over the Services.
  *
  * Every half second (off the serving path, on its own thread, an RCU reader
  * of the store) it looks at every headless Service with a topology policy
@@ -11,8 +11,11 @@
  *   - publishes the same-zone Prefer on/off state the workers use for the
  *     Local algorithm's hysteresis (so every worker agrees),
  *   - with `events`, posts one core/v1 Event per state change through the
- *     kubernetes plugin's API client (reasons TopologyAwareDNSEnabled /
+ *     API client bound to the engine (reasons TopologyAwareDNSEnabled /
  *     TopologyAwareDNSDisabled, messages as the upstream controller's).
+ *
+ * Its per-Service table is the observer thread's alone; the engine's Prefer
+ * map and gauges are written only here.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,13 +23,11 @@
 #include <time.h>
 #include <cjson/cJSON.h>
 #include <uthash.h>
+#include "common/log.h"
 #include "k8s/k8s.h"
-#include "server/log.h"
 #include "server/metrics.h"
 #include "server/periodic.h"
-#include "server/server.h"
 #include "topology/internal.h"
-#include "topo_plugin.h"
 
 typedef struct svc_state {
     char key[600];                  /* ns/name/family */
@@ -37,32 +38,16 @@ typedef struct svc_state {
 
 struct observer {
     periodic *task;
-    topo_inst *t;
+    topo_engine *e;
     svc_state *states;
     int pass;
     int counts[TP_COUNT][2];
 };
 
-static metric_family *gauge(void)
-{
-    static const char *const labels[] = { "policy", "state", NULL };
-    return metrics_family("topodns_topology_services",
-                          "Headless Services with a topology policy, by whether it is honoured.",
-                          METRIC_GAUGE, labels, NULL, 0);
-}
-
-static struct k8s_client *api_client(topo_inst *t)
-{
-    for (size_t i = 0; t->blk && i < t->blk->nhandlers; i++)
-        if (!strcmp(t->blk->handlers[i].def->name, "kubernetes"))
-            return kubernetes_client(t->blk->handlers[i].inst);
-    return NULL;
-}
-
-static void post_event(topo_inst *t, const st_service *svc, int enabled, topo_policy p,
+static void post_event(topo_engine *e, const st_service *svc, int enabled, topo_policy p,
                        int family, const char *why)
 {
-    struct k8s_client *c = api_client(t);
+    struct k8s_client *c = e->api;
     if (!c)
         return;
     struct timespec now;
@@ -79,26 +64,26 @@ static void post_event(topo_inst *t, const st_service *svc, int enabled, topo_po
         snprintf(msg, sizeof msg, "%s", why);
     else
         snprintf(msg, sizeof msg, "%s, addressType: %s", why && *why ? why : "disabled", fam);
-    cJSON *e = cJSON_CreateObject(), *md = cJSON_AddObjectToObject(e, "metadata");
-    cJSON_AddStringToObject(e, "apiVersion", "v1");
-    cJSON_AddStringToObject(e, "kind", "Event");
+    cJSON *ev = cJSON_CreateObject(), *md = cJSON_AddObjectToObject(ev, "metadata");
+    cJSON_AddStringToObject(ev, "apiVersion", "v1");
+    cJSON_AddStringToObject(ev, "kind", "Event");
     cJSON_AddStringToObject(md, "name", name);
     cJSON_AddStringToObject(md, "namespace", svc->ns);
-    cJSON *io = cJSON_AddObjectToObject(e, "involvedObject");
+    cJSON *io = cJSON_AddObjectToObject(ev, "involvedObject");
     cJSON_AddStringToObject(io, "apiVersion", "v1");
     cJSON_AddStringToObject(io, "kind", "Service");
     cJSON_AddStringToObject(io, "namespace", svc->ns);
     cJSON_AddStringToObject(io, "name", svc->name);
-    cJSON_AddStringToObject(e, "reason", enabled ? "TopologyAwareDNSEnabled" : "TopologyAwareDNSDisabled");
-    cJSON_AddStringToObject(e, "message", msg);
-    cJSON_AddStringToObject(e, "type", enabled ? "Normal" : "Warning");
-    cJSON_AddNumberToObject(e, "count", 1);
-    cJSON_AddStringToObject(e, "firstTimestamp", ts);
-    cJSON_AddStringToObject(e, "lastTimestamp", ts);
-    cJSON_AddStringToObject(cJSON_AddObjectToObject(e, "source"), "component", "topodns");
-    cJSON_AddStringToObject(e, "reportingComponent", "topodns");
-    char *json = cJSON_PrintUnformatted(e);
-    cJSON_Delete(e);
+    cJSON_AddStringToObject(ev, "reason", enabled ? "TopologyAwareDNSEnabled" : "TopologyAwareDNSDisabled");
+    cJSON_AddStringToObject(ev, "message", msg);
+    cJSON_AddStringToObject(ev, "type", enabled ? "Normal" : "Warning");
+    cJSON_AddNumberToObject(ev, "count", 1);
+    cJSON_AddStringToObject(ev, "firstTimestamp", ts);
+    cJSON_AddStringToObject(ev, "lastTimestamp", ts);
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(ev, "source"), "component", "topodns");
+    cJSON_AddStringToObject(ev, "reportingComponent", "topodns");
+    char *json = cJSON_PrintUnformatted(ev);
+    cJSON_Delete(ev);
     snprintf(path, sizeof path, "/api/v1/namespaces/%s/events", svc->ns);
     if (json)
         k8s_client_post(c, path, json);
@@ -113,8 +98,8 @@ static int is_computed(topo_policy p)
 }
 
 /* Can the policy be honoured for this family? why gets the reason when not. */
-static int honoured(topo_inst *t, topo_policy p, const st_service *svc, const st_endpoints *eps,
-                    int family, char *why, size_t wlen)
+static int honoured(topo_engine *e, topo_policy p, const st_service *svc,
+                    const st_endpoints *eps, int family, char *why, size_t wlen)
 {
     if (!is_computed(p))
         return 1;
@@ -126,7 +111,7 @@ static int honoured(topo_inst *t, topo_policy p, const st_service *svc, const st
         for (size_t i = 0; i < n; i++)
             if (eps->eps[i].ready && eps->eps[i].ip.family == family)
                 idx[m++] = i;
-        ok = topo_compute_hints(t->st, p, svc, eps, idx, m, family, v, why, wlen);
+        ok = topo_compute_hints(e, p, svc, eps, idx, m, family, v, why, wlen);
     }
     free(idx);
     free(v);
@@ -136,15 +121,15 @@ static int honoured(topo_inst *t, topo_policy p, const st_service *svc, const st
 static void observe_family(struct observer *o, const st_service *svc, const st_endpoints *eps,
                            int family)
 {
-    topo_inst *t = o->t;
-    topo_policy p = topo_policy_for(&t->cfg, svc, eps, family);
+    topo_engine *e = o->e;
+    topo_policy p = topo_policy_for(&e->cfg, svc, eps, family);
     if (p == TP_NONE)
         return;
     char why[256] = "";
-    int ok = honoured(t, p, svc, eps, family, why, sizeof why);
+    int ok = honoured(e, p, svc, eps, family, why, sizeof why);
     o->counts[p][ok]++;
     if (p == TP_SAME_ZONE_PREFER)
-        topo_prefer_state_set(svc->ns, svc->name, family, ok);
+        topo_prefer_state_set(e, svc->ns, svc->name, family, ok);
     char key[600];
     snprintf(key, sizeof key, "%s/%s/%d", svc->ns, svc->name, family);
     svc_state *s;
@@ -158,8 +143,8 @@ static void observe_family(struct observer *o, const st_service *svc, const st_e
         return;
     s->enabled = ok;
     s->seen = o->pass;
-    if (changed && t->cfg.events && is_computed(p))
-        post_event(t, svc, ok, p, family, why);
+    if (changed && e->cfg.events && is_computed(p))
+        post_event(e, svc, ok, p, family, why);
 }
 
 static int has_family(const st_endpoints *eps, int family)
@@ -175,7 +160,7 @@ static int visit(const st_service *svc, void *arg)
     struct observer *o = arg;
     if (svc->kind != SVC_HEADLESS)
         return 0;
-    const st_endpoints *eps = store_endpoints(o->t->st, svc->ns, svc->name);
+    const st_endpoints *eps = store_endpoints(o->e->st, svc->ns, svc->name);
     int v6 = has_family(eps, 6);
     if (has_family(eps, 4) || !v6)
         observe_family(o, svc, eps, 4);
@@ -186,7 +171,7 @@ static int visit(const st_service *svc, void *arg)
 
 static void publish_gauges(struct observer *o)
 {
-    metric_family *g = gauge();
+    metric_family *g = o->e->services;
     static const char *const states[] = { "disabled", "enabled" };
     for (int p = 1; p < TP_COUNT; p++)
         for (int s = 0; s < 2; s++) {
@@ -200,7 +185,7 @@ static void pass(struct observer *o)
     o->pass++;
     memset(o->counts, 0, sizeof o->counts);
     store_read_begin();
-    store_foreach_service(o->t->st, visit, o);
+    store_foreach_service(o->e->st, visit, o);
     store_read_end();
     svc_state *s, *tmp;
     HASH_ITER(hh, o->states, s, tmp)
@@ -217,26 +202,30 @@ static double observe(void *arg)
     return 0.5;
 }
 
-int topo_observer_start(topo_inst *t, char *err, size_t errlen)
+int topo_observer_start(topo_engine *e, char *err, size_t errlen)
 {
+    if (!e->st) {
+        snprintf(err, errlen, "plugin/topology: no cluster store bound to the engine");
+        return -1;
+    }
     struct observer *o = calloc(1, sizeof *o);
     if (!o) {
         snprintf(err, errlen, "plugin/topology: out of memory");
         return -1;
     }
-    o->t = t;
+    o->e = e;
     if (!(o->task = periodic_start(observe, o, 0, PERIODIC_RCU))) {
         snprintf(err, errlen, "plugin/topology: cannot start the observer thread");
         free(o);
         return -1;
     }
-    t->obs = o;
+    e->obs = o;
     return 0;
 }
 
-void topo_observer_stop(topo_inst *t)
+void topo_observer_stop(topo_engine *e)
 {
-    struct observer *o = t->obs;
+    struct observer *o = e->obs;
     if (!o)
         return;
     periodic_stop(o->task);
@@ -246,5 +235,5 @@ void topo_observer_stop(topo_inst *t)
         free(s);
     }
     free(o);
-    t->obs = NULL;
+    e->obs = NULL;
 }

@@ -41,7 +41,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <ldns/ldns.h>
-#include "msg.h"
+#include "wire/msg.h"
 
 #define F_TC_OURS 0x0001            /* private: TC was set by msg_encode */
 

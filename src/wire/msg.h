@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <netinet/in.h>
-#include "dname.h"
+#include "wire/dname.h"
 
 enum { SEC_ANSWER = 0, SEC_AUTHORITY = 1, SEC_ADDITIONAL = 2, SEC_COUNT = 3 };
 

@@ -12,7 +12,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
-#include "dname.h"
+#include "wire/dname.h"
 
 static inline uint8_t lc(uint8_t c)
 {

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "gofmt.h"
+#include "common/gofmt.h"
 
 /* ---- floats ------------------------------------------------------------ */
 

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "log.h"
+#include "common/log.h"
 
 int log_quiet;
 

@@ -1,0 +1,25 @@
+/*
+ * strtab.h — a string table: each distinct string stored once.
+ *
+ * The cluster store owns one (label keys and values, zones, node names,
+ * namespaces, port names repeat across thousands of objects). Only the
+ * store's writer — the API thread, through the decoders — interns; the
+ * strings are immutable and readers (DNS workers, the HTTP thread, the
+ * topology observer) use them freely. Nothing is ever removed: a string
+ * lives until the table is freed, with its store, after every reader is
+ * gone. There is no table shared between stores: a reload's new store
+ * interns into its own.
+ */
+#ifndef TOPODNS_STRTAB_H
+#define TOPODNS_STRTAB_H
+
+typedef struct strtab strtab;
+
+strtab *strtab_new(void);
+void strtab_free(strtab *t);
+/* The table's copy of s (NULL for NULL, or when memory runs out). */
+const char *strtab_intern(strtab *t, const char *s);
+/* The same for s in lower case. */
+const char *strtab_intern_lower(strtab *t, const char *s);
+
+#endif

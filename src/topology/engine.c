@@ -1,0 +1,182 @@
+/*
+ * engine.c — the engine's life (topology.h) and who is asking: the address
+ * to locate (source or trusted ECS), the located client, what an answer
+ * depended on (topo_mark) and the client's cache variant.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "server/metrics.h"
+#include "topology/internal.h"
+
+/* ---- life ----------------------------------------------------------------- */
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+void topo_cfg_clear(topo_cfg *c)
+{
+    free(c->zone_label);
+    free(c->region_label);
+    free(c->explain);
+    c->zone_label = c->region_label = c->explain = NULL;
+}
+
+topo_engine *topo_engine_new(const topo_cfg *cfg, metrics_registry *reg)
+{
+    topo_engine *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    e->cfg = *cfg;
+    e->cfg.zone_label = dup_or_null(cfg->zone_label);
+    e->cfg.region_label = dup_or_null(cfg->region_label);
+    e->cfg.explain = dup_or_null(cfg->explain);
+    atomic_init(&e->zones, NULL);
+    if ((cfg->zone_label && !e->cfg.zone_label) || (cfg->region_label && !e->cfg.region_label) ||
+        (cfg->explain && !e->cfg.explain) || !(e->prefer = pmap_new())) {
+        topo_engine_free(e);
+        return NULL;
+    }
+    static const char *const answers[] = { "policy", "outcome", NULL };
+    static const char *const services[] = { "policy", "state", NULL };
+    e->answers = metrics_family(reg, "topodns_topology_answers_total",
+                                "Answers for headless Services by topology policy and outcome.",
+                                METRIC_COUNTER, answers, NULL, 0);
+    e->services = metrics_family(reg, "topodns_topology_services",
+                                 "Headless Services with a topology policy, by whether it is "
+                                 "honoured.", METRIC_GAUGE, services, NULL, 0);
+    return e;
+}
+
+void topo_engine_free(topo_engine *e)
+{
+    if (!e)
+        return;
+    topo_observer_stop(e);
+    pmap_free(e->prefer, free);
+    free(atomic_load(&e->zones));   /* no reader is left */
+    topo_cfg_clear(&e->cfg);
+    free(e);
+}
+
+const topo_cfg *topo_engine_cfg(const topo_engine *e)
+{
+    return &e->cfg;
+}
+
+void topo_engine_bind(topo_engine *e, store *st, struct k8s_client *api)
+{
+    e->st = st;
+    e->api = api;
+}
+
+store *topo_engine_store(const topo_engine *e)
+{
+    return e ? e->st : NULL;
+}
+
+/* ---- the client ----------------------------------------------------------- */
+
+static int in_cidr(const topo_cidr *c, const st_ip *ip)
+{
+    if (c->net.family != ip->family)
+        return 0;
+    int full = c->bits / 8, rest = c->bits % 8;
+    if (memcmp(c->net.addr, ip->addr, (size_t)full))
+        return 0;
+    if (!rest)
+        return 1;
+    uint8_t mask = (uint8_t)(0xff << (8 - rest));
+    return (c->net.addr[full] & mask) == (ip->addr[full] & mask);
+}
+
+static int peer_ip(const dns_req *r, st_ip *out)
+{
+    memset(out, 0, sizeof *out);
+    if (r->peer.ss_family == AF_INET) {
+        out->family = 4;
+        memcpy(out->addr, &((const struct sockaddr_in *)&r->peer)->sin_addr, 4);
+        return 0;
+    }
+    if (r->peer.ss_family != AF_INET6)
+        return -1;
+    const uint8_t *a = ((const struct sockaddr_in6 *)&r->peer)->sin6_addr.s6_addr;
+    static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+    if (!memcmp(a, mapped, 12)) {       /* ::ffff:a.b.c.d is an IPv4 client */
+        out->family = 4;
+        memcpy(out->addr, a + 12, 4);
+    } else {
+        out->family = 6;
+        memcpy(out->addr, a, 16);
+    }
+    return 0;
+}
+
+int topo_client_addr(const topo_cfg *c, const dns_req *r, st_ip *out, int *via_ecs)
+{
+    *via_ecs = 0;
+    if (peer_ip(r, out) < 0)
+        return -1;
+    const dns_edns *e = &r->q.edns;
+    /* ECS with a zero source prefix asks us not to use it (RFC 7871 7.1.2) */
+    if (!c || !e->present || !e->has_ecs || e->ecs.source_prefix == 0)
+        return 0;
+    int trusted = 0;
+    for (int i = 0; i < c->nsubnets && !trusted; i++)
+        trusted = in_cidr(&c->subnets[i], out);
+    if (!trusted || (e->ecs.family != 1 && e->ecs.family != 2))
+        return 0;
+    memset(out, 0, sizeof *out);
+    out->family = e->ecs.family == 1 ? 4 : 6;
+    memcpy(out->addr, e->ecs.addr, out->family == 4 ? 4 : 16);
+    *via_ecs = 1;
+    return 0;
+}
+
+void topo_locate(const topo_engine *e, const dns_req *r, topo_loc *loc)
+{
+    st_ip ip;
+    int ecs;
+    memset(loc, 0, sizeof *loc);
+    if (topo_client_addr(&e->cfg, r, &ip, &ecs) < 0 || !e->st)
+        return;
+    locator_find(e->st, &ip, loc);
+    loc->ecs = ecs;
+}
+
+void topo_mark(dns_req *r, int dep, int via_ecs)
+{
+    if (dep > r->topo_dep)
+        r->topo_dep = (uint8_t)dep;
+    if (dep && via_ecs)
+        r->topo_ecs = 1;
+}
+
+size_t topo_client_variant(const topo_engine *e, const dns_req *r, int dep, char *out,
+                           size_t cap, int *via_ecs)
+{
+    out[0] = '\0';
+    if (via_ecs)
+        *via_ecs = 0;
+    if (!dep || !e || !e->st)
+        return 0;
+    store_read_begin();
+    topo_loc loc;
+    topo_locate(e, r, &loc);
+    if (via_ecs)
+        *via_ecs = loc.ecs;
+    int n;
+    if (loc.via == LOC_UNKNOWN)
+        n = snprintf(out, cap, "?");
+    else if (dep == TOPO_DEP_NODE)
+        n = snprintf(out, cap, "n:%s", loc.node_name ? loc.node_name : "");
+    else
+        n = snprintf(out, cap, "z:%s", loc.zone ? loc.zone : "");
+    store_read_end();
+    return n < 0 ? 0 : ((size_t)n < cap ? (size_t)n : cap - 1);
+}

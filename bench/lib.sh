@@ -2,8 +2,9 @@
 #
 # Sourced by bench/sync, bench/churn and bench/qps. Finds the built binaries
 # (BUILD=/path/to/build-dir, default: the current directory if it holds
-# src/topodns, else /work/main), makes a throwaway temp dir, picks free
-# 127.0.0.1 ports, starts kubesim and topodns and cleans up on exit.
+# src/topodns, else the source tree holding bench/), makes a throwaway temp
+# dir, picks free 127.0.0.1 ports, starts kubesim and topodns and cleans up
+# on exit.
 # Everything listens on 127.0.0.1 only.
 
 set -u

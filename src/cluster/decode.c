@@ -1,6 +1,6 @@
 /*
- * decode.c — see decode.h. Field names and defaulting follow the JSON shapes
- * of ../shared/spec/topology.md section 7 and coredns-behaviour.md 1.13.
+ * decode.c — see decode.h. Field names and defaulting: docs/topology.md
+ * ("API fields topodns reads") and docs/compatibility.md (1.13 Ingestion).
  */
 #include <ctype.h>
 #include <stdio.h>

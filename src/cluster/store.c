@@ -898,7 +898,7 @@ store *store_new(const store_opts *opts)
     s->opts.zone_label = opts && opts->zone_label ? opts->zone_label : "topology.kubernetes.io/zone";
     s->opts.region_label = opts && opts->region_label ? opts->region_label
                                                       : "topology.kubernetes.io/region";
-    /* initial sizes for the scale limits of kube-api-and-performance.md B
+    /* initial sizes for the scale limits in docs/benchmarks.md
      * (150k pods, 10k services, 5k nodes); the maps still grow beyond */
     pmap **maps[] = { &s->svc, &s->eps, &s->pods, &s->nodes, &s->naddr, &s->nss, &s->svcip, &s->epip };
     static const unsigned long sizes[] = { 16384, 16384, 131072, 8192, 16384, 1024, 16384, 131072 };

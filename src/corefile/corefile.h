@@ -2,7 +2,7 @@
  * corefile.h — the Corefile: lexer, parser and the token dispenser plugins
  * read their configuration with.
  *
- * The grammar is coredns/caddy's (spec coredns-behaviour.md 4.1–4.3):
+ * The grammar is coredns/caddy's (docs/configuration.md, The file):
  * server blocks made of keys and a brace-enclosed list of directives, each
  * directive running to the end of its line with an optional nested block that
  * opens on the same line. Comments (#), quotes ("..." with \" as the only

@@ -1,6 +1,6 @@
 /*
  * parser.c — turns the lexer's tokens into server blocks (coredns/caddy's
- * caddyfile/parse.go semantics, spec coredns-behaviour.md 4.2).
+ * caddyfile/parse.go semantics; docs/configuration.md, The file).
  *
  * The whole input is lexed first into one token stream; `import` is handled
  * by splicing: the two tokens `import ARG` are replaced in the stream by the

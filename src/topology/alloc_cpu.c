@@ -1,6 +1,6 @@
 /*
  * alloc_cpu.c — the "Auto" producer: our port of the EndpointSlice
- * controller's proportional-by-CPU allocator (topology.md 2.3).
+ * controller's proportional-by-CPU allocator (docs/topology.md, "Auto").
  *
  *   nodes ──ta_zone_ratios──► ratio per zone (CPU share of ready,
  *                              non-control-plane nodes; ≥ 2 zones)

@@ -1,6 +1,6 @@
 /*
  * alloc_local.c — same-zone "Prefer": the "Local" algorithm of the KEP 2004
- * drafts (topology.md 5), which never shipped upstream; our reading of it.
+ * drafts (docs/topology.md, same-zone: Prefer), unshipped; our reading of it.
  *
  *   zones with nodes Z ≥ 2, ready endpoints N, nodes T
  *   threshold = 3 × Z, padding = Z (default):  Balanced → Prefer at

@@ -149,7 +149,7 @@ static topo_outcome rule_filter(const cand *c, const topo_loc *loc, int by_node,
     return hit ? TO_LOCAL : TO_EMPTY;
 }
 
-/* ---- rule 4: hint consumption (kube-proxy, topology.md 2.2) --------------------------- */
+/* ---- rule 4: hint consumption (kube-proxy; docs/topology.md, rule 4 in detail) ------- */
 
 static int has_zone(const st_endpoint *ep, const vhint *v, const char *z)
 {

@@ -1,5 +1,5 @@
 /*
- * trafficdist.c — the trafficDistribution producer (topology.md 4.2) and
+ * trafficdist.c — the trafficDistribution producer (docs/topology.md) and
  * the choice between it and the "Auto" allocator.
  *
  *   PreferClose / PreferSameZone   ready endpoint → forZones = [own zone]

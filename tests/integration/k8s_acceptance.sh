@@ -1,14 +1,15 @@
 #!/bin/bash
-# k8s_acceptance.sh — every row (1–79) of the acceptance table of the
-# behaviour spec (5.3), with the real binary, through the real API client.
+# k8s_acceptance.sh — every row (1–79) of the kubernetes plugin's acceptance
+# table (tests/data/kubernetes/acceptance.tsv, described in docs/compatibility.md),
+# with the real binary, through the real API client.
 #
 # Two kubesims are filled with kubectl as an operator would: one with the
-# spec 5.2 fixture (tests/data/kubernetes/cluster.json), one with the zonal
+# acceptance fixture (tests/data/kubernetes/cluster.json), one with the zonal
 # vectors' fixture (zonal.json). One topodns per Corefile profile watches
 # them; tests/data/kubernetes/acceptance.py sends every line of
 # acceptance.tsv that belongs to the profile and compares rcode, AA/TC and
 # the three sections as sets (CNAME before its target). Profiles: the
-# defaults, each non-default row config of 5.3 (ignore empty_service,
+# defaults, each non-default configuration of the table (ignore empty_service,
 # unsynced, ttl 30 / 3600, namespaces, pods insecure / verified,
 # fallthrough, zonal on/off), and kubeadm's default Corefile.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"

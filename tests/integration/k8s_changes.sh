@@ -1,9 +1,10 @@
 #!/bin/bash
 # k8s_changes.sh — changes made with kubectl reach the answers within one
-# second (issue 4): after each kubectl command returns, dig is polled for at
-# most 1 s. Covered: a new EndpointSlice, an endpoint marked not ready and
-# ready again, a hostname change (A and PTR), a deleted slice, a new and a
-# deleted Service, a Service turned into an ExternalName.
+# second (a target in docs/benchmarks.md): after each kubectl command
+# returns, dig is polled for at most 1 s. Covered: a new EndpointSlice, an
+# endpoint marked not ready and ready again, a hostname change (A and PTR),
+# a deleted slice, a new and a deleted Service, a Service turned into an
+# ExternalName.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/kubernetes_lib.sh"
 need_kube

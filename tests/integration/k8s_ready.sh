@@ -1,6 +1,7 @@
 #!/bin/bash
 # k8s_ready.sh — startup_timeout and readiness of the kubernetes plugin
-# (spec 1.13, section 2 and 4.5): with an API that does not answer, startup
+# (docs/compatibility.md, 1.13 Ingestion and 2. Options;
+# src/plugin/ready/README.md): with an API that does not answer, startup
 # waits startup_timeout logging "waiting for Kubernetes API before starting
 # server" every 500 ms, then "starting server with unsynced Kubernetes API";
 # /ready is 503 with the body "kubernetes" and name errors are SERVFAIL+SOA

@@ -1,8 +1,8 @@
 #!/bin/bash
 # kubernetes.sh — the kubernetes plugin end to end: kubesim serves the
-# acceptance cluster of the behaviour spec (5.2, tests/data/kubernetes/
-# cluster.json), the real topodns watches it through the API client, and dig
-# checks rows of the acceptance table (5.3). Then kubectl changes the cluster
+# acceptance fixture (tests/data/kubernetes/cluster.json), the real topodns
+# watches it through the API client, and dig checks rows of the acceptance
+# table (tests/data/kubernetes/acceptance.tsv, docs/compatibility.md). Then kubectl changes the cluster
 # and the answers follow the watches; /ready reports the sync.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 

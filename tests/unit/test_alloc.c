@@ -1,11 +1,12 @@
 /*
  * test_alloc.c — the hint producers (src/topology/alloc.h) against the
- * upstream decision tables of topology.md: zone ratios S1–S9, AddHints
- * A1–A6, giving/receiving zones G1–G9, redistributeHints, getHintsByZone,
- * the node re-check K1–K9, reconcile R1–R5, worked examples W1–W5 and the
- * KEP plan rows (compared per zone count); trafficDistribution T1–T9 and
- * TD1–TD5; the KEP 2004 Local algorithm (threshold/padding transitions,
- * overload, moves, top-up, downgrade).
+ * producer cases of docs/topology.md ("Reference cases"), modelled on the
+ * EndpointSlice controller's tests: zone ratios S1–S9, adding hints A1–A6,
+ * giving/receiving zones G1–G9, redistribution, validity of unchanged
+ * hints, the node re-check K1–K9, whole allocations R1–R5, worked examples
+ * W1–W5 and the KEP 2433 plan rows (compared per zone count);
+ * trafficDistribution T1–T9 and TD1–TD5; the KEP 2004 Local algorithm
+ * (threshold/padding transitions, overload, moves, top-up, downgrade).
  */
 #include <stdarg.h>
 #include <stddef.h>

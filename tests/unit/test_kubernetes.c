@@ -2,9 +2,11 @@
  * test_kubernetes.c — the kubernetes plugin without an API server.
  *
  * Pure functions first (name grammar, endpoint names, pod labels, reverse
- * names, label selectors, setup errors), then the acceptance table of the
- * behaviour spec (5.3): instances are loaded from Corefiles (never started),
- * the plugin's store is filled from the JSON fixtures in tests/data/kubernetes/, and real
+ * names, label selectors, setup errors), then the acceptance table
+ * (tests/data/kubernetes/acceptance.tsv, described in docs/compatibility.md;
+ * the row numbers in comments below are its rows): instances are loaded from
+ * Corefiles (never started), the plugin's store is filled from the JSON
+ * fixtures in tests/data/kubernetes/, and real
  * queries run through the server with req_new_internal()/req_run(). Answer
  * sets are compared without regard to order, as CoreDNS's tests do.
  */

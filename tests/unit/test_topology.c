@@ -1,12 +1,14 @@
 /*
  * test_topology.c — the topology decision (src/topology/decide.c) over a
  * real store filled from API-shaped JSON, with clients located by the real
- * locator. Tables ported from topology.md: topologyKeys (1.5 and the
- * derived E1–E5), kube-proxy's hint consumer (2.4), internalTrafficPolicy,
- * same-zone Require, precedence between the rules, unknown clients, the
- * per-family decision, the computed policies (rule 5) and ECS trust.
+ * locator. The tables are the reference cases of docs/topology.md: the
+ * topologyKeys cases (rows 0–10 and E1–E5) and the hint consumer cases
+ * (rows 1–24, internalTrafficPolicy and readiness included); then same-zone
+ * Require, precedence between the rules, unknown clients, the per-family
+ * decision, the computed policies (rule 5) and ECS trust. Test names and
+ * row comments give the table's row numbers.
  *
- * Rows 2, 3, 11 and 18-20 of topology.md 2.4 are about
+ * Rows 2, 3, 11 and 18-20 of the hint consumer cases are about
  * externalTrafficPolicy / NodePort traffic and kube-proxy's
  * serving+terminating fallback, which a DNS answer has no notion of: they
  * are checked as what topodns answers for the same endpoints (the "cluster"
@@ -211,7 +213,7 @@ static const char *pick(const char *client)
     return pick_f(client, 3, NULL);
 }
 
-/* ---- topologyKeys, topology.md 1.5 --------------------------------------------------- */
+/* ---- topologyKeys cases (docs/topology.md, reference cases) -------------------------- */
 
 #define HOST "\"kubernetes.io/hostname\""
 #define ZONE "\"topology.kubernetes.io/zone\""
@@ -374,7 +376,7 @@ static void test_keys_annotation(void **s)
     assert_string_equal(pick("10.0.0.3"), "1.1.3.1,1.1.3.2");
 }
 
-/* ---- hints consumer, topology.md 2.4 --------------------------------------------------- */
+/* ---- hint consumer cases (docs/topology.md, reference cases) ------------------------- */
 
 /* node-1 in zone-a (client 10.0.1.1), node-0 zone-a (10.0.1.0), node-b
  * zone-b (10.0.2.1), node-c zone-c (10.0.3.1), node-x without labels
@@ -396,7 +398,7 @@ static void hint_nodes(void)
     service("", "");
 }
 
-static void test_hints_row1(void **s)
+static void test_hints_row1_own_zone(void **s)
 {
     (void)s;
     hint_nodes();
@@ -410,7 +412,7 @@ static void test_hints_row1(void **s)
     assert_int_equal(r.dep, TOPO_DEP_ZONE);
 }
 
-static void test_hints_rows4to6(void **s)
+static void test_hints_rows4to6_no_match_gets_all(void **s)
 {
     (void)s;
     hint_nodes();
@@ -485,7 +487,7 @@ static void test_hints_rows22to24_nodes(void **s)
     assert_string_equal(pick("10.0.1.1"), "10.1.2.3,10.1.2.4,10.1.2.5,10.1.2.6");   /* 23 */
 }
 
-/* ---- internalTrafficPolicy Local (2.4 rows 12–15) and readiness (16–17) ------------- */
+/* ---- internalTrafficPolicy Local (hint consumer rows 12–15), readiness (16–17) ------- */
 
 static void test_itp_local(void **s)
 {
@@ -530,9 +532,10 @@ static char *ep_cond(const char *addr, const char *nodename, int serving, int te
     return o;
 }
 
-/* Rows 2, 3, 11, 18-20: externalTrafficPolicy and terminating endpoints,
- * as DNS sees them. The client is 10.0.1.1 on node-1 in zone-a. */
-static void test_rows_etp_and_terminating(void **s)
+/* Hint consumer rows 2, 3, 11, 18-20: externalTrafficPolicy and
+ * terminating endpoints, as DNS sees them. The client is 10.0.1.1 on
+ * node-1 in zone-a. */
+static void test_hints_rows_etp_and_terminating(void **s)
 {
     (void)s;
     hint_nodes();
@@ -833,10 +836,11 @@ int main(void)
         T(test_keys_9_any), T(test_keys_10_any_last), T(test_keys_e1_e2_client_without_labels),
         T(test_keys_e3_e4_client_without_zone), T(test_keys_e5_endpoint_without_zone),
         T(test_keys_annotation),
-        T(test_hints_row1), T(test_hints_rows4to6), T(test_hints_row7_unready_ignored),
+        T(test_hints_row1_own_zone), T(test_hints_rows4to6_no_match_gets_all),
+        T(test_hints_row7_unready_ignored),
         T(test_hints_row8_no_ready_in_zone), T(test_hints_row9_one_unhinted),
         T(test_hints_row10_multi_zone_hints), T(test_hints_rows22to24_nodes),
-        T(test_rows_etp_and_terminating),
+        T(test_hints_rows_etp_and_terminating),
         T(test_itp_local), T(test_readiness), T(test_same_zone_require), T(test_precedence),
         T(test_unknown_client_gets_all), T(test_node_address_client), T(test_families_decided_apart),
         T(test_computed_prefer_same_node), T(test_computed_prefer_close), T(test_computed_auto),

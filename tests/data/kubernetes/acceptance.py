@@ -12,7 +12,7 @@ server writes matters; SOA serials are not compared), and in the answer a
 CNAME must precede the records of its target. With --cache-cap N (a cache
 in front), every expected TTL is capped at N and a TTL up to 3 s lower is
 accepted (cache hits count down). --coverage also checks that the table
-covers every row 1–79 of the spec.
+covers every row 1–79 of the acceptance table.
 
 Prints one line per failure and "profile: N passed, M failed"; exits 1 on
 any failure.
@@ -197,7 +197,7 @@ def main():
         rows = {int(re.match(r"\d+", f[0]).group()) for f in lines}
         missing = sorted(set(range(1, 80)) - rows)
         if missing:
-            print("FAIL: table misses spec rows %s" % missing)
+            print("FAIL: table misses acceptance rows %s" % missing)
             failed += 1
         else:
             passed += 1

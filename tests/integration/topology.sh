@@ -101,6 +101,7 @@ check "ECS trusted: located as the zone-b pod" eval 'answer_count 1 && answer_ha
 check "ECS trusted: scope /32 in the reply" grep -q "CLIENT-SUBNET: 127.0.2.1/32/32" <<<"$OUT"
 OUT=$(dig @127.0.0.1 -p "$PORT" -b 127.0.1.1 +subnet=127.0.2.1/32 +time=2 +tries=1 hinted.$S A)
 check "ECS untrusted: the source address counts" eval 'answer_count 2 && answer_has "10\.20\.2\.1"'
+check "ECS untrusted: ignored, so the reply scope is 0" grep -q "CLIENT-SUBNET: 127.0.2.1/32/0" <<<"$OUT"
 OUT=$(dig @127.0.0.1 -p "$PORT" -b 127.0.0.1 +subnet=127.0.2.1/32 +time=2 +tries=1 plain.$S A)
 check "ECS: client-independent answer has scope 0" grep -q "CLIENT-SUBNET: 127.0.2.1/32/0" <<<"$OUT"
 

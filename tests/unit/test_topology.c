@@ -109,7 +109,8 @@ static void service(const char *spec, const char *annotations)
     apply(store_upsert_service, j);
 }
 
-/* Endpoint JSON: ready 1/0, zones/nodes hint lists "a|b" or NULL. */
+/* Endpoint JSON: ready 1/0 (-1: no ready condition at all), zones/nodes
+ * hint lists "a|b" or NULL. */
 static char *ep(const char *addr, const char *nodename, const char *zone, int ready,
                 const char *hz, const char *hn)
 {
@@ -141,8 +142,8 @@ static char *ep(const char *addr, const char *nodename, const char *zone, int re
         snprintf(nn, sizeof nn, ",\"nodeName\":\"%s\"", nodename);
     if (zone)
         snprintf(zz, sizeof zz, ",\"zone\":\"%s\"", zone);
-    snprintf(o, 1024, "{\"addresses\":[\"%s\"],\"conditions\":{\"ready\":%s}%s%s%s}", addr,
-             ready ? "true" : "false", nn, zz, hints);
+    snprintf(o, 1024, "{\"addresses\":[\"%s\"],\"conditions\":{%s}%s%s%s}", addr,
+             ready < 0 ? "" : ready ? "\"ready\":true" : "\"ready\":false", nn, zz, hints);
     return o;
 }
 
@@ -742,6 +743,36 @@ static void test_computed_auto(void **s)
     assert_int_equal(r.policy, TP_NONE);
 }
 
+/* A hint producer hints only endpoints whose ready condition is true; one
+ * without the condition is ready to the consumer but unhinted, so every
+ * client falls back to every endpoint (what kube-proxy does with the
+ * EndpointSlice controller's hints for the same slice). */
+static void test_computed_auto_ready_unset(void **s)
+{
+    (void)s;
+    node("na", "zone-a", NULL);
+    node("nb", "zone-b", NULL);
+    pod("ca", "10.9.0.1", "na");
+    pod("cb", "10.9.0.2", "nb");
+    service("", "\"service.kubernetes.io/topology-mode\":\"Auto\"");
+    /* both ready: each zone gets its own endpoint */
+    slice("s", "IPv4", 2, ep("10.5.0.1", "na", "zone-a", 1, NULL, NULL),
+          ep("10.5.0.2", "nb", "zone-b", 1, NULL, NULL));
+    assert_string_equal(pick("10.9.0.1"), "10.5.0.1");
+    assert_string_equal(pick("10.9.0.2"), "10.5.0.2");
+    /* zone-b's endpoint without a ready condition: both clients get both */
+    slice("s", "IPv4", 2, ep("10.5.0.1", "na", "zone-a", 1, NULL, NULL),
+          ep("10.5.0.2", "nb", "zone-b", -1, NULL, NULL));
+    topo_result r;
+    assert_string_equal(pick_f("10.9.0.1", 3, &r), "10.5.0.1,10.5.0.2");
+    assert_int_equal(r.outcome, TO_FALLBACK);
+    assert_string_equal(pick("10.9.0.2"), "10.5.0.1,10.5.0.2");
+    /* the same under trafficDistribution: PreferClose */
+    service("\"trafficDistribution\":\"PreferClose\"", "");
+    assert_string_equal(pick("10.9.0.1"), "10.5.0.1,10.5.0.2");
+    assert_string_equal(pick("10.9.0.2"), "10.5.0.1,10.5.0.2");
+}
+
 static void test_computed_same_zone_prefer(void **s)
 {
     (void)s;
@@ -844,7 +875,7 @@ int main(void)
         T(test_itp_local), T(test_readiness), T(test_same_zone_require), T(test_precedence),
         T(test_unknown_client_gets_all), T(test_node_address_client), T(test_families_decided_apart),
         T(test_computed_prefer_same_node), T(test_computed_prefer_close), T(test_computed_auto),
-        T(test_computed_same_zone_prefer),
+        T(test_computed_same_zone_prefer), T(test_computed_auto_ready_unset),
         T(test_ecs_trust), T(test_mark),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

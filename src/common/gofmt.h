@@ -1,7 +1,7 @@
 /*
- * gofmt.h — the few Go formatting and parsing rules that CoreDNS's log,
- * errors and reload plugins show to users, reproduced so that topodns prints
- * and accepts exactly the same text:
+ * gofmt.h — the few Go formatting rules that CoreDNS's log and errors
+ * plugins show to users, reproduced so that topodns prints exactly the same
+ * text:
  *
  *   go_seconds()        time.Duration.Seconds() printed with
  *                       strconv.AppendFloat(b, s, 'f', -1, 64): the shortest
@@ -9,10 +9,9 @@
  *                       ("0.000123456", "2", "0.1").
  *   go_duration_str()   time.Duration.String(): "30s", "5m0s", "1h0m0s",
  *                       "1.5s", "250ms", "0s".
- *   go_parse_duration() time.ParseDuration, with Go's error texts
- *                       (`time: missing unit in duration "30"`).
  *
- * Used by src/plugin/{log,errors,reload}.
+ * Used by src/plugin/{log,errors}. Parsing durations is the Corefile's
+ * business: cf_go_duration() in src/corefile/corefile.h.
  */
 #ifndef TOPODNS_GOFMT_H
 #define TOPODNS_GOFMT_H
@@ -26,8 +25,5 @@ size_t go_seconds(int64_t ns, char *out, size_t cap);
 
 /* Go's Duration.String() of ns nanoseconds. out should hold 32 octets. */
 size_t go_duration_str(int64_t ns, char *out, size_t cap);
-
-/* Go's time.ParseDuration. 0 and *ns set, or -1 with Go's message in err. */
-int go_parse_duration(const char *s, int64_t *ns, char *err, size_t errlen);
 
 #endif

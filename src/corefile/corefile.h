@@ -29,6 +29,7 @@
 #define TOPODNS_COREFILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define CF_ERR_MAX 512
 
@@ -102,7 +103,13 @@ int cf_arg_err(cf_disp *d);
 int cf_prop_err(cf_disp *d);
 
 /* Helpers shared by setup code. Each returns 0 or -1 (with d->err set). */
-/* Go-style duration ("5s", "1m30s", "250ms", "1h"); bare integer = seconds. */
+/* Go's time.ParseDuration ("5s", "1m30s", "250ms", "1h", "0"; a number
+ * without a unit is an error, as in CoreDNS), the one duration parser of
+ * topodns. 0 with *ns set, or -1 with Go's message in err
+ * (`time: missing unit in duration "30"`). */
+int cf_go_duration(const char *s, int64_t *ns, char *err, size_t errlen);
+/* A duration option in seconds: cf_go_duration, negative refused; an error
+ * carries the file:line and Go's message. */
 int cf_parse_duration(cf_disp *d, const char *s, double *seconds);
 int cf_parse_uint(cf_disp *d, const char *s, unsigned long min, unsigned long max, unsigned long *out);
 

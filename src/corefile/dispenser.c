@@ -38,6 +38,7 @@
  */
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,75 +218,126 @@ int cf_prop_err(cf_disp *d)
 
 /* ---- values ------------------------------------------------------------ */
 
-#define MAX_DURATION 9223372036.854775807   /* Go's time.Duration limit, in s */
+/* ---- durations: Go's time.ParseDuration ------------------------------------------------------- */
 
-static int is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
+static const struct { const char *name; uint64_t ns; } units[] = {
+    { "ns", 1ull }, { "us", 1000ull }, { "\xc2\xb5s", 1000ull }, { "\xce\xbcs", 1000ull },
+    { "ms", 1000000ull }, { "s", 1000000000ull }, { "m", 60000000000ull },
+    { "h", 3600000000000ull },
+};
 
-/* Seconds per unit, or -1 for an unknown unit. */
-static double unit_seconds(const char *u, size_t n)
+static int dur_err(char *err, size_t errlen, const char *what, const char *unit, const char *orig)
 {
-    static const struct { const char *name; double s; } units[] = {
-        { "ns", 1e-9 }, { "us", 1e-6 }, { "\xC2\xB5s", 1e-6 }, { "\xCE\xBCs", 1e-6 },
-        { "ms", 1e-3 }, { "s", 1 }, { "m", 60 }, { "h", 3600 },
-    };
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strlen(units[i].name) == n && memcmp(units[i].name, u, n) == 0)
-            return units[i].s;
+    if (unit)
+        snprintf(err, errlen, "time: unknown unit \"%s\" in duration \"%s\"", unit, orig);
+    else
+        snprintf(err, errlen, "time: %s duration \"%s\"", what, orig);
     return -1;
 }
 
-/* One "<number><unit>" component at *pp, added to *total. */
-static int duration_part(cf_disp *d, const char *s, const char **pp, double *total)
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* One "<number><unit>" element; adds its value to *d. */
+static int parse_elem(const char **sp, uint64_t *d, const char *orig, char *err, size_t errlen)
 {
-    const char *p = *pp;
-    double v = 0, scale = 0.1;
-    int digits = 0;
-    if (!is_digit(*p) && *p != '.')
-        return cf_err(d, "invalid duration '%s'", s);
-    for (; is_digit(*p); p++, digits++)
-        v = v * 10 + (*p - '0');
-    if (*p == '.')
-        for (p++; is_digit(*p); p++, digits++, scale /= 10)
-            v += (*p - '0') * scale;
-    if (digits == 0)
-        return cf_err(d, "invalid duration '%s'", s);
-    const char *u = p;
-    while (*p && *p != '.' && !is_digit(*p))
-        p++;
-    if (p == u)
-        return cf_err(d, "missing unit in duration '%s'", s);
-    double mult = unit_seconds(u, (size_t)(p - u));
-    if (mult < 0)
-        return cf_err(d, "unknown unit '%.*s' in duration '%s'", (int)(p - u), u, s);
-    *total += v * mult;
-    *pp = p;
+    const char *s = *sp;
+    const uint64_t lim = 1ull << 63;
+    if (!(*s == '.' || is_digit(*s)))
+        return dur_err(err, errlen, "invalid", NULL, orig);
+    uint64_t v = 0, f = 0;
+    double scale = 1;
+    const char *start = s;
+    for (; is_digit(*s); s++) {
+        if (v > (lim - 1) / 10)
+            return dur_err(err, errlen, "invalid", NULL, orig);
+        v = v * 10 + (uint64_t)(*s - '0');
+        if (v > lim)
+            return dur_err(err, errlen, "invalid", NULL, orig);
+    }
+    int pre = s != start, post = 0;
+    if (*s == '.') {
+        s++;
+        const char *fs = s;
+        int overflow = 0;
+        for (; is_digit(*s); s++) {
+            if (overflow)
+                continue;
+            if (f > (lim - 1) / 10) {
+                overflow = 1;
+                continue;
+            }
+            f = f * 10 + (uint64_t)(*s - '0');
+            scale *= 10;
+        }
+        post = s != fs;
+    }
+    if (!pre && !post)
+        return dur_err(err, errlen, "invalid", NULL, orig);
+    const char *us = s;
+    while (*s && *s != '.' && !is_digit(*s))
+        s++;
+    if (s == us)
+        return dur_err(err, errlen, "missing unit in", NULL, orig);
+    char unit[16];
+    snprintf(unit, sizeof unit, "%.*s", (int)(s - us), us);
+    uint64_t un = 0;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if ((size_t)(s - us) == strlen(units[i].name) && strncmp(us, units[i].name, (size_t)(s - us)) == 0)
+            un = units[i].ns;
+    if (!un)
+        return dur_err(err, errlen, NULL, unit, orig);
+    if (v > lim / un)
+        return dur_err(err, errlen, "invalid", NULL, orig);
+    v *= un;
+    if (f > 0) {
+        v += (uint64_t)((double)f * ((double)un / scale));
+        if (v > lim)
+            return dur_err(err, errlen, "invalid", NULL, orig);
+    }
+    *d += v;
+    if (*d > lim)
+        return dur_err(err, errlen, "invalid", NULL, orig);
+    *sp = s;
+    return 0;
+}
+
+int cf_go_duration(const char *s, int64_t *ns, char *err, size_t errlen)
+{
+    const char *orig = s;
+    int neg = 0;
+    if (*s == '-' || *s == '+') {
+        neg = *s == '-';
+        s++;
+    }
+    if (strcmp(s, "0") == 0) {
+        *ns = 0;
+        return 0;
+    }
+    if (!*s)
+        return dur_err(err, errlen, "invalid", NULL, orig);
+    uint64_t d = 0;
+    while (*s)
+        if (parse_elem(&s, &d, orig, err, errlen) < 0)
+            return -1;
+    if (neg) {
+        *ns = d == (1ull << 63) ? INT64_MIN : -(int64_t)d;
+        return 0;
+    }
+    if (d > (uint64_t)INT64_MAX)
+        return dur_err(err, errlen, "invalid", NULL, orig);
+    *ns = (int64_t)d;
     return 0;
 }
 
 int cf_parse_duration(cf_disp *d, const char *s, double *seconds)
 {
-    if (!s)
-        s = "";
-    const char *p = s + (*s == '+');
-    if (*s == '-')
+    char err[CF_ERR_MAX];
+    int64_t ns;
+    if (cf_go_duration(s ? s : "", &ns, err, sizeof err) < 0)
+        return cf_err(d, "%s", err);
+    if (ns < 0)
         return cf_err(d, "negative duration '%s'", s);
-    if (!*p)
-        return cf_err(d, "invalid duration '%s'", s);
-    double total = 0;
-    if (p[strspn(p, "0123456789")] == '\0') {   /* bare integer: seconds */
-        for (; *p; p++)
-            total = total * 10 + (*p - '0');
-    } else {
-        while (*p)
-            if (duration_part(d, s, &p, &total) < 0)
-                return -1;
-    }
-    if (total > MAX_DURATION)
-        return cf_err(d, "duration out of range '%s'", s);
-    *seconds = total;
+    *seconds = (double)ns / 1e9;
     return 0;
 }
 

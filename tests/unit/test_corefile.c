@@ -941,6 +941,8 @@ static void dur_bad(const char *s, const char *msg)
     assert_string_equal(vd.err, want);
 }
 
+/* The one duration parser: Go's time.ParseDuration, with Go's messages,
+ * as CoreDNS's plugins parse their duration options. */
 static void test_duration(void **state)
 {
     (void)state;
@@ -950,7 +952,6 @@ static void test_duration(void **state)
     dur_ok("1.5h", 5400);
     dur_ok("1m30s", 90);
     dur_ok("2h45m", 9900);
-    dur_ok("10", 10);
     dur_ok("0", 0);
     dur_ok("+5s", 5);
     dur_ok(".5s", 0.5);
@@ -961,20 +962,49 @@ static void test_duration(void **state)
     dur_ok("5ns", 5e-9);
     dur_ok("1h1m1s1ms", 3661.001);
     dur_ok("0s", 0);
-    dur_bad("", "invalid duration ''");
-    dur_bad(NULL, "invalid duration ''");
-    dur_bad("+", "invalid duration '+'");
+    dur_bad("10", "time: missing unit in duration \"10\"");   /* as CoreDNS */
+    dur_bad("", "time: invalid duration \"\"");
+    dur_bad(NULL, "time: invalid duration \"\"");
+    dur_bad("+", "time: invalid duration \"+\"");
     dur_bad("-5s", "negative duration '-5s'");
-    dur_bad("abc", "invalid duration 'abc'");
-    dur_bad(".", "invalid duration '.'");
-    dur_bad(".s", "invalid duration '.s'");
-    dur_bad("1h-5m", "unknown unit 'h-' in duration '1h-5m'");  /* as Go */
-    dur_bad("1h.", "invalid duration '1h.'");
-    dur_bad("1.5", "missing unit in duration '1.5'");
-    dur_bad("5x", "unknown unit 'x' in duration '5x'");
-    dur_bad("5sec", "unknown unit 'sec' in duration '5sec'");
-    dur_bad("99999999999h", "duration out of range '99999999999h'");
-    dur_bad("99999999999999999999", "duration out of range '99999999999999999999'");
+    dur_bad("abc", "time: invalid duration \"abc\"");
+    dur_bad(".", "time: invalid duration \".\"");
+    dur_bad(".s", "time: invalid duration \".s\"");
+    dur_bad("1h-5m", "time: unknown unit \"h-\" in duration \"1h-5m\"");
+    dur_bad("1h.", "time: invalid duration \"1h.\"");
+    dur_bad("1.5", "time: missing unit in duration \"1.5\"");
+    dur_bad("5x", "time: unknown unit \"x\" in duration \"5x\"");
+    dur_bad("5sec", "time: unknown unit \"sec\" in duration \"5sec\"");
+    dur_bad("99999999999h", "time: invalid duration \"99999999999h\"");
+    dur_bad("99999999999999999999", "time: invalid duration \"99999999999999999999\"");
+}
+
+static void test_go_duration(void **state)
+{
+    (void)state;
+    int64_t ns;
+    char err[128];
+    assert_int_equal(cf_go_duration("30s", &ns, err, sizeof err), 0);
+    assert_int_equal(ns, 30000000000ll);
+    assert_int_equal(cf_go_duration("1m30s", &ns, err, sizeof err), 0);
+    assert_int_equal(ns, 90000000000ll);
+    assert_int_equal(cf_go_duration("1.5h", &ns, err, sizeof err), 0);
+    assert_int_equal(ns, 5400000000000ll);
+    assert_int_equal(cf_go_duration("250ms", &ns, err, sizeof err), 0);
+    assert_int_equal(ns, 250000000ll);
+    assert_int_equal(cf_go_duration("0", &ns, err, sizeof err), 0);
+    assert_int_equal(ns, 0);
+    assert_int_equal(cf_go_duration("-1s", &ns, err, sizeof err), 0);
+    assert_int_equal(ns, -1000000000ll);
+    assert_int_equal(cf_go_duration("30", &ns, err, sizeof err), -1);
+    assert_string_equal(err, "time: missing unit in duration \"30\"");
+    assert_int_equal(cf_go_duration("5x", &ns, err, sizeof err), -1);
+    assert_string_equal(err, "time: unknown unit \"x\" in duration \"5x\"");
+    assert_int_equal(cf_go_duration("", &ns, err, sizeof err), -1);
+    assert_string_equal(err, "time: invalid duration \"\"");
+    assert_int_equal(cf_go_duration("s", &ns, err, sizeof err), -1);
+    assert_string_equal(err, "time: invalid duration \"s\"");
+    assert_int_equal(cf_go_duration("9999999999h", &ns, err, sizeof err), -1);
 }
 
 static void test_uint(void **state)
@@ -1072,6 +1102,7 @@ int main(void)
         cmocka_unit_test(test_disp_first_and_multiline),
         cmocka_unit_test(test_disp_errors),
         cmocka_unit_test(test_duration),
+        cmocka_unit_test(test_go_duration),
         cmocka_unit_test(test_uint),
         cmocka_unit_test(test_garbage),
     };

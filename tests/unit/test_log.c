@@ -101,34 +101,6 @@ static void test_go_duration_str(void **state)
     }
 }
 
-static void test_go_parse_duration(void **state)
-{
-    (void)state;
-    int64_t ns;
-    char err[128];
-    assert_int_equal(go_parse_duration("30s", &ns, err, sizeof err), 0);
-    assert_int_equal(ns, 30000000000ll);
-    assert_int_equal(go_parse_duration("1m30s", &ns, err, sizeof err), 0);
-    assert_int_equal(ns, 90000000000ll);
-    assert_int_equal(go_parse_duration("1.5h", &ns, err, sizeof err), 0);
-    assert_int_equal(ns, 5400000000000ll);
-    assert_int_equal(go_parse_duration("250ms", &ns, err, sizeof err), 0);
-    assert_int_equal(ns, 250000000ll);
-    assert_int_equal(go_parse_duration("0", &ns, err, sizeof err), 0);
-    assert_int_equal(ns, 0);
-    assert_int_equal(go_parse_duration("-1s", &ns, err, sizeof err), 0);
-    assert_int_equal(ns, -1000000000ll);
-    assert_int_equal(go_parse_duration("30", &ns, err, sizeof err), -1);
-    assert_string_equal(err, "time: missing unit in duration \"30\"");
-    assert_int_equal(go_parse_duration("5x", &ns, err, sizeof err), -1);
-    assert_string_equal(err, "time: unknown unit \"x\" in duration \"5x\"");
-    assert_int_equal(go_parse_duration("", &ns, err, sizeof err), -1);
-    assert_string_equal(err, "time: invalid duration \"\"");
-    assert_int_equal(go_parse_duration("s", &ns, err, sizeof err), -1);
-    assert_string_equal(err, "time: invalid duration \"s\"");
-    assert_int_equal(go_parse_duration("9999999999h", &ns, err, sizeof err), -1);
-}
-
 /* ---- requests by hand ------------------------------------------------------------ */
 
 /* A wire query: id, name, type, with or without an OPT (DO, bufsize). */
@@ -556,7 +528,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_go_seconds),
         cmocka_unit_test(test_go_duration_str),
-        cmocka_unit_test(test_go_parse_duration),
         cmocka_unit_test(test_default_format),
         cmocka_unit_test(test_placeholders),
         cmocka_unit_test(test_compile_nodes),

@@ -289,7 +289,7 @@ static int parse_consolidate(cf_disp *d, errors_inst *e)
         return cf_arg_err(d);
     char err[512];
     int64_t ns;
-    if (go_parse_duration(a[0], &ns, err, sizeof err) < 0)
+    if (cf_go_duration(a[0], &ns, err, sizeof err) < 0)
         return cf_err(d, "plugin/errors: %s", err);
     if (strlen(a[1]) > MAX_REGEXP_LEN)
         return cf_err(d, "plugin/errors: regex pattern too long: %zu > %d", strlen(a[1]),

@@ -371,7 +371,7 @@ static int64_t jitter_of(int64_t j)
 static int parse_dur(cf_disp *d, const char *s, int64_t *ns)
 {
     char err[256];
-    if (go_parse_duration(s, ns, err, sizeof err) < 0)
+    if (cf_go_duration(s, ns, err, sizeof err) < 0)
         return cf_err(d, "plugin/reload: %s", err);
     return 0;
 }

@@ -6,8 +6,9 @@
  * with SO_REUSEPORT so the kernel spreads clients across workers. Nothing is
  * shared between workers on the serving path.
  *
- * UDP: a readable socket is drained (up to a batch) with recvmsg; each
- *   datagram becomes a request answered with sendto.
+ * UDP: a readable socket is drained (up to UDP_BATCH datagrams per wakeup)
+ *   with recvfrom, one system call per datagram; each datagram becomes a
+ *   request answered with sendto from the socket it came in on.
  * TCP: RFC 7766 framing (2-octet length). Several queries may be pipelined on
  *   one connection and are answered as they complete, possibly out of order.
  *   Limits: TCP_IDLE seconds without a query closes the connection, at most

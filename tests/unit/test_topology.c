@@ -773,6 +773,33 @@ static void test_computed_auto_ready_unset(void **s)
     assert_string_equal(pick("10.9.0.2"), "10.5.0.1,10.5.0.2");
 }
 
+/* Zone inputs belong to the engine and its store: a new store (a reload;
+ * the allocator may well hand it the old one's address) with a different
+ * node set of the same size is decided on its own nodes. */
+static void two_zone_cluster(const char *z1, const char *z2)
+{
+    node("n1", z1, NULL);
+    node("n2", z2, NULL);
+    pod("c1", "10.9.0.1", "n1");
+    pod("c2", "10.9.0.2", "n2");
+    service("", "\"service.kubernetes.io/topology-mode\":\"Auto\"");
+    slice("s", "IPv4", 2, ep("10.5.0.1", "n1", z1, 1, NULL, NULL),
+          ep("10.5.0.2", "n2", z2, 1, NULL, NULL));
+}
+
+static void test_computed_inputs_per_store(void **s)
+{
+    (void)s;
+    two_zone_cluster("zone-a", "zone-b");
+    assert_string_equal(pick("10.9.0.1"), "10.5.0.1");
+    store_free(S);
+    S = store_new(NULL);
+    assert_non_null(S);
+    two_zone_cluster("zone-c", "zone-d");
+    assert_string_equal(pick("10.9.0.1"), "10.5.0.1");
+    assert_string_equal(pick("10.9.0.2"), "10.5.0.2");
+}
+
 static void test_computed_same_zone_prefer(void **s)
 {
     (void)s;
@@ -876,6 +903,7 @@ int main(void)
         T(test_unknown_client_gets_all), T(test_node_address_client), T(test_families_decided_apart),
         T(test_computed_prefer_same_node), T(test_computed_prefer_close), T(test_computed_auto),
         T(test_computed_same_zone_prefer), T(test_computed_auto_ready_unset),
+        T(test_computed_inputs_per_store),
         T(test_ecs_trust), T(test_mark),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

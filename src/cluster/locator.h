@@ -6,7 +6,8 @@
  * node → labels; else a node whose status.addresses holds the address
  * (hostNetwork pods, node-local caches); else unknown. One or two hash
  * lookups, no allocation. The result points into the store and is valid
- * until store_read_end().
+ * until store_read_end(). Called by readers (workers, the HTTP thread)
+ * inside store_read_begin/_end; it keeps no state.
  */
 #ifndef TOPODNS_LOCATOR_H
 #define TOPODNS_LOCATOR_H

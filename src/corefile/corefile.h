@@ -24,6 +24,11 @@
  *     }
  *
  * Errors carry "file:line: message near 'token'".
+ *
+ * Threads and memory: parsing and dispensing run on the thread loading a
+ * configuration (the main thread, or a test). A cf_file is immutable once
+ * parsed and owned by whoever parsed it (an instance keeps its own until it
+ * is freed); tokens point into it. Nothing here is shared or global.
  */
 #ifndef TOPODNS_COREFILE_H
 #define TOPODNS_COREFILE_H

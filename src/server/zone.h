@@ -6,6 +6,7 @@
  * cover it: on an octet (IPv4) or nibble (IPv6) boundary one zone, otherwise
  * the zones of the next boundary that together cover it, as CoreDNS does
  * ("10.0.0.0/23" → 0.0.10.in-addr.arpa. and 1.0.10.in-addr.arpa.).
+ * A pure function (setup time, any thread).
  */
 #ifndef TOPODNS_ZONE_H
 #define TOPODNS_ZONE_H

@@ -5,6 +5,8 @@
  * ending in the root label (0), at most DNAME_MAX (255) octets, exactly as it
  * is on the wire without compression. Comparisons are ASCII case-insensitive
  * (RFC 4343); the original case is kept so answers echo the question's case.
+ *
+ * Pure functions over caller-owned buffers: no state, any thread.
  */
 #ifndef TOPODNS_DNAME_H
 #define TOPODNS_DNAME_H

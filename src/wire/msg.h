@@ -17,6 +17,10 @@
  * Plugins add records with msg_add_rr() or the typed helpers, read them with
  * msg_rr()/msg_count(), and may reorder or remove them in place. Nothing in
  * this interface exposes how records are stored.
+ *
+ * A dns_msg belongs to one thread at a time (its request's worker); the
+ * library keeps no state of its own. Record views returned by msg_rr()
+ * point into the message and are valid until it is changed or reset.
  */
 #ifndef TOPODNS_MSG_H
 #define TOPODNS_MSG_H

@@ -5,11 +5,14 @@
  *   endpoint URL [+ tls CERT KEY CACERT]
  *   kubeconfig PATH [CONTEXT]   (libyaml; clusters, users, contexts,
  *                                current-context; *-data fields base64 via
- *                                OpenSSL; relative paths against the file)
+ *                                OpenSSL, as strict as kubectl, an invalid
+ *                                one an error; relative paths against the
+ *                                file)
  *   in-cluster                  (KUBERNETES_SERVICE_HOST/PORT, the service
  *                                account token and CA; TOPODNS_SA_DIR
  *                                overrides the directory for tests)
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,25 +113,92 @@ static yaml_node_t *ynamed(yaml_document_t *d, yaml_node_t *root, const char *li
     return NULL;
 }
 
-static char *b64(const char *in)
+/* ---- *-data fields ------------------------------------------------------
+ * kubectl decodes them with Go's standard base64: CR and LF are ignored
+ * anywhere, the rest must be whole groups of 4 characters of the standard
+ * alphabet, ending in at most two '='. OpenSSL's EVP_DecodeBlock does the
+ * decoding; b64_check first rejects what it would accept wrongly ('=' is
+ * zero bits to it, anywhere) and counts the padding, which it decodes as
+ * bytes. */
+
+static const char b64_alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* in without CR and LF into s (as long as in); NULL and *pad, or why not. */
+static const char *b64_check(const char *in, char *s, size_t *pad)
 {
-    if (!in)
-        return NULL;
-    size_t n = strlen(in);
-    char *out = malloc(n + 4);
-    if (!out)
-        return NULL;
-    int len = EVP_DecodeBlock((unsigned char *)out, (const unsigned char *)in, (int)n);
-    if (len < 0) {
-        free(out);
-        return NULL;
+    size_t n = 0;
+    for (; *in; in++)
+        if (*in != '\r' && *in != '\n')
+            s[n++] = *in;
+    s[n] = '\0';
+    size_t data = strspn(s, b64_alphabet);
+    *pad = strspn(s + data, "=");
+    if (n == 0)
+        return "it is empty";
+    if (data + *pad < n)
+        return s[data] == '=' ? "data after '=' padding" : "a character outside the base64 alphabet";
+    if (*pad > 2)
+        return "more than two '=' of padding";
+    if (n % 4 != 0)
+        return "its length is not a multiple of 4 (padding missing?)";
+    if (n > INT_MAX)
+        return "it is too long";
+    return NULL;
+}
+
+/* in decoded into *out (NUL-terminated); NULL, or why not. */
+static const char *b64_decode(const char *in, char **out)
+{
+    size_t n = strlen(in), pad;
+    char *s = malloc(n + 1);
+    unsigned char *o = malloc(n / 4 * 3 + 1);
+    const char *why = !s || !o ? "out of memory" : b64_check(in, s, &pad);
+    int len = why ? -1 : EVP_DecodeBlock(o, (const unsigned char *)s, (int)strlen(s));
+    if (!why && (len < 0 || (size_t)len <= pad))
+        why = "OpenSSL cannot decode it";
+    else if (!why && memchr(o, '\0', (size_t)len - pad))
+        why = "it decodes to binary data with a NUL byte, not PEM text";
+    free(s);
+    if (why) {
+        free(o);
+        return why;
     }
-    while (n > 0 && in[n - 1] == '=') {      /* EVP_DecodeBlock counts padding */
-        n--;
-        len--;
-    }
-    out[len] = '\0';
-    return out;
+    o[len - pad] = '\0';
+    *out = (char *)o;
+    return NULL;
+}
+
+/* A plain YAML null: "", "~", "null", "Null", "NULL". */
+static int ynull(const yaml_node_t *v)
+{
+    static const char *nulls[] = { "", "~", "null", "Null", "NULL" };
+    if (v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+        return 0;
+    for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
+        if (strcmp((const char *)v->data.scalar.value, nulls[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* The *-data field key of m (the cluster or user owner) decoded into *out,
+ * which stays NULL when the field is absent. Present, it must decode to
+ * something: an empty or invalid value is an error naming it, not dropped
+ * (a dropped CA would mean trusting the system CAs). 0, or -1 with err. */
+static int ydata(yaml_document_t *d, yaml_node_t *m, const char *key, const char *owner,
+                 char **out, const char *path, char *err, size_t errlen)
+{
+    yaml_node_t *v = ymap(d, m, key);
+    if (!v)
+        return 0;
+    const char *why = v->type != YAML_SCALAR_NODE ? "it is not a string"
+                      : ynull(v) ? "it is empty"
+                      : b64_decode((const char *)v->data.scalar.value, out);
+    if (!why)
+        return 0;
+    snprintf(err, errlen, "kubeconfig %s: %s of %s: invalid base64 data: %s", path, key, owner,
+             why);
+    return -1;
 }
 
 static char *relpath(const char *dir, const char *p)
@@ -184,14 +254,18 @@ int k8s_config_kubeconfig(k8s_config *c, const char *path, const char *context,
         snprintf(err, errlen, "kubeconfig %s: %s", path, e2);
         goto out;
     }
+    char clo[300], uso[300];
+    snprintf(clo, sizeof clo, "cluster '%s'", yscalar(&d, cx, "cluster"));
+    snprintf(uso, sizeof uso, "user '%s'", us ? yscalar(&d, cx, "user") : "");
+    if (ydata(&d, cl, "certificate-authority-data", clo, &c->ca_data, path, err, errlen) < 0 ||
+        ydata(&d, us, "client-certificate-data", uso, &c->cert_data, path, err, errlen) < 0 ||
+        ydata(&d, us, "client-key-data", uso, &c->key_data, path, err, errlen) < 0)
+        goto out;
     c->ca_file = relpath(dir, yscalar(&d, cl, "certificate-authority"));
-    c->ca_data = b64(yscalar(&d, cl, "certificate-authority-data"));
     const char *ins = yscalar(&d, cl, "insecure-skip-tls-verify");
     c->insecure = ins && strcmp(ins, "true") == 0;
     c->cert_file = relpath(dir, yscalar(&d, us, "client-certificate"));
     c->key_file = relpath(dir, yscalar(&d, us, "client-key"));
-    c->cert_data = b64(yscalar(&d, us, "client-certificate-data"));
-    c->key_data = b64(yscalar(&d, us, "client-key-data"));
     c->token = dup0(yscalar(&d, us, "token"));
     c->token_file = relpath(dir, yscalar(&d, us, "tokenFile"));
     rc = 0;

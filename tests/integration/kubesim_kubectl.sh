@@ -37,6 +37,13 @@ code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 fault() { curl -s -X POST -d "$1" "$KS/sim/v1/faults" >/dev/null; }
 jqo() { jq -r "$1" <<<"$OUT"; }
 alive() { kill -0 "$KS_PID" 2>/dev/null; }
+# tok_json TOKEN: an unpadded base64url continue token decoded by coreutils
+tok_json() {
+    local t
+    t=$(tr '_-' '/+' <<<"$1")
+    while (( ${#t} % 4 )); do t+='='; done
+    base64 -d <<<"$t"
+}
 
 # ---------------------------------------------------------------- kubectl
 start_kubesim
@@ -141,6 +148,10 @@ RV=$(jqo .metadata.resourceVersion); CONT=$(jqo .metadata.continue)
 check "page 1: 100 items" [ "$(jqo '.items | length')" -eq 100 ]
 check "page 1: continue token" eval '[ -n "$CONT" ] && [ "$CONT" != null ]'
 check "page 1: remainingItemCount 150" [ "$(jqo .metadata.remainingItemCount)" -eq 150 ]
+# the token as the apiserver writes it: unpadded base64url of {"v","rv","start"}
+check "page 1: continue token is unpadded base64url" eval '[[ "$CONT" =~ ^[A-Za-z0-9_-]+$ ]]'
+check "page 1: continue token decodes (coreutils base64) to v and rv" \
+    [ "$(tok_json "$CONT" | jq -r '.v + " " + (.rv | tostring)')" = "meta.k8s.io/v1 $RV" ]
 check "list items omit kind" [ "$(jqo '.items[0].kind')" = null ]
 NAMES=$(jqo '.items[].metadata | .namespace + "/" + .name')
 # change the world between pages: delete the last pod in key order
@@ -272,6 +283,12 @@ check "slice without addressType: 422" [ "$(code -X POST -d '{"metadata":{"name"
 check "kind mismatch: 400" [ "$(code -X POST -d '{"kind":"Service","metadata":{"name":"p"}}' "$KS/api/v1/namespaces/default/pods")" = 400 ]
 check "missing namespace: 404" [ "$(code -X POST -d '{"metadata":{"name":"p"}}' "$KS/api/v1/namespaces/nope/pods")" = 404 ]
 check "bad continue token: 400" [ "$(code "$KS/api/v1/pods?limit=1&continue=%%%garbage")" = 400 ]
+TOK=$(curl -s "$KS/api/v1/pods?limit=1" | jq -r .metadata.continue)
+check "continue token: 200" [ "$(code "$KS/api/v1/pods?limit=1&continue=$TOK")" = 200 ]
+check "continue token with '=' (RawURLEncoding has none): 400" [ "$(code "$KS/api/v1/pods?limit=1&continue=$TOK%3D")" = 400 ]
+check "continue token of base64url non-JSON: 400" [ "$(code "$KS/api/v1/pods?limit=1&continue=Zm9vYmFy")" = 400 ]
+get "$KS/api/v1/pods?limit=1&continue=Zm9v"
+check "undecodable continue token: BadRequest Status" [ "$(jqo .code) $(jqo .reason)" = "400 BadRequest" ]
 check "unknown resource: 404" [ "$(code "$KS/api/v1/secrets")" = 404 ]
 check "json-patch: 415" [ "$(code -X PATCH -H 'Content-Type: application/json-patch+json' -d '[]' "$KS/api/v1/nodes/node-00001")" = 415 ]
 check "bad faults body: 400" [ "$(code -X POST -d '{"failNext":"x"}' "$KS/sim/v1/faults")" = 400 ]

@@ -8,8 +8,9 @@
  *   /api/v1/namespaces/{ns}/{resource}[/{name}[/status]]
  *   /apis/discovery.k8s.io/v1/... likewise, and the legacy /watch/ prefix.
  * Lists implement limit/continue over a consistent revision (continue token
- * = base64url JSON {"v","rv","start"}, 410 Expired once the history no
- * longer covers that revision), resourceVersion + resourceVersionMatch
+ * = unpadded base64url JSON {"v","rv","start"} (b64url.c), 400 BadRequest
+ * when it does not decode, 410 Expired once the history no longer covers
+ * that revision), resourceVersion + resourceVersionMatch
  * (NotOlderThan/Exact, 504 when too large) and selectors; items are written
  * by reference from the stored versions. Discovery answers plain JSON
  * (APIVersions, APIGroupList, APIResourceList) whatever Accept asks for, so
@@ -17,6 +18,7 @@
  * Errors are Status objects.
  */
 #include "kubesim.h"
+#include "b64url.h"
 #include "yamljson.h"
 
 #include <arpa/inet.h>
@@ -148,52 +150,6 @@ static cJSON *parse_body(struct evhttp_request *req, ks_err *e)
 }
 
 /* ---------- continue tokens ---------- */
-
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-static char *b64url_encode(const char *in, size_t n)
-{
-    char *o = malloc(n * 4 / 3 + 4), *q = o;
-    size_t i;
-    for (i = 0; i < n; i += 3) {
-        unsigned v = (unsigned char)in[i] << 16;
-        if (i + 1 < n) v |= (unsigned char)in[i + 1] << 8;
-        if (i + 2 < n) v |= (unsigned char)in[i + 2];
-        *q++ = b64[(v >> 18) & 63];
-        *q++ = b64[(v >> 12) & 63];
-        if (i + 1 < n) *q++ = b64[(v >> 6) & 63];
-        if (i + 2 < n) *q++ = b64[v & 63];
-    }
-    *q = '\0';
-    return o;
-}
-
-static char *b64url_decode(const char *in, size_t *outlen)
-{
-    size_t n = strlen(in), i, bits = 0;
-    unsigned acc = 0;
-    char *o = malloc(n + 1), *q = o;
-    for (i = 0; i < n; i++) {
-        const char *p;
-        char c = in[i] == '+' ? '-' : in[i] == '/' ? '_' : in[i];
-        if (c == '=')
-            break;
-        p = strchr(b64, c);
-        if (!p || !c) {
-            free(o);
-            return NULL;
-        }
-        acc = (acc << 6) | (unsigned)(p - b64);
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            *q++ = (char)((acc >> bits) & 255);
-        }
-    }
-    *q = '\0';
-    *outlen = (size_t)(q - o);
-    return o;
-}
 
 static char *make_continue(uint64_t rv, const char *key)
 {

@@ -8,22 +8,24 @@ KUBESIM_CORE = \
 	tests/kubesim/yamljson.c tests/kubesim/yamljson.h \
 	tests/kubesim/kinds.c tests/kubesim/store.c tests/kubesim/objects.c \
 	tests/kubesim/watch.c tests/kubesim/http.c tests/kubesim/faults.c \
-	tests/kubesim/generate.c
+	tests/kubesim/generate.c tests/kubesim/b64url.c tests/kubesim/b64url.h
 KUBESIM_LIBS = $(LIBEVENT_OPENSSL_LIBS) $(LIBEVENT_LIBS) $(CJSON_LIBS) $(YAML_LIBS) \
 	$(CRYPTO_LIBS) -lm
 tests_kubesim_kubesim_SOURCES = $(KUBESIM_CORE) tests/kubesim/main.c
 tests_kubesim_kubesim_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_OPENSSL_CFLAGS)
 tests_kubesim_kubesim_LDADD = $(KUBESIM_LIBS)
 
-# Unit tests: selector parser/matcher and RFC 7386 merge patch (+ YAML loader).
+# Unit tests: selector parser/matcher, RFC 7386 merge patch (+ YAML loader),
+# base64url of continue tokens.
 check_PROGRAMS += tests/unit/test_kubesim
 TESTS += tests/unit/test_kubesim
 tests_unit_test_kubesim_SOURCES = tests/unit/test_kubesim.c \
 	tests/kubesim/selector.c tests/kubesim/selector.h \
 	tests/kubesim/mergepatch.c tests/kubesim/mergepatch.h \
-	tests/kubesim/yamljson.c tests/kubesim/yamljson.h
+	tests/kubesim/yamljson.c tests/kubesim/yamljson.h \
+	tests/kubesim/b64url.c tests/kubesim/b64url.h
 tests_unit_test_kubesim_CFLAGS = $(UNIT_CC_FLAGS)
-tests_unit_test_kubesim_LDADD = $(CMOCKA_LIBS) $(CJSON_LIBS) $(YAML_LIBS) -lm
+tests_unit_test_kubesim_LDADD = $(CMOCKA_LIBS) $(CJSON_LIBS) $(YAML_LIBS) $(CRYPTO_LIBS) -lm
 
 # Integration: kubectl and curl against the real binary.
 TESTS += tests/integration/kubesim_kubectl.sh

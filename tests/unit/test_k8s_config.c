@@ -1,7 +1,10 @@
 /*
  * test_k8s_config.c — API client configuration: kubeconfig (contexts,
  * current-context, token, tokenFile relative to the file, *-data base64,
- * insecure), endpoint, in-cluster from the environment.
+ * insecure), endpoint, in-cluster from the environment. The *-data fields
+ * decode as Go's standard base64 does (padding required, CR and LF ignored
+ * anywhere, anything else outside the alphabet rejected); an invalid,
+ * empty or NUL-carrying field is an error naming it, never dropped.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -86,6 +89,130 @@ static void test_kubeconfig_bad(void **state)
     assert_non_null(strstr(err, "not valid YAML"));
 }
 
+/* A kubeconfig with one cluster and one user, plus the lines cl and us
+ * (indented for the cluster and user mappings); loaded into c. */
+static int load_with(const char *cl, const char *us, k8s_config *c, char *err, size_t errlen)
+{
+    char text[2048], p[256];
+    snprintf(text, sizeof text,
+             "apiVersion: v1\nkind: Config\ncurrent-context: x\n"
+             "clusters:\n- name: c\n  cluster:\n    server: https://10.0.0.1:6443\n%s"
+             "users:\n- name: u\n  user:\n%s"
+             "contexts:\n- name: x\n  context: {cluster: c, user: u}\n", cl, us);
+    write_file("kc-data", text);
+    snprintf(p, sizeof p, "%s/kc-data", dir);
+    err[0] = '\0';
+    return k8s_config_kubeconfig(c, p, NULL, err, errlen);
+}
+
+static void expect_bad(const char *cl, const char *us, const char *field)
+{
+    char err[256];
+    k8s_config c;
+    int rc = load_with(cl, us, &c, err, sizeof err);
+    if (rc != -1 || !strstr(err, field) || !strstr(err, "kc-data"))
+        fail_msg("cluster '%s' user '%s': rc %d err '%s', want -1 naming %s", cl, us, rc, err,
+                 field);
+    if (rc == 0)
+        k8s_config_free(&c);
+}
+
+/* Regression: only padding made the decoded length negative and wrote
+ * before the buffer; it is an error naming the field now. */
+static void test_data_only_padding(void **state)
+{
+    expect_bad("", "    client-key-data: \"========\"\n", "client-key-data");
+    expect_bad("", "    client-certificate-data: \"====\"\n", "client-certificate-data");
+    expect_bad("    certificate-authority-data: \"=\"\n", "", "certificate-authority-data");
+}
+
+/* Regression: an undecodable CA was dropped, and TLS then trusted the
+ * system CAs instead. */
+static void test_data_invalid_ca(void **state)
+{
+    expect_bad("    certificate-authority-data: not*base64\n", "", "certificate-authority-data");
+    char err[256];
+    k8s_config c;
+    assert_int_equal(load_with("    certificate-authority-data: \"aGVsbG8 gY2E=\"\n", "", &c, err,
+                               sizeof err), -1);
+    assert_non_null(strstr(err, "certificate-authority-data"));
+    assert_non_null(strstr(err, "base64"));
+    assert_non_null(strstr(err, "cluster 'c'"));
+}
+
+/* Everything Go's base64.StdEncoding rejects, and empty (null included) or
+ * NUL-carrying data, in each of the three fields. */
+static void test_data_invalid_each_field(void **state)
+{
+    static const char *bad[] = {
+        "\"\"",                /* empty */
+        "",                    /* YAML null: present but empty */
+        "~",
+        "null",
+        "\"\\n\\r\\n\"",       /* empty once CR/LF are dropped */
+        "YQ",                  /* padding missing */
+        "YQ=",                 /* length not a multiple of 4 */
+        "Y===",                /* three padding characters */
+        "YQ==YQ==",            /* data after padding */
+        "Y=Jj",                /* padding inside */
+        "YW-j",                /* base64url alphabet */
+        "YW_j",
+        "\"YWJj \"",           /* spaces and tabs are not ignored */
+        "\"\\tYWJj\"",
+        "AGE=",                /* decodes to a NUL byte: not PEM text */
+    };
+    static const char *fields[] = { "certificate-authority-data", "client-certificate-data",
+                                    "client-key-data" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        for (size_t f = 0; f < 3; f++) {
+            char line[128];
+            snprintf(line, sizeof line, "    %s: %s\n", fields[f], bad[i]);
+            expect_bad(f == 0 ? line : "", f == 0 ? "" : line, fields[f]);
+        }
+    }
+}
+
+/* Valid data decodes to exactly its bytes: no padding counted, '+' and '/'
+ * decoded, the length right for 0, 1 and 2 padding characters. */
+static void test_data_valid_bytes(void **state)
+{
+    char err[256];
+    k8s_config c;
+    assert_int_equal(load_with("    certificate-authority-data: "
+                               "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg==\n",
+                               "    client-certificate-data: \"/+/+\"\n"
+                               "    client-key-data: a2V5cw==\n", &c, err, sizeof err), 0);
+    assert_string_equal(c.ca_data, "-----BEGIN CERTIFICATE-----\n");
+    assert_int_equal(strlen(c.cert_data), 3);
+    assert_memory_equal(c.cert_data, "\xff\xef\xfe", 3);
+    assert_string_equal(c.key_data, "keys");
+    k8s_config_free(&c);
+    assert_int_equal(load_with("    certificate-authority-data: YWJj\n", "    client-key-data: YWI=\n",
+                               &c, err, sizeof err), 0);
+    assert_string_equal(c.ca_data, "abc");
+    assert_string_equal(c.key_data, "ab");
+    assert_null(c.cert_data);
+    k8s_config_free(&c);
+}
+
+/* As in Go, CR and LF anywhere are ignored: a literal block with lines
+ * wrapped mid-quantum and a final newline, a quoted value with CRLFs. */
+static void test_data_newlines(void **state)
+{
+    char err[256];
+    k8s_config c;
+    assert_int_equal(load_with("    certificate-authority-data: |\n      LS0tLS1CRUdJTiBD\n"
+                               "      RVJUSUZJQ0FURS0t\n      LS0tCg=\n      =\n",
+                               "    client-certificate-data: \"Y2\\r\\nVy\\ndA=\\r\\n=\"\n"
+                               "    client-key-data: \"\\na2V5\\n\"\n", &c, err, sizeof err), 0);
+    assert_string_equal(c.ca_data, "-----BEGIN CERTIFICATE-----\n");
+    assert_string_equal(c.cert_data, "cert");
+    assert_string_equal(c.key_data, "key");
+    k8s_config_free(&c);
+    /* a plain scalar folds its line break into a space, which Go rejects */
+    expect_bad("    certificate-authority-data: YWJj\n      YWJj\n", "", "certificate-authority-data");
+}
+
 static void test_endpoint_and_incluster(void **state)
 {
     char err[256];
@@ -118,6 +245,11 @@ int main(void)
         cmocka_unit_test(test_kubeconfig_current_context),
         cmocka_unit_test(test_kubeconfig_named_context),
         cmocka_unit_test(test_kubeconfig_bad),
+        cmocka_unit_test(test_data_only_padding),
+        cmocka_unit_test(test_data_invalid_ca),
+        cmocka_unit_test(test_data_invalid_each_field),
+        cmocka_unit_test(test_data_valid_bytes),
+        cmocka_unit_test(test_data_newlines),
         cmocka_unit_test(test_endpoint_and_incluster),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

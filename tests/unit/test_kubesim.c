@@ -1,6 +1,8 @@
 /* Unit tests for kubesim's standalone parts: label/field selector parsing
- * and matching, RFC 7386 merge patch (the RFC's appendix examples) and the
- * YAML-to-JSON loader's scalar typing and multi-document handling. */
+ * and matching, RFC 7386 merge patch (the RFC's appendix examples), the
+ * YAML-to-JSON loader's scalar typing and multi-document handling, and the
+ * unpadded base64url of continue tokens (RFC 4648's test vectors, what the
+ * apiserver's RawURLEncoding rejects). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../kubesim/b64url.h"
 #include "../kubesim/mergepatch.h"
 #include "../kubesim/selector.h"
 #include "../kubesim/yamljson.h"
@@ -171,6 +174,72 @@ static void test_yaml(void **state)
     assert_non_null(strstr(err, "line"));
 }
 
+/* ---------- base64url ---------- */
+
+static void test_b64url_encode(void **state)
+{
+    /* RFC 4648 section 10, unpadded; then both URL-safe characters */
+    static const char *const v[][2] = {
+        { "", "" }, { "f", "Zg" }, { "fo", "Zm8" }, { "foo", "Zm9v" }, { "foob", "Zm9vYg" },
+        { "fooba", "Zm9vYmE" }, { "foobar", "Zm9vYmFy" }, { "\xfb\xff", "-_8" },
+    };
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof v / sizeof v[0]; i++) {
+        char *e = b64url_encode(v[i][0], strlen(v[i][0]));
+        assert_string_equal(e, v[i][1]);
+        free(e);
+    }
+}
+
+static void test_b64url_roundtrip(void **state)
+{
+    unsigned char in[256];
+    size_t n, len, i;
+    (void)state;
+    for (i = 0; i < sizeof in; i++)
+        in[i] = (unsigned char)(255 - i);
+    for (n = 0; n <= sizeof in; n++) {
+        char *e = b64url_encode(in, n), *d;
+        assert_null(strpbrk(e, "+/="));
+        d = b64url_decode(e, &len);
+        assert_non_null(d);
+        assert_int_equal(len, n);
+        assert_memory_equal(d, in, n);
+        assert_int_equal(d[len], '\0');
+        free(d);
+        free(e);
+    }
+}
+
+static void test_b64url_decode(void **state)
+{
+    /* what Go's base64.RawURLEncoding rejects */
+    static const char *const bad[] = {
+        "Zm9v=", "Zm8=", "Zg==", "Zm9v+", "Zm/v", "Z", "Zm9vY", "%%%garbage", "Zm 9v", "Zm9v\t",
+    };
+    size_t i, len = 99;
+    char *d;
+    (void)state;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        d = b64url_decode(bad[i], &len);
+        if (d)
+            fail_msg("'%s' decoded", bad[i]);
+    }
+    d = b64url_decode("Zm\r\n9vY\nmE\r", &len); /* CR and LF are ignored, as in Go */
+    assert_non_null(d);
+    assert_string_equal(d, "fooba");
+    free(d);
+    d = b64url_decode("", &len);
+    assert_non_null(d);
+    assert_int_equal(len, 0);
+    free(d);
+    d = b64url_decode("-_8", &len);
+    assert_int_equal(len, 2);
+    assert_memory_equal(d, "\xfb\xff", 2);
+    free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -179,6 +248,9 @@ int main(void)
         cmocka_unit_test(test_field_selectors),
         cmocka_unit_test(test_merge_patch),
         cmocka_unit_test(test_yaml),
+        cmocka_unit_test(test_b64url_encode),
+        cmocka_unit_test(test_b64url_roundtrip),
+        cmocka_unit_test(test_b64url_decode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,8 +5,9 @@
  * AXFR, delegation, TC), lifetimes (min TTL, SOA MINIMUM, clamps), the key
  * hash, entries rebuilt into replies (TTL rewrite, AA/AD, question case),
  * the shared table (replace, delete, random eviction per shard, chains of
- * several entries in one bucket, readers racing a writer), and the plugin through the server (req_new_internal/req_run over `file`): miss
- * then hit written by "cache", metrics, disable per zone.
+ * several entries in one bucket, readers racing a writer), and the plugin
+ * through the server (req_new_internal/req_run over `file`): miss then hit
+ * written by "cache", metrics, disable per zone.
  */
 #include <stdarg.h>
 #include <stddef.h>

@@ -4,9 +4,10 @@
  * NODATA incl. CNAME chains, NXDOMAIN with/without SOA, SERVFAIL, errors,
  * AXFR, delegation, TC), lifetimes (min TTL, SOA MINIMUM, clamps), the key
  * hash, entries rebuilt into replies (TTL rewrite, AA/AD, question case),
- * the shared table (replace, delete, random eviction per shard), and the
- * plugin through the server (req_new_internal/req_run over `file`): miss
- * then hit written by "cache", metrics, disable per zone.
+ * the shared table (replace, delete, random eviction per shard, chains of
+ * several entries in one bucket, readers racing a writer), and the plugin
+ * through the server (req_new_internal/req_run over `file`): miss then hit
+ * written by "cache", metrics, disable per zone.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <pthread.h>
 #include <arpa/inet.h>
 #include <cmocka.h>
 #include "plugin/cache/cache.h"
@@ -450,6 +452,137 @@ static void test_table(void **state)
     ctable_destroy(&t);
 }
 
+/* Whether the entry with this identity is in t (read lock taken here). */
+static const centry *has(ctable *t, const char *name, uint64_t hash)
+{
+    uint8_t b[DNAME_MAX];
+    ckey k = key(name, hash, b);
+    urcu_memb_read_lock();
+    const centry *e = ctable_get(t, &k);
+    urcu_memb_read_unlock();
+    return e;                                         /* compared only */
+}
+
+static void test_table_chains(void **state)
+{
+    (void)state;
+    ctable t;
+    assert_int_equal(ctable_init(&t, 0), 0);           /* 4 per shard, 4 buckets */
+    uint8_t b[DNAME_MAX];
+    /* shard 7, bucket 0: the chain is c, b, a */
+    assert_int_equal(ctable_put(&t, mk("a.", 0x007)), 0);
+    assert_int_equal(ctable_put(&t, mk("b.", 0x407)), 0);
+    assert_int_equal(ctable_put(&t, mk("c.", 0x807)), 0);
+    assert_non_null(has(&t, "a.", 0x007));
+    assert_non_null(has(&t, "b.", 0x407));
+    assert_non_null(has(&t, "c.", 0x807));
+
+    /* a reader standing on the head while it is removed still reaches
+     * the rest of the chain, and the entry stays readable */
+    urcu_memb_read_lock();
+    ckey k = key("c.", 0x807, b);
+    centry *c = ctable_get(&t, &k);
+    assert_non_null(c);
+    assert_int_equal(ctable_del(&t, &k), 1);
+    assert_null(ctable_get(&t, &k));
+    assert_non_null(c->node.next);
+    assert_true(cds_hlist_entry(c->node.next, centry, node)->hash == 0x407);
+    assert_true(c->hash == 0x807);
+    urcu_memb_read_unlock();
+
+    /* the middle, then the tail replaced, then the head */
+    assert_int_equal(ctable_put(&t, mk("c.", 0x807)), 0);  /* c, b, a again */
+    k = key("b.", 0x407, b);
+    assert_int_equal(ctable_del(&t, &k), 1);
+    assert_null(has(&t, "b.", 0x407));
+    assert_non_null(has(&t, "a.", 0x007));
+    assert_non_null(has(&t, "c.", 0x807));
+    const centry *olda = has(&t, "a.", 0x007);
+    assert_int_equal(ctable_put(&t, mk("a.", 0x007)), 0);
+    assert_true(has(&t, "a.", 0x007) != olda);
+    assert_int_equal(ctable_len(&t), 2);
+    k = key("c.", 0x807, b);
+    assert_int_equal(ctable_del(&t, &k), 1);
+    assert_non_null(has(&t, "a.", 0x007));
+    assert_int_equal(ctable_len(&t), 1);
+
+    /* fill the shard over several buckets; a fifth key evicts one */
+    assert_int_equal(ctable_put(&t, mk("d.", 0x107)), 0);
+    assert_int_equal(ctable_put(&t, mk("e.", 0x507)), 0);
+    assert_int_equal(ctable_put(&t, mk("f.", 0x307)), 0);
+    assert_int_equal(ctable_put(&t, mk("g.", 0xc07)), 1);
+    assert_int_equal(ctable_len(&t), 4);
+    assert_non_null(has(&t, "g.", 0xc07));
+    int left = !!has(&t, "a.", 0x007) + !!has(&t, "d.", 0x107) + !!has(&t, "e.", 0x507) +
+               !!has(&t, "f.", 0x307);
+    assert_int_equal(left, 3);
+    urcu_memb_barrier();
+    ctable_destroy(&t);
+}
+
+/* Readers walking one shard while the writer replaces, deletes and evicts
+ * its entries (under ASan or valgrind, an entry freed too early shows). */
+#define RACE_KEYS 16
+
+typedef struct race {
+    ctable t;
+    atomic_int stop;                 /* 1: done, 2: a reader saw a wrong entry */
+} race;
+
+static const char *race_name(unsigned i)
+{
+    static const char *const n[RACE_KEYS] = { "k0.", "k1.", "k2.", "k3.", "k4.", "k5.",
+                                              "k6.", "k7.", "k8.", "k9.", "k10.", "k11.",
+                                              "k12.", "k13.", "k14.", "k15." };
+    return n[i % RACE_KEYS];
+}
+
+static void *race_reader(void *arg)
+{
+    race *r = arg;
+    uint8_t b[DNAME_MAX];
+    urcu_memb_register_thread();
+    for (unsigned i = 0; !atomic_load(&r->stop); i++) {
+        ckey k = key(race_name(i), ((uint64_t)(i % RACE_KEYS) << 8) | 7, b);
+        urcu_memb_read_lock();
+        const centry *e = ctable_get(&r->t, &k);
+        if (e && (e->hash != k.hash || memcmp(e->data, b, k.qlen) != 0 || e->nrr != 1))
+            atomic_store(&r->stop, 2);
+        urcu_memb_read_unlock();
+    }
+    urcu_memb_unregister_thread();
+    return NULL;
+}
+
+static void test_table_race(void **state)
+{
+    (void)state;
+    static race r;
+    memset(&r, 0, sizeof r);
+    assert_int_equal(ctable_init(&r.t, 0), 0);         /* 4 per shard: evictions */
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, race_reader, &r), 0);
+    uint8_t b[DNAME_MAX];
+    for (unsigned i = 0; i < 20000 && atomic_load(&r.stop) == 0; i++) {
+        unsigned j = (i * 7) % RACE_KEYS;
+        uint64_t h = ((uint64_t)j << 8) | 7;
+        if (i % 3 == 2) {
+            ckey k = key(race_name(j), h, b);
+            ctable_del(&r.t, &k);
+        } else {
+            ctable_put(&r.t, mk(race_name(j), h));
+        }
+    }
+    int bad = atomic_exchange(&r.stop, 1) == 2;
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    assert_false(bad);
+    assert_true(ctable_len(&r.t) <= 4);
+    urcu_memb_barrier();
+    ctable_destroy(&r.t);
+}
+
 /* ---- through the server --------------------------------------------------- */
 
 static char *write_tmp(const char *text)
@@ -577,6 +710,8 @@ int main(void)
         cmocka_unit_test(test_hash),
         cmocka_unit_test(test_entry),
         cmocka_unit_test(test_table),
+        cmocka_unit_test(test_table_chains),
+        cmocka_unit_test(test_table_race),
         cmocka_unit_test(test_plugin),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

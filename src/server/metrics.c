@@ -254,6 +254,12 @@ static void free_series(series *s)
     free(s);
 }
 
+void metrics_exponential_buckets(double *out, size_t n, double start, double factor)
+{
+    for (size_t i = 0; i < n; i++, start *= factor)
+        out[i] = start;
+}
+
 /* ---- the registry ----------------------------------------------------- */
 
 metrics_registry *metrics_registry_new(void)

@@ -38,6 +38,10 @@ metric_family *metrics_family(metrics_registry *reg, const char *name, const cha
                               metric_type type, const char *const *labels,
                               const double *buckets, size_t nbuckets);
 
+/* Histogram bounds start, start*factor, ... (n of them; client_golang's
+ * ExponentialBuckets, which CoreDNS's histograms are built with). */
+void metrics_exponential_buckets(double *out, size_t n, double start, double factor);
+
 /* values: one per label name, in order (NULL for a family with no labels). */
 void metrics_add(metric_family *f, const char *const *values, double delta);
 void metrics_set(metric_family *f, const char *const *values, double value);

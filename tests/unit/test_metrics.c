@@ -183,6 +183,16 @@ static void test_histogram(void **state)
     free(s);
 }
 
+static void test_exponential_buckets(void **state)
+{
+    (void)state;
+    double b[4];
+    metrics_exponential_buckets(b, 4, 0.00025, 2);
+    assert_true(b[0] == 0.00025 && b[1] == 0.0005 && b[2] == 0.001 && b[3] == 0.002);
+    metrics_exponential_buckets(b, 3, 0.001, 10);
+    assert_true(b[0] == 0.001 && b[1] == 0.01 && b[2] > 0.0999 && b[2] < 0.1001);
+}
+
 static void test_escaping(void **state)
 {
     (void)state;
@@ -594,6 +604,7 @@ int main(void)
         cmocka_unit_test(test_gauge),
         cmocka_unit_test(test_no_labels_and_empty),
         cmocka_unit_test(test_histogram),
+        cmocka_unit_test(test_exponential_buckets),
         cmocka_unit_test(test_escaping),
         cmocka_unit_test(test_float_format),
         cmocka_unit_test(test_sorting),

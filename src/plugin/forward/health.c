@@ -31,9 +31,8 @@ void fwd_metrics_init(fwd_metrics *m, metrics_registry *reg)
 {
     static const char *const hc[] = { "proxy_name", "to", NULL };
     static const char *const dur[] = { "proxy_name", "to", "rcode", NULL };
-    double b[16], t = 0.00025;
-    for (int i = 0; i < 16; i++, t *= 2)
-        b[i] = t;
+    double b[16];
+    metrics_exponential_buckets(b, 16, 0.00025, 2);
     m->hc_fail = metrics_family(reg, "coredns_proxy_healthcheck_failures_total",
                                 "Counter of the number of failed healthchecks.",
                                 METRIC_COUNTER, hc, NULL, 0);

@@ -51,9 +51,8 @@ typedef struct health {
 
 static void register_metrics(health *h, metrics_registry *reg)
 {
-    double b[5], t = 0.00025;
-    for (int i = 0; i < 5; i++, t *= 10)
-        b[i] = t;
+    double b[5];
+    metrics_exponential_buckets(b, 5, 0.00025, 10);
     h->duration = metrics_family(reg, "coredns_health_request_duration_seconds",
                                  "Histogram of the time (in seconds) each request took.",
                                  METRIC_HISTOGRAM, NULL, b, 5);

@@ -149,8 +149,7 @@ static metric_family *programming_family(metrics_registry *reg)
 {
     static const char *const labels[] = { "service_kind", NULL };
     double buckets[20];
-    for (int i = 0; i < 20; i++)
-        buckets[i] = 0.001 * (double)(1u << i);
+    metrics_exponential_buckets(buckets, 20, 0.001, 2);
     return metrics_family(reg, "coredns_kubernetes_dns_programming_duration_seconds",
                           "Histogram of the time (in seconds) it took to program a dns instance.",
                           METRIC_HISTOGRAM, labels, buckets, 20);

@@ -71,9 +71,8 @@ static void register_dns(prom_families *M, metrics_registry *reg)
     static const char *const l_resp[] = { "server", "zone", "view", "rcode", "plugin", NULL };
     static const double sizes[] = { 0, 100, 200, 300, 400, 511, 1023, 2047, 4095, 8291,
                                     16e3, 32e3, 48e3, 64e3 };
-    double time[16], t = 0.00025;
-    for (int i = 0; i < 16; i++, t *= 2)
-        time[i] = t;
+    double time[16];
+    metrics_exponential_buckets(time, 16, 0.00025, 2);
     M->requests = metrics_family(reg, "coredns_dns_requests_total",
         "Counter of DNS requests made per zone, protocol and family.",
         METRIC_COUNTER, l_req, NULL, 0);

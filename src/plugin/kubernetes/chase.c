@@ -7,10 +7,10 @@
  *
  *   1. While answer.c builds the answer (inside the store's read-side
  *      section), an out-of-zone CNAME target is noted with kube_chase_add():
- *      it makes the sub-request now (an internal request on the client's
- *      request's event base, req_event_base(), with RD and the client's EDNS
- *      size and DO bit, see build_query) and answer.c leaves a placeholder
- *      record where the upstream's records will go.
+ *      it makes the sub-request now (an internal request on the event base
+ *      of the request being answered, req_event_base(), with RD and the
+ *      client's EDNS size and DO bit, see sub_size) and answer.c leaves a
+ *      placeholder record where the upstream's records will go.
  *   2. kube_serve() leaves the read-side section and calls kube_chase_run(),
  *      which takes the query state (kq, answer, additional) into a kwait on
  *      the heap and starts every sub-request with req_start(). Each one's
@@ -52,33 +52,7 @@ typedef struct kwait {
  * upstream Lookup does (state.SizeAndDo). CoreDNS also keeps the client's
  * transport, so a TCP client's chase goes to the upstream over TCP; here a
  * TCP client without EDNS advertises 65535 instead, so that the upstream
- * answer is not cut to 512 bytes. size 0: no OPT. */
-static size_t build_query(uint8_t *buf, const uint8_t *name, uint16_t qtype, uint16_t size,
-                          int do_bit)
-{
-    size_t nl = dname_len(name), o = 0;
-    uint16_t id = (uint16_t)rand();
-    buf[o++] = (uint8_t)(id >> 8), buf[o++] = (uint8_t)id;
-    buf[o++] = 0x01, buf[o++] = 0x00;       /* RD */
-    buf[o++] = 0, buf[o++] = 1;             /* QDCOUNT */
-    memset(buf + o, 0, 6);
-    o += 6;
-    memcpy(buf + o, name, nl);
-    o += nl;
-    buf[o++] = (uint8_t)(qtype >> 8), buf[o++] = (uint8_t)qtype;
-    buf[o++] = 0, buf[o++] = C_IN;
-    if (size) {
-        buf[11] = 1;                        /* ARCOUNT */
-        buf[o++] = 0;                       /* root owner */
-        buf[o++] = 0, buf[o++] = 41;        /* OPT */
-        buf[o++] = (uint8_t)(size >> 8), buf[o++] = (uint8_t)size;
-        buf[o++] = 0, buf[o++] = 0;         /* extended rcode, version 0 */
-        buf[o++] = do_bit ? 0x80 : 0, buf[o++] = 0;
-        buf[o++] = 0, buf[o++] = 0;         /* no options */
-    }
-    return o;
-}
-
+ * answer is not cut to 512 bytes. 0: no OPT. */
 static uint16_t sub_size(const dns_req *r)
 {
     if (r->q.edns.present)
@@ -105,8 +79,11 @@ int kube_chase_add(kq *q, const uint8_t *name, uint16_t qtype)
     if (!q->k->ins || r->depth >= KUBE_CHASE_DEPTH || chases_grow(q) < 0)
         return -1;
     uint8_t wire[12 + DNAME_MAX + 4 + 11];
-    size_t len = build_query(wire, name, qtype, sub_size(r), r->q.edns.do_bit);
-    dns_req *sub = req_new_internal(q->k->ins, req_event_base(r), wire, len, NULL);
+    dns_query sq = { .id = (uint16_t)rand(), .flags = F_RD, .qname = name, .qtype = qtype,
+                     .qclass = C_IN, .edns_size = sub_size(r), .do_bit = r->q.edns.do_bit };
+    int len = msg_query(&sq, wire, sizeof wire);
+    dns_req *sub = len < 0 ? NULL : req_new_internal(q->k->ins, req_event_base(r), wire,
+                                                     (size_t)len, NULL);
     if (!sub)
         return -1;
     sub->depth = r->depth + 1;

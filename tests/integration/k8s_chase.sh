@@ -102,8 +102,9 @@ if has_plugin forward; then
 
     # A chase waiting on a slow upstream holds no worker: with one worker,
     # a ClusterIP query sent meanwhile is answered at once, and the chase
-    # still completes with the upstream's answer. A TCP client that gives up
-    # before the answer leaves nothing behind (the server keeps serving).
+    # still completes with the upstream's answer. Clients that give up before
+    # the answer leave nothing behind (the server keeps serving, and an ASan
+    # build finds no leak at exit).
     FUP=$(free_port)
     "$top_srcdir/tests/integration/forward_upstream.py" "$FUP" slowup > "$TMP/fake.log" 2>&1 &
     PIDS+=($!)
@@ -130,11 +131,15 @@ if has_plugin forward; then
     OUT=$(cat "$TMP/slow.out")
     check "the slow chase completes: CNAME then the upstream's record (${took} ms)" eval \
         'rcode_is NOERROR && aa_set && is_ans "ext-slow.$S. 5 CNAME slow.test.|slow.test. 30 TXT \"slowup\"|" && [ "$took" -ge 1400 ]'
+    dig @127.0.0.1 -p "$PORT" +time=1 +tries=1 ext-slow.$S A > /dev/null 2>&1 &
     q ext-slow.$S A +tcp +time=1
     sleep 1
     q svc1.$S A +tcp
-    check "TCP client gone before the chase answered: the server still serves" eval \
+    check "TCP and UDP clients gone before the chase answered: the server still serves" eval \
         'rcode_is NOERROR && is_ans "svc1.$S. 5 A 10.0.0.1|"'
+    stop_topodns
+    rc=$?
+    check "…and exits cleanly (status 0; under ASan, nothing leaked)" [ "$rc" -eq 0 ]
     PORT=$KEEP_PORT
 else
     echo "note: no forward plugin yet: chase through forward not tested"

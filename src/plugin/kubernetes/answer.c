@@ -7,9 +7,9 @@
  *           chased: inside the zone here (≤ 8 previous links, nothing at all
  *           when the target has no records), outside through the server
  *           (chase.c), CNAME first: the lookup leaves a placeholder record
- *           after the CNAME and serve() returns REQ_ASYNC until the chase
- *           answered; kube_write_chased() then puts the upstream's answer
- *           records in its place, as they came, and writes the reply
+ *           after the CNAME, and serve() returns REQ_ASYNC unless the chase
+ *           answered at once; kube_write_chased() puts the upstream's
+ *           answer records in its place, as they came, and writes the reply
  *   TXT     only dns-version.<zone>; "no records" is a name error (quirk)
  *   CNAME   the first entry when it is a CNAME
  *   SRV     weight floor(100/N) counted before dedup, (target,port) and

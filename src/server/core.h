@@ -70,6 +70,7 @@ typedef struct req_full {
     size_t outlen, outcap;
     int finished;
     int result;
+    int detached;                   /* internal, req_start: freed when finished */
     struct req_full *next_free;
 } req_full;
 

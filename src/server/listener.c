@@ -318,7 +318,9 @@ void transport_done(req_full *f)
 {
     if (f->transport == TRANSPORT_INTERNAL) {
         f->finished = 1;
-        return;                     /* freed by req_free */
+        if (f->detached)
+            req_release(f);         /* req_start: nobody waits for it */
+        return;                     /* else freed by req_free */
     }
     tcp_conn *c = f->conn;
     req_release(f);

@@ -7,6 +7,8 @@
  *   req_write            a handler answers: hooks, EDNS echo, size limit, send
  *   req_finish           the chain is done: bare error reply if nobody wrote,
  *                        done hooks (log, metrics), back to the pool
+ *   req_new_internal, req_run, req_start
+ *                        queries from inside topodns or tests, no socket
  *
  * These are the server-level rules of CoreDNS (core/dnsserver/server.go and
  * miekg/dns's default accept function): responses and non-QUERY opcodes are
@@ -73,12 +75,14 @@ static void req_clear(req_full *f)
     r->err_plugin = NULL;
     r->topo_dep = 0;
     r->topo_ecs = 0;
+    r->depth = 0;
     f->conn = NULL;
     f->fd = -1;
     f->grp = NULL;
     f->outlen = 0;
     f->finished = 0;
     f->result = 0;
+    f->detached = 0;
 }
 
 static void req_destroy(req_full *f)
@@ -457,6 +461,13 @@ int req_run(dns_req *r)
     while (!f->finished && f->base)
         event_base_loop(f->base, EVLOOP_ONCE);
     return f->result;
+}
+
+void req_start(dns_req *r)
+{
+    req_full *f = (req_full *)r;
+    f->detached = 1;
+    core_dispatch(f);               /* f may be gone now */
 }
 
 const uint8_t *req_reply_wire(const dns_req *r, size_t *len)

@@ -80,6 +80,11 @@ typedef struct dns_req {
      * ECS scope is full only when both are set. */
     uint8_t topo_dep;
     uint8_t topo_ecs;
+    /* Internal requests a handler starts while serving another (a
+     * kubernetes ExternalName chase) carry the nesting depth: 0 for a
+     * client's query, the parent's + 1, set by the plugin that starts it,
+     * so that queries leading back into the same plugin stop somewhere. */
+    unsigned depth;
     void *transport;                 /* private to the server */
 } dns_req;
 
@@ -115,11 +120,18 @@ int rcode_client_write(int rcode);
  * (zone match, chain, bare error replies, hooks), with a 64 KiB size limit.
  * When it returns (handlers that went REQ_ASYNC need the event base given to
  * req_new_internal to run), r->resp holds the reply as sent, r->written and
- * r->writer say who wrote it; the return value is the final rcode. */
+ * r->writer say who wrote it; the return value is the final rcode.
+ *
+ * req_start() routes it the same way without waiting: the caller, serving
+ * on base's thread, registers a done hook first and reads the reply there.
+ * The request finishes — before req_start returns, or later from base's
+ * loop — and is freed by the server right after its done hooks ran; the
+ * caller never frees it and must not touch it once the hook has run. */
 struct instance;
 dns_req *req_new_internal(struct instance *ins, struct event_base *base,
                           const uint8_t *wire, size_t len, const char *peer);
 int req_run(dns_req *r);
+void req_start(dns_req *r);
 /* Encoded reply of an internal request (valid until req_free). */
 const uint8_t *req_reply_wire(const dns_req *r, size_t *len);
 void req_free(dns_req *r);

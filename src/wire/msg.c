@@ -2,6 +2,9 @@
  * msg.c — DNS messages: storage, strict parser, compressing encoder with
  * CoreDNS-style truncation (see msg.h).
  *
+ * Queries. msg_query() writes a whole query packet directly (header,
+ * question, optional OPT): every query topodns makes itself goes through it.
+ *
  * Storage. Records are kept in one array (m->recs) ordered by section
  * (answer, authority, additional). Each record points at its owner name and
  * rdata, stored back to back in the message arena. The arena is a list of
@@ -543,6 +546,35 @@ void msg_reply_to(dns_msg *resp, const dns_msg *q)
     memcpy(resp->qname, qname, sizeof qname);
     resp->qtype = qtype;
     resp->qclass = qclass;
+}
+
+/* ---- queries ----------------------------------------------------------- */
+
+int msg_query(const dns_query *q, uint8_t *buf, size_t cap)
+{
+    size_t nl = dname_len(q->qname);
+    size_t len = 12 + nl + 4 + (q->edns_size ? 11 : 0);
+    if (nl > DNAME_MAX || len > cap)
+        return -1;
+    memset(buf, 0, 12);
+    put16b(buf, q->id);
+    put16b(buf + 2, (uint16_t)(q->flags & 0xfff0));
+    put16b(buf + 4, 1);                         /* QDCOUNT */
+    uint8_t *p = buf + 12;
+    memcpy(p, q->qname, nl);
+    p += nl;
+    put16b(p, q->qtype);
+    put16b(p + 2, q->qclass);
+    if (q->edns_size) {
+        put16b(buf + 10, 1);                    /* ARCOUNT: the OPT */
+        p += 4;
+        p[0] = 0;                               /* root owner */
+        put16b(p + 1, T_OPT);
+        put16b(p + 3, q->edns_size);
+        put32b(p + 5, q->do_bit ? 0x8000u : 0); /* ext. rcode 0, version 0 */
+        put16b(p + 9, 0);                       /* no options */
+    }
+    return (int)len;
 }
 
 /* ---- parsing ----------------------------------------------------------- */

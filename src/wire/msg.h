@@ -120,6 +120,21 @@ int msg_parse(dns_msg *m, const uint8_t *wire, size_t len, int *hdr_ok);
  * (and in m->flags) when records had to be dropped. */
 int msg_encode(dns_msg *m, uint8_t *buf, size_t cap, size_t max, int compress);
 
+/* A query topodns sends itself (msg_query). */
+typedef struct dns_query {
+    uint16_t id;
+    uint16_t flags;         /* header bits: F_RD or 0 (the rcode bits are ignored) */
+    const uint8_t *qname;   /* wire form, well formed */
+    uint16_t qtype, qclass;
+    uint16_t edns_size;     /* 0: no OPT; else an OPT (version 0, no options) with this UDP size */
+    int do_bit;             /* with an OPT: the DO bit */
+} dns_query;
+
+/* Write the query packet into buf (cap octets): header with QDCOUNT 1 (and
+ * ARCOUNT 1 with EDNS), the question, the OPT record. Returns its length,
+ * or -1 when it does not fit (or the name is longer than DNAME_MAX). */
+int msg_query(const dns_query *q, uint8_t *buf, size_t cap);
+
 /* Start a reply to q: id, opcode, RD and CD copied, QR set, question copied,
  * no records. EDNS is echoed by the server, not here. */
 void msg_reply_to(dns_msg *resp, const dns_msg *q);

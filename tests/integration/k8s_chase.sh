@@ -7,6 +7,8 @@
 # kubernetes and falls through) and a second server block serving
 # interwebs.test from a zone file; ExternalName services (chase.yaml) point
 # at both, at names inside the cluster zone, and at names nobody serves.
+# Through forward: the client's size and transport, and a chase waiting on
+# a slow upstream (forward_upstream.py) while one worker keeps serving.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/kubernetes_lib.sh"
 need_kube
@@ -97,6 +99,47 @@ if has_plugin forward; then
     q ext-nx.$S A
     check "forward, upstream NXDOMAIN: the CNAME alone, NOERROR" eval \
         'rcode_is NOERROR && is_ans "ext-nx.$S. 5 CNAME nothere.interwebs.test.|"'
+
+    # A chase waiting on a slow upstream holds no worker: with one worker,
+    # a ClusterIP query sent meanwhile is answered at once, and the chase
+    # still completes with the upstream's answer. Clients that give up before
+    # the answer leave nothing behind (the server keeps serving, and an ASan
+    # build finds no leak at exit).
+    FUP=$(free_port)
+    "$top_srcdir/tests/integration/forward_upstream.py" "$FUP" slowup > "$TMP/fake.log" 2>&1 &
+    PIDS+=($!)
+    until_ok 5 grep -q ready "$TMP/fake.log" || echo "note: forward_upstream.py did not start"
+    start_topodns ".:{\$PORT} {
+    kubernetes cluster.local {
+        endpoint $KS
+    }
+    forward . 127.0.0.1:$FUP
+}" -workers 1 || exit 1
+    until_ok 5 eval 'q svc1.$S A; rcode_is NOERROR' || echo "note: not synced after 5 s"
+    ms() { echo $(( $(date +%s%N) / 1000000 )); }
+    t0=$(ms)
+    dig @127.0.0.1 -p "$PORT" +time=4 +tries=1 ext-slow.$S A > "$TMP/slow.out" 2>&1 &
+    SLOW=$!
+    sleep 0.2
+    q svc1.$S A
+    took=$(( $(ms) - t0 ))
+    echo "note: ClusterIP answer ${took} ms after the slow chase was sent"
+    check "one worker: ClusterIP answered while a chase waits 1.5 s upstream (${took} ms)" eval \
+        'rcode_is NOERROR && is_ans "svc1.$S. 5 A 10.0.0.1|" && [ "$took" -lt 900 ]'
+    wait "$SLOW"
+    took=$(( $(ms) - t0 ))
+    OUT=$(cat "$TMP/slow.out")
+    check "the slow chase completes: CNAME then the upstream's record (${took} ms)" eval \
+        'rcode_is NOERROR && aa_set && is_ans "ext-slow.$S. 5 CNAME slow.test.|slow.test. 30 TXT \"slowup\"|" && [ "$took" -ge 1400 ]'
+    dig @127.0.0.1 -p "$PORT" +time=1 +tries=1 ext-slow.$S A > /dev/null 2>&1 &
+    q ext-slow.$S A +tcp +time=1
+    sleep 1
+    q svc1.$S A +tcp
+    check "TCP and UDP clients gone before the chase answered: the server still serves" eval \
+        'rcode_is NOERROR && is_ans "svc1.$S. 5 A 10.0.0.1|"'
+    stop_topodns
+    rc=$?
+    check "…and exits cleanly (status 0; under ASan, nothing leaked)" [ "$rc" -eq 0 ]
     PORT=$KEEP_PORT
 else
     echo "note: no forward plugin yet: chase through forward not tested"

@@ -3,7 +3,8 @@
  * defaults, every option, TO forms (IP, IP:port, [v6]:port, dns://, a
  * resolv.conf file), multiple stanzas, errors with file:line; the policies'
  * orderings (sequential, CoreDNS's round-robin rotation, random permutations)
- * and the down rule (fails > max_fails, never with max_fails 0).
+ * and the down rule (fails > max_fails, never with max_fails 0); the
+ * health probe's packet as an upstream receives it.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,9 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <cmocka.h>
 #include "plugin/forward/forward.h"
 
@@ -228,6 +232,65 @@ static void test_probe_unreachable(void **state)
     fwd_free(f);
 }
 
+/* A one-shot UDP responder: keeps the query it gets, answers it with QR set. */
+typedef struct echo_up {
+    int fd;
+    uint8_t q[512];
+    ssize_t qlen;
+} echo_up;
+
+static void *echo_once(void *arg)
+{
+    echo_up *e = arg;
+    struct sockaddr_storage from;
+    socklen_t fl = sizeof from;
+    e->qlen = recvfrom(e->fd, e->q, sizeof e->q, 0, (struct sockaddr *)&from, &fl);
+    if (e->qlen >= 12) {
+        uint8_t r[512];
+        memcpy(r, e->q, (size_t)e->qlen);
+        r[2] |= 0x80;
+        sendto(e->fd, r, (size_t)e->qlen, 0, (struct sockaddr *)&from, fl);
+    }
+    return NULL;
+}
+
+/* The probe as sent: `<domain> IN NS`, RD unless no_rec, no EDNS. */
+static void probe_sends(const char *hc, const uint8_t *want, size_t wlen)
+{
+    echo_up e = { .fd = socket(AF_INET, SOCK_DGRAM, 0) };
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t al = sizeof a;
+    struct timeval tv = { 2, 0 };
+    assert_true(e.fd >= 0);
+    assert_int_equal(bind(e.fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(getsockname(e.fd, (struct sockaddr *)&a, &al), 0);
+    setsockopt(e.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    char text[256];
+    snprintf(text, sizeof text, ". {\n forward . 127.0.0.1:%d {\n %s\n }\n}\n",
+             ntohs(a.sin_port), hc);
+    forward *f = load(text);
+    assert_non_null(f);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, echo_once, &e), 0);
+    assert_int_equal(fwd_probe(f->st[0], &f->st[0]->ups[0]), 0);
+    pthread_join(t, NULL);
+    close(e.fd);
+    fwd_free(f);
+    assert_int_equal(e.qlen, (ssize_t)wlen);
+    assert_memory_equal(e.q + 2, want + 2, wlen - 2);     /* the ID is random */
+}
+
+static void test_probe_query(void **state)
+{
+    (void)state;
+    static const uint8_t root[] = { 0, 0, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1 };
+    probe_sends("health_check 0.5s", root, sizeof root);
+    static const uint8_t norec[] = { 0, 0, 0x00, 0x00, 0, 1, 0, 0, 0, 0, 0, 0,
+                                     7, 'e', 'x', 'a', 'm', 'p', 'l', 'e', 3, 'o', 'r', 'g', 0,
+                                     0, 2, 0, 1 };
+    probe_sends("health_check 0.5s no_rec domain Example.ORG", norec, sizeof norec);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -239,6 +302,7 @@ int main(void)
         cmocka_unit_test(test_policy),
         cmocka_unit_test(test_down),
         cmocka_unit_test(test_probe_unreachable),
+        cmocka_unit_test(test_probe_query),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,7 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
 #include <cjson/cJSON.h>
+#include <event2/event.h>
 #include "plugin/kubernetes/kubernetes.h"
 #include "server/metrics.h"
 #include "server/server.h"
@@ -274,7 +277,10 @@ static void normalize(char *s)
     *w = '\0';
 }
 
-static void query(instance *ins, const char *name, uint16_t type, res *out)
+/* A query run on base (NULL: none; handlers that need one fail), with an
+ * OPT record of that UDP size and DO bit when edns is nonzero. */
+static void query_on(instance *ins, struct event_base *base, const char *name, uint16_t type,
+                     uint16_t edns, int do_bit, res *out)
 {
     uint8_t wire[512];
     memset(wire, 0, 12);
@@ -284,7 +290,15 @@ static void query(instance *ins, const char *name, uint16_t type, res *out)
     size_t len = 12 + (size_t)nl;
     wire[len++] = (uint8_t)(type >> 8), wire[len++] = (uint8_t)type;
     wire[len++] = 0, wire[len++] = 1;
-    dns_req *r = req_new_internal(ins, NULL, wire, len, NULL);
+    if (edns) {
+        static const uint8_t opt[11] = { 0, 0, 41, 0, 0, 0, 0, 0, 0, 0, 0 };
+        memcpy(wire + len, opt, sizeof opt);
+        wire[len + 3] = (uint8_t)(edns >> 8), wire[len + 4] = (uint8_t)edns;
+        wire[len + 7] = do_bit ? 0x80 : 0;
+        len += sizeof opt;
+        wire[11] = 1;
+    }
+    dns_req *r = req_new_internal(ins, base, wire, len, NULL);
     assert_non_null(r);
     out->rcode = req_run(r);
     out->flags = r->resp.flags;
@@ -298,6 +312,11 @@ static void query(instance *ins, const char *name, uint16_t type, res *out)
         }
     }
     req_free(r);
+}
+
+static void query(instance *ins, const char *name, uint16_t type, res *out)
+{
+    query_on(ins, NULL, name, type, 0, 0, out);
 }
 
 static void dump(const res *x)
@@ -872,6 +891,159 @@ static void test_external_upstream(void **state)
     instance_free(I);
 }
 
+/* Two blocks whose ExternalNames point at each other: each out-of-zone
+ * chase is a new query from the top of the server, nested at most 4 deep,
+ * so the answer is four CNAMEs and stops there (the innermost lookup,
+ * refused the chase, has no records: its CNAME is dropped). */
+static void test_external_nesting(void **state)
+{
+    (void)state;
+    char err[1024] = "";
+    instance *I = load_conf(".:53 {\n kubernetes cluster.local\n}\n"
+                            "other.local:53 {\n kubernetes other.local\n}\n", err, sizeof err);
+    if (!I)
+        fail_msg("%s", err);
+    void *k1 = kube_inst_zone(I, "cluster.local."), *k2 = kube_inst_zone(I, "other.local.");
+    load_fixture(kubernetes_store(k1), "cluster.json");
+    load_fixture(kubernetes_store(k2), "cluster.json");
+    kubernetes_set_synced(k1, 1);
+    kubernetes_set_synced(k2, 1);
+    upsert_json(kubernetes_store(k1), store_upsert_service,
+                "{\"metadata\":{\"name\":\"ping\",\"namespace\":\"testns\"},\"spec\":{\"type\":"
+                "\"ExternalName\",\"externalName\":\"pong.testns.svc.other.local\"}}");
+    upsert_json(kubernetes_store(k2), store_upsert_service,
+                "{\"metadata\":{\"name\":\"pong\",\"namespace\":\"testns\"},\"spec\":{\"type\":"
+                "\"ExternalName\",\"externalName\":\"ping.testns.svc.cluster.local\"}}");
+    res x;
+    query(I, "ping" S, T_A, &x);
+    assert_int_equal(x.rcode, RC_NOERROR);
+    assert_int_equal(x.n[SEC_ANSWER], 4);
+    assert_string_equal(x.sec[0][0], "ping" S " 5 IN CNAME pong.testns.svc.other.local.");
+    assert_string_equal(x.sec[0][1], "pong.testns.svc.other.local. 5 IN CNAME ping" S);
+    assert_string_equal(x.sec[0][2], "ping" S " 5 IN CNAME pong.testns.svc.other.local.");
+    assert_string_equal(x.sec[0][3], "pong.testns.svc.other.local. 5 IN CNAME ping" S);
+    assert_int_equal(x.n[SEC_AUTHORITY], 0);
+    /* a qtype answered by an A lookup's outcome alone: NODATA */
+    expect_neg(I, "ping" S, T_HINFO, NODATA);
+    instance_free(I);
+}
+
+/* A fake upstream on the test's event base: answers every query with
+ * A 192.0.2.53 (TTL 42) for its name and keeps the last query it got. */
+typedef struct fake_up {
+    int fd;
+    struct event *ev;
+    uint8_t last[512];
+    size_t lastlen;
+    int nq;
+} fake_up;
+
+static void fake_up_read(evutil_socket_t fd, short what, void *arg)
+{
+    (void)what;
+    fake_up *u = arg;
+    struct sockaddr_storage from;
+    socklen_t fl = sizeof from;
+    uint8_t b[512], out[512];
+    ssize_t n = recvfrom(fd, b, sizeof b, 0, (struct sockaddr *)&from, &fl);
+    dns_msg q, a;
+    int hdr_ok;
+    msg_init(&q);
+    msg_init(&a);
+    if (n > 0 && msg_parse(&q, b, (size_t)n, &hdr_ok) == 0) {
+        memcpy(u->last, b, (size_t)n);
+        u->lastlen = (size_t)n;
+        u->nq++;
+        msg_reply_to(&a, &q);
+        struct in_addr ip = { htonl(0xc0000235) };
+        assert_int_equal(msg_add_a(&a, SEC_ANSWER, q.qname, 42, &ip), 0);
+        int len = msg_encode(&a, out, sizeof out, 512, 0);
+        assert_true(len > 0);
+        sendto(fd, out, (size_t)len, 0, (struct sockaddr *)&from, fl);
+    }
+    msg_free(&q);
+    msg_free(&a);
+}
+
+static int fake_up_start(fake_up *u, struct event_base *base)
+{
+    memset(u, 0, sizeof *u);
+    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t sl = sizeof sa;
+    u->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+    assert_true(u->fd >= 0);
+    assert_int_equal(bind(u->fd, (struct sockaddr *)&sa, sl), 0);
+    assert_int_equal(getsockname(u->fd, (struct sockaddr *)&sa, &sl), 0);
+    u->ev = event_new(base, u->fd, EV_READ | EV_PERSIST, fake_up_read, u);
+    assert_non_null(u->ev);
+    event_add(u->ev, NULL);
+    return ntohs(sa.sin_port);
+}
+
+static void fake_up_stop(fake_up *u)
+{
+    event_free(u->ev);
+    close(u->fd);
+}
+
+/* An out-of-zone target forwarded to an upstream: the chase runs on the
+ * event base of the request that needs it (here the one req_run drives;
+ * a worker's own loop when serving), never on a loop of its own, so an
+ * upstream that answers from that same loop is heard. The sub-query carries
+ * RD and the client's EDNS size and DO bit (65535, no DO for a client
+ * without EDNS on a transport that is not UDP). */
+static void test_external_async(void **state)
+{
+    (void)state;
+    struct event_base *base = event_base_new();
+    assert_non_null(base);
+    fake_up up;
+    int port = fake_up_start(&up, base);
+    char conf[512], err[1024] = "";
+    snprintf(conf, sizeof conf, ".:53 {\n kubernetes cluster.local\n}\n"
+             "up.test:53 {\n forward . 127.0.0.1:%d\n}\n", port);
+    instance *I = load_conf(conf, err, sizeof err);
+    if (!I)
+        fail_msg("%s", err);
+    void *k = kube_inst(I);
+    load_fixture(kubernetes_store(k), "cluster.json");
+    kubernetes_set_synced(k, 1);
+    upsert_json(kubernetes_store(k), store_upsert_service,
+                "{\"metadata\":{\"name\":\"fwd\",\"namespace\":\"testns\"},\"spec\":{\"type\":"
+                "\"ExternalName\",\"externalName\":\"Name.Up.Test\"}}");
+    upsert_json(kubernetes_store(k), store_upsert_service,
+                "{\"metadata\":{\"name\":\"via\",\"namespace\":\"testns\"},\"spec\":{\"type\":"
+                "\"ExternalName\",\"externalName\":\"fwd.testns.svc.cluster.local\"}}");
+    res x;
+    query_on(I, base, "fwd" S, T_A, 0, 0, &x);
+    assert_int_equal(up.nq, 1);
+    assert_int_equal(x.rcode, RC_NOERROR);
+    assert_int_equal(x.n[SEC_ANSWER], 2);
+    assert_string_equal(x.sec[0][0], "fwd" S " 5 IN CNAME Name.Up.Test.");
+    assert_string_equal(x.sec[0][1], "Name.Up.Test. 42 IN A 192.0.2.53");
+    static const uint8_t plain[] = { 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 1, 4, 'N', 'a', 'm', 'e',
+                                     2, 'U', 'p', 4, 'T', 'e', 's', 't', 0, 0, 1, 0, 1,
+                                     0, 0, 41, 0xff, 0xff, 0, 0, 0, 0, 0, 0 };
+    assert_int_equal(up.lastlen, 2 + sizeof plain);
+    assert_memory_equal(up.last + 2, plain, sizeof plain);
+    /* an in-zone CNAME first, then the same chase; EDNS 1232 with DO */
+    query_on(I, base, "via" S, T_A, 1232, 1, &x);
+    assert_int_equal(up.nq, 2);
+    assert_int_equal(x.n[SEC_ANSWER], 3);
+    assert_string_equal(x.sec[0][0], "via" S " 5 IN CNAME fwd.testns.svc.cluster.local.");
+    assert_string_equal(x.sec[0][1], "fwd" S " 5 IN CNAME Name.Up.Test.");
+    assert_string_equal(x.sec[0][2], "Name.Up.Test. 42 IN A 192.0.2.53");
+    uint8_t withdo[sizeof plain];
+    memcpy(withdo, plain, sizeof plain);
+    withdo[sizeof plain - 8] = 0x04, withdo[sizeof plain - 7] = 0xd0;   /* 1232 */
+    withdo[sizeof plain - 4] = 0x80;                                    /* DO */
+    assert_int_equal(up.lastlen, 2 + sizeof withdo);
+    assert_memory_equal(up.last + 2, withdo, sizeof withdo);
+    instance_free(I);
+    fake_up_stop(&up);
+    event_base_free(base);
+}
+
 static void test_programming_metric(void **state)
 {
     (void)state;
@@ -1020,6 +1192,8 @@ int main(void)
         cmocka_unit_test(test_opt_endpoint_pod_names),
         cmocka_unit_test(test_zonal),
         cmocka_unit_test(test_external_upstream),
+        cmocka_unit_test(test_external_nesting),
+        cmocka_unit_test(test_external_async),
         cmocka_unit_test(test_programming_metric),
     };
     int rc = cmocka_run_group_tests_name("pure", pure, NULL, NULL);

@@ -1034,6 +1034,74 @@ static void to_str(void **state)
     msg_free(&m);
 }
 
+/* msg_query: the queries topodns sends itself, octet for octet — loop's
+ * HINFO probe (RD), forward's health probe and explain's query (no flags),
+ * the kubernetes chase (RD, the client's EDNS size and DO bit) — read back
+ * by ldns and by msg_parse; a buffer one octet short is refused. */
+static void check_query(const dns_query *q, const uint8_t *want, size_t wlen)
+{
+    uint8_t b[512];
+    int n = msg_query(q, b, sizeof b);
+    assert_int_equal(n, (int)wlen);
+    assert_memory_equal(b, want, wlen);
+    ldns_pkt *p = NULL;
+    assert_int_equal(ldns_wire2pkt(&p, b, (size_t)n), LDNS_STATUS_OK);
+    assert_int_equal(ldns_pkt_id(p), q->id);
+    assert_int_equal(ldns_pkt_rd(p), !!(q->flags & F_RD));
+    assert_false(ldns_pkt_qr(p));
+    assert_int_equal(ldns_pkt_qdcount(p), 1);
+    assert_int_equal(ldns_pkt_edns(p), q->edns_size != 0);
+    if (q->edns_size) {
+        assert_int_equal(ldns_pkt_edns_udp_size(p), q->edns_size);
+        assert_int_equal(ldns_pkt_edns_do(p), !!q->do_bit);
+    }
+    ldns_pkt_free(p);
+    dns_msg m;
+    int hdr_ok;
+    msg_init(&m);
+    assert_int_equal(msg_parse(&m, b, (size_t)n, &hdr_ok), 0);
+    assert_int_equal(m.id, q->id);
+    assert_int_equal(m.flags, q->flags);
+    assert_true(dname_equal(m.qname, q->qname));
+    assert_int_equal(m.qtype, q->qtype);
+    assert_int_equal(m.qclass, q->qclass);
+    assert_int_equal(m.edns.present, q->edns_size != 0);
+    assert_int_equal(m.edns.udp_size, q->edns_size);
+    assert_int_equal(m.edns.do_bit, !!q->do_bit);
+    msg_free(&m);
+    assert_int_equal(msg_query(q, b, wlen - 1), -1);
+}
+
+static void query_packets(void **state)
+{
+    (void)state;
+    static const uint8_t hinfo[] = { 0xbe, 0xef, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0,
+                                     1, '7', 2, '4', '2', 0, 0, 13, 0, 1 };
+    check_query(&(dns_query){ .id = 0xbeef, .flags = F_RD, .qname = N("7.42."),
+                              .qtype = T_HINFO, .qclass = C_IN }, hinfo, sizeof hinfo);
+    static const uint8_t probe[] = { 0, 7, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1 };
+    check_query(&(dns_query){ .id = 7, .qname = N("."), .qtype = T_NS, .qclass = C_IN },
+                probe, sizeof probe);
+    static const uint8_t chase[] = { 0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 1,
+                                     3, 'w', 'w', 'w', 4, 'T', 'e', 's', 't', 0, 0, 28, 0, 1,
+                                     0, 0, 41, 0x04, 0xd0, 0, 0, 0x80, 0, 0, 0 };
+    check_query(&(dns_query){ .id = 0x1234, .flags = F_RD, .qname = N("www.Test."),
+                              .qtype = T_AAAA, .qclass = C_IN, .edns_size = 1232, .do_bit = 1 },
+                chase, sizeof chase);
+    static const uint8_t big[] = { 0xff, 0xff, 0x01, 0x10, 0, 1, 0, 0, 0, 0, 0, 1,
+                                   1, 'x', 0, 0, 16, 0, 3,
+                                   0, 0, 41, 0xff, 0xff, 0, 0, 0, 0, 0, 0 };
+    check_query(&(dns_query){ .id = 0xffff, .flags = F_RD | F_CD, .qname = N("x."),
+                              .qtype = T_TXT, .qclass = C_CH, .edns_size = 65535 },
+                big, sizeof big);
+    /* the rcode bits of flags are never written */
+    uint8_t b[64];
+    assert_int_equal(msg_query(&(dns_query){ .flags = F_RD | 0x000f, .qname = N("."),
+                                             .qtype = T_NS, .qclass = C_IN }, b, sizeof b), 17);
+    assert_int_equal(b[2], 0x01);
+    assert_int_equal(b[3], 0x00);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1060,6 +1128,7 @@ int main(void)
         cmocka_unit_test(reply_to),
         cmocka_unit_test(names),
         cmocka_unit_test(to_str),
+        cmocka_unit_test(query_packets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -478,6 +478,7 @@ static int refresh_start(refresh *rf, dns_req *r)
     ir->block = r->block;
     ir->zone = r->zone;
     ir->server = r->server;
+    ir->depth = r->depth;            /* a refresh of a chase is as deep */
     req_on_write(ir, refresh_write, rf);
     req_on_done(ir, refresh_done, rf);
     count3(rf->c->m.prefetch, rf->c, r);

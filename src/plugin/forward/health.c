@@ -70,19 +70,14 @@ static int wait_fd(int fd, short ev, const struct timespec *end)
     return poll(&p, 1, (int)ms) == 1 && (p.revents & ev) ? 0 : -1;
 }
 
-/* The probe query: ID, flags, one question. Returns its length. */
-static size_t build_probe(const fwd_stanza *st, uint8_t *buf, uint16_t id)
+/* The probe query: `<domain> IN NS`, RD unless no_rec, no EDNS. Returns
+ * its length. */
+static size_t build_probe(const fwd_stanza *st, uint8_t *buf, size_t cap, uint16_t id)
 {
-    size_t nl = dname_len(st->hc_domain);
-    memset(buf, 0, 12);
-    buf[0] = (uint8_t)(id >> 8);
-    buf[1] = (uint8_t)id;
-    buf[2] = st->hc_rd ? 0x01 : 0x00;
-    buf[5] = 1;
-    memcpy(buf + 12, st->hc_domain, nl);
-    uint8_t *p = buf + 12 + nl;
-    p[0] = 0, p[1] = 2, p[2] = 0, p[3] = 1;      /* NS IN */
-    return 12 + nl + 4;
+    dns_query q = { .id = id, .flags = st->hc_rd ? F_RD : 0, .qname = st->hc_domain,
+                    .qtype = T_NS, .qclass = C_IN };
+    int n = msg_query(&q, buf, cap);
+    return n < 0 ? 0 : (size_t)n;
 }
 
 /* A reply with our ID and QR set (or any header for a QUERY opcode, as
@@ -147,7 +142,9 @@ int fwd_probe(const fwd_stanza *st, const fwd_upstream *u)
 {
     uint8_t q[512];
     uint16_t id = (uint16_t)(rand() & 0xffff);
-    size_t qlen = build_probe(st, q, id);
+    size_t qlen = build_probe(st, q, sizeof q, id);
+    if (qlen == 0)
+        return -1;
     int tcp = st->force_tcp;
     int fd = socket(u->sa.ss_family, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)

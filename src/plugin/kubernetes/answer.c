@@ -6,14 +6,18 @@
  *   A/AAAA  addresses of the entries, deduplicated; ExternalName CNAMEs are
  *           chased: inside the zone here (≤ 8 previous links, nothing at all
  *           when the target has no records), outside through the server
- *           (chase.c), CNAME first
+ *           (chase.c), CNAME first: the lookup leaves a placeholder record
+ *           after the CNAME, and serve() returns REQ_ASYNC unless the chase
+ *           answered at once; kube_write_chased() puts the upstream's
+ *           answer records in its place, as they came, and writes the reply
  *   TXT     only dns-version.<zone>; "no records" is a name error (quirk)
  *   CNAME   the first entry when it is a CNAME
  *   SRV     weight floor(100/N) counted before dedup, (target,port) and
  *           (target,address) dedup, glue in additional, port -1 skipped
  *   PTR     ptr.c; MX never has data; SOA and NS only at the apex
  *   AXFR/IXFR REFUSED (no transfer plugin)
- *   other   an A lookup decides NODATA vs NXDOMAIN
+ *   other   an A lookup decides NODATA vs NXDOMAIN (without chasing
+ *           out-of-zone targets: their records would not be used)
  * A name error goes to the next plugin when fallthrough covers the name,
  * else SERVFAIL+SOA before the watches synced, else NXDOMAIN+SOA. No records
  * is NODATA (NOERROR+SOA). Owners repeat the qname as asked.
@@ -123,22 +127,17 @@ static int chase(kq *q, const uint8_t *name, const uint8_t *owner, uint16_t qtyp
         krr_free(&next);
         return rc;
     }
-    /* outside the zone: a query through the whole chain, which may wait
-     * on the network, so leave the store's read-side section meanwhile
-     * (entries hold no store pointers) */
-    dns_msg m;
-    msg_init(&m);
-    int rc = 0;
-    store_read_end();
-    int got = kube_lookup(q, target, qtype, &m);
-    store_read_begin();
-    if (got == 0) {
-        rc = krr_push(out, &cname);
-        if (rc == 0)
-            rc = copy_upstream(q, &m, out);
-    }
-    msg_free(&m);
-    return rc;
+    /* outside the zone: the CNAME, then a placeholder for the answer of a
+     * query through the whole chain, made once this lookup is over
+     * (chase.c); none at the nesting limit, and then no CNAME either */
+    if (q->no_chase)
+        return 0;
+    int idx = kube_chase_add(q, target, qtype);
+    if (idx < 0)
+        return 0;
+    krr up = { .chase = (uint16_t)(idx + 1) };
+    int rc = krr_push(out, &cname);
+    return rc < 0 ? rc : krr_push(out, &up);
 }
 
 static int seen_ip(const krrvec *out, size_t from, const st_ip *ip)
@@ -384,11 +383,37 @@ static int lookup_qtype(kq *q, const uint8_t *low, krrvec *ans, krrvec *extra)
         /* fall through */
     default: {
         krrvec tmp = { 0 };
+        q->no_chase = 1;                /* the records are not used */
         int err = a_lookup(q, low, qname, T_A, NULL, 0, &tmp);
         krr_free(&tmp);
         return err;
     }
     }
+}
+
+int kube_write_chased(kq *q, const krrvec *ans, const krrvec *extra)
+{
+    krrvec full = { 0 };
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < ans->n; i++) {
+        const krr *rr = &ans->v[i];
+        const kchase *c = rr->chase ? &q->chases[rr->chase - 1] : NULL;
+        if (!c)
+            rc = krr_push(&full, rr);
+        else
+            rc = c->ok ? copy_upstream(q, &c->reply, &full) : -1;
+    }
+    rc = rc < 0 ? RC_SERVFAIL : write_answer(q, &full, extra);
+    krr_free(&full);
+    return rc;
+}
+
+static void kq_free(kq *q, krrvec *ans, krrvec *extra)
+{
+    kube_chase_free(q);
+    krr_free(ans);
+    krr_free(extra);
+    karena_free(&q->arena);
 }
 
 int kube_serve(const handler *h, dns_req *r)
@@ -411,12 +436,16 @@ int kube_serve(const handler *h, dns_req *r)
     int rc;
     if (q.topo_dep)
         topo_mark(r, q.topo_dep, q.loc.ecs);
+    if (err == K_OK && q.nchases > 0 && !q.want_soa) {
+        /* the records hold no store pointers: the store is not needed
+         * to finish this answer */
+        store_read_end();
+        return kube_chase_run(&q, &ans, &extra);
+    }
     if (is_name_error(err)) {
         if (fallthrough(k, low)) {
             store_read_end();
-            krr_free(&ans);
-            krr_free(&extra);
-            karena_free(&q.arena);
+            kq_free(&q, &ans, &extra);
             return plugin_next(h, r);
         }
         rc = write_soa_reply(&q, kube_synced(k) ? RC_NXDOMAIN : RC_SERVFAIL);
@@ -430,8 +459,6 @@ int kube_serve(const handler *h, dns_req *r)
         rc = write_answer(&q, &ans, &extra);
     }
     store_read_end();
-    krr_free(&ans);
-    krr_free(&extra);
-    karena_free(&q.arena);
+    kq_free(&q, &ans, &extra);
     return rc;
 }

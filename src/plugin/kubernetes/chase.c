@@ -3,79 +3,56 @@
  * new query from the top of the server (CoreDNS's upstream Lookup): cache,
  * forward, hosts, file… whatever the Corefile routes that name to.
  *
- * The sub-query is an internal request (req_new_internal) with RD set and
- * the client's EDNS size and DO bit (see build_query). It
- * runs to completion on a private event base owned by the calling thread,
- * so a handler that goes asynchronous (forward) is driven there; the worker
- * waits for it (bounded by that handler's own timeout). Nested chases are
- * limited to 4 levels so that names that CNAME back into the cluster zone
- * cannot loop.
+ * Asynchronous, in two steps, so that no worker ever waits for an upstream:
+ *
+ *   1. While answer.c builds the answer (inside the store's read-side
+ *      section), an out-of-zone CNAME target is noted with kube_chase_add():
+ *      it makes the sub-request now (an internal request on the event base
+ *      of the request being answered, req_event_base(), with RD and the
+ *      client's EDNS size and DO bit, see sub_size) and answer.c leaves a
+ *      placeholder record where the upstream's records will go.
+ *   2. kube_serve() leaves the read-side section and calls kube_chase_run(),
+ *      which takes the query state (kq, answer, additional) into a kwait on
+ *      the heap and starts every sub-request with req_start(). Each one's
+ *      done hook copies its reply into its kchase. When the last one has
+ *      finished, answer.c's kube_write_chased() puts the upstream records in
+ *      place of the placeholders and writes the reply; the original request
+ *      is then finished with req_finish(). A sub-request answered at once
+ *      (hosts, file, kubernetes) finishes inside req_start(): when all did,
+ *      kube_chase_run() writes the reply itself and returns its rcode.
+ *
+ * Who owns what: the kq owns q->chases (and each unstarted sub-request)
+ * until kube_chase_run() or kube_chase_free(); the kwait owns them, the
+ * arena and the records from then on, and is freed right after the reply
+ * is written. A started sub-request belongs to the server, which frees it
+ * after its done hook (req_start); the original request stays alive until
+ * req_finish(), even if its client has gone (a TCP connection is kept until
+ * its requests finished).
+ *
+ * Nesting: a sub-request carries the depth of the request that made it
+ * plus one (dns_req.depth); at depth KUBE_CHASE_DEPTH no chase is made,
+ * so names that CNAME back into a cluster zone cannot loop. Without an
+ * event base (a test's req_run with none) handlers that would need one
+ * fail at once, so every chase still finishes.
  */
-#include <event2/event.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "plugin/kubernetes/kubernetes.h"
 #include "server/server.h"
 
-static _Thread_local struct event_base *t_base;
-static _Thread_local int t_depth;
-static pthread_key_t base_key;
-static pthread_once_t base_once = PTHREAD_ONCE_INIT;
-
-static void base_free(void *b)
-{
-    event_base_free(b);
-}
-
-static void base_key_init(void)
-{
-    pthread_key_create(&base_key, base_free);
-}
-
-/* The calling thread's private base, freed when the thread exits. */
-static struct event_base *thread_base(void)
-{
-    if (!t_base) {
-        pthread_once(&base_once, base_key_init);
-        if (!(t_base = event_base_new()))
-            return NULL;
-        pthread_setspecific(base_key, t_base);
-    }
-    return t_base;
-}
+/* A query waiting for its chases. */
+typedef struct kwait {
+    kq q;                           /* the query state, moved here */
+    krrvec ans, extra;
+    size_t left;                    /* chases not finished yet */
+    int starting;                   /* inside kube_chase_run's start loop */
+} kwait;
 
 /* The sub-query carries the client's EDNS size and DO bit, as CoreDNS's
  * upstream Lookup does (state.SizeAndDo). CoreDNS also keeps the client's
  * transport, so a TCP client's chase goes to the upstream over TCP; here a
  * TCP client without EDNS advertises 65535 instead, so that the upstream
- * answer is not cut to 512 bytes. size 0: no OPT. */
-static size_t build_query(uint8_t *buf, const uint8_t *name, uint16_t qtype, uint16_t size,
-                          int do_bit)
-{
-    size_t nl = dname_len(name), o = 0;
-    uint16_t id = (uint16_t)rand();
-    buf[o++] = (uint8_t)(id >> 8), buf[o++] = (uint8_t)id;
-    buf[o++] = 0x01, buf[o++] = 0x00;       /* RD */
-    buf[o++] = 0, buf[o++] = 1;             /* QDCOUNT */
-    memset(buf + o, 0, 6);
-    o += 6;
-    memcpy(buf + o, name, nl);
-    o += nl;
-    buf[o++] = (uint8_t)(qtype >> 8), buf[o++] = (uint8_t)qtype;
-    buf[o++] = 0, buf[o++] = C_IN;
-    if (size) {
-        buf[11] = 1;                        /* ARCOUNT */
-        buf[o++] = 0;                       /* root owner */
-        buf[o++] = 0, buf[o++] = 41;        /* OPT */
-        buf[o++] = (uint8_t)(size >> 8), buf[o++] = (uint8_t)size;
-        buf[o++] = 0, buf[o++] = 0;         /* extended rcode, version 0 */
-        buf[o++] = do_bit ? 0x80 : 0, buf[o++] = 0;
-        buf[o++] = 0, buf[o++] = 0;         /* no options */
-    }
-    return o;
-}
-
+ * answer is not cut to 512 bytes. 0: no OPT. */
 static uint16_t sub_size(const dns_req *r)
 {
     if (r->q.edns.present)
@@ -83,21 +60,104 @@ static uint16_t sub_size(const dns_req *r)
     return req_max_size(r) > 512 ? 65535 : 0;
 }
 
-int kube_lookup(kq *q, const uint8_t *name, uint16_t qtype, dns_msg *out)
+static int chases_grow(kq *q)
 {
-    if (!q->k->ins || t_depth >= 4)
+    if (q->nchases < q->capchases)
+        return 0;
+    size_t cap = q->capchases ? q->capchases * 2 : 2;
+    kchase *nv = realloc(q->chases, cap * sizeof *nv);
+    if (!nv)
         return -1;
-    if (!thread_base())
+    q->chases = nv;
+    q->capchases = cap;
+    return 0;
+}
+
+int kube_chase_add(kq *q, const uint8_t *name, uint16_t qtype)
+{
+    dns_req *r = q->r;
+    if (!q->k->ins || r->depth >= KUBE_CHASE_DEPTH || chases_grow(q) < 0)
         return -1;
     uint8_t wire[12 + DNAME_MAX + 4 + 11];
-    size_t len = build_query(wire, name, qtype, sub_size(q->r), q->r->q.edns.do_bit);
-    dns_req *sub = req_new_internal(q->k->ins, t_base, wire, len, NULL);
+    dns_query sq = { .id = (uint16_t)rand(), .flags = F_RD, .qname = name, .qtype = qtype,
+                     .qclass = C_IN, .edns_size = sub_size(r), .do_bit = r->q.edns.do_bit };
+    int len = msg_query(&sq, wire, sizeof wire);
+    dns_req *sub = len < 0 ? NULL : req_new_internal(q->k->ins, req_event_base(r), wire,
+                                                     (size_t)len, NULL);
     if (!sub)
         return -1;
-    t_depth++;
-    req_run(sub);
-    t_depth--;
-    int rc = msg_copy(out, &sub->resp) < 0 ? -1 : 0;
-    req_free(sub);
+    sub->depth = r->depth + 1;
+    kchase *c = &q->chases[q->nchases];
+    memset(c, 0, sizeof *c);
+    c->sub = sub;
+    msg_init(&c->reply);
+    return (int)q->nchases++;
+}
+
+void kube_chase_free(kq *q)
+{
+    for (size_t i = 0; i < q->nchases; i++) {
+        if (q->chases[i].sub)
+            req_free(q->chases[i].sub);
+        msg_free(&q->chases[i].reply);
+    }
+    free(q->chases);
+    q->chases = NULL;
+    q->nchases = q->capchases = 0;
+}
+
+static void kwait_free(kwait *w)
+{
+    kube_chase_free(&w->q);
+    krr_free(&w->ans);
+    krr_free(&w->extra);
+    karena_free(&w->q.arena);
+    free(w);
+}
+
+/* The sub-request finished: keep its reply as sent; after the last one,
+ * answer and finish the original request. */
+static void chase_done(dns_req *sub, int rcode, void *data)
+{
+    (void)rcode;
+    kchase *c = data;
+    kwait *w = c->w;
+    c->ok = msg_copy(&c->reply, &sub->resp) == 0;
+    if (--w->left > 0 || w->starting)
+        return;
+    dns_req *r = w->q.r;
+    int rc = kube_write_chased(&w->q, &w->ans, &w->extra);
+    kwait_free(w);
+    req_finish(r, rc);
+}
+
+int kube_chase_run(kq *q, krrvec *ans, krrvec *extra)
+{
+    kwait *w = calloc(1, sizeof *w);
+    if (!w) {
+        kube_chase_free(q);
+        krr_free(ans);
+        krr_free(extra);
+        karena_free(&q->arena);
+        return RC_SERVFAIL;
+    }
+    w->q = *q;
+    w->ans = *ans;
+    w->extra = *extra;
+    w->left = q->nchases;
+    w->starting = 1;
+    for (size_t i = 0; i < w->q.nchases; i++) {
+        kchase *c = &w->q.chases[i];
+        dns_req *sub = c->sub;
+        c->sub = NULL;
+        c->w = w;
+        req_on_done(sub, chase_done, c);    /* a new request has room */
+        req_start(sub);
+    }
+    w->starting = 0;
+    if (w->left > 0)
+        return REQ_ASYNC;
+    int rc = kube_write_chased(&w->q, &w->ans, &w->extra);
+    kwait_free(w);
     return rc;
 }

@@ -20,7 +20,8 @@
  *   topo.c        headless answers by topology: the block's engine
  *                 (src/topology/) decides which endpoints a client gets
  *   chase.c       out-of-zone ExternalName targets: a query through the
- *                 server's own chain
+ *                 server's own chain, asynchronous (kube_serve returns
+ *                 REQ_ASYNC and the reply is written when it answered)
  *
  * Everything below is private to src/plugin/kubernetes/ and its unit tests.
  */
@@ -176,6 +177,16 @@ void *karena_alloc(karena *a, size_t n);
 void karena_free(karena *a);
 const uint8_t *karena_dname(karena *a, const uint8_t *dn);
 
+struct kwait;
+
+/* One out-of-zone lookup an answer needs (chase.c). */
+typedef struct kchase {
+    dns_req *sub;                   /* made, not started yet (owned) */
+    struct kwait *w;                /* started: the query waiting for it */
+    dns_msg reply;                  /* finished: its reply as sent */
+    int ok;                         /* the reply was copied */
+} kchase;
+
 typedef struct kq {
     kube *k;
     store *st;
@@ -192,6 +203,10 @@ typedef struct kq {
     int located;                    /* loc filled for this query */
     topo_loc loc;
     int topo_dep;                   /* TOPO_DEP_* the answer depended on */
+    /* out-of-zone CNAME targets (chase.c) */
+    int no_chase;                   /* only the rcode matters: do not chase */
+    kchase *chases;
+    size_t nchases, capchases;
 } kq;
 
 int kvec_push(kvec *v, const kentry *e);
@@ -216,6 +231,8 @@ typedef struct krr {
     const char *txt;
     const uint8_t *rdata;           /* raw rdata (records copied from upstream) */
     uint16_t rdlen;
+    uint16_t chase;                 /* placeholder: the records of chase
+                                     * q->chases[chase - 1] go here (0: none) */
 } krr;
 
 typedef struct krrvec {
@@ -241,9 +258,24 @@ const uint8_t *kube_topo_keep(kq *q, const st_service *svc, const st_endpoints *
 /* topo.c: find the block's topology directive (at start). */
 void kube_topo_attach(kube *k);
 
-/* chase.c: resolve name/qtype through the server's chain from the top.
- * 0 with the reply in out (msg_init'd by the caller), -1 on failure. */
-int kube_lookup(kq *q, const uint8_t *name, uint16_t qtype, dns_msg *out);
+/* chase.c: out-of-zone ExternalName targets resolved through the server's
+ * chain from the top, without blocking (see the top of chase.c). */
+#define KUBE_CHASE_DEPTH 4          /* nested chases at most */
+/* Note a query for name/qtype that the answer being built needs: its
+ * index in q->chases, or -1 when none can be made (nesting limit, no
+ * instance, out of memory: the caller drops the CNAME). */
+int kube_chase_add(kq *q, const uint8_t *name, uint16_t qtype);
+/* Run q's chases, then answer with kube_write_chased(). Takes over q's
+ * chases and arena, ans and extra (the caller frees none of them). Returns
+ * the rcode when every chase finished at once, else REQ_ASYNC: the request
+ * is finished later with req_finish(), from its event base. */
+int kube_chase_run(kq *q, krrvec *ans, krrvec *extra);
+/* Free the chases of a query that will not run them. */
+void kube_chase_free(kq *q);
+/* answer.c: write the answer whose chases finished, each placeholder
+ * replaced by its upstream's answer records. The rcode, or SERVFAIL
+ * without writing when a reply could not be copied. */
+int kube_write_chased(kq *q, const krrvec *ans, const krrvec *extra);
 
 /* kubernetes.c: record coredns_kubernetes_dns_programming_duration_seconds
  * for one EndpointSlice add/update (API thread; exposed for tests). */

@@ -98,15 +98,14 @@ static int loop_setup(cf_disp *d, setup_ctx *ctx, void **inst)
 /* One HINFO exchange with ourselves: 0 when any reply came back. */
 static int exchange(loop *l)
 {
-    uint8_t q[DNAME_MAX + 16], buf[4096];
+    uint8_t q[12 + DNAME_MAX + 4], buf[4096];
     uint16_t id;
     RAND_bytes((unsigned char *)&id, sizeof id);
-    size_t nl = dname_len(l->qwire);
-    memset(q, 0, 12);
-    q[0] = (uint8_t)(id >> 8), q[1] = (uint8_t)id, q[2] = 0x01, q[5] = 1;
-    memcpy(q + 12, l->qwire, nl);
-    uint8_t *p = q + 12 + nl;
-    p[0] = 0, p[1] = T_HINFO, p[2] = 0, p[3] = C_IN;
+    dns_query hq = { .id = id, .flags = F_RD, .qname = l->qwire, .qtype = T_HINFO,
+                     .qclass = C_IN };
+    int qlen = msg_query(&hq, q, sizeof q);
+    if (qlen < 0)
+        return -1;
     struct sockaddr_storage ss;
     memset(&ss, 0, sizeof ss);
     socklen_t sl;
@@ -122,7 +121,7 @@ static int exchange(loop *l)
     int fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = -1;
     if (fd < 0)
         return -1;
-    if (connect(fd, (struct sockaddr *)&ss, sl) == 0 && send(fd, q, 12 + nl + 4, 0) > 0) {
+    if (connect(fd, (struct sockaddr *)&ss, sl) == 0 && send(fd, q, (size_t)qlen, 0) > 0) {
         struct pollfd pf = { .fd = fd, .events = POLLIN };
         while (rc < 0 && poll(&pf, 1, LOOP_EXCHANGE_MS) == 1) {
             ssize_t n = recv(fd, buf, sizeof buf, 0);

@@ -183,17 +183,15 @@ static void decision_json(cJSON *o, topo_inst *t, const char *ns, const char *na
 static void answer_json(cJSON *o, topo_inst *t, struct evhttp_request *req, const char *name,
                         int qtype, const char *client)
 {
-    uint8_t wire[DNAME_MAX + 64], dn[DNAME_MAX];
+    uint8_t wire[12 + DNAME_MAX + 4], dn[DNAME_MAX];
     if (dname_from_str(dn, name) < 0)
         return;
-    size_t dl = dname_len(dn);
-    memset(wire, 0, 12);
-    wire[0] = 0x12, wire[5] = 1;                    /* id, QDCOUNT 1 */
-    memcpy(wire + 12, dn, dl);
-    uint8_t *p = wire + 12 + dl;
-    *p++ = (uint8_t)(qtype >> 8), *p++ = (uint8_t)qtype, *p++ = 0, *p++ = 1;
+    dns_query q = { .id = 0x1200, .qname = dn, .qtype = (uint16_t)qtype, .qclass = C_IN };
+    int len = msg_query(&q, wire, sizeof wire);
+    if (len < 0)
+        return;
     struct event_base *base = evhttp_connection_get_base(evhttp_request_get_connection(req));
-    dns_req *r = req_new_internal(t->ins, base, wire, (size_t)(p - wire), client);
+    dns_req *r = req_new_internal(t->ins, base, wire, (size_t)len, client);
     if (!r)
         return;
     int rc = req_run(r);

@@ -36,6 +36,20 @@ example.org:$UP {
     file $top/zones/example.org.zone
 }
 EOF2
+uppid=$!
+# the upstream must answer before the server under valgrind forwards to it
+# (on a cold machine its first query could otherwise meet "connection
+# refused"): dig's exit status and an address in the answer, never its text
+up_ok=0
+for _ in $(seq 100); do
+    kill -0 $uppid 2>/dev/null || break
+    if dig @127.0.0.1 -p "$UP" -b 127.0.0.1 +short +time=1 +tries=1 www.example.org A \
+            > "$tmp/up.dig" 2>&1 && grep -qx '192.0.2.10' "$tmp/up.dig"; then
+        up_ok=1
+        break
+    fi
+    sleep 0.1
+done
 for _ in $(seq 50); do grep -q '^listening on' "$tmp/ks.out" && break; sleep 0.1; done
 KS=http://$(sed -n 's/^listening on //p' "$tmp/ks.out" | head -1)
 cat > "$tmp/Corefile" <<EOF2
@@ -79,7 +93,12 @@ kill -TERM $vgpid
 wait $vgpid
 rc=$?
 [ $ok -eq 1 ] || { echo "   (the server under valgrind did not answer as expected)"; rc=1; }
+[ $up_ok -eq 1 ] || { echo "   (the upstream topodns on 127.0.0.1:$UP never answered)"; rc=1; }
 result "topodns serving kubernetes+topology+forward" $rc "$tmp/topodns.log"
+if [ $rc -ne 0 ]; then
+    echo "    upstream (file zone server for forward) log:"
+    tail -40 "$tmp/up.log" | sed 's/^/    | /'
+fi
 
 echo "valgrind: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -65,10 +65,11 @@ start_topodns() {
     wait_dns "$PORT" || { echo "topodns did not start:"; cat "$LOG"; return 1; }
 }
 
-# wait_dns PORT: until something answers on 127.0.0.1:PORT (5 s).
+# wait_dns PORT: until something answers on 127.0.0.1:PORT (5 s, or
+# WAIT_DNS_SECONDS: slower builds such as ThreadSanitizer's need longer).
 wait_dns() {
     local i
-    for i in $(seq 1 50); do
+    for i in $(seq 1 $(( ${WAIT_DNS_SECONDS:-5} * 10 ))); do
         if dig @127.0.0.1 -p "$1" +time=1 +tries=1 +short . SOA >/dev/null 2>&1; then
             return 0
         fi

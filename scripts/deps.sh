@@ -3,6 +3,8 @@
 # Non-interactive; apt-get update runs once, and only when something is missing.
 # kubectl (for the Kubernetes tests) comes from Debian's kubernetes-client, but
 # only when no kubectl is on the PATH already (never two of them).
+# The sanitizer runtimes of scripts/test (libasan8, libubsan1, libtsan2) come
+# with build-essential: gcc's libgcc-N-dev depends on them.
 
 TOPODNS_PKGS=(
     build-essential autoconf automake libtool pkg-config

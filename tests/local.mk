@@ -6,4 +6,7 @@ EXTRA_DIST += tests/integration/lib.sh tests/skip-allowed
 # topology, cache, prometheus, forward.
 TESTS += tests/integration/reload_churn.sh
 EXTRA_DIST += tests/integration/reload_churn.sh
+# The ThreadSanitizer stage of scripts/test (unit tests + reload_churn.sh):
+# liburcu annotations linked into its programs, and its report summary.
+EXTRA_DIST += tests/tsan_urcu.c tests/tsan_summary.py
 include tests/kubesim/local.mk

@@ -1,6 +1,10 @@
 # scripts/deps.sh — sourced by scripts/test and scripts/demo: installs the
 # Debian packages topodns needs to build and test, when any is missing.
 # Non-interactive; apt-get update runs once, and only when something is missing.
+# kubectl (for the Kubernetes tests) comes from Debian's kubernetes-client, but
+# only when no kubectl is on the PATH already (never two of them).
+# The sanitizer runtimes of scripts/test (libasan8, libubsan1, libtsan2) come
+# with build-essential: gcc's libgcc-N-dev depends on them.
 
 TOPODNS_PKGS=(
     build-essential autoconf automake libtool pkg-config
@@ -15,6 +19,7 @@ install_deps() {
     for p in "${TOPODNS_PKGS[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
     done
+    command -v kubectl >/dev/null 2>&1 || missing+=(kubernetes-client)
     [ ${#missing[@]} -eq 0 ] && return 0
     echo "installing: ${missing[*]}"
     if [ "$(id -u)" -ne 0 ]; then

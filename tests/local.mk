@@ -1,4 +1,12 @@
 # Shared test support. Unit tests and integration scripts are declared in the
 # local.mk of the folder whose code they test.
-EXTRA_DIST += tests/integration/lib.sh
+EXTRA_DIST += tests/integration/lib.sh tests/skip-allowed
+
+# Reloads (SIGUSR1) while kubesim churns and clients query: kubernetes,
+# topology, cache, prometheus, forward.
+TESTS += tests/integration/reload_churn.sh
+EXTRA_DIST += tests/integration/reload_churn.sh
+# The ThreadSanitizer stage of scripts/test (unit tests + reload_churn.sh):
+# liburcu annotations linked into its programs, and its report summary.
+EXTRA_DIST += tests/tsan_urcu.c tests/tsan_summary.py
 include tests/kubesim/local.mk

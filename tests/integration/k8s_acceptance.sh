@@ -16,7 +16,7 @@
 . "$top_srcdir/tests/integration/kubernetes_lib.sh"
 need_kube
 [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import dns.message' 2>/dev/null ||
-    { echo "python3-dnspython not installed: skipped"; exit 77; }
+    skip "python3-dnspython not installed"
 
 TABLE=$KDATA/acceptance.tsv
 RUNNER=$KDATA/acceptance.py

@@ -13,8 +13,8 @@
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/kubernetes_lib.sh"
 need_kube
-command -v nghttpx >/dev/null || { echo "nghttpx (nghttp2-proxy) not installed: skipped"; exit 77; }
-command -v openssl >/dev/null || { echo "openssl not installed: skipped"; exit 77; }
+command -v nghttpx >/dev/null || skip "nghttpx (nghttp2-proxy) not installed"
+command -v openssl >/dev/null || skip "openssl not installed"
 
 P=$TMP/pki
 mkdir -p "$P"

@@ -11,8 +11,8 @@
 # HTTP/1.1 only; k8s_http2.sh covers HTTP/2 through a TLS front end.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/kubernetes_lib.sh"
-[ -x "$KUBESIM" ] || { echo "kubesim not built: skipped"; exit 77; }
-command -v openssl >/dev/null || { echo "openssl not installed: skipped"; exit 77; }
+[ -x "$KUBESIM" ] || skip "kubesim not built"
+command -v openssl >/dev/null || skip "openssl not installed"
 
 P=$TMP/pki
 mkdir -p "$P"

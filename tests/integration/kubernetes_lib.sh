@@ -15,8 +15,8 @@ KDATA=$top_srcdir/tests/data/kubernetes
 export KUBECONFIG=/dev/null   # never a real cluster
 
 need_kube() {
-    command -v kubectl >/dev/null || { echo "kubectl not installed: skipped"; exit 77; }
-    [ -x "$KUBESIM" ] || { echo "kubesim not built: skipped"; exit 77; }
+    command -v kubectl >/dev/null || skip "kubectl not installed"
+    [ -x "$KUBESIM" ] || skip "kubesim not built"
 }
 
 start_kubesim() {

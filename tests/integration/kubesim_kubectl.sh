@@ -11,8 +11,8 @@
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
 KUBESIM=${KUBESIM:-$top_builddir/tests/kubesim/kubesim}
-command -v kubectl >/dev/null || { echo "kubectl not installed: skipped"; exit 77; }
-command -v jq >/dev/null || { echo "jq not installed: skipped"; exit 77; }
+command -v kubectl >/dev/null || skip "kubectl not installed"
+command -v jq >/dev/null || skip "jq not installed"
 export KUBECONFIG=/dev/null   # never a real cluster
 
 # start_kubesim ARGS...: sets KS (base URL) and KS_PID

@@ -9,6 +9,7 @@
 #   q [dig args...]                  # dig @127.0.0.1 -p $PORT, output in $OUT
 #   check "what" test-expression...  # counts a pass or a failure
 #   rcode_is NOERROR / aa_set / tc_set / answer_has 'regex' / answer_count N
+#   skip "reason"                    # cannot run here: "SKIP: reason", exit 77
 #
 # Servers listen on 127.0.0.1 only; ports are picked free per test.
 
@@ -64,10 +65,11 @@ start_topodns() {
     wait_dns "$PORT" || { echo "topodns did not start:"; cat "$LOG"; return 1; }
 }
 
-# wait_dns PORT: until something answers on 127.0.0.1:PORT (5 s).
+# wait_dns PORT: until something answers on 127.0.0.1:PORT (5 s, or
+# WAIT_DNS_SECONDS: slower builds such as ThreadSanitizer's need longer).
 wait_dns() {
     local i
-    for i in $(seq 1 50); do
+    for i in $(seq 1 $(( ${WAIT_DNS_SECONDS:-5} * 10 ))); do
         if dig @127.0.0.1 -p "$1" +time=1 +tries=1 +short . SOA >/dev/null 2>&1; then
             return 0
         fi
@@ -116,6 +118,15 @@ additional_has() { section ADDITIONAL | grep -qE "$1"; }
 answer_count() { [ "$(section ANSWER | grep -c .)" -eq "$1" ]; }
 authority_count() { [ "$(section AUTHORITY | grep -c .)" -eq "$1" ]; }
 opt_present() { grep -q 'OPT PSEUDOSECTION' <<<"$OUT"; }
+
+# skip REASON: the test cannot run on this machine (a tool is missing). Prints
+# one line "SKIP: REASON", which scripts/test shows, and exits 77 (automake's
+# SKIP). Under CI=true scripts/test fails on a skip unless the test is listed
+# in tests/skip-allowed.
+skip() {
+    echo "SKIP: $*"
+    exit 77
+}
 
 finish() {
     echo "$(basename "$0"): $PASS passed, $FAIL failed"

@@ -10,7 +10,7 @@
 
 . "$top_srcdir/tests/integration/kubernetes_lib.sh"
 need_kube
-command -v jq >/dev/null || { echo "jq not installed: skipped"; exit 77; }
+command -v jq >/dev/null || skip "jq not installed"
 start_kubesim
 load_fixture "$top_srcdir/tests/data/topology/cluster.yaml"
 

@@ -485,8 +485,9 @@ static void test_table_chains(void **state)
     assert_non_null(c);
     assert_int_equal(ctable_del(&t, &k), 1);
     assert_null(ctable_get(&t, &k));
-    assert_non_null(c->node.next);
-    assert_true(cds_hlist_entry(c->node.next, centry, node)->hash == 0x407);
+    centry *next = atomic_load(&c->next);
+    assert_non_null(next);
+    assert_true(next->hash == 0x407);
     assert_true(c->hash == 0x807);
     urcu_memb_read_unlock();
 

@@ -6,11 +6,10 @@
  *   classify.c  what a reply is (success, denial, ...), whether and for how
  *               long it may be cached, the key hash, entries built from a
  *               reply and replies rebuilt from an entry
- *   table.c     the shared table: 256 shards with random eviction, bucket
- *               chains are liburcu RCU hlists; readers run inside an RCU
- *               read-side section and never lock, writers lock one shard;
- *               replaced entries are freed after a grace period (liburcu,
- *               the memb flavour the cluster store uses)
+ *   table.c     the shared table: 256 shards with random eviction; readers
+ *               run inside an RCU read-side section and never lock, writers
+ *               lock one shard; replaced entries are freed after a grace
+ *               period (liburcu, the flavour the cluster store uses)
  *   cache.c     the plugin: lookup, store hook, prefetch, serve_stale,
  *               topology variants, metrics
  */
@@ -21,7 +20,6 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <urcu/hlist.h>
 #include <urcu/urcu-memb.h>
 #include "corefile/corefile.h"
 #include "wire/dname.h"
@@ -95,7 +93,7 @@ uint64_t cache_hash(const uint8_t *lname, uint16_t qtype, uint16_t qclass, int d
 
 typedef struct centry {
     struct rcu_head rcu;
-    struct cds_hlist_node node;      /* chain in a shard bucket (table.c) */
+    struct centry *_Atomic next;     /* chain in a shard bucket */
     uint64_t hash;
     uint64_t stored_ns;              /* monotonic clock when stored */
     uint32_t orig_ttl;               /* lifetime in seconds */
@@ -135,7 +133,7 @@ void centry_free(centry *e);
 
 typedef struct cshard {
     pthread_mutex_t mu;              /* writers only */
-    struct cds_hlist_head *b;        /* bucket chains, RCU hlists */
+    centry *_Atomic *b;              /* bucket heads */
     unsigned nb;                     /* power of two */
     unsigned n, cap;
 } cshard;

@@ -6,31 +6,27 @@
  * evicts one entry of that shard at random (unless the key is already
  * there, in which case it is replaced).
  *
- * Concurrency: one table is shared by every worker. Each bucket is a
- * liburcu RCU hlist (urcu/rcuhlist.h) of entries linked through `node`.
- *   Readers (ctable_get: cache hits, and ctable_refresh_done, which only
- *   clears an entry's atomic refresh mark) walk a chain with
- *   cds_hlist_for_each_entry_rcu_2 inside a urcu_memb read-side section
- *   and never take a lock, so a hit never waits on a writer.
- *   Writers (ctable_put, ctable_del: the store path) take the shard's
- *   mutex; cds_hlist_add_head_rcu publishes a new entry at the head of its
- *   chain, cds_hlist_del_rcu unlinks a replaced or evicted one without
- *   touching its forward link, so a reader standing on it still reaches
- *   the rest of the chain.
- *   Memory: an unlinked entry is freed by urcu_memb_call_rcu after every
- *   reader that might hold it has left its section; ctable_destroy frees
- *   the rest directly (no reader may be active then).
- * Entries are immutable once published except for their atomic
- * prefetch/refresh counters.
+ * Concurrency: one table is shared by every worker. Readers (cache hits)
+ * walk bucket chains with acquire loads inside an RCU read-side section and
+ * never take a lock, so a hit never waits on a writer. Writers (the store
+ * path) take the shard's mutex, publish a new entry at the head of its
+ * chain with a release store, and unlink replaced or evicted entries
+ * without touching their `next`, so a reader standing on one still reaches
+ * the rest of the chain. Unlinked entries are freed by call_rcu after every
+ * reader that might hold them has left its section. Entries are immutable
+ * once published except for their atomic prefetch/refresh counters.
+ *
+ * Why the chains are C11 atomics and not liburcu's RCU hlists (rcuhlist.h),
+ * which would do the same job: liburcu publishes with volatile stores and
+ * inline assembly that ThreadSanitizer cannot see, so every hit would be
+ * reported as racing the store that published its entry, in the suite's
+ * ThreadSanitizer stage, and real races here would drown. The acquire and
+ * release atomics below are what liburcu does, written so that the checker
+ * verifies them; call_rcu still does the freeing.
  */
-/* liburcu's switch to inline its small pointer helpers (rcu_dereference on
- * the read path) rather than call them in the library; it must come before
- * any liburcu header. */
-#define URCU_INLINE_SMALL_FUNCTIONS
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <urcu/rcuhlist.h>
 #include "plugin/cache/cache.h"
 
 static void free_cb(struct rcu_head *h)
@@ -69,9 +65,12 @@ void ctable_destroy(ctable *t)
     for (int i = 0; i < CACHE_SHARDS; i++) {
         cshard *s = &t->s[i];
         for (unsigned j = 0; s->b && j < s->nb; j++) {
-            centry *e, *nx;
-            cds_hlist_for_each_entry_safe_2(e, nx, &s->b[j], node)
+            centry *e = atomic_load(&s->b[j]);
+            while (e) {
+                centry *nx = atomic_load(&e->next);
                 centry_free(e);
+                e = nx;
+            }
         }
         free(s->b);
         s->b = NULL;
@@ -92,24 +91,26 @@ static cshard *shard_of(ctable *t, uint64_t hash)
     return &t->s[hash & (CACHE_SHARDS - 1)];
 }
 
-static struct cds_hlist_head *bucket_of(cshard *s, uint64_t hash)
+static centry *_Atomic *bucket_of(cshard *s, uint64_t hash)
 {
     return &s->b[(hash >> 8) & (s->nb - 1)];
 }
 
 centry *ctable_get(ctable *t, const ckey *k)
 {
-    centry *e;
-    cds_hlist_for_each_entry_rcu_2(e, bucket_of(shard_of(t, k->hash), k->hash), node)
+    cshard *s = shard_of(t, k->hash);
+    centry *e = atomic_load_explicit(bucket_of(s, k->hash), memory_order_acquire);
+    for (; e; e = atomic_load_explicit(&e->next, memory_order_acquire))
         if (same(e, k))
             return e;
     return NULL;
 }
 
-/* Writer: unlink e (its forward link stays for readers), free it later. */
-static void unlink_entry(cshard *s, centry *e)
+/* Writer: unlink the entry at *link (its next stays for readers). */
+static void unlink_at(cshard *s, centry *_Atomic *link, centry *e)
 {
-    cds_hlist_del_rcu(&e->node);
+    atomic_store_explicit(link, atomic_load_explicit(&e->next, memory_order_relaxed),
+                          memory_order_release);
     s->n--;
     retire(e);
 }
@@ -134,21 +135,27 @@ static void evict_one(cshard *s)
 {
     unsigned start = rnd() & (s->nb - 1);
     for (unsigned i = 0; i < s->nb; i++) {
-        struct cds_hlist_head *head = &s->b[(start + i) & (s->nb - 1)];
-        if (head->next) {
-            unlink_entry(s, cds_hlist_entry(head->next, centry, node));
+        centry *_Atomic *head = &s->b[(start + i) & (s->nb - 1)];
+        centry *e = atomic_load_explicit(head, memory_order_relaxed);
+        if (e) {
+            unlink_at(s, head, e);
             return;
         }
     }
 }
 
-/* Writer (shard locked): the entry with identity k, or NULL. */
-static centry *find_locked(cshard *s, const ckey *k)
+/* Writer: the link pointing at the entry with identity k, or NULL. */
+static centry *_Atomic *find_link(cshard *s, const ckey *k, centry **out)
 {
-    centry *e;
-    cds_hlist_for_each_entry_2(e, bucket_of(s, k->hash), node)
-        if (same(e, k))
-            return e;
+    centry *_Atomic *link = bucket_of(s, k->hash);
+    for (centry *e = atomic_load_explicit(link, memory_order_relaxed); e;
+         e = atomic_load_explicit(link, memory_order_relaxed)) {
+        if (same(e, k)) {
+            *out = e;
+            return link;
+        }
+        link = &e->next;
+    }
     return NULL;
 }
 
@@ -172,16 +179,20 @@ int ctable_put(ctable *t, centry *e)
     int evicted = 0;
     long delta = 1;
     pthread_mutex_lock(&s->mu);
-    centry *old = find_locked(s, &k);
-    if (old) {
-        unlink_entry(s, old);
+    centry *old = NULL;
+    centry *_Atomic *link = find_link(s, &k, &old);
+    if (link) {
+        unlink_at(s, link, old);
         delta = 0;
     } else if (s->n >= s->cap) {
         evict_one(s);
         evicted = 1;
         delta = 0;
     }
-    cds_hlist_add_head_rcu(&e->node, bucket_of(s, e->hash));
+    centry *_Atomic *head = bucket_of(s, e->hash);
+    atomic_store_explicit(&e->next, atomic_load_explicit(head, memory_order_relaxed),
+                          memory_order_relaxed);
+    atomic_store_explicit(head, e, memory_order_release);
     s->n++;
     pthread_mutex_unlock(&s->mu);
     atomic_fetch_add(&t->n, delta);
@@ -192,13 +203,14 @@ int ctable_del(ctable *t, const ckey *k)
 {
     cshard *s = shard_of(t, k->hash);
     pthread_mutex_lock(&s->mu);
-    centry *old = find_locked(s, k);
-    if (old)
-        unlink_entry(s, old);
+    centry *old = NULL;
+    centry *_Atomic *link = find_link(s, k, &old);
+    if (link)
+        unlink_at(s, link, old);
     pthread_mutex_unlock(&s->mu);
-    if (old)
+    if (link)
         atomic_fetch_sub(&t->n, 1);
-    return old != NULL;
+    return link != NULL;
 }
 
 long ctable_len(ctable *t)

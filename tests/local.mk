@@ -2,6 +2,10 @@
 # local.mk of the folder whose code they test.
 EXTRA_DIST += tests/integration/lib.sh tests/skip-allowed
 
+# The shape of the tree: layering rules and a repository that stands alone.
+TESTS += tests/layering.sh
+EXTRA_DIST += tests/layering.sh
+
 # Reloads (SIGUSR1) while kubesim churns and clients query: kubernetes,
 # topology, cache, prometheus, forward.
 TESTS += tests/integration/reload_churn.sh

@@ -1,0 +1,40 @@
+#!/bin/bash
+# layering.sh — the shape of the tree (docs/architecture.md), checked on the
+# sources: a core folder includes nothing of src/plugin/, no plugin folder
+# includes another's files, only the composition root names plugins, the
+# wire library stands alone, and nothing points outside the repository.
+set -u
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$top_srcdir" || exit 1
+pass=0 fail=0
+check() {  # check "what" OUTPUT-OF-THE-VIOLATIONS
+    if [ -z "$2" ]; then pass=$((pass + 1)); echo "PASS: $1"
+    else fail=$((fail + 1)); echo "FAIL: $1"; sed 's/^/    /' <<<"$2"; fi
+}
+core="src/server src/corefile src/k8s src/cluster src/topology src/wire src/common"
+
+# shellcheck disable=SC2086
+check "core folders include nothing under src/plugin/" \
+    "$(grep -rnE '#[[:space:]]*include[[:space:]]*"([.][.]/)*plugin/' $core)"
+
+out=""
+for d in src/plugin/*/; do
+    n=$(basename "$d")
+    out+=$(grep -rnE '#[[:space:]]*include[[:space:]]*"' "$d" | grep -E '"(\.\./)*plugin/' |
+           grep -vE "\"plugin/$n/" || true)
+done
+check "plugin folders include nothing of each other" "$out"
+
+# shellcheck disable=SC2086
+check "only the composition root names plugin definitions" \
+    "$(grep -rnE '\bplugin_(any|bind|cache|errors|file|forward|health|hosts|kubernetes|loadbalance|log|loop|prometheus|ready|reload|topology|whoami)\b' $core src/main.c)"
+
+check "the wire library includes only itself and system headers" \
+    "$(grep -rnE '#[[:space:]]*include[[:space:]]*"' src/wire | grep -v '"wire/')"
+
+check "docs, sources and tests point at nothing outside the repository" \
+    "$(grep -rnE 'shared/spec|\.\./shared/|coredns-behaviour\.md|kube-api-and-performance\.md|design/layering' \
+        README.md docs src tests conf bench zones --include='*' 2>/dev/null | grep -v '^tests/layering.sh:')"
+
+echo "layering: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

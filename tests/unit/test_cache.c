@@ -23,7 +23,7 @@
 #include "plugin/cache/cache.h"
 #include "server/metrics.h"
 #include "server/server.h"
-#include "test_env.h"
+#include "testenv.h"
 
 /* ---- options ------------------------------------------------------------ */
 

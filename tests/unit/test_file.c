@@ -19,7 +19,7 @@
 #include <cmocka.h>
 #include "plugin/file/file.h"
 #include "server/server.h"
-#include "test_env.h"
+#include "testenv.h"
 
 static const char *ZONE =
     "$ORIGIN example.org.\n"

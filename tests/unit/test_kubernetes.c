@@ -26,7 +26,7 @@
 #include "plugin/kubernetes/kubernetes.h"
 #include "server/metrics.h"
 #include "server/server.h"
-#include "test_env.h"
+#include "testenv.h"
 #include <time.h>
 
 #ifndef SRCDIR

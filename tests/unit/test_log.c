@@ -31,7 +31,7 @@
 #include "wire/msg.h"
 #include "server/request.h"
 #include "server/server.h"
-#include "test_env.h"
+#include "testenv.h"
 
 /* ---- capturing standard output ---------------------------------------------- */
 

@@ -3,8 +3,8 @@ src_plugin_libplugins_a_SOURCES += src/plugin/cache/cache.h src/plugin/cache/set
 	src/plugin/cache/classify.c src/plugin/cache/table.c src/plugin/cache/cache.c
 check_PROGRAMS += tests/unit/test_cache
 TESTS += tests/unit/test_cache
-tests_unit_test_cache_SOURCES = tests/unit/test_cache.c tests/unit/test_env.c \
-	tests/unit/test_env.h src/plugins.c
+tests_unit_test_cache_SOURCES = tests/unit/test_cache.c tests/unit/testenv.c \
+	tests/unit/testenv.h src/plugins.c
 tests_unit_test_cache_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_cache_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)
 TESTS += tests/integration/cache.sh

@@ -6,7 +6,7 @@ check_PROGRAMS += tests/unit/test_file
 TESTS += tests/unit/test_file tests/integration/file.sh
 EXTRA_DIST += tests/integration/file.sh src/plugin/file/README.md \
 	zones/README.md zones/example.org.zone zones/10.in-addr.arpa.zone
-tests_unit_test_file_SOURCES = tests/unit/test_file.c tests/unit/test_env.c \
-	tests/unit/test_env.h src/plugins.c
+tests_unit_test_file_SOURCES = tests/unit/test_file.c tests/unit/testenv.c \
+	tests/unit/testenv.h src/plugins.c
 tests_unit_test_file_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_file_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)

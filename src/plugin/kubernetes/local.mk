@@ -14,8 +14,8 @@ EXTRA_DIST += src/plugin/kubernetes/README.md
 
 check_PROGRAMS += tests/unit/test_kubernetes
 TESTS += tests/unit/test_kubernetes
-tests_unit_test_kubernetes_SOURCES = tests/unit/test_kubernetes.c tests/unit/test_env.c \
-	tests/unit/test_env.h src/plugins.c
+tests_unit_test_kubernetes_SOURCES = tests/unit/test_kubernetes.c tests/unit/testenv.c \
+	tests/unit/testenv.h src/plugins.c
 tests_unit_test_kubernetes_CFLAGS = $(UNIT_CC_FLAGS) -DSRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_kubernetes_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)
 EXTRA_DIST += tests/data/kubernetes/cluster.json tests/data/kubernetes/zonal.json \

@@ -6,8 +6,8 @@ EXTRA_DIST += src/plugin/log/README.md
 # unit tests for log, errors and reload (formats, classes, consolidation, hashes)
 check_PROGRAMS += tests/unit/test_log
 TESTS += tests/unit/test_log
-tests_unit_test_log_SOURCES = tests/unit/test_log.c tests/unit/test_env.c \
-	tests/unit/test_env.h src/plugins.c
+tests_unit_test_log_SOURCES = tests/unit/test_log.c tests/unit/testenv.c \
+	tests/unit/testenv.h src/plugins.c
 tests_unit_test_log_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_log_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)
 

@@ -1,5 +1,5 @@
 /*
- * test_env.h — what a unit test that loads whole Corefiles hands the server:
+ * testenv.h — what a unit test that loads whole Corefiles hands the server:
  * every plugin of the binary (src/plugins.c) and one metrics registry for
  * the test program, made on first use (the process's place in main()).
  */

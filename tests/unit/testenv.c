@@ -1,10 +1,10 @@
 /*
- * test_env.c — see test_env.h. Single-threaded: called from a test's main
+ * testenv.c — see testenv.h. Single-threaded: called from a test's main
  * thread before it starts anything.
  */
 #include <stddef.h>
 #include "plugins.h"
-#include "test_env.h"
+#include "testenv.h"
 
 static server_env env = { .plugins = topodns_plugins, .dns_port = 53 };
 

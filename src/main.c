@@ -5,8 +5,12 @@
  * instance and starts it, then runs one event loop on the main thread that
  * only handles process events:
  *   SIGUSR1, or a reload request from the reload plugin → load the Corefile
- *       again; on success start the new instance beside the old one, then
- *       stop the old one; on failure keep serving the old one;
+ *       again and start its plugins beside the running instance (the
+ *       kubernetes plugin adopts the running cluster context when its
+ *       configuration is unchanged); once the new instance is ready (its
+ *       watches synced) it starts serving and the old one is stopped, and
+ *       until then the old one keeps serving; on failure keep serving the
+ *       old one;
  *   SIGTERM / SIGINT → wait the health plugin's lameduck (still serving),
  *       stop and exit 0.
  * DNS is served by the instance's worker threads (src/server/listener.c).
@@ -20,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 #include <ares.h>
 #include <curl/curl.h>
@@ -40,8 +45,11 @@ typedef struct process {
     int quiet;
     server_env env;
     instance *ins;                  /* the running configuration */
+    instance *pending;              /* a reload waiting to be ready, or NULL */
+    double pending_log;             /* when to say again that it waits */
     struct event_base *base;
     struct event *reload_ev;        /* activated from any thread */
+    struct event *pending_ev;       /* polls the pending instance */
     metric_family *reload_failed;
 } process;
 
@@ -52,16 +60,29 @@ static void request_reload(void *arg)
     event_active(p->reload_ev, EV_READ, 0);
 }
 
-static void reload(evutil_socket_t fd, short what, void *arg)
+static double mono_s(void)
 {
-    process *p = arg;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void reload_failed(process *p, instance *next, const char *err)
+{
+    log_error("Restart failed: %s", err);
+    metrics_add(p->reload_failed, NULL, 1);
+    instance_stop(next);
+    instance_free(next);
+}
+
+/* The pending instance serves; the one it replaces goes. */
+static void swap_in(process *p)
+{
     char err[1024];
-    log_info("Reloading");
-    instance *next = instance_load(&p->env, p->conf, err, sizeof err);
-    if (!next || instance_start(next, err, sizeof err) < 0) {
-        log_error("Restart failed: %s", err);
-        metrics_add(p->reload_failed, NULL, 1);
-        instance_free(next);
+    instance *next = p->pending;
+    p->pending = NULL;
+    if (instance_serve(next, err, sizeof err) < 0) {
+        reload_failed(p, next, err);
         return;
     }
     instance *old = p->ins;
@@ -69,6 +90,58 @@ static void reload(evutil_socket_t fd, short what, void *arg)
     instance_stop(old);
     instance_free(old);
     log_info("Reloading complete");
+}
+
+static void drop_pending(process *p)
+{
+    if (!p->pending)
+        return;
+    event_del(p->pending_ev);
+    instance_stop(p->pending);
+    instance_free(p->pending);
+    p->pending = NULL;
+}
+
+/* A reloaded instance serves once it is ready (its Kubernetes watches
+ * synced); until then the running one keeps serving. */
+static void poll_pending(evutil_socket_t fd, short what, void *arg)
+{
+    process *p = arg;
+    if (!p->pending)
+        return;
+    if (instance_ready(p->pending)) {
+        swap_in(p);
+        return;
+    }
+    double now = mono_s();
+    if (now >= p->pending_log) {
+        log_info("Reload waiting for the new configuration to be ready; "
+                 "the running configuration keeps serving");
+        p->pending_log = now + 5;
+    }
+    struct timeval tv = { 0, 50000 };
+    event_add(p->pending_ev, &tv);
+}
+
+static void reload(evutil_socket_t fd, short what, void *arg)
+{
+    process *p = arg;
+    char err[1024];
+    log_info("Reloading");
+    drop_pending(p);                /* a newer Corefile replaces a waiting reload */
+    instance *next = instance_load(&p->env, p->conf, err, sizeof err);
+    if (!next) {
+        log_error("Restart failed: %s", err);
+        metrics_add(p->reload_failed, NULL, 1);
+        return;
+    }
+    if (instance_prepare(next, p->ins, err, sizeof err) < 0) {
+        reload_failed(p, next, err);
+        return;
+    }
+    p->pending = next;
+    p->pending_log = mono_s() + 1;      /* say so if it takes more than a second */
+    poll_pending(-1, 0, p);
 }
 
 static void shutdown_now(evutil_socket_t sig, short what, void *arg)
@@ -221,7 +294,10 @@ static void run(process *p)
     for (size_t i = 0; i < 3; i++)
         event_add(evs[i], NULL);
     event_add(p->reload_ev, NULL);
+    p->pending_ev = evtimer_new(p->base, poll_pending, p);
     event_base_dispatch(p->base);
+    drop_pending(p);
+    event_free(p->pending_ev);
     instance_stop(p->ins);
     instance_free(p->ins);
     p->ins = NULL;

@@ -93,6 +93,8 @@ struct instance {
     req_hook unrouted[REQ_MAX_HOOKS];   /* instance_on_unrouted() */
     unsigned nunrouted;
     struct http_state *http;        /* http.c: listeners and thread, or NULL */
+    struct instance *prev;          /* the instance this one replaces, while
+                                     * it is prepared (instance_prepare) */
 };
 
 /* server.c */

@@ -4,10 +4,14 @@
  * Every instance that registers at least one path gets its own libevent
  * event_base, filled from the plugins' start() (on the main thread) and then
  * run by one HTTP thread started by http_start(). Each distinct listen
- * address is one evconnlistener on a socket bound with SO_REUSEADDR and
- * SO_REUSEPORT (so a reloaded instance binds beside the old one; IPv6
- * sockets are dual-stack, as Go's) with its own evhttp, whose path table
- * holds the registered handlers; any other path gets libevent's 404.
+ * address is one socket bound with SO_REUSEADDR and SO_REUSEPORT (so a
+ * reloaded instance binds beside the old one; IPv6 sockets are dual-stack,
+ * as Go's) with its own evhttp, whose path table holds the registered
+ * handlers; any other path gets libevent's 404. The socket is bound when
+ * the first path is registered (an address in use fails the plugin's
+ * start, at its Corefile line) but listens only from http_start(), when the
+ * instance starts serving: an instance waiting to replace another accepts
+ * no connection meanwhile.
  *
  * The state lives in the instance (ins->http), made by the first
  * registration; http_stop() breaks the loop, joins the thread and frees the
@@ -42,6 +46,8 @@
 typedef struct hlisten {
     struct sockaddr_storage ss;
     socklen_t sslen;
+    int fd;                          /* bound, listening once started; -1 after */
+    char addr[256];                  /* as written, for errors */
     struct evhttp *http;
     struct hlisten *next;
 } hlisten;
@@ -215,29 +221,24 @@ static void listen_error(const char *addr, int e, char *err, size_t errlen)
 }
 
 /* socket + SO_REUSEADDR + SO_REUSEPORT (+ dual-stack for IPv6, as Go) +
- * bind, then a libevent listener on it. NULL with errno set. */
-static struct evconnlistener *bind_one(hinst *h, const struct sockaddr_storage *ss,
-                                       socklen_t len)
+ * bind; the socket listens only when the instance starts serving. -1 with
+ * errno set. */
+static int bind_one(const struct sockaddr_storage *ss, socklen_t len)
 {
     int one = 1, zero = 0, e;
     int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
-        return NULL;
+        return -1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
     if (ss->ss_family == AF_INET6)
         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-    if (bind(fd, (const struct sockaddr *)ss, len) == 0) {
-        unsigned flags = LEV_OPT_REUSEABLE | LEV_OPT_REUSEABLE_PORT | LEV_OPT_CLOSE_ON_FREE |
-                         LEV_OPT_CLOSE_ON_EXEC;
-        struct evconnlistener *l = evconnlistener_new(h->base, NULL, NULL, flags, -1, fd);
-        if (l)
-            return l;
-    }
+    if (bind(fd, (const struct sockaddr *)ss, len) == 0)
+        return fd;
     e = errno;
     close(fd);
     errno = e;
-    return NULL;
+    return -1;
 }
 
 /* Bind a new listener for addr and give it an evhttp. */
@@ -245,40 +246,54 @@ static hlisten *new_listener(hinst *h, const char *addr, const struct sockaddr_s
                              socklen_t len, int wild, char *err, size_t errlen)
 {
     struct sockaddr_storage s = *ss;
-    struct evconnlistener *lev = bind_one(h, &s, len);
-    if (!lev && wild && (errno == EAFNOSUPPORT || errno == EADDRNOTAVAIL)) {
+    int fd = bind_one(&s, len);
+    if (fd < 0 && wild && (errno == EAFNOSUPPORT || errno == EADDRNOTAVAIL)) {
         struct sockaddr_in *s4 = (struct sockaddr_in *)&s;   /* no IPv6: 0.0.0.0 */
         int port = ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
         memset(&s, 0, sizeof s);
         s4->sin_family = AF_INET;
         s4->sin_port = htons((uint16_t)port);
         len = sizeof *s4;
-        lev = bind_one(h, &s, len);
+        fd = bind_one(&s, len);
     }
-    if (!lev) {
+    if (fd < 0) {
         listen_error(addr, errno, err, errlen);
         return NULL;
     }
     hlisten *l = calloc(1, sizeof *l);
     if (!l || !(l->http = evhttp_new(h->base))) {
         free(l);
-        evconnlistener_free(lev);
+        close(fd);
         snprintf(err, errlen, "listen tcp %s: out of memory", addr);
         return NULL;
     }
     evhttp_set_timeout(l->http, 5);
-    if (!evhttp_bind_listener(l->http, lev)) {
-        evhttp_free(l->http);
-        evconnlistener_free(lev);
-        free(l);
-        snprintf(err, errlen, "listen tcp %s: cannot serve HTTP", addr);
-        return NULL;
-    }
+    l->fd = fd;
+    snprintf(l->addr, sizeof l->addr, "%s", addr);
     l->ss = *ss;                              /* the address as asked, for sharing */
     l->sslen = len;
     l->next = h->ls;
     h->ls = l;
     return l;
+}
+
+/* Listen on a bound socket and hand it to its evhttp. */
+static int listen_one(hinst *h, hlisten *l, char *err, size_t errlen)
+{
+    unsigned flags = LEV_OPT_REUSEABLE | LEV_OPT_REUSEABLE_PORT | LEV_OPT_CLOSE_ON_FREE |
+                     LEV_OPT_CLOSE_ON_EXEC;
+    struct evconnlistener *lev = evconnlistener_new(h->base, NULL, NULL, flags, -1, l->fd);
+    if (!lev) {
+        listen_error(l->addr, errno, err, errlen);
+        return -1;
+    }
+    l->fd = -1;                               /* the listener owns it now */
+    if (!evhttp_bind_listener(l->http, lev)) {
+        evconnlistener_free(lev);
+        snprintf(err, errlen, "listen tcp %s: cannot serve HTTP", l->addr);
+        return -1;
+    }
+    return 0;
 }
 
 int http_register(struct instance *ins, const char *addr, const char *path,
@@ -320,6 +335,9 @@ int http_start(struct instance *ins, char *err, size_t errlen)
     hinst *h = ins->http;
     if (!h || h->running)
         return 0;
+    for (hlisten *l = h->ls; l; l = l->next)
+        if (l->fd >= 0 && listen_one(h, l, err, errlen) < 0)
+            return -1;
     if (pthread_create(&h->thread, NULL, http_thread, h) != 0) {
         snprintf(err, errlen, "cannot start the HTTP thread");
         return -1;
@@ -342,6 +360,8 @@ void http_stop(struct instance *ins)
         hlisten *l = h->ls;
         h->ls = l->next;
         evhttp_free(l->http);                 /* frees the listener: socket closed */
+        if (l->fd >= 0)
+            close(l->fd);                     /* bound, never listened on */
         free(l);
     }
     event_base_free(h->base);

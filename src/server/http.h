@@ -20,11 +20,13 @@ struct instance;
 
 typedef void (*http_handler_fn)(struct evhttp_request *req, void *data);
 
-/* Bind (if not yet bound for this instance) and route path → fn. 0, or -1 with
- * err ("listen tcp :8080: address in use"). */
+/* Bind (if not yet bound for this instance) and route path → fn; the
+ * socket listens from http_start(). 0, or -1 with err ("listen tcp :8080:
+ * bind: address already in use"). */
 int http_register(struct instance *ins, const char *addr, const char *path,
                   http_handler_fn fn, void *data, char *err, size_t errlen);
-/* Start the instance's HTTP thread (after every plugin registered). */
+/* Listen on the instance's sockets and start its HTTP thread (after every
+ * plugin registered, when the instance starts serving). */
 int http_start(struct instance *ins, char *err, size_t errlen);
 /* Close the instance's listeners and stop its thread. */
 void http_stop(struct instance *ins);

@@ -13,7 +13,10 @@
  *   4. link the handlers that serve DNS into the block's chain;
  *   5. group the zones by listen address and port (listen_group).
  * instance_start() starts plugins, binds the sockets, starts the workers and
- * the HTTP thread. instance_stop()/instance_free() undo it in reverse.
+ * the HTTP thread. A reload does it in two steps: instance_prepare() starts
+ * the plugins beside the running instance (which they may take state over
+ * from), and once instance_ready(), instance_serve() binds and starts
+ * serving. instance_stop()/instance_free() undo it in reverse.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -475,24 +478,55 @@ fail:
     return NULL;
 }
 
-int instance_start(instance *ins, char *err, size_t errlen)
+int instance_prepare(instance *ins, instance *prev, char *err, size_t errlen)
 {
+    ins->prev = prev;
     for (size_t bi = 0; bi < ins->nblocks; bi++) {
         server_block *b = &ins->blocks[bi];
         for (size_t i = 0; i < b->nhandlers; i++) {
             handler *h = &b->handlers[i];
             if (h->def->start && h->def->start(h->inst, ins, err, errlen) < 0) {
+                ins->prev = NULL;
                 instance_stop(ins);
                 return -1;
             }
         }
     }
     ins->started = 1;
+    return 0;
+}
+
+int instance_ready(const instance *ins)
+{
+    for (size_t bi = 0; bi < ins->nblocks; bi++)
+        for (size_t i = 0; i < ins->blocks[bi].nhandlers; i++) {
+            const handler *h = &ins->blocks[bi].handlers[i];
+            if (h->def->ready && !h->def->ready(h->inst))
+                return 0;
+        }
+    return 1;
+}
+
+int instance_serve(instance *ins, char *err, size_t errlen)
+{
+    ins->prev = NULL;
     if (listeners_start(ins, err, errlen) < 0 || http_start(ins, err, errlen) < 0) {
         instance_stop(ins);
         return -1;
     }
     return 0;
+}
+
+int instance_start(instance *ins, char *err, size_t errlen)
+{
+    if (instance_prepare(ins, NULL, err, errlen) < 0)
+        return -1;
+    return instance_serve(ins, err, errlen);
+}
+
+instance *instance_previous(const instance *ins)
+{
+    return ins->prev;
 }
 
 void instance_stop(instance *ins)

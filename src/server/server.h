@@ -74,8 +74,26 @@ typedef struct instance instance;
  * path NULL: the built-in default Corefile. NULL on error with the message
  * in err. env must outlive the instance. */
 instance *instance_load(const server_env *env, const char *path, char *err, size_t errlen);
-/* Bind listeners, start plugins and workers. 0, or -1 with err. */
+/* Start plugins, bind listeners, start workers: instance_prepare(ins,
+ * NULL) then instance_serve(). 0, or -1 with err. */
 int instance_start(instance *ins, char *err, size_t errlen);
+/* A reload in steps, on the loading thread, while prev (the running
+ * instance) keeps serving:
+ *   instance_prepare()  starts the plugins; a plugin may take state over
+ *                       from prev (instance_previous(): the kubernetes
+ *                       plugin adopts an identical cluster context), and
+ *                       must not wait for the network here;
+ *   instance_ready()    1 when every plugin that reports readiness is
+ *                       ready (the kubernetes plugin: its watches synced);
+ *   instance_serve()    binds the DNS sockets, starts the workers and the
+ *                       HTTP endpoints; then prev is stopped and freed.
+ * A prepared instance that is dropped is stopped and freed as any other. */
+int instance_prepare(instance *ins, instance *prev, char *err, size_t errlen);
+int instance_ready(const instance *ins);
+int instance_serve(instance *ins, char *err, size_t errlen);
+/* During instance_prepare(): the instance being replaced, else NULL. Its
+ * plugins are started and serving; only the loading thread touches it. */
+instance *instance_previous(const instance *ins);
 /* Stop workers and plugins, close listeners. */
 void instance_stop(instance *ins);
 /* Free everything (after instance_stop, or for an instance never started). */

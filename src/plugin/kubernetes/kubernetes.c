@@ -1,14 +1,11 @@
 /*
- * kubernetes.c — plugin glue: the API client, its reflectors and the store.
+ * kubernetes.c — plugin glue: start, readiness, metrics, test hooks.
  *
- * start() builds a k8s_config from the options (kubeconfig, else endpoint
- * with tls, else in-cluster), creates the store and one reflector per
- * watched resource — services, endpointslices (unless noendpoints),
- * namespaces (filtered by namespace_labels), pods (only with `pods
- * verified`); `labels` filters services, slices and pods — whose handlers
- * are the store's writer functions, starts the API thread, and waits up to
- * startup_timeout for the first lists (on the main thread, at startup only),
- * logging CoreDNS's messages. ready() = every watch synced.
+ * start() attaches the instance's cluster context (context.c: the store and
+ * the API client with one reflector per watched resource, adopted from the
+ * instance a reload replaces when it is the same) and, at the first start
+ * only, waits up to startup_timeout for the first lists (on the main
+ * thread), logging CoreDNS's messages. ready() = every watch synced.
  *
  * Slice upserts outside a relist record
  * coredns_kubernetes_dns_programming_duration_seconds{service_kind} from the
@@ -103,10 +100,13 @@ void kube_self_ips(kube *k)
 
 int kube_synced(kube *k)
 {
-    if (atomic_load(&k->synced))
+    kube_ctx *c = k->ctx;
+    if (!c)
+        return 0;
+    if (atomic_load(&c->synced))
         return 1;
-    if (k->client && k8s_client_synced(k->client)) {
-        atomic_store(&k->synced, 1);
+    if (c->client && k8s_client_synced(c->client)) {
+        atomic_store(&c->synced, 1);
         return 1;
     }
     return 0;
@@ -178,7 +178,7 @@ static double parse_rfc3339(const char *s)
     return (double)timegm(&tm) - (double)off + frac;
 }
 
-void kube_record_programming(kube *k, const cJSON *slice)
+void kube_programming_observe(metric_family *m, const cJSON *slice)
 {
     if (!decode_obj_label(slice, "service.kubernetes.io/headless"))
         return;
@@ -198,139 +198,36 @@ void kube_record_programming(kube *k, const cJSON *slice)
     clock_gettime(CLOCK_REALTIME, &now);
     double d = (double)now.tv_sec + now.tv_nsec / 1e9 - at;
     static const char *const kind[] = { "headless_with_selector" };
-    metrics_observe(k->m_programming, kind, d < 0 ? 0 : d);
+    metrics_observe(m, kind, d < 0 ? 0 : d);
 }
 
-/* ---- reflector handlers (API thread) ------------------------------------------ */
-
-typedef struct kref {
-    kube *k;
-    const char *resource;
-    int (*upsert)(store *, const cJSON *);
-    int relisting;
-} kref;
-
-static void h_upsert(void *ctx, const cJSON *obj)
+void kube_record_programming(kube *k, const cJSON *slice)
 {
-    kref *r = ctx;
-    if (r->upsert == store_upsert_slice && !r->relisting)
-        kube_record_programming(r->k, obj);
-    r->upsert(r->k->st, obj);
-}
-
-static void h_remove(void *ctx, const cJSON *obj)
-{
-    kref *r = ctx;
-    store_remove(r->k->st, r->resource, obj);
-}
-
-static void h_begin(void *ctx)
-{
-    kref *r = ctx;
-    r->relisting = 1;
-    store_relist_begin(r->k->st, r->resource);
-}
-
-static void h_end(void *ctx)
-{
-    kref *r = ctx;
-    r->relisting = 0;
-    store_relist_end(r->k->st, r->resource);
-}
-
-static int watch(kube *k, int i, const char *resource, const char *path, const char *sel,
-                 int (*upsert)(store *, const cJSON *))
-{
-    kref *r = &k->refs[i];
-    *r = (kref){ k, resource, upsert, 0 };
-    k8s_handler h = { r, h_upsert, h_remove, h_begin, h_end };
-    return k8s_reflect(k->client, path, sel, &h) ? 0 : -1;
+    kube_programming_observe(k->m_programming, slice);
 }
 
 /* ---- lifecycle --------------------------------------------------------------------- */
 
-static int make_config(kube *k, k8s_config *cfg, char *err, size_t errlen)
-{
-    memset(cfg, 0, sizeof *cfg);
-    if (k->kubeconfig)
-        return k8s_config_kubeconfig(cfg, k->kubeconfig, k->kcontext, err, errlen);
-    if (k->endpoint)
-        return k8s_config_endpoint(cfg, k->endpoint, k->tls_cert, k->tls_key, k->tls_ca,
-                                   err, errlen);
-    return k8s_config_incluster(cfg, err, errlen);
-}
-
-/* The store (this instance's cluster context), made on first use with
- * the topology engine's labels and bound to it. */
-static int ensure_store(kube *k)
-{
-    if (k->st)
-        return 0;
-    kube_topo_attach(k);
-    const topo_cfg *c = k->topo ? topo_engine_cfg(k->topo) : NULL;
-    store_opts o = { c ? c->zone_label : NULL, c ? c->region_label : NULL };
-    if (!(k->st = store_new(&o)))
-        return -1;
-    if (k->topo)
-        topo_engine_bind(k->topo, k->st, NULL);
-    return 0;
-}
-
+/* The cluster context: adopted from the instance being replaced when it
+ * has the same one, else made and started. At the first start the server
+ * waits here for the first lists (up to startup_timeout, as CoreDNS); on a
+ * reload it does not: the running instance keeps serving until this one is
+ * ready (instance_ready()). */
 static int kube_start(void *inst, struct instance *ins, char *err, size_t errlen)
 {
     kube *k = inst;
     k->ins = ins;
     kube_self_ips(k);
-    if (ensure_store(k) < 0) {
+    struct instance *prev = instance_previous(ins);
+    if (kube_ctx_attach(k, prev) < 0) {
         snprintf(err, errlen, "plugin/kubernetes: out of memory");
         return -1;
     }
-    k8s_config cfg;
-    char why[512] = "";
-    if (make_config(k, &cfg, why, sizeof why) < 0) {
-        snprintf(err, errlen, "plugin/kubernetes: %s", why);
-        k8s_config_free(&cfg);
+    if (kube_ctx_start(k, err, errlen) < 0)
         return -1;
-    }
-    k->client = k8s_client_new(&cfg, instance_metrics(ins), why, sizeof why);
-    k8s_config_free(&cfg);
-    if (!k->client) {
-        snprintf(err, errlen, "plugin/kubernetes: %s", why);
-        return -1;
-    }
-    if (k->topo)
-        topo_engine_bind(k->topo, k->st, k->client);
-    if (!k->refs && !(k->refs = calloc(5, sizeof *k->refs))) {
-        snprintf(err, errlen, "plugin/kubernetes: out of memory");
-        return -1;
-    }
-    int rc = watch(k, 0, "services", "/api/v1/services", k->label_selector, store_upsert_service);
-    if (rc == 0 && !k->noendpoints)
-        rc = watch(k, 1, "endpointslices", "/apis/discovery.k8s.io/v1/endpointslices",
-                   k->label_selector, store_upsert_slice);
-    if (rc == 0)
-        rc = watch(k, 2, "namespaces", "/api/v1/namespaces", k->ns_selector, store_upsert_namespace);
-    /* topology locates clients: every pod (no label filter) and every node */
-    if (rc == 0 && (k->pod_mode == POD_VERIFIED || k->topo))
-        rc = watch(k, 3, "pods", "/api/v1/pods", k->topo ? NULL : k->label_selector,
-                   store_upsert_pod);
-    if (rc == 0 && k->topo)
-        rc = watch(k, 4, "nodes", "/api/v1/nodes", NULL, store_upsert_node);
-    if (rc < 0 || k8s_client_start(k->client, why, sizeof why) < 0) {
-        snprintf(err, errlen, "plugin/kubernetes: %s", rc < 0 ? "cannot create a watch" : why);
-        return -1;
-    }
-    wait_sync(k);
+    if (!prev)
+        wait_sync(k);
     return 0;
-}
-
-static void kube_stop(void *inst)
-{
-    kube *k = inst;
-    if (k->client) {
-        k8s_client_free(k->client);
-        k->client = NULL;
-    }
 }
 
 static void kube_destroy(void *inst)
@@ -338,10 +235,7 @@ static void kube_destroy(void *inst)
     kube *k = inst;
     if (!k)
         return;
-    kube_stop(k);
-    if (k->st)
-        store_free(k->st);
-    free(k->refs);
+    kube_ctx_detach(k);
     kube_free_config(k);
 }
 
@@ -356,12 +250,14 @@ store *kubernetes_store(void *inst)
 {
     kube *k = inst;
     kube_self_ips(k);
-    return ensure_store(k) < 0 ? NULL : k->st;
+    return kube_ctx_attach(k, NULL) < 0 ? NULL : k->st;
 }
 
 void kubernetes_set_synced(void *inst, int synced)
 {
-    atomic_store(&((kube *)inst)->synced, synced ? 1 : 0);
+    kube *k = inst;
+    if (kube_ctx_attach(k, NULL) == 0)
+        atomic_store(&k->ctx->synced, synced ? 1 : 0);
 }
 
 static int kube_setup_plugin(cf_disp *d, setup_ctx *ctx, void **inst)
@@ -377,7 +273,6 @@ const plugin_def plugin_kubernetes = {
     .flags = PLUGIN_ONCE,
     .setup = kube_setup_plugin,
     .start = kube_start,
-    .stop = kube_stop,
     .destroy = kube_destroy,
     .serve = kube_serve,
     .ready = kube_ready,

@@ -94,19 +94,50 @@ typedef struct kube {
     int nfall;                      /* 0 with fall: every name */
     int ignore_empty;
     int zonal;
+    char *stanza;                   /* every token of the directive, a line per
+                                     * line (part of the context's fingerprint) */
     /* runtime */
     struct instance *ins;
     struct server_block *blk;
-    store *st;
-    struct k8s_client *client;
-    atomic_int synced;              /* set when the client reports sync */
+    struct kube_ctx *ctx;           /* the cluster context (context.c) */
+    store *st;                      /* ctx->st, for the serving path */
     st_ip self[KUBE_MAX_SELF];      /* "our own addresses" for NS */
     int nself;
     int self_done;
-    struct kref *refs;              /* reflector handler contexts */
     struct topo_engine *topo;       /* the block's topology engine, or NULL */
     struct metric_family *m_programming;  /* the instance registry's */
 } kube;
+
+/* ---- the cluster context (context.c) --------------------------------------
+ * What a kubernetes plugin instance serves from: the store and the API
+ * client that writes it (one API thread, one reflector per watched
+ * resource). Made at start — or, on a reload whose kubernetes stanza,
+ * zones and topology labels are the same as the running instance's,
+ * adopted from it, so the new instance is synced at once, relists nothing
+ * and holds no second copy of the cluster. Reference counted by the plugin
+ * instances that hold it (changed on the loading thread only); the last
+ * one stops the API thread and then frees the store. */
+typedef struct kube_ctx {
+    int refs;                       /* plugin instances holding it */
+    char *fingerprint;              /* what it was built from (kube_fingerprint) */
+    store *st;
+    struct k8s_client *client;      /* NULL until started (never, in unit tests) */
+    struct kref *handlers;          /* the reflectors' handler contexts */
+    atomic_int synced;              /* every watch listed once */
+    struct metric_family *m_programming;
+} kube_ctx;
+
+/* What a context depends on: the stanza's tokens, the zones, whether
+ * topology is on and its labels. malloc'd. */
+char *kube_fingerprint(const kube *k);
+/* The context of k: adopted from prev (the instance being replaced, may be
+ * NULL) when one there has the same fingerprint, else a new one (store
+ * only; kube_ctx_start() starts its API client). 0, or -1. */
+int kube_ctx_attach(kube *k, struct instance *prev);
+/* Start the API client and its watches. 0, or -1 with err. */
+int kube_ctx_start(kube *k, char *err, size_t errlen);
+/* Drop k's reference (the last one frees the context). */
+void kube_ctx_detach(kube *k);
 
 /* setup.c */
 int kube_setup(cf_disp *d, setup_ctx *ctx, void **inst);
@@ -278,8 +309,10 @@ void kube_chase_free(kq *q);
 int kube_write_chased(kq *q, const krrvec *ans, const krrvec *extra);
 
 /* kubernetes.c: record coredns_kubernetes_dns_programming_duration_seconds
- * for one EndpointSlice add/update (API thread; exposed for tests). */
+ * in m for one EndpointSlice add/update (API thread); the second form with
+ * k's family, for tests. */
 struct cJSON;
+void kube_programming_observe(struct metric_family *m, const struct cJSON *slice);
 void kube_record_programming(kube *k, const struct cJSON *slice);
 
 /* ---- test hooks ----------------------------------------------------------- */

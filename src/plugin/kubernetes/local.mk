@@ -9,7 +9,8 @@ src_plugin_libplugins_a_SOURCES += \
 	src/plugin/kubernetes/apex.c \
 	src/plugin/kubernetes/ptr.c \
 	src/plugin/kubernetes/topo.c \
-	src/plugin/kubernetes/chase.c
+	src/plugin/kubernetes/chase.c \
+	src/plugin/kubernetes/context.c
 EXTRA_DIST += src/plugin/kubernetes/README.md
 
 check_PROGRAMS += tests/unit/test_kubernetes
@@ -22,6 +23,8 @@ EXTRA_DIST += tests/data/kubernetes/cluster.json tests/data/kubernetes/zonal.jso
 	tests/data/kubernetes/chase.yaml tests/data/kubernetes/acceptance.tsv \
 	tests/data/kubernetes/acceptance.py tests/data/kubernetes/interwebs.test.db \
 	tests/data/kubernetes/10.in-addr.arpa.db
+TESTS += tests/integration/reload_handover.sh
+EXTRA_DIST += tests/integration/reload_handover.sh
 TESTS += tests/integration/kubernetes.sh tests/integration/k8s_acceptance.sh \
 	tests/integration/k8s_changes.sh tests/integration/k8s_chase.sh \
 	tests/integration/k8s_ready.sh tests/integration/k8s_options.sh

@@ -283,6 +283,26 @@ static int parse(kube *k, cf_disp *d, setup_ctx *ctx)
     return finish_zones(k, d);
 }
 
+/* The directive's tokens, a space between tokens of one line and a newline
+ * between lines (malloc'd). */
+static char *stanza_text(const cf_disp *d)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < d->n; i++)
+        len += strlen(d->toks[i].text) + 1;
+    char *s = malloc(len), *o = s;
+    for (size_t i = 0; s && i < d->n; i++) {
+        if (i)
+            *o++ = d->toks[i].line != d->toks[i - 1].line ? '\n' : ' ';
+        size_t n = strlen(d->toks[i].text);
+        memcpy(o, d->toks[i].text, n);
+        o += n;
+    }
+    if (s)
+        *o = '\0';
+    return s;
+}
+
 int kube_setup(cf_disp *d, setup_ctx *ctx, void **inst)
 {
     kube *k = calloc(1, sizeof *k);
@@ -291,12 +311,13 @@ int kube_setup(cf_disp *d, setup_ctx *ctx, void **inst)
     k->ttl = 5;
     k->startup_timeout = 5.0;
     k->pod_mode = POD_DISABLED;
-    atomic_init(&k->synced, 0);
     if (ctx) {
         k->ins = ctx->ins;
         k->blk = ctx->blk;
     }
-    if (parse(k, d, ctx) < 0) {
+    if (parse(k, d, ctx) < 0 || !(k->stanza = stanza_text(d))) {
+        if (!d->err[0])
+            cf_err(d, "out of memory");
         kube_free_config(k);
         return -1;
     }
@@ -319,5 +340,6 @@ void kube_free_config(kube *k)
     free(k->ns_selector);
     free(k->label_selector);
     free(k->fall_zones);
+    free(k->stanza);
     free(k);
 }

@@ -1,0 +1,240 @@
+/*
+ * context.c — the kubernetes plugin's cluster context (kubernetes.h): the
+ * store, the API client writing it and the reflectors' handlers.
+ *
+ * Threads: contexts are made, adopted and dropped on the loading thread
+ * (setup/start/destroy); the reflector handlers below run on the context's
+ * API thread, the store's only writer; workers read the store.
+ *
+ * A reload builds a new instance beside the running one. When the new
+ * kubernetes stanza has the same fingerprint as one of the running
+ * instance's (same tokens, zones and topology labels: the same watches
+ * decoded the same way), the new plugin instance adopts that context: it
+ * serves the synced store at once, the API server sees no relist, and
+ * memory holds one copy of the cluster. Otherwise it builds its own and
+ * the server keeps the old instance serving until the new one is synced
+ * (instance_ready()).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "k8s/k8s.h"
+#include "plugin/kubernetes/kubernetes.h"
+#include "server/server.h"
+#include "topology/topology.h"
+
+/* ---- reflector handlers (API thread) ------------------------------------------ */
+
+typedef struct kref {
+    kube_ctx *ctx;
+    const char *resource;
+    int (*upsert)(store *, const cJSON *);
+    int relisting;
+} kref;
+
+static void h_upsert(void *arg, const cJSON *obj)
+{
+    kref *r = arg;
+    if (r->upsert == store_upsert_slice && !r->relisting)
+        kube_programming_observe(r->ctx->m_programming, obj);
+    r->upsert(r->ctx->st, obj);
+}
+
+static void h_remove(void *arg, const cJSON *obj)
+{
+    kref *r = arg;
+    store_remove(r->ctx->st, r->resource, obj);
+}
+
+static void h_begin(void *arg)
+{
+    kref *r = arg;
+    r->relisting = 1;
+    store_relist_begin(r->ctx->st, r->resource);
+}
+
+static void h_end(void *arg)
+{
+    kref *r = arg;
+    r->relisting = 0;
+    store_relist_end(r->ctx->st, r->resource);
+}
+
+enum { W_SVC, W_SLICE, W_NS, W_POD, W_NODE, W_COUNT };
+
+static int watch(kube_ctx *c, int i, const char *resource, const char *path, const char *sel,
+                 int (*upsert)(store *, const cJSON *))
+{
+    kref *r = &c->handlers[i];
+    *r = (kref){ c, resource, upsert, 0 };
+    k8s_handler h = { r, h_upsert, h_remove, h_begin, h_end };
+    return k8s_reflect(c->client, path, sel, &h) ? 0 : -1;
+}
+
+/* ---- fingerprint ------------------------------------------------------------------ */
+
+char *kube_fingerprint(const kube *k)
+{
+    const topo_cfg *c = k->topo ? topo_engine_cfg(k->topo) : NULL;
+    size_t len = strlen(k->stanza ? k->stanza : "") + 64;
+    for (int i = 0; i < k->nzones; i++)
+        len += strlen(k->zones[i]) + 1;
+    if (c)
+        len += strlen(c->zone_label ? c->zone_label : "") +
+               strlen(c->region_label ? c->region_label : "");
+    char *s = malloc(len);
+    if (!s)
+        return NULL;
+    size_t o = (size_t)snprintf(s, len, "%s\nzones", k->stanza ? k->stanza : "");
+    for (int i = 0; i < k->nzones; i++)
+        o += (size_t)snprintf(s + o, len - o, " %s", k->zones[i]);
+    snprintf(s + o, len - o, "\ntopology %d %s %s", c != NULL,
+             c && c->zone_label ? c->zone_label : "-", c && c->region_label ? c->region_label : "-");
+    return s;
+}
+
+/* ---- life ------------------------------------------------------------------------- */
+
+static kube_ctx *ctx_new(kube *k)
+{
+    const topo_cfg *c = k->topo ? topo_engine_cfg(k->topo) : NULL;
+    store_opts o = { c ? c->zone_label : NULL, c ? c->region_label : NULL };
+    kube_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return NULL;
+    ctx->refs = 1;
+    atomic_init(&ctx->synced, 0);
+    ctx->m_programming = k->m_programming;
+    if (!(ctx->fingerprint = kube_fingerprint(k)) || !(ctx->st = store_new(&o)) ||
+        !(ctx->handlers = calloc(W_COUNT, sizeof *ctx->handlers))) {
+        free(ctx->fingerprint);
+        store_free(ctx->st);
+        free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+static void ctx_free(kube_ctx *ctx)
+{
+    if (ctx->client)
+        k8s_client_free(ctx->client);       /* the API thread stops: no writer left */
+    store_free(ctx->st);
+    free(ctx->handlers);
+    free(ctx->fingerprint);
+    free(ctx);
+}
+
+/* A started context of a kubernetes plugin of prev with this fingerprint. */
+static kube_ctx *find_same(struct instance *prev, const char *fingerprint)
+{
+    const handler *hs[256];
+    size_t n = prev ? instance_handlers(prev, hs, 256) : 0;
+    for (size_t i = 0; i < n && i < 256; i++) {
+        if (hs[i]->def != &plugin_kubernetes)
+            continue;
+        const kube *o = hs[i]->inst;
+        if (o->ctx && o->ctx->client && !strcmp(o->ctx->fingerprint, fingerprint))
+            return o->ctx;
+    }
+    return NULL;
+}
+
+static void bind_topology(kube *k)
+{
+    if (k->topo)
+        topo_engine_bind(k->topo, k->st, k->ctx->client);
+}
+
+int kube_ctx_attach(kube *k, struct instance *prev)
+{
+    if (k->ctx)
+        return 0;
+    kube_topo_attach(k);
+    char *fp = kube_fingerprint(k);
+    if (!fp)
+        return -1;
+    kube_ctx *same = find_same(prev, fp);
+    free(fp);
+    if (same) {
+        same->refs++;
+        k->ctx = same;
+    } else if (!(k->ctx = ctx_new(k))) {
+        return -1;
+    }
+    k->st = k->ctx->st;
+    bind_topology(k);
+    return 0;
+}
+
+static int make_config(kube *k, k8s_config *cfg, char *err, size_t errlen)
+{
+    memset(cfg, 0, sizeof *cfg);
+    if (k->kubeconfig)
+        return k8s_config_kubeconfig(cfg, k->kubeconfig, k->kcontext, err, errlen);
+    if (k->endpoint)
+        return k8s_config_endpoint(cfg, k->endpoint, k->tls_cert, k->tls_key, k->tls_ca,
+                                   err, errlen);
+    return k8s_config_incluster(cfg, err, errlen);
+}
+
+/* services, endpointslices (unless noendpoints), namespaces (filtered by
+ * namespace_labels), pods (with `pods verified`, and every pod for
+ * topology), nodes (topology); `labels` filters services, slices and pods. */
+static int watch_all(kube *k, kube_ctx *c)
+{
+    int rc = watch(c, W_SVC, "services", "/api/v1/services", k->label_selector,
+                   store_upsert_service);
+    if (rc == 0 && !k->noendpoints)
+        rc = watch(c, W_SLICE, "endpointslices", "/apis/discovery.k8s.io/v1/endpointslices",
+                   k->label_selector, store_upsert_slice);
+    if (rc == 0)
+        rc = watch(c, W_NS, "namespaces", "/api/v1/namespaces", k->ns_selector,
+                   store_upsert_namespace);
+    if (rc == 0 && (k->pod_mode == POD_VERIFIED || k->topo))
+        rc = watch(c, W_POD, "pods", "/api/v1/pods", k->topo ? NULL : k->label_selector,
+                   store_upsert_pod);
+    if (rc == 0 && k->topo)
+        rc = watch(c, W_NODE, "nodes", "/api/v1/nodes", NULL, store_upsert_node);
+    return rc;
+}
+
+int kube_ctx_start(kube *k, char *err, size_t errlen)
+{
+    kube_ctx *c = k->ctx;
+    if (c->client)
+        return 0;                           /* adopted: running and synced */
+    k8s_config cfg;
+    char why[512] = "";
+    if (make_config(k, &cfg, why, sizeof why) < 0) {
+        snprintf(err, errlen, "plugin/kubernetes: %s", why);
+        k8s_config_free(&cfg);
+        return -1;
+    }
+    c->client = k8s_client_new(&cfg, instance_metrics(k->ins), why, sizeof why);
+    k8s_config_free(&cfg);
+    if (!c->client) {
+        snprintf(err, errlen, "plugin/kubernetes: %s", why);
+        return -1;
+    }
+    bind_topology(k);
+    if (watch_all(k, c) < 0) {
+        snprintf(err, errlen, "plugin/kubernetes: cannot create a watch");
+        return -1;
+    }
+    if (k8s_client_start(c->client, why, sizeof why) < 0) {
+        snprintf(err, errlen, "plugin/kubernetes: %s", why);
+        return -1;
+    }
+    return 0;
+}
+
+void kube_ctx_detach(kube *k)
+{
+    kube_ctx *c = k->ctx;
+    k->ctx = NULL;
+    k->st = NULL;
+    if (c && --c->refs == 0)
+        ctx_free(c);
+}

@@ -182,66 +182,85 @@ static void print_plugins(void)
         printf("  dns.%s\n", names[i]);
 }
 
-static void usage(void)
+static void usage(FILE *out)
 {
-    fprintf(stderr,
+    fprintf(out,
             "Usage of topodns:\n"
-            "  -conf string        Corefile to load (default \"Corefile\")\n"
-            "  -dns.port string    Default port (default \"53\")\n"
-            "  -pidfile string     Path to write pid file\n"
-            "  -plugins            List installed plugins\n"
-            "  -quiet              Quiet mode (no initialization output)\n"
-            "  -version            Show version\n"
-            "  -workers int        DNS worker threads (default: number of CPUs)\n");
+            "  -conf string\n"
+            "    \tCorefile to load (default \"Corefile\")\n"
+            "  -dns.port string\n"
+            "    \tDefault port (default \"53\")\n"
+            "  -pidfile string\n"
+            "    \tPath to write pid file\n"
+            "  -plugins\n"
+            "    \tList installed plugins\n"
+            "  -quiet\n"
+            "    \tQuiet mode (no initialization output)\n"
+            "  -version\n"
+            "    \tShow version\n"
+            "  -workers int\n"
+            "    \tDNS worker threads (default: one per CPU)\n");
 }
 
-/* Go's flag package accepts -flag, --flag, -flag=value and -flag value. */
+/* A bad command line, as Go's flag package reports it: the message, then
+ * the usage, on standard error. */
+static int flag_error(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, fmt, a, b);
+    fputc('\n', stderr);
+    usage(stderr);
+    return -1;
+}
+
+/* Go's flag package accepts -flag, --flag, -flag=value and -flag value;
+ * -h, -help and --help print the usage and exit 0; anything else wrong is
+ * an error (exit 2). */
 static int parse_args(process *p, int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         char *a = argv[i];
-        if (a[0] != '-') {
-            fprintf(stderr, "unexpected argument: %s\n", a);
-            return -1;
-        }
+        if (a[0] != '-' || !a[1])
+            return flag_error("unexpected argument: %s%s", a, "");
         a += (a[1] == '-') ? 2 : 1;
+        if (!strcmp(a, "h") || !strcmp(a, "help")) {
+            usage(stderr);
+            exit(0);
+        }
         char *val = strchr(a, '=');
         if (val)
             *val++ = '\0';
         int is_bool = !strcmp(a, "quiet") || !strcmp(a, "version") || !strcmp(a, "plugins");
+        if (!is_bool && strcmp(a, "conf") && strcmp(a, "dns.port") && strcmp(a, "pidfile") &&
+            strcmp(a, "workers"))
+            return flag_error("flag provided but not defined: -%s%s", a, "");
         if (!is_bool && !val) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "flag needs an argument: -%s\n", a);
-                return -1;
-            }
+            if (i + 1 >= argc)
+                return flag_error("flag needs an argument: -%s%s", a, "");
             val = argv[++i];
         }
+        char *end;
         if (!strcmp(a, "conf")) {
             p->conf = val;
         } else if (!strcmp(a, "dns.port")) {
-            char *end;
             long port = strtol(val, &end, 10);
-            if (*end || port < 1 || port > 65535) {
-                fprintf(stderr, "invalid -dns.port: %s\n", val);
-                return -1;
-            }
+            if (!*val || *end || port < 1 || port > 65535)
+                return flag_error("invalid value \"%s\" for flag -%s: parse error", val, a);
             p->env.dns_port = (int)port;
         } else if (!strcmp(a, "pidfile")) {
             p->pidfile = val;
         } else if (!strcmp(a, "workers")) {
-            p->env.workers = atoi(val);
+            long w = strtol(val, &end, 10);
+            if (!*val || *end || w < 0 || w > 1024)
+                return flag_error("invalid value \"%s\" for flag -%s: parse error", val, a);
+            p->env.workers = (int)w;
         } else if (!strcmp(a, "quiet")) {
             p->quiet = !val || strcmp(val, "false") != 0;
         } else if (!strcmp(a, "version")) {
             print_version();
             exit(0);
-        } else if (!strcmp(a, "plugins")) {
+        } else {
             print_plugins();
             exit(0);
-        } else {
-            fprintf(stderr, "flag provided but not defined: -%s\n", a);
-            usage();
-            return -1;
         }
     }
     return 0;

@@ -9,7 +9,22 @@ check "-version" grep -q '^topodns-' <<<"$OUT"
 OUT=$("$TOPODNS" -plugins)
 check "-plugins lists dns.whoami and dns.file" bash -c 'grep -q "dns.whoami" <<<"$0" && grep -q "dns.file" <<<"$0"' "$OUT"
 OUT=$("$TOPODNS" -nosuchflag 2>&1); rc=$?
-check "unknown flag is an error" [ $rc -ne 0 ]
+check "unknown flag is an error (2) naming the flag, with the usage" \
+    bash -c '[ $1 -eq 2 ] && grep -q "^flag provided but not defined: -nosuchflag$" <<<"$0" &&
+             grep -q "^Usage of topodns:" <<<"$0"' "$OUT" $rc
+for h in -h -help --help; do
+    OUT=$("$TOPODNS" $h 2>&1); rc=$?
+    check "$h prints the usage and exits 0" bash -c '[ $1 -eq 0 ] && grep -q "^Usage of topodns:" <<<"$0" &&
+        grep -q -- "-workers int" <<<"$0"' "$OUT" $rc
+done
+OUT=$("$TOPODNS" -workers abc 2>&1); rc=$?
+check "-workers abc is an error (2)" bash -c '[ $1 -eq 2 ] &&
+    grep -q "^invalid value \"abc\" for flag -workers: parse error$" <<<"$0"' "$OUT" $rc
+OUT=$("$TOPODNS" -dns.port 99999 2>&1); rc=$?
+check "-dns.port 99999 is an error (2)" [ $rc -eq 2 ]
+OUT=$("$TOPODNS" -conf 2>&1); rc=$?
+check "-conf without a value is an error (2)" bash -c '[ $1 -eq 2 ] &&
+    grep -q "^flag needs an argument: -conf$" <<<"$0"' "$OUT" $rc
 OUT=$("$TOPODNS" -conf "$TMP/missing" 2>&1); rc=$?
 check "missing -conf file is an error" bash -c '[ $1 -ne 0 ] && grep -q "missing" <<<"$0"' "$OUT" $rc
 

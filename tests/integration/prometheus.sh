@@ -80,6 +80,11 @@ check "size bucket 64000 is present" grep -q 'coredns_dns_request_size_bytes_buc
 k='coredns_plugin_enabled{name="prometheus",'$S',view="",zone="example.org."}'
 check "plugin_enabled for the block's chain" eq "$(mval "$k" "$after")" 1
 check "build_info is 1" grep -q '^coredns_build_info{goversion=".*",revision=".*",version=".*"} 1$' <<<"$after"
+# the revision configure recorded (the source tree's git commit)
+rev=$(sed -n 's/^TOPODNS_REVISION = //p' "$top_builddir/Makefile" 2>/dev/null)
+if [ -n "$rev" ]; then
+    check "build_info carries the revision" grep -q "^coredns_build_info{.*revision=\"$rev\"" <<<"$after"
+fi
 check "panics_total is exported as 0" eq "$(mval coredns_panics_total "$after")" 0
 check "process_start_time_seconds is plausible" \
     awk -v now="$(date +%s)" '$1 == "process_start_time_seconds" { ok = ($2 > now - 600 && $2 <= now + 1) } END { exit !ok }' <<<"$after"

@@ -129,6 +129,8 @@ M=$(curl -s "http://127.0.0.1:$METRICS/metrics"); OUT=$M
 check "metric: answers by policy and outcome" grep -qE '^topodns_topology_answers_total\{outcome="local",policy="hints"\} [1-9]' <<<"$M"
 check "metric: unknown clients counted" grep -qE '^topodns_topology_answers_total\{outcome="unknown_client",policy="hints"\} [1-9]' <<<"$M"
 check "metric: services by state" grep -qE '^topodns_topology_services\{policy="auto",state="disabled"\} 1' <<<"$M"
+check "metric: coredns_plugin_enabled lists topology" \
+    grep -qE '^coredns_plugin_enabled\{name="topology",server="dns://:[0-9]+",view="",zone="\."\} 1' <<<"$M"
 
 # changes through kubectl, visible within one second
 K patch endpointslice autofew-x1 -n prod --type=merge -p '{"endpoints":[

@@ -41,9 +41,6 @@
 #ifndef TOPODNS_VERSION
 #define TOPODNS_VERSION "unknown"
 #endif
-#ifndef TOPODNS_REVISION
-#define TOPODNS_REVISION ""
-#endif
 
 #define DEFAULT_ADDR "localhost:9153"
 

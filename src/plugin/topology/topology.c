@@ -191,6 +191,14 @@ static int topo_start(void *inst, struct instance *ins, char *err, size_t errlen
     return topo_observer_start(t->engine, err, errlen);
 }
 
+/* In the chain next to kubernetes, whose answers the engine shapes: a
+ * query reaching it is passed on (it is listed in coredns_plugin_enabled
+ * as the chain's plugins are). */
+static int topo_serve(const handler *h, dns_req *r)
+{
+    return plugin_next(h, r);
+}
+
 static void topo_stop(void *inst)
 {
     topo_observer_stop(((topo_inst *)inst)->engine);
@@ -212,4 +220,5 @@ const plugin_def plugin_topology = {
     .start = topo_start,
     .stop = topo_stop,
     .destroy = topo_destroy,
+    .serve = topo_serve,
 };

@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <curl/curl.h>
 #include <event2/event.h>
+#include "common/file.h"
 #include "k8s/jsonarena.h"
 #include "k8s/k8s.h"
 #include "k8s/reflector.h"
@@ -121,7 +122,7 @@ static void load_token(k8s_client *c, int force)
     }
     if (!force && c->token_read > 0 && now() - c->token_read < 60)
         return;
-    FILE *fp = fopen(c->cfg.token_file, "r");
+    FILE *fp = file_open(c->cfg.token_file, FILE_REGULAR, NULL);    /* a FIFO would block */
     c->token_read = now();
     if (!fp)
         return;

@@ -12,6 +12,20 @@ OUT=$("$TOPODNS" -nosuchflag 2>&1); rc=$?
 check "unknown flag is an error" [ $rc -ne 0 ]
 OUT=$("$TOPODNS" -conf "$TMP/missing" 2>&1); rc=$?
 check "missing -conf file is an error" bash -c '[ $1 -ne 0 ] && grep -q "missing" <<<"$0"' "$OUT" $rc
+# a device is refused, never read (/dev/zero would never end; /dev/null
+# here, which cannot hurt the machine should this regress)
+OUT=$(timeout 10 "$TOPODNS" -conf /dev/null 2>&1); rc=$?
+check "-conf /dev/null (a device) is an error at once" \
+    bash -c '[ $1 -ne 0 ] && [ $1 -ne 124 ] && grep -q "/dev/null: not a regular file" <<<"$0"' "$OUT" $rc
+# ... while a pipe is read to its end: -conf /dev/stdin
+PORT=$(free_port)
+printf '.:%s {\n    whoami\n}\n' "$PORT" | "$TOPODNS" -conf /dev/stdin > "$TMP/stdin.log" 2>&1 &
+TOPO_PID=$!
+PIDS+=("$TOPO_PID")
+wait_dns "$PORT"
+q example.org A
+check "-conf /dev/stdin from a pipe" additional_has '_udp\.example\.org\.'
+stop_topodns
 
 # built-in Corefile (. { whoami log }) when there is no ./Corefile
 PORT=$(free_port)

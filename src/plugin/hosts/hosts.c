@@ -202,7 +202,7 @@ static table *build(hosts *h)
         parse_text(t, h->inline_text);
     if (h->path) {
         struct stat st;
-        char *text = stat(h->path, &st) == 0 ? file_read(h->path, NULL) : NULL;
+        char *text = stat(h->path, &st) == 0 ? file_read(h->path, NULL, FILE_REGULAR, NULL) : NULL;
         if (text) {
             parse_text(t, text);
             h->mtime = st.st_mtim;
@@ -323,6 +323,19 @@ static int parse_prop(hosts *h, cf_disp *d)
     return cf_prop_err(d);
 }
 
+/* A FILE that exists must be a regular file: a device such as /dev/zero
+ * would never end, a FIFO would block. The error is at FILE's token (the
+ * directive's when the default is used). A missing file only warns. */
+static int check_path(cf_disp *d, const char *path)
+{
+    const char *what;
+    if (!path)
+        return cf_err(d, "plugin/hosts: out of memory");
+    if (file_check_regular(path, &what) == 0)
+        return cf_err(d, "plugin/hosts: %s %s", path, what);
+    return 0;
+}
+
 static int hosts_setup(cf_disp *d, setup_ctx *ctx, void **inst)
 {
     hosts *h = calloc(1, sizeof *h);
@@ -334,9 +347,11 @@ static int hosts_setup(cf_disp *d, setup_ctx *ctx, void **inst)
     int rc = 0;
     while (rc == 0 && cf_next(d)) {
         const char *args[64];
-        int n = cf_remaining_args(d, args, 64);
-        h->path = strdup(n > 0 ? args[0] : "/etc/hosts");
-        for (int i = 1; rc == 0 && i < n && i < 64; i++)
+        free(h->path);
+        h->path = strdup(cf_next_arg(d) ? cf_val(d) : "/etc/hosts");
+        rc = check_path(d, h->path);
+        int n = rc == 0 ? cf_remaining_args(d, args, 64) : 0;
+        for (int i = 0; rc == 0 && i < n && i < 64; i++)
             rc = add_zones(d, &h->zones, &h->nzones, args[i]);
         while (rc == 0 && cf_next_block(d))
             rc = parse_prop(h, d);

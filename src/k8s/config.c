@@ -11,6 +11,12 @@
  *   in-cluster                  (KUBERNETES_SERVICE_HOST/PORT, the service
  *                                account token and CA; TOPODNS_SA_DIR
  *                                overrides the directory for tests)
+ *
+ * A kubeconfig is read whole (a regular file only) and first walked as a
+ * stream of parser events, which stops at the first collection nested
+ * deeper than KUBECONFIG_MAX_DEPTH: libyaml's document loader has no such
+ * limit, and 100k nested '[' kept it busy with ever more memory. Only a
+ * document that passes is loaded.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -19,7 +25,11 @@
 #include <libgen.h>
 #include <openssl/evp.h>
 #include <yaml.h>
+#include "common/file.h"
 #include "k8s/k8s.h"
+
+/* Real kubeconfigs nest 4 or 5 levels deep. */
+#define KUBECONFIG_MAX_DEPTH 64
 
 static char *dup0(const char *s)
 {
@@ -214,26 +224,71 @@ static char *relpath(const char *dir, const char *p)
     return s;
 }
 
+/* Walk text's parser events: 0 when it is YAML nested at most max deep;
+ * -1 with err (the line of the first collection too deep) otherwise. */
+static int yaml_check_depth(const char *text, size_t len, int max, const char *path,
+                            char *err, size_t errlen)
+{
+    yaml_parser_t p;
+    yaml_event_t ev;
+    int depth = 0, rc = 0, done = 0;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+    while (!done && rc == 0) {
+        if (!yaml_parser_parse(&p, &ev)) {
+            snprintf(err, errlen, "kubeconfig %s: not valid YAML", path);
+            rc = -1;
+            break;
+        }
+        if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+            if (++depth > max) {
+                snprintf(err, errlen, "kubeconfig %s:%lu: nested deeper than %d levels", path,
+                         (unsigned long)ev.start_mark.line + 1, max);
+                rc = -1;
+            }
+        } else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) {
+            depth--;
+        }
+        done = ev.type == YAML_STREAM_END_EVENT;
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&p);
+    return rc;
+}
+
+/* The kubeconfig at path as a libyaml document, its depth checked first.
+ * 0, or -1 with err. */
+static int load_document(const char *path, yaml_document_t *d, char *err, size_t errlen)
+{
+    size_t len = 0;
+    const char *why = NULL;
+    char *text = file_read(path, &len, FILE_REGULAR, &why);
+    if (!text) {
+        snprintf(err, errlen, "kubeconfig %s: cannot open: %s", path, why);
+        return -1;
+    }
+    int rc = yaml_check_depth(text, len, KUBECONFIG_MAX_DEPTH, path, err, errlen);
+    if (rc == 0) {
+        yaml_parser_t p;
+        yaml_parser_initialize(&p);
+        yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+        if (!yaml_parser_load(&p, d)) {
+            snprintf(err, errlen, "kubeconfig %s: not valid YAML", path);
+            rc = -1;
+        }
+        yaml_parser_delete(&p);
+    }
+    free(text);
+    return rc;
+}
+
 int k8s_config_kubeconfig(k8s_config *c, const char *path, const char *context,
                           char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    FILE *fp = fopen(path, "r");
-    if (!fp) {
-        snprintf(err, errlen, "kubeconfig %s: cannot open", path);
-        return -1;
-    }
-    yaml_parser_t p;
     yaml_document_t d;
-    yaml_parser_initialize(&p);
-    yaml_parser_set_input_file(&p, fp);
-    int ok = yaml_parser_load(&p, &d);
-    yaml_parser_delete(&p);
-    fclose(fp);
-    if (!ok) {
-        snprintf(err, errlen, "kubeconfig %s: not valid YAML", path);
+    if (load_document(path, &d, err, errlen) < 0)
         return -1;
-    }
     char *pc = strdup(path), *dir = dirname(pc);
     yaml_node_t *root = yaml_document_get_root_node(&d);
     const char *ctx = context ? context : yscalar(&d, root, "current-context");

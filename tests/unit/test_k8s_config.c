@@ -213,6 +213,57 @@ static void test_data_newlines(void **state)
     expect_bad("    certificate-authority-data: YWJj\n      YWJj\n", "", "certificate-authority-data");
 }
 
+/* A kubeconfig with an extension nested depth levels deep ("[[[...]]]"),
+ * the rest of it valid; k8s_config_kubeconfig's result, err filled. */
+static int load_nested(size_t depth, int closed, char *err, size_t errlen)
+{
+    size_t cap = 2 * depth + 1024;
+    char *text = malloc(cap), p[256];
+    assert_non_null(text);
+    size_t n = (size_t)snprintf(text, cap,
+                                "apiVersion: v1\nkind: Config\ncurrent-context: x\n"
+                                "clusters:\n- name: c\n  cluster:\n    server: https://10.0.0.1:6443\n"
+                                "users:\n- name: u\n  user: {token: t}\n"
+                                "contexts:\n- name: x\n  context: {cluster: c, user: u}\n"
+                                "extensions: ");
+    memset(text + n, '[', depth);
+    n += depth;
+    if (closed) {
+        memset(text + n, ']', depth);
+        n += depth;
+    }
+    text[n++] = '\n';
+    text[n] = '\0';
+    write_file("kc-nested", text);
+    free(text);
+    snprintf(p, sizeof p, "%s/kc-nested", dir);
+    k8s_config c;
+    err[0] = '\0';
+    int rc = k8s_config_kubeconfig(&c, p, NULL, err, errlen);
+    if (rc == 0)
+        k8s_config_free(&c);
+    return rc;
+}
+
+/* Regression: 100k nested '[' made libyaml spin with ever more memory
+ * before our code saw anything. Documents nested deeper than 64 are
+ * refused while they are read, before any structure is built; the alarm
+ * turns a hang into a failure. */
+static void test_kubeconfig_nesting(void **state)
+{
+    char err[256];
+    alarm(30);
+    assert_int_equal(load_nested(100000, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "kc-nested"));
+    assert_non_null(strstr(err, "nested deeper than 64"));
+    assert_int_equal(load_nested(100000, 1, err, sizeof err), -1);
+    assert_non_null(strstr(err, "nested deeper than 64"));
+    /* the limit counts every collection: the root mapping is level 1 */
+    assert_int_equal(load_nested(63, 1, err, sizeof err), 0);
+    assert_int_equal(load_nested(64, 1, err, sizeof err), -1);
+    alarm(0);
+}
+
 static void test_endpoint_and_incluster(void **state)
 {
     char err[256];
@@ -250,6 +301,7 @@ int main(void)
         cmocka_unit_test(test_data_invalid_each_field),
         cmocka_unit_test(test_data_valid_bytes),
         cmocka_unit_test(test_data_newlines),
+        cmocka_unit_test(test_kubeconfig_nesting),
         cmocka_unit_test(test_endpoint_and_incluster),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,11 +18,13 @@
  * limit, and 100k nested '[' kept it busy with ever more memory. Only a
  * document that passes is loaded.
  */
+#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <libgen.h>
+#include <arpa/inet.h>
 #include <openssl/evp.h>
 #include <yaml.h>
 #include "common/file.h"
@@ -46,12 +48,89 @@ void k8s_config_free(k8s_config *c)
     }
 }
 
+/* ---- URLs --------------------------------------------------------------- */
+
+/* Why the port text p (up to end) is not one in 1..65535, or NULL. */
+static const char *url_port(const char *p, const char *end)
+{
+    long v = 0;
+    if (p == end || end - p > 5)
+        return "the port is not a number in 1..65535";
+    for (; p < end; p++) {
+        if (*p < '0' || *p > '9')
+            return "the port is not a number in 1..65535";
+        v = v * 10 + (*p - '0');
+    }
+    return v >= 1 && v <= 65535 ? NULL : "the port is not a number in 1..65535";
+}
+
+/* Why the bracketed IPv6 host at a ("[...]") is bad, or NULL; *rest is
+ * what follows the ']'. */
+static const char *url_ipv6(const char *a, const char *end, const char **rest)
+{
+    const char *close = memchr(a, ']', (size_t)(end - a));
+    char buf[64];
+    unsigned char bin[16];
+    if (!close)
+        return "unclosed '[' in the host";
+    if ((size_t)(close - a - 1) >= sizeof buf)
+        return "the host in '[...]' is not an IPv6 address";
+    memcpy(buf, a + 1, (size_t)(close - a - 1));
+    buf[close - a - 1] = '\0';
+    if (inet_pton(AF_INET6, buf, bin) != 1)
+        return "the host in '[...]' is not an IPv6 address";
+    *rest = close + 1;
+    return *rest == end || **rest == ':' ? NULL : "unexpected text after ']'";
+}
+
+/* Why the authority a..end ("host[:port]") is bad, or NULL. */
+static const char *url_authority(const char *a, const char *end)
+{
+    const char *rest;
+    if (a == end)
+        return "no host";
+    if (memchr(a, '@', (size_t)(end - a)))
+        return "user info in the URL (the host has an '@')";
+    if (*a == '[') {
+        const char *why = url_ipv6(a, end, &rest);
+        return why ? why : rest == end ? NULL : url_port(rest + 1, end);
+    }
+    rest = memchr(a, ':', (size_t)(end - a));
+    if (rest && memchr(rest + 1, ':', (size_t)(end - rest - 1)))
+        return "the host is not a name or an address (an IPv6 address needs '[...]')";
+    const char *host_end = rest ? rest : end;
+    if (host_end == a)
+        return "no host";
+    for (const char *h = a; h < host_end; h++)
+        if (!isalnum((unsigned char)*h) && *h != '.' && *h != '-' && *h != '_')
+            return "the host is not a name or an address (an IPv6 address needs '[...]')";
+    return rest ? url_port(rest + 1, end) : NULL;
+}
+
+const char *k8s_url_check(const char *url)
+{
+    if (!url)
+        return "no URL";
+    for (const char *p = url; *p; p++)
+        if ((unsigned char)*p <= ' ' || *p == 0x7f)
+            return "a control character or blank in the URL";
+    const char *a = !strncmp(url, "https://", 8) ? url + 8 : !strncmp(url, "http://", 7) ? url + 7
+                                                                                          : NULL;
+    if (!a)
+        return "want http:// or https://";
+    if (strpbrk(a, "?#"))
+        return "a query or fragment in the URL";
+    const char *slash = strchr(a, '/');
+    return url_authority(a, slash ? slash : a + strlen(a));
+}
+
 int k8s_config_endpoint(k8s_config *c, const char *url, const char *cert, const char *key,
                         const char *ca, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    if (!url || (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))) {
-        snprintf(err, errlen, "invalid endpoint '%s': want http:// or https://", url ? url : "");
+    const char *why = k8s_url_check(url);
+    if (why) {
+        snprintf(err, errlen, "invalid endpoint '%s': %s", url ? url : "", why);
         return -1;
     }
     c->server = strdup(url);
@@ -78,6 +157,12 @@ int k8s_config_incluster(k8s_config *c, char *err, size_t errlen)
         dir = "/var/run/secrets/kubernetes.io/serviceaccount";
     char buf[1024];
     snprintf(buf, sizeof buf, strchr(host, ':') ? "https://[%s]:%s" : "https://%s:%s", host, port);
+    const char *why = k8s_url_check(buf);
+    if (why) {
+        snprintf(err, errlen, "unable to load in-cluster configuration: KUBERNETES_SERVICE_HOST "
+                 "and KUBERNETES_SERVICE_PORT make the invalid endpoint '%s': %s", buf, why);
+        return -1;
+    }
     c->server = strdup(buf);
     snprintf(buf, sizeof buf, "%s/token", dir);
     c->token_file = strdup(buf);

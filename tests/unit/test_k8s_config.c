@@ -264,6 +264,76 @@ static void test_kubeconfig_nesting(void **state)
     alarm(0);
 }
 
+static void endpoint_bad(const char *url, const char *why)
+{
+    char err[512] = "";
+    k8s_config c;
+    if (k8s_config_endpoint(&c, url, NULL, NULL, NULL, err, sizeof err) != -1) {
+        k8s_config_free(&c);
+        fail_msg("endpoint '%s' accepted", url);
+    }
+    if (!strstr(err, why))
+        fail_msg("endpoint '%s': error '%s' lacks '%s'", url, err, why);
+}
+
+static void endpoint_good(const char *url, const char *server)
+{
+    char err[512] = "";
+    k8s_config c;
+    if (k8s_config_endpoint(&c, url, NULL, NULL, NULL, err, sizeof err) != 0)
+        fail_msg("endpoint '%s' refused: %s", url, err);
+    assert_string_equal(c.server, server);
+    k8s_config_free(&c);
+}
+
+/* Regression: a bad scheme, an unclosed '[', port 99999 or a line break
+ * were accepted and failed at every request, forever. k8s_url_check
+ * refuses them when the configuration is built (and the kubernetes plugin
+ * at load, at the URL's token). */
+static void test_endpoint_urls(void **state)
+{
+    endpoint_bad("ftp://10.0.0.1", "want http:// or https://");
+    endpoint_bad("https//10.0.0.1", "want http:// or https://");
+    endpoint_bad("10.0.0.1:6443", "want http:// or https://");
+    endpoint_bad("https://[fd00::1:6443", "unclosed '['");
+    endpoint_bad("https://[fd00::1]x", "after ']'");
+    endpoint_bad("https://[not-v6]:443", "not an IPv6 address");
+    endpoint_bad("https://10.0.0.1:99999", "port");
+    endpoint_bad("https://10.0.0.1:0", "port");
+    endpoint_bad("https://10.0.0.1:", "port");
+    endpoint_bad("https://10.0.0.1:64x", "port");
+    endpoint_bad("https://10.0.0.1:123456789012345678901", "port");
+    endpoint_bad("https://fd00::1:6443", "host");
+    endpoint_bad("https://", "no host");
+    endpoint_bad("https://:6443", "no host");
+    endpoint_bad("https://user:pw@10.0.0.1", "user info");
+    endpoint_bad("https://bad_host!:443", "host");
+    endpoint_bad("https://10.0.0.1/api?x=1", "query");
+    endpoint_bad("https://10.0.0.1/#frag", "query");
+    endpoint_bad("https://10.0.0.1\r\nX-Injected: 1", "control character");
+    endpoint_bad("https://10.0.0.1/a b", "control character or blank");
+    endpoint_good("https://10.0.0.1:6443", "https://10.0.0.1:6443");
+    endpoint_good("http://127.0.0.1:8001/", "http://127.0.0.1:8001");
+    endpoint_good("https://[fd00::1]:443", "https://[fd00::1]:443");
+    endpoint_good("https://[fd00::1]", "https://[fd00::1]");
+    endpoint_good("https://api.example.com", "https://api.example.com");
+    endpoint_good("https://rancher.example.com/k8s/clusters/c-1",
+                  "https://rancher.example.com/k8s/clusters/c-1");
+    endpoint_good("https://kubernetes.default.svc:65535", "https://kubernetes.default.svc:65535");
+    /* the server of a kubeconfig is checked the same way */
+    char err[256];
+    k8s_config c;
+    write_file("kc-url", "apiVersion: v1\nkind: Config\ncurrent-context: x\n"
+               "clusters:\n- name: c\n  cluster:\n    server: https://[fd00::1:6443\n"
+               "users:\n- name: u\n  user: {token: t}\n"
+               "contexts:\n- name: x\n  context: {cluster: c, user: u}\n");
+    char p[256];
+    snprintf(p, sizeof p, "%s/kc-url", dir);
+    assert_int_equal(k8s_config_kubeconfig(&c, p, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "kc-url"));
+    assert_non_null(strstr(err, "unclosed '['"));
+}
+
 static void test_endpoint_and_incluster(void **state)
 {
     char err[256];
@@ -302,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_data_valid_bytes),
         cmocka_unit_test(test_data_newlines),
         cmocka_unit_test(test_kubeconfig_nesting),
+        cmocka_unit_test(test_endpoint_urls),
         cmocka_unit_test(test_endpoint_and_incluster),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,8 @@
  * insecure), endpoint, in-cluster from the environment. The *-data fields
  * decode as Go's standard base64 does (padding required, CR and LF ignored
  * anywhere, anything else outside the alphabet rejected); an invalid,
- * empty or NUL-carrying field is an error naming it, never dropped.
+ * empty or NUL-carrying field is an error naming it, never dropped. A
+ * client made for a token over plain http:// warns once.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <curl/curl.h>
 #include "k8s/k8s.h"
 
 static char dir[64];
@@ -356,6 +358,65 @@ static void test_endpoint_and_incluster(void **state)
     k8s_config_free(&c);
 }
 
+/* The log lines k8s_client_new(cfg) writes (malloc'd); the client freed
+ * unstarted. */
+static char *client_log(const char *server, const char *token, const char *token_file)
+{
+    char path[] = "/tmp/k8scfg-log.XXXXXX", err[256];
+    int fd = mkstemp(path), saved = dup(STDOUT_FILENO);
+    assert_true(fd >= 0 && saved >= 0);
+    dup2(fd, STDOUT_FILENO);
+    k8s_config cfg = { 0 };
+    cfg.server = (char *)server;
+    cfg.token = (char *)token;
+    cfg.token_file = (char *)token_file;
+    k8s_client *c = k8s_client_new(&cfg, NULL, err, sizeof err);
+    k8s_client_free(c);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    char *out = calloc(1, 4096);
+    assert_non_null(out);
+    assert_true(pread(fd, out, 4095, 0) >= 0);
+    close(fd);
+    unlink(path);
+    assert_non_null(c);
+    return out;
+}
+
+static int count(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
+        n++;
+    return n;
+}
+
+/* Regression: a bearer token went over plain http:// without a word. Each
+ * client made with a token or token file for an http:// server warns once;
+ * https://, or no token, says nothing. */
+static void test_token_over_http_warns(void **state)
+{
+    static const char warning[] = "the bearer token is sent unencrypted";
+    char *out = client_log("http://127.0.0.1:8001", "s3cret", NULL);
+    assert_int_equal(count(out, warning), 1);
+    assert_non_null(strstr(out, "[WARNING] plugin/kubernetes: "));
+    assert_non_null(strstr(out, "http://127.0.0.1:8001"));
+    assert_null(strstr(out, "s3cret"));                 /* the token itself is never logged */
+    free(out);
+    out = client_log("http://127.0.0.1:8001", NULL, "/var/run/token");
+    assert_int_equal(count(out, warning), 1);
+    free(out);
+    out = client_log("https://127.0.0.1:6443", "s3cret", "/var/run/token");
+    assert_int_equal(count(out, warning), 0);
+    free(out);
+    out = client_log("http://127.0.0.1:8001", NULL, NULL);
+    assert_int_equal(count(out, warning), 0);
+    free(out);
+    out = client_log("http://127.0.0.1:8001", "", NULL);
+    assert_int_equal(count(out, warning), 0);
+    free(out);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/k8scfg.XXXXXX");
@@ -374,8 +435,11 @@ int main(void)
         cmocka_unit_test(test_kubeconfig_nesting),
         cmocka_unit_test(test_endpoint_urls),
         cmocka_unit_test(test_endpoint_and_incluster),
+        cmocka_unit_test(test_token_over_http_warns),
     };
+    curl_global_init(CURL_GLOBAL_DEFAULT);
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    curl_global_cleanup();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)

@@ -32,6 +32,8 @@
 #include "server/metrics.h"
 #include "server/server.h"
 
+#define MAX_WORKERS 1024
+
 /* The process: its options, the running instance and what every instance
  * shares (server_env). Owned by main(); only the main thread changes it. */
 typedef struct process {
@@ -119,7 +121,7 @@ static void usage(void)
             "  -plugins            List installed plugins\n"
             "  -quiet              Quiet mode (no initialization output)\n"
             "  -version            Show version\n"
-            "  -workers int        DNS worker threads (default: number of CPUs)\n");
+            "  -workers int        DNS worker threads, 1..1024 (default: number of CPUs)\n");
 }
 
 /* Go's flag package accepts -flag, --flag, -flag=value and -flag value. */
@@ -156,7 +158,13 @@ static int parse_args(process *p, int argc, char **argv)
         } else if (!strcmp(a, "pidfile")) {
             p->pidfile = val;
         } else if (!strcmp(a, "workers")) {
-            p->env.workers = atoi(val);
+            char *end;
+            long n = strtol(val, &end, 10);     /* atoi is undefined out of range */
+            if (!*val || *end || n < 1 || n > MAX_WORKERS) {
+                fprintf(stderr, "invalid -workers: %s (want 1..%d)\n", val, MAX_WORKERS);
+                return -1;
+            }
+            p->env.workers = (int)n;
         } else if (!strcmp(a, "quiet")) {
             p->quiet = !val || strcmp(val, "false") != 0;
         } else if (!strcmp(a, "version")) {

@@ -48,6 +48,14 @@ q 9.9.9.10.in-addr.arpa PTR
 check "PTR of an address only other.test knows goes on (whoami)" additional_has '_udp\.9\.9\.9\.10\.in-addr\.arpa\.'
 q 2.0.0.10.in-addr.arpa PTR
 check "inline entries get PTRs too" answer_has 'PTR[[:space:]]+api\.example\.org\.$'
+# regression: sscanf's %u wrapped 4294967297 to 1 (and took "+1", "01"),
+# so these bogus names answered as 10.0.0.1; now they are no address and
+# go on (whoami)
+for bogus in 4294967297.0.0.10 +1.0.0.10 01.0.0.10 1.0.0.0.10 0.10; do
+    q -q "$bogus.in-addr.arpa" -t PTR
+    check "$bogus.in-addr.arpa is no address: not answered from the hosts file" \
+        eval '! answer_has PTR && additional_has "_udp\\."'
+done
 echo "10.0.0.99 new.example.org" >> "$TMP/hosts"
 ok=0
 for _ in $(seq 1 40); do

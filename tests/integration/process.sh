@@ -26,6 +26,14 @@ wait_dns "$PORT"
 q example.org A
 check "-conf /dev/stdin from a pipe" additional_has '_udp\.example\.org\.'
 stop_topodns
+# -workers out of range or not a number: an error, not atoi's undefined
+# result (the Corefile binds loopback, should this regress and start)
+printf '.:%s {\n    bind 127.0.0.1\n    whoami\n}\n' "$(free_port)" > "$TMP/Corefile.workers"
+for w in 99999999999999999999 -3 0 x 4k; do
+    OUT=$(timeout 5 "$TOPODNS" -conf "$TMP/Corefile.workers" -workers "$w" 2>&1); rc=$?
+    check "-workers $w is an error" \
+        bash -c '[ $1 -ne 0 ] && [ $1 -ne 124 ] && grep -q "invalid -workers" <<<"$0"' "$OUT" $rc
+done
 
 # built-in Corefile (. { whoami log }) when there is no ./Corefile
 PORT=$(free_port)

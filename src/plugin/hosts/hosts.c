@@ -418,6 +418,31 @@ static int in_zones(const uint8_t *name, uint8_t (*zones)[DNAME_MAX], size_t n)
     return 0;
 }
 
+/* "d.c.b.a.in-addr.arpa." → a.b.c.d: exactly four labels that make a
+ * dotted quad (inet_pton: 0..255 each, no sign, no leading zero), never a
+ * number converted out of range (sscanf's %u is undefined there, and wrapped
+ * 4294967297 to 1). */
+static int reverse_v4(const char *s, haddr *out)
+{
+    static const char suffix[] = ".in-addr.arpa.";
+    size_t n = strlen(s), sl = sizeof suffix - 1;
+    char labels[16], addr[16], *lab[5], *save = NULL;
+    int k = 0;
+    if (n <= sl || n - sl >= sizeof labels || strcmp(s + n - sl, suffix) != 0)
+        return -1;
+    memcpy(labels, s, n - sl);
+    labels[n - sl] = '\0';
+    for (char *t = strtok_r(labels, ".", &save); t && k < 5; t = strtok_r(NULL, ".", &save))
+        lab[k++] = t;
+    if (k != 4)
+        return -1;
+    snprintf(addr, sizeof addr, "%s.%s.%s.%s", lab[3], lab[2], lab[1], lab[0]);
+    if (inet_pton(AF_INET, addr, out->a) != 1)
+        return -1;
+    out->family = 4;
+    return 0;
+}
+
 /* x.x.x.x.in-addr.arpa / 32 nibbles.ip6.arpa → address */
 static int reverse_addr(const uint8_t *qn, haddr *out)
 {
@@ -426,15 +451,9 @@ static int reverse_addr(const uint8_t *qn, haddr *out)
     for (char *c = s; *c; c++)
         *c = (char)tolower((unsigned char)*c);
     memset(out, 0, sizeof *out);
-    unsigned o[4];
-    char tail[32];
-    if (sscanf(s, "%u.%u.%u.%u.%31s", &o[3], &o[2], &o[1], &o[0], tail) == 5 &&
-        !strcmp(tail, "in-addr.arpa.") && o[0] < 256 && o[1] < 256 && o[2] < 256 && o[3] < 256) {
-        out->family = 4;
-        for (int i = 0; i < 4; i++)
-            out->a[i] = (uint8_t)o[i];
+    if (reverse_v4(s, out) == 0)
         return 0;
-    }
+    memset(out, 0, sizeof *out);
     if (strlen(s) == 64 + strlen("ip6.arpa.") && !strcmp(s + 64, "ip6.arpa.")) {
         for (int i = 0; i < 32; i++) {
             char c = s[2 * (31 - i)];

@@ -37,6 +37,8 @@
 #include "server/metrics.h"
 #include "server/server.h"
 
+#define MAX_WORKERS 1024
+
 /* The process: its options, the running instance and what every instance
  * shares (server_env). Owned by main(); only the main thread changes it. */
 typedef struct process {
@@ -199,7 +201,7 @@ static void usage(FILE *out)
             "  -version\n"
             "    \tShow version\n"
             "  -workers int\n"
-            "    \tDNS worker threads (default: one per CPU)\n");
+            "    \tDNS worker threads, 1..1024 (default: one per CPU)\n");
 }
 
 /* A bad command line, as Go's flag package reports it: the message, then
@@ -250,7 +252,7 @@ static int parse_args(process *p, int argc, char **argv)
             p->pidfile = val;
         } else if (!strcmp(a, "workers")) {
             long w = strtol(val, &end, 10);
-            if (!*val || *end || w < 0 || w > 1024)
+            if (!*val || *end || w < 1 || w > MAX_WORKERS)
                 return flag_error("invalid value \"%s\" for flag -%s: parse error", val, a);
             p->env.workers = (int)w;
         } else if (!strcmp(a, "quiet")) {

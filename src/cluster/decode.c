@@ -3,6 +3,7 @@
  * ("API fields topodns reads") and docs/compatibility.md (1.13 Ingestion).
  */
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <uthash.h>
 #include "cluster/decode.h"
 #include "cluster/strtab.h"
+#include "common/log.h"
 
 /* ---- JSON helpers ----------------------------------------------------- */
 
@@ -44,6 +46,23 @@ static int jbool(const cJSON *o, const char *k, int dflt)
     if (cJSON_IsFalse(v))
         return 0;
     return dflt;                    /* absent or null */
+}
+
+/* The number v as an integer in [lo, hi] into *out: 1. 0 for anything else
+ * (not a number, a fraction, NaN, infinite, out of range), which is never
+ * converted: casting such a double to an integer type is undefined. */
+static int jint(const cJSON *v, double lo, double hi, long *out)
+{
+    if (!cJSON_IsNumber(v))
+        return 0;
+    double d = v->valuedouble;
+    if (!(d >= lo && d <= hi))      /* false for NaN too */
+        return 0;
+    long i = (long)d;
+    if ((double)i != d)
+        return 0;
+    *out = i;
+    return 1;
 }
 
 const char *decode_obj_ns(const cJSON *obj)
@@ -102,9 +121,46 @@ static char *dup_or_null(const char *s)
 
 /* ---- ports ------------------------------------------------------------ */
 
+/* The API server validates a Service's ports as integers in 1..65535. An
+ * EndpointSlice's are int32 without a range of their own: a value outside
+ * int32 (or a fraction) cannot come from an API server, one outside 0..65535
+ * can but is no port (an SRV record holds 16 bits). */
+#define SVC_PORT_MIN 1
+#define SLICE_PORT_MIN 0
+#define PORT_MAX 65535
+#define INT32_LO (-2147483648.0)
+#define INT32_HI 2147483647.0
+
+typedef struct port_ctx {
+    const cJSON *obj;               /* for the log line of a dropped port */
+    int slice;                      /* 1: slice ports (sentinel, int32 rule) */
+    const char *why;                /* set when the object must be skipped */
+} port_ctx;
+
+/* One port's number: 1 to keep it, 0 to drop it, -1 to skip the object. */
+static int port_number(port_ctx *c, const cJSON *num, int i, long *out)
+{
+    if (!c->slice) {
+        if (jint(num, SVC_PORT_MIN, PORT_MAX, out))
+            return 1;
+        c->why = "spec.ports: a port is not an integer in 1..65535";
+        return -1;
+    }
+    if (!jint(num, INT32_LO, INT32_HI, out)) {
+        c->why = "ports: a port is not a 32-bit integer";
+        return -1;
+    }
+    if (*out >= SLICE_PORT_MIN && *out <= PORT_MAX)
+        return 1;
+    log_warning("plugin/kubernetes: endpointslice %s/%s: dropping ports[%d]: %ld is not in 0..65535",
+                decode_obj_ns(c->obj), decode_obj_name(c->obj), i, *out);
+    return 0;
+}
+
 /* spec.ports / slice ports → array; NULL with *n = 0 when none. A slice
- * without ports gets the sentinel -1 (sentinel = 1). */
-static st_port *decode_ports(strtab *strs, const cJSON *arr, uint16_t *n, int sentinel)
+ * without (usable) ports gets the sentinel -1. NULL with c->why set when
+ * the object must be skipped. */
+static st_port *decode_ports(strtab *strs, const cJSON *arr, uint16_t *n, port_ctx *c)
 {
     int cnt = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
     if (cnt > 1000)
@@ -114,19 +170,29 @@ static st_port *decode_ports(strtab *strs, const cJSON *arr, uint16_t *n, int se
     if (!ports)
         return NULL;
     const cJSON *p;
+    int i = 0;
     cJSON_ArrayForEach(p, arr) {
+        long port;
+        const cJSON *num = jget(p, "port");
+        int at = i++;
         if (*n >= cnt)
             break;
-        const cJSON *num = jget(p, "port");
         if (!cJSON_IsNumber(num))
+            continue;
+        int keep = port_number(c, num, at, &port);
+        if (keep < 0) {
+            free(ports);
+            return NULL;
+        }
+        if (!keep)
             continue;
         const char *name = jstr(p, "name");
         ports[*n].name = strtab_intern(strs, name ? name : "");
-        ports[*n].port = (int32_t)num->valuedouble;
+        ports[*n].port = (int32_t)port;
         ports[*n].proto = proto_of(jstr(p, "protocol"));
         (*n)++;
     }
-    if (*n == 0 && sentinel) {
+    if (*n == 0 && c->slice) {
         ports[0].name = strtab_intern(strs, "");
         ports[0].port = -1;
         ports[0].proto = ST_TCP;
@@ -269,7 +335,13 @@ st_service *decode_service(strtab *strs, const cJSON *obj, const char **why)
             return NULL;
         }
     }
-    s->ports = decode_ports(strs, jget(spec, "ports"), &s->nports, 0);
+    port_ctx pc = { obj, 0, NULL };
+    s->ports = decode_ports(strs, jget(spec, "ports"), &s->nports, &pc);
+    if (pc.why) {
+        decode_service_free(s);
+        *why = pc.why;
+        return NULL;
+    }
     const cJSON *sel = jget(spec, "selector");
     s->has_selector = cJSON_IsObject(sel) && sel->child != NULL;
     service_topology(strs, s, obj, spec);
@@ -327,11 +399,12 @@ static size_t pool_need(const cJSON *e)
     return need;
 }
 
+/* The hint names of arr (at most UINT16_MAX: decode_slice refuses more). */
 static const char *const *hint_names(strtab *strs, slice_blob *b, const cJSON *arr, uint16_t *n)
 {
     int cnt = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
     *n = 0;
-    if (cnt == 0)
+    if (cnt == 0 || cnt > UINT16_MAX)
         return NULL;
     const char **out = pool_take(b, (size_t)cnt * sizeof *out, sizeof *out);
     if (!out)
@@ -379,6 +452,16 @@ static int decode_endpoint(strtab *strs, slice_blob *b, const cJSON *e, int fami
     return 0;
 }
 
+/* Why an endpoint's hints cannot be counted in 16 bits, or NULL. */
+static const char *too_many_hints(const cJSON *e)
+{
+    const cJSON *hints = jget(e, "hints");
+    if (cJSON_GetArraySize(jget(hints, "forZones")) > UINT16_MAX ||
+        cJSON_GetArraySize(jget(hints, "forNodes")) > UINT16_MAX)
+        return "an endpoint has more than 65535 hints";
+    return NULL;
+}
+
 slice_blob *decode_slice(strtab *strs, const cJSON *obj, const char **why)
 {
     const char *ns = decode_obj_ns(obj), *name = decode_obj_name(obj);
@@ -397,6 +480,8 @@ slice_blob *decode_slice(strtab *strs, const cJSON *obj, const char **why)
         const cJSON *addrs = jget(e, "addresses");
         total += cJSON_IsArray(addrs) ? (size_t)cJSON_GetArraySize(addrs) : 0;
         pool += pool_need(e);
+        if ((*why = too_many_hints(e)))
+            return NULL;
     }
     slice_blob *b = calloc(1, sizeof *b);
     if (!b || !(b->eps = calloc(total ? total : 1, sizeof *b->eps)) ||
@@ -412,7 +497,13 @@ slice_blob *decode_slice(strtab *strs, const cJSON *obj, const char **why)
     b->ns = strtab_intern(strs, ns);
     b->name = strdup(name);
     b->service = strtab_intern(strs, decode_obj_label(obj, "kubernetes.io/service-name"));
-    b->ports = decode_ports(strs, jget(obj, "ports"), &b->nports, 1);
+    port_ctx pc = { obj, 1, NULL };
+    b->ports = decode_ports(strs, jget(obj, "ports"), &b->nports, &pc);
+    if (pc.why) {
+        decode_slice_unref(b);
+        *why = pc.why;
+        return NULL;
+    }
     if (family) {                   /* FQDN slices are ignored */
         cJSON_ArrayForEach(e, jarray(eps))
             decode_endpoint(strs, b, e, family);
@@ -488,40 +579,55 @@ void decode_pod_free(void *pod)
 
 /* ---- nodes ------------------------------------------------------------ */
 
+/* Quantity suffixes (SI and binary) and their factors. */
+static const struct { const char *suffix; double mult; } cpu_units[] = {
+    { "", 1 }, { "n", 1e-9 }, { "u", 1e-6 }, { "m", 1e-3 }, { "k", 1e3 }, { "M", 1e6 },
+    { "G", 1e9 }, { "T", 1e12 }, { "P", 1e15 }, { "E", 1e18 },
+    { "Ki", 1024.0 }, { "Mi", 1048576.0 }, { "Gi", 1073741824.0 }, { "Ti", 1099511627776.0 },
+    { "Pi", 1125899906842624.0 }, { "Ei", 1152921504606846976.0 },
+};
+
+/* The factor of a quantity's suffix; -1 when it is none. A decimal exponent
+ * ("e3", "E-2") is left to strtod: factor 1. */
+static double cpu_suffix(const char *s)
+{
+    if ((*s == 'e' || *s == 'E') && s[1]) {
+        const char *d = s + 1 + (s[1] == '+' || s[1] == '-');
+        if (*d && strspn(d, "0123456789") == strlen(d))
+            return 1;
+    }
+    for (size_t i = 0; i < sizeof cpu_units / sizeof cpu_units[0]; i++)
+        if (!strcmp(s, cpu_units[i].suffix))
+            return cpu_units[i].mult;
+    return -1;
+}
+
+/* A quantity as the API writes one: [+-]digits[.digits] then a suffix, no
+ * blanks, no hex, no "nan"/"inf" (which strtod alone would take). The
+ * result must fit the store's uint32_t millicores; anything else is -1. */
 long st_cpu_milli(const char *q)
 {
-    if (!q || !*q)
+    if (!q)
         return -1;
-    char *end;
-    double v = strtod(q, &end);
-    if (end == q || v < 0)
+    const char *p = q + (*q == '+' || *q == '-');
+    size_t digits = strspn(p, "0123456789");
+    p += digits;
+    if (*p == '.') {
+        size_t frac = strspn(p + 1, "0123456789");
+        digits += frac;
+        p += 1 + frac;
+    }
+    double mult = digits ? cpu_suffix(p) : -1;
+    if (mult < 0)
         return -1;
-    double mult;
-    if (!*end)
-        mult = 1;
-    else if (!strcmp(end, "m"))
-        mult = 1e-3;
-    else if (!strcmp(end, "k"))
-        mult = 1e3;
-    else if (!strcmp(end, "M"))
-        mult = 1e6;
-    else if (!strcmp(end, "G"))
-        mult = 1e9;
-    else if (!strcmp(end, "T"))
-        mult = 1e12;
-    else if (!strcmp(end, "Ki"))
-        mult = 1024;
-    else if (!strcmp(end, "Mi"))
-        mult = 1024.0 * 1024;
-    else if (!strcmp(end, "Gi"))
-        mult = 1024.0 * 1024 * 1024;
-    else
-        return -1;
+    double v = strtod(q, NULL);
     double milli = v * mult * 1000.0;
+    if (!(milli >= 0 && milli <= (double)UINT32_MAX))   /* also NaN and infinities */
+        return -1;
     long r = (long)milli;
     if ((double)r < milli - 1e-9)
         r++;                        /* round up */
-    return r;
+    return r <= (long)UINT32_MAX ? r : -1;
 }
 
 static int cmp_label(const void *a, const void *b)
@@ -529,11 +635,17 @@ static int cmp_label(const void *a, const void *b)
     return strcmp(((const st_label *)a)->key, ((const st_label *)b)->key);
 }
 
-static st_label *decode_labels(strtab *strs, const cJSON *obj, uint16_t *n)
+/* metadata.labels, sorted by key. NULL with *why when there are more than
+ * the 16-bit count holds (the object is skipped). */
+static st_label *decode_labels(strtab *strs, const cJSON *obj, uint16_t *n, const char **why)
 {
     const cJSON *labels = jget(jget(obj, "metadata"), "labels");
     int cnt = cJSON_IsObject(labels) ? cJSON_GetArraySize(labels) : 0;
     *n = 0;
+    if (cnt > UINT16_MAX) {
+        *why = "more than 65535 labels";
+        return NULL;
+    }
     st_label *out = calloc((size_t)(cnt ? cnt : 1), sizeof *out);
     if (!out)
         return NULL;
@@ -564,6 +676,19 @@ const char *st_node_label(const st_node *n, const char *key)
     return NULL;
 }
 
+/* status.allocatable.cpu in millicores; 0 (unknown) when absent, or when
+ * the quantity is malformed or beyond what the store holds: the API server
+ * accepts any quantity there, so the field is dropped, not the node. */
+static uint32_t node_cpu(const cJSON *obj, const char *q)
+{
+    long cpu = st_cpu_milli(q);
+    if (q && cpu < 0)
+        log_warning("plugin/kubernetes: node %s: ignoring status.allocatable.cpu \"%.40s%s\": not "
+                    "a quantity in 0..4294967295m", decode_obj_name(obj), q,
+                    strlen(q) > 40 ? "..." : "");
+    return cpu > 0 ? (uint32_t)cpu : 0;
+}
+
 st_node *decode_node(strtab *strs, const cJSON *obj, const store_opts *o, const char **why)
 {
     const char *name = decode_obj_name(obj);
@@ -575,15 +700,18 @@ st_node *decode_node(strtab *strs, const cJSON *obj, const store_opts *o, const 
         return NULL;
     }
     n->name = strtab_intern(strs, name);
-    n->labels = decode_labels(strs, obj, &n->nlabels);
+    n->labels = decode_labels(strs, obj, &n->nlabels, why);
+    if (*why) {
+        decode_node_free(n);
+        return NULL;
+    }
     const char *z = st_node_label(n, o->zone_label), *r = st_node_label(n, o->region_label);
     n->zone = z ? strtab_intern_lower(strs, z) : NULL;
     n->region = r ? strtab_intern_lower(strs, r) : NULL;
     n->control_plane = st_node_label(n, "node-role.kubernetes.io/control-plane") != NULL ||
                        st_node_label(n, "node-role.kubernetes.io/master") != NULL;
     const cJSON *status = jget(obj, "status");
-    long cpu = st_cpu_milli(jstr(jget(status, "allocatable"), "cpu"));
-    n->cpu_milli = cpu > 0 ? (uint32_t)cpu : 0;
+    n->cpu_milli = node_cpu(obj, jstr(jget(status, "allocatable"), "cpu"));
     const cJSON *c;
     cJSON_ArrayForEach(c, jarray(jget(status, "conditions"))) {
         const char *t = jstr(c, "type"), *s = jstr(c, "status");
@@ -626,7 +754,11 @@ st_namespace *decode_namespace(strtab *strs, const cJSON *obj, const char **why)
         return NULL;
     }
     ns->name = strtab_intern(strs, name);
-    ns->labels = decode_labels(strs, obj, &ns->nlabels);
+    ns->labels = decode_labels(strs, obj, &ns->nlabels, why);
+    if (*why) {
+        decode_namespace_free(ns);
+        return NULL;
+    }
     return ns;
 }
 

@@ -204,7 +204,8 @@ void store_relist_end(store *s, const char *resource);
 
 /* Helpers exposed for unit tests. */
 int st_parse_ip(const char *text, st_ip *out);
-/* Kubernetes CPU quantity → millicores, rounded up; -1 when malformed. */
+/* Kubernetes CPU quantity → millicores, rounded up; -1 when malformed,
+ * negative, or above 4294967295 (what st_node.cpu_milli holds). */
 long st_cpu_milli(const char *quantity);
 
 #endif

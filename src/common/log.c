@@ -7,18 +7,54 @@
 #include <unistd.h>
 #include "common/log.h"
 
+#define LINE_MAX_BYTES 4096
+
 int log_quiet;
 
+/* The escape of control character c into e (at most 4 bytes + NUL); its
+ * length. */
+static size_t escape_one(unsigned char c, char e[5])
+{
+    static const char hex[] = "0123456789abcdef";
+    char named = c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : 0;
+    e[0] = '\\';
+    if (named) {
+        e[1] = named;
+        return 2;
+    }
+    e[1] = 'x';
+    e[2] = hex[c >> 4];
+    e[3] = hex[c & 15];
+    return 4;
+}
+
+/* s with its control characters escaped into out (at most cap bytes, never
+ * half an escape); the length written. */
+static size_t escape_controls(const char *s, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        char e[5];
+        size_t n = c < 0x20 || c == 0x7f ? escape_one(c, e) : (e[0] = (char)c, 1);
+        if (o + n > cap)
+            break;
+        for (size_t i = 0; i < n; i++)
+            out[o++] = e[i];
+    }
+    return o;
+}
+
+/* One write(2) per line, so lines from different threads never mix; no
+ * byte of the message can end the line early or start another. */
 static void vlog(const char *level, const char *fmt, va_list ap)
 {
-    char line[4096];
+    char msg[LINE_MAX_BYTES], line[LINE_MAX_BYTES];
+    vsnprintf(msg, sizeof msg, fmt, ap);
     int n = snprintf(line, sizeof line, "[%s] ", level);
-    int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
-    size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
-    if (len > sizeof line - 2)
-        len = sizeof line - 2;
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof line - 1 ? (size_t)n : sizeof line - 1;
+    len += escape_controls(msg, line + len, sizeof line - 1 - len);
     line[len++] = '\n';
-    /* one write(2): lines from different threads never mix */
     ssize_t w = write(STDOUT_FILENO, line, len);
     (void)w;
 }

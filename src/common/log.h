@@ -1,6 +1,10 @@
 /*
  * log.h — process log lines as CoreDNS prints them: "[LEVEL] message" on
- * standard output, one write per line so threads never interleave.
+ * standard output, one write per line so threads never interleave. A line
+ * is at most 4096 bytes. Control characters in the message are escaped
+ * (\n \r \t, the others \xNN), so nothing a message carries (a URL, a
+ * name, an API object's field) can end a line early or forge another.
+ * Backslashes are written as they are.
  */
 #ifndef TOPODNS_LOG_H
 #define TOPODNS_LOG_H

@@ -335,6 +335,7 @@ static int import_one(parser *p, const char *path, size_t argi, cf_tokvec *out)
     /* stat first: opening a FIFO would block; a device could never end */
     struct stat st;
     char *buf = NULL;
+    const char *why = NULL;
     size_t n = 0;
     int rc = -1;
     if (stat(path, &st) < 0) {
@@ -343,8 +344,8 @@ static int import_one(parser *p, const char *path, size_t argi, cf_tokvec *out)
         perr(p, arg, "Could not import %s: is a directory", path);
     } else if (!S_ISREG(st.st_mode)) {
         perr(p, arg, "Could not import %s: not a regular file", path);
-    } else if (!(buf = file_read(path, &n))) {
-        perr(p, arg, "Could not import %s: %s", path, strerror(errno));
+    } else if (!(buf = file_read(path, &n, FILE_REGULAR, &why))) {
+        perr(p, arg, "Could not import %s: %s", path, why);
     } else {
         char *name = abs_clean(path);
         int in = new_inst(p, name, real, arg->inst);
@@ -736,10 +737,11 @@ cf_file *cf_parse_string(const char *name, const char *text, char *err, size_t e
 cf_file *cf_parse_file(const char *path, char *err, size_t errlen)
 {
     size_t n = 0;
-    char *buf = file_read(path, &n);
+    const char *why = NULL;
+    char *buf = file_read(path, &n, FILE_PIPE_OK, &why);
     if (!buf) {
         if (err && errlen)
-            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            snprintf(err, errlen, "%s: %s", path, why);
         return NULL;
     }
     cf_file *f = parse_text(path, buf, n, err, errlen);

@@ -18,7 +18,8 @@
  * connection being set up rather than opening its own (CURLOPT_PIPEWAIT),
  * so on HTTP/2 every list and watch is a stream of one TLS connection, as
  * with client-go. Transport failures (refused, TLS
- * verification, reset) are logged here with curl's own reason.
+ * verification, reset) are logged here with curl's own reason. A client
+ * with a bearer token for a plain http:// server warns once, when made.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -30,6 +31,7 @@
 #include <unistd.h>
 #include <curl/curl.h>
 #include <event2/event.h>
+#include "common/file.h"
 #include "k8s/jsonarena.h"
 #include "k8s/k8s.h"
 #include "k8s/reflector.h"
@@ -113,6 +115,17 @@ static void metrics_init(k8s_client *c, metrics_registry *reg)
 
 /* ---- token ------------------------------------------------------------ */
 
+/* A token (or token file) for a plain http:// server goes out unencrypted
+ * with every request: said once, when the client is made. */
+static void warn_plain_token(const k8s_config *c)
+{
+    if (strncmp(c->server, "http://", 7) != 0 || (!c->token_file && !(c->token && *c->token)))
+        return;
+    log_warning("plugin/kubernetes: a bearer token is configured for %s, which is plain http://: "
+                "the bearer token is sent unencrypted with every request (use https://)",
+                c->server);
+}
+
 static void load_token(k8s_client *c, int force)
 {
     if (!c->cfg.token_file) {
@@ -121,7 +134,7 @@ static void load_token(k8s_client *c, int force)
     }
     if (!force && c->token_read > 0 && now() - c->token_read < 60)
         return;
-    FILE *fp = fopen(c->cfg.token_file, "r");
+    FILE *fp = file_open(c->cfg.token_file, FILE_REGULAR, NULL);    /* a FIFO would block */
     c->token_read = now();
     if (!fp)
         return;
@@ -460,6 +473,7 @@ k8s_client *k8s_client_new(const k8s_config *cfg, metrics_registry *reg, char *e
         *f[i] = *f[i] ? strdup(*f[i]) : NULL;
     const char *h = strstr(c->cfg.server, "://");
     snprintf(c->host, sizeof c->host, "%s", h ? h + 3 : c->cfg.server);
+    warn_plain_token(&c->cfg);
     c->rng = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ULL ^ (uint64_t)getpid() ^ (uint64_t)(uintptr_t)c;
     if (!c->rng)
         c->rng = 1;

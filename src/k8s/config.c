@@ -11,15 +11,27 @@
  *   in-cluster                  (KUBERNETES_SERVICE_HOST/PORT, the service
  *                                account token and CA; TOPODNS_SA_DIR
  *                                overrides the directory for tests)
+ *
+ * A kubeconfig is read whole (a regular file only) and first walked as a
+ * stream of parser events, which stops at the first collection nested
+ * deeper than KUBECONFIG_MAX_DEPTH: libyaml's document loader has no such
+ * limit, and 100k nested '[' kept it busy with ever more memory. Only a
+ * document that passes is loaded.
  */
+#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <libgen.h>
+#include <arpa/inet.h>
 #include <openssl/evp.h>
 #include <yaml.h>
+#include "common/file.h"
 #include "k8s/k8s.h"
+
+/* Real kubeconfigs nest 4 or 5 levels deep. */
+#define KUBECONFIG_MAX_DEPTH 64
 
 static char *dup0(const char *s)
 {
@@ -36,12 +48,89 @@ void k8s_config_free(k8s_config *c)
     }
 }
 
+/* ---- URLs --------------------------------------------------------------- */
+
+/* Why the port text p (up to end) is not one in 1..65535, or NULL. */
+static const char *url_port(const char *p, const char *end)
+{
+    long v = 0;
+    if (p == end || end - p > 5)
+        return "the port is not a number in 1..65535";
+    for (; p < end; p++) {
+        if (*p < '0' || *p > '9')
+            return "the port is not a number in 1..65535";
+        v = v * 10 + (*p - '0');
+    }
+    return v >= 1 && v <= 65535 ? NULL : "the port is not a number in 1..65535";
+}
+
+/* Why the bracketed IPv6 host at a ("[...]") is bad, or NULL; *rest is
+ * what follows the ']'. */
+static const char *url_ipv6(const char *a, const char *end, const char **rest)
+{
+    const char *close = memchr(a, ']', (size_t)(end - a));
+    char buf[64];
+    unsigned char bin[16];
+    if (!close)
+        return "unclosed '[' in the host";
+    if ((size_t)(close - a - 1) >= sizeof buf)
+        return "the host in '[...]' is not an IPv6 address";
+    memcpy(buf, a + 1, (size_t)(close - a - 1));
+    buf[close - a - 1] = '\0';
+    if (inet_pton(AF_INET6, buf, bin) != 1)
+        return "the host in '[...]' is not an IPv6 address";
+    *rest = close + 1;
+    return *rest == end || **rest == ':' ? NULL : "unexpected text after ']'";
+}
+
+/* Why the authority a..end ("host[:port]") is bad, or NULL. */
+static const char *url_authority(const char *a, const char *end)
+{
+    const char *rest;
+    if (a == end)
+        return "no host";
+    if (memchr(a, '@', (size_t)(end - a)))
+        return "user info in the URL (the host has an '@')";
+    if (*a == '[') {
+        const char *why = url_ipv6(a, end, &rest);
+        return why ? why : rest == end ? NULL : url_port(rest + 1, end);
+    }
+    rest = memchr(a, ':', (size_t)(end - a));
+    if (rest && memchr(rest + 1, ':', (size_t)(end - rest - 1)))
+        return "the host is not a name or an address (an IPv6 address needs '[...]')";
+    const char *host_end = rest ? rest : end;
+    if (host_end == a)
+        return "no host";
+    for (const char *h = a; h < host_end; h++)
+        if (!isalnum((unsigned char)*h) && *h != '.' && *h != '-' && *h != '_')
+            return "the host is not a name or an address (an IPv6 address needs '[...]')";
+    return rest ? url_port(rest + 1, end) : NULL;
+}
+
+const char *k8s_url_check(const char *url)
+{
+    if (!url)
+        return "no URL";
+    for (const char *p = url; *p; p++)
+        if ((unsigned char)*p <= ' ' || *p == 0x7f)
+            return "a control character or blank in the URL";
+    const char *a = !strncmp(url, "https://", 8) ? url + 8 : !strncmp(url, "http://", 7) ? url + 7
+                                                                                          : NULL;
+    if (!a)
+        return "want http:// or https://";
+    if (strpbrk(a, "?#"))
+        return "a query or fragment in the URL";
+    const char *slash = strchr(a, '/');
+    return url_authority(a, slash ? slash : a + strlen(a));
+}
+
 int k8s_config_endpoint(k8s_config *c, const char *url, const char *cert, const char *key,
                         const char *ca, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    if (!url || (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))) {
-        snprintf(err, errlen, "invalid endpoint '%s': want http:// or https://", url ? url : "");
+    const char *why = k8s_url_check(url);
+    if (why) {
+        snprintf(err, errlen, "invalid endpoint '%s': %s", url ? url : "", why);
         return -1;
     }
     c->server = strdup(url);
@@ -68,6 +157,12 @@ int k8s_config_incluster(k8s_config *c, char *err, size_t errlen)
         dir = "/var/run/secrets/kubernetes.io/serviceaccount";
     char buf[1024];
     snprintf(buf, sizeof buf, strchr(host, ':') ? "https://[%s]:%s" : "https://%s:%s", host, port);
+    const char *why = k8s_url_check(buf);
+    if (why) {
+        snprintf(err, errlen, "unable to load in-cluster configuration: KUBERNETES_SERVICE_HOST "
+                 "and KUBERNETES_SERVICE_PORT make the invalid endpoint '%s': %s", buf, why);
+        return -1;
+    }
     c->server = strdup(buf);
     snprintf(buf, sizeof buf, "%s/token", dir);
     c->token_file = strdup(buf);
@@ -214,26 +309,71 @@ static char *relpath(const char *dir, const char *p)
     return s;
 }
 
+/* Walk text's parser events: 0 when it is YAML nested at most max deep;
+ * -1 with err (the line of the first collection too deep) otherwise. */
+static int yaml_check_depth(const char *text, size_t len, int max, const char *path,
+                            char *err, size_t errlen)
+{
+    yaml_parser_t p;
+    yaml_event_t ev;
+    int depth = 0, rc = 0, done = 0;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+    while (!done && rc == 0) {
+        if (!yaml_parser_parse(&p, &ev)) {
+            snprintf(err, errlen, "kubeconfig %s: not valid YAML", path);
+            rc = -1;
+            break;
+        }
+        if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+            if (++depth > max) {
+                snprintf(err, errlen, "kubeconfig %s:%lu: nested deeper than %d levels", path,
+                         (unsigned long)ev.start_mark.line + 1, max);
+                rc = -1;
+            }
+        } else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) {
+            depth--;
+        }
+        done = ev.type == YAML_STREAM_END_EVENT;
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&p);
+    return rc;
+}
+
+/* The kubeconfig at path as a libyaml document, its depth checked first.
+ * 0, or -1 with err. */
+static int load_document(const char *path, yaml_document_t *d, char *err, size_t errlen)
+{
+    size_t len = 0;
+    const char *why = NULL;
+    char *text = file_read(path, &len, FILE_REGULAR, &why);
+    if (!text) {
+        snprintf(err, errlen, "kubeconfig %s: cannot open: %s", path, why);
+        return -1;
+    }
+    int rc = yaml_check_depth(text, len, KUBECONFIG_MAX_DEPTH, path, err, errlen);
+    if (rc == 0) {
+        yaml_parser_t p;
+        yaml_parser_initialize(&p);
+        yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+        if (!yaml_parser_load(&p, d)) {
+            snprintf(err, errlen, "kubeconfig %s: not valid YAML", path);
+            rc = -1;
+        }
+        yaml_parser_delete(&p);
+    }
+    free(text);
+    return rc;
+}
+
 int k8s_config_kubeconfig(k8s_config *c, const char *path, const char *context,
                           char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    FILE *fp = fopen(path, "r");
-    if (!fp) {
-        snprintf(err, errlen, "kubeconfig %s: cannot open", path);
-        return -1;
-    }
-    yaml_parser_t p;
     yaml_document_t d;
-    yaml_parser_initialize(&p);
-    yaml_parser_set_input_file(&p, fp);
-    int ok = yaml_parser_load(&p, &d);
-    yaml_parser_delete(&p);
-    fclose(fp);
-    if (!ok) {
-        snprintf(err, errlen, "kubeconfig %s: not valid YAML", path);
+    if (load_document(path, &d, err, errlen) < 0)
         return -1;
-    }
     char *pc = strdup(path), *dir = dirname(pc);
     yaml_node_t *root = yaml_document_get_root_node(&d);
     const char *ctx = context ? context : yscalar(&d, root, "current-context");

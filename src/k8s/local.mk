@@ -16,7 +16,7 @@ check_PROGRAMS += tests/unit/test_k8s_config
 TESTS += tests/unit/test_k8s_config
 tests_unit_test_k8s_config_SOURCES = tests/unit/test_k8s_config.c
 tests_unit_test_k8s_config_CFLAGS = $(UNIT_CC_FLAGS)
-tests_unit_test_k8s_config_LDADD = $(LIBK8S) $(LIBCOMMON) $(CMOCKA_LIBS) $(DEP_LIBS)
+tests_unit_test_k8s_config_LDADD = $(K8S_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)
 
 check_PROGRAMS += tests/unit/test_reflector
 TESTS += tests/unit/test_reflector

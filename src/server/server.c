@@ -436,9 +436,10 @@ instance *instance_load(const server_env *env, const char *path, char *err, size
     size_t len = 0;
     char *text = NULL;
     if (path) {
-        text = file_read(path, &len);
+        const char *why = NULL;
+        text = file_read(path, &len, FILE_PIPE_OK, &why);   /* a pipe: -conf /dev/stdin */
         if (!text) {
-            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            snprintf(err, errlen, "%s: %s", path, why);
             free(ins);
             return NULL;
         }

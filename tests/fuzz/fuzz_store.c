@@ -17,11 +17,13 @@
  * tests/data/topology/cluster.yaml (converted to JSON by the test's caller
  * into $FUZZ_STORE_CORPUS, one object per line) and, for each, a
  * deterministic sweep of damaged variants: every member removed, and every
- * value replaced by null, a number, a string, an empty object, an empty
- * array and a huge string. The good objects must be accepted; then the
+ * value replaced by null, a huge negative number, a fraction, NaN (which
+ * JSON text cannot carry but a decoder must still refuse), a string, an
+ * empty object, an empty array and a huge string. The good objects must be accepted; then the
  * damaged ones go in on top and the store must still serve. `make check`
  * runs it that way through tests/fuzz/fuzz_store.sh.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,9 +125,11 @@ static cJSON *replacement(int k)
     switch (k) {
     case 0: return cJSON_CreateNull();
     case 1: return cJSON_CreateNumber(-1e300);
-    case 2: return cJSON_CreateString("");
-    case 3: return cJSON_CreateObject();
-    case 4: return cJSON_CreateArray();
+    case 2: return cJSON_CreateNumber(80.5);
+    case 3: return cJSON_CreateNumber(NAN);
+    case 4: return cJSON_CreateString("");
+    case 5: return cJSON_CreateObject();
+    case 6: return cJSON_CreateArray();
     default: return cJSON_CreateString(huge);
     }
 }
@@ -151,7 +155,7 @@ static cJSON *nth(cJSON *node, int *count, int target, cJSON **parent)
 static void sweep(const cJSON *root)
 {
     for (int target = 0;; target++) {
-        for (int k = -1; k < 6; k++) {
+        for (int k = -1; k < 8; k++) {
             cJSON *copy = cJSON_Duplicate(root, 1), *parent = NULL;
             int count = 0;
             cJSON *victim = copy ? nth(copy, &count, target, &parent) : NULL;

@@ -12,9 +12,11 @@ import json, sys, yaml
 for d in yaml.safe_load_all(open(sys.argv[1])):
     if d: print(json.dumps(d))
 PY
-# the damaged objects are logged as skipped, thousands of lines: count them
+# the damaged objects are logged as skipped (or a field of them as dropped or
+# ignored), thousands of lines: count them
 "$top_builddir/tests/fuzz/fuzz_store" "$tmp/objects.jsonl" > "$tmp/out" 2>&1
 rc=$?
-echo "$(grep -c 'skipping' "$tmp/out") damaged objects were logged and skipped"
-grep -v 'skipping' "$tmp/out" | tail -30
+echo "$(grep -c 'skipping' "$tmp/out") damaged objects were logged and skipped," \
+    "$(grep -cE 'dropping|ignoring' "$tmp/out") damaged fields dropped"
+grep -vE 'skipping|dropping|ignoring' "$tmp/out" | tail -30
 exit $rc

@@ -73,6 +73,17 @@ start_topodns "example.org:{\$PORT} {
 }" || exit 1
 FILE_PORT=$PORT
 
+# read_timeout beyond what int milliseconds hold: the longest c-ares wait
+# (the double-to-int cast was undefined; the sanitizer build aborted here)
+start_topodns ".:{\$PORT} {
+    forward . 127.0.0.1:$FILE_PORT {
+        read_timeout 2562047h
+    }
+}" || exit 1
+q www.example.org A
+check "read_timeout 2562047h: answered" answer_has '192\.0\.2\.10$'
+stop_topodns
+
 # --- answers, ID, EDNS, except, truncation ----------------------------------
 start_topodns ".:{\$PORT} {
     prometheus 127.0.0.1:$MPORT

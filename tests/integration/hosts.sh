@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # hosts.sh — hosts file and inline entries: A/AAAA, PTR, NODATA, SERVFAIL
-# for a missing name, fallthrough, ttl, no_reverse, reload on change.
+# for a missing name, fallthrough, ttl, no_reverse, reload on change; a
+# FILE that is no regular file stops startup at its token.
 . "$top_srcdir/tests/integration/lib.sh"
 cat > "$TMP/hosts" <<'H'
 # a comment
@@ -47,6 +48,14 @@ q 9.9.9.10.in-addr.arpa PTR
 check "PTR of an address only other.test knows goes on (whoami)" additional_has '_udp\.9\.9\.9\.10\.in-addr\.arpa\.'
 q 2.0.0.10.in-addr.arpa PTR
 check "inline entries get PTRs too" answer_has 'PTR[[:space:]]+api\.example\.org\.$'
+# regression: sscanf's %u wrapped 4294967297 to 1 (and took "+1", "01"),
+# so these bogus names answered as 10.0.0.1; now they are no address and
+# go on (whoami)
+for bogus in 4294967297.0.0.10 +1.0.0.10 01.0.0.10 1.0.0.0.10 0.10; do
+    q -q "$bogus.in-addr.arpa" -t PTR
+    check "$bogus.in-addr.arpa is no address: not answered from the hosts file" \
+        eval '! answer_has PTR && additional_has "_udp\\."'
+done
 echo "10.0.0.99 new.example.org" >> "$TMP/hosts"
 ok=0
 for _ in $(seq 1 40); do
@@ -55,4 +64,18 @@ for _ in $(seq 1 40); do
     sleep 0.2
 done
 check "reload picks up a changed file" [ $ok -eq 1 ]
+
+# not_regular NAME PATH: `hosts PATH` stops startup with file:line and the
+# token at once (a FIFO blocked the open forever, a device such as
+# /dev/zero was read without end)
+not_regular() {
+    printf 'example.org:%s {\n    whoami\n    hosts %s example.org\n}\n' "$(free_port)" "$2" > "$TMP/C.$1"
+    OUT=$(timeout 10 "$TOPODNS" -conf "$TMP/C.$1" 2>&1); rc=$?
+    check "hosts $1: startup stops" eval '[ $rc -ne 0 ] && [ $rc -ne 124 ]'
+    check "hosts $1: C.$1:3 and the token named" \
+        grep -qF "C.$1:3: plugin/hosts: $2 $3 near '$2'" <<<"$OUT"
+}
+mkfifo "$TMP/fifo"
+not_regular fifo "$TMP/fifo" "is not a regular file"
+not_regular dir "$TMP" "is a directory"
 finish

@@ -27,6 +27,28 @@ check "-conf without a value is an error (2)" bash -c '[ $1 -eq 2 ] &&
     grep -q "^flag needs an argument: -conf$" <<<"$0"' "$OUT" $rc
 OUT=$("$TOPODNS" -conf "$TMP/missing" 2>&1); rc=$?
 check "missing -conf file is an error" bash -c '[ $1 -ne 0 ] && grep -q "missing" <<<"$0"' "$OUT" $rc
+# a device is refused, never read (/dev/zero would never end; /dev/null
+# here, which cannot hurt the machine should this regress)
+OUT=$(timeout 10 "$TOPODNS" -conf /dev/null 2>&1); rc=$?
+check "-conf /dev/null (a device) is an error at once" \
+    bash -c '[ $1 -ne 0 ] && [ $1 -ne 124 ] && grep -q "/dev/null: not a regular file" <<<"$0"' "$OUT" $rc
+# ... while a pipe is read to its end: -conf /dev/stdin
+PORT=$(free_port)
+printf '.:%s {\n    whoami\n}\n' "$PORT" | "$TOPODNS" -conf /dev/stdin > "$TMP/stdin.log" 2>&1 &
+TOPO_PID=$!
+PIDS+=("$TOPO_PID")
+wait_dns "$PORT"
+q example.org A
+check "-conf /dev/stdin from a pipe" additional_has '_udp\.example\.org\.'
+stop_topodns
+# -workers out of range or not a number: an error, not atoi's undefined
+# result (the Corefile binds loopback, should this regress and start)
+printf '.:%s {\n    bind 127.0.0.1\n    whoami\n}\n' "$(free_port)" > "$TMP/Corefile.workers"
+for w in 99999999999999999999 -3 0 x 4k; do
+    OUT=$(timeout 5 "$TOPODNS" -conf "$TMP/Corefile.workers" -workers "$w" 2>&1); rc=$?
+    check "-workers $w is an error" \
+        bash -c '[ $1 -eq 2 ] && grep -q "^invalid value \".*\" for flag -workers: parse error$" <<<"$0"' "$OUT" $rc
+done
 
 # built-in Corefile (. { whoami log }) when there is no ./Corefile
 PORT=$(free_port)

@@ -128,6 +128,10 @@ static void test_option_errors(void **state)
         { "cache {\n disable foo\n }", "must be \"success\" or \"denial\"" },
         { "cache {\n success\n }", "Wrong argument count" },
         { "cache {\n success x\n }", "not a number" },
+        /* regression: strtol's clamp made these LONG_MAX instead of an error */
+        { "cache {\n success 99999999999999999999\n }", "value out of range" },
+        { "cache {\n denial 100 99999999999999999999\n }", "value out of range" },
+        { "cache {\n prefetch 99999999999999999999\n }", "value out of range" },
         { "cache {\n success 100 0\n }", "zero or negative" },
         { "cache {\n denial 100 10 -1\n }", "can not be negative" },
         { "cache {\n serve_stale 1h later\n }", "refresh mode" },

@@ -617,6 +617,10 @@ static void test_import_errors(void **state)
                     "'/proc/self/mem'");
     }
 
+    /* a device would never end: refused, never read */
+    parse_fails("import /dev/zero\n",
+                "Corefile:1: Could not import /dev/zero: not a regular file near '/dev/zero'");
+
     /* a FIFO would block: only regular files are read */
     char fifo[512];
     snprintf(fifo, sizeof fifo, "%s/t3/pipe.conf", tmpdir);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 #include "plugin/file/file.h"
 #include "server/server.h"
@@ -607,6 +608,37 @@ static void test_setup_errors(void **state)
     free(bad);
 }
 
+/* Regression: `file /dev/zero` spun forever at startup (ldns read NUL
+ * bytes without end) and a FIFO blocked the open. A DBFILE that exists but
+ * is no regular file stops startup at its own token, whatever `reload` says;
+ * a reload refuses one too. The alarm turns a hang into a failure. */
+static void test_setup_not_regular(void **state)
+{
+    (void)state;
+    char conf[1024], want[1024], fifo[64];
+    alarm(60);
+    expect_setup_error("example.org:1053 {\n    file /dev/zero example.org\n}\n",
+                       ":2: plugin/file: /dev/zero is not a regular file near '/dev/zero'");
+    expect_setup_error("example.org:1053 {\n    file /dev/null {\n        reload 0\n    }\n}\n",
+                       ":2: plugin/file: /dev/null is not a regular file near '/dev/null'");
+    expect_setup_error("example.org:1053 {\n    file /tmp\n}\n",
+                       ":2: plugin/file: /tmp is a directory near '/tmp'");
+    snprintf(fifo, sizeof fifo, "/tmp/test_file.fifo.%d", (int)getpid());
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    snprintf(conf, sizeof conf, "example.org:1053 {\n    file %s\n}\n", fifo);
+    snprintf(want, sizeof want, ":2: plugin/file: %s is not a regular file near '%s'", fifo, fifo);
+    expect_setup_error(conf, want);
+    /* what a reload reads: refused, never read */
+    fzone *z = NULL;
+    char err[256];
+    assert_int_equal(fzone_load(fifo, "example.org.", &z, err, sizeof err), -1);
+    assert_non_null(strstr(err, "not a regular file"));
+    assert_int_equal(fzone_load("/dev/zero", "example.org.", &z, err, sizeof err), -1);
+    assert_string_equal(err, "open /dev/zero: not a regular file");
+    unlink(fifo);
+    alarm(0);
+}
+
 static void test_missing_file_servfail(void **state)
 {
     (void)state;
@@ -634,6 +666,7 @@ int main(void)
         cmocka_unit_test(test_plugin_fallthrough),
         cmocka_unit_test(test_plugin_zones),
         cmocka_unit_test(test_setup_errors),
+        cmocka_unit_test(test_setup_not_regular),
         cmocka_unit_test(test_missing_file_servfail),
     };
     return cmocka_run_group_tests(tests, setup_zone, teardown_zone);

@@ -4,7 +4,8 @@
  * insecure), endpoint, in-cluster from the environment. The *-data fields
  * decode as Go's standard base64 does (padding required, CR and LF ignored
  * anywhere, anything else outside the alphabet rejected); an invalid,
- * empty or NUL-carrying field is an error naming it, never dropped.
+ * empty or NUL-carrying field is an error naming it, never dropped. A
+ * client made for a token over plain http:// warns once.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <curl/curl.h>
 #include "k8s/k8s.h"
 
 static char dir[64];
@@ -213,6 +215,127 @@ static void test_data_newlines(void **state)
     expect_bad("    certificate-authority-data: YWJj\n      YWJj\n", "", "certificate-authority-data");
 }
 
+/* A kubeconfig with an extension nested depth levels deep ("[[[...]]]"),
+ * the rest of it valid; k8s_config_kubeconfig's result, err filled. */
+static int load_nested(size_t depth, int closed, char *err, size_t errlen)
+{
+    size_t cap = 2 * depth + 1024;
+    char *text = malloc(cap), p[256];
+    assert_non_null(text);
+    size_t n = (size_t)snprintf(text, cap,
+                                "apiVersion: v1\nkind: Config\ncurrent-context: x\n"
+                                "clusters:\n- name: c\n  cluster:\n    server: https://10.0.0.1:6443\n"
+                                "users:\n- name: u\n  user: {token: t}\n"
+                                "contexts:\n- name: x\n  context: {cluster: c, user: u}\n"
+                                "extensions: ");
+    memset(text + n, '[', depth);
+    n += depth;
+    if (closed) {
+        memset(text + n, ']', depth);
+        n += depth;
+    }
+    text[n++] = '\n';
+    text[n] = '\0';
+    write_file("kc-nested", text);
+    free(text);
+    snprintf(p, sizeof p, "%s/kc-nested", dir);
+    k8s_config c;
+    err[0] = '\0';
+    int rc = k8s_config_kubeconfig(&c, p, NULL, err, errlen);
+    if (rc == 0)
+        k8s_config_free(&c);
+    return rc;
+}
+
+/* Regression: 100k nested '[' made libyaml spin with ever more memory
+ * before our code saw anything. Documents nested deeper than 64 are
+ * refused while they are read, before any structure is built; the alarm
+ * turns a hang into a failure. */
+static void test_kubeconfig_nesting(void **state)
+{
+    char err[256];
+    alarm(30);
+    assert_int_equal(load_nested(100000, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "kc-nested"));
+    assert_non_null(strstr(err, "nested deeper than 64"));
+    assert_int_equal(load_nested(100000, 1, err, sizeof err), -1);
+    assert_non_null(strstr(err, "nested deeper than 64"));
+    /* the limit counts every collection: the root mapping is level 1 */
+    assert_int_equal(load_nested(63, 1, err, sizeof err), 0);
+    assert_int_equal(load_nested(64, 1, err, sizeof err), -1);
+    alarm(0);
+}
+
+static void endpoint_bad(const char *url, const char *why)
+{
+    char err[512] = "";
+    k8s_config c;
+    if (k8s_config_endpoint(&c, url, NULL, NULL, NULL, err, sizeof err) != -1) {
+        k8s_config_free(&c);
+        fail_msg("endpoint '%s' accepted", url);
+    }
+    if (!strstr(err, why))
+        fail_msg("endpoint '%s': error '%s' lacks '%s'", url, err, why);
+}
+
+static void endpoint_good(const char *url, const char *server)
+{
+    char err[512] = "";
+    k8s_config c;
+    if (k8s_config_endpoint(&c, url, NULL, NULL, NULL, err, sizeof err) != 0)
+        fail_msg("endpoint '%s' refused: %s", url, err);
+    assert_string_equal(c.server, server);
+    k8s_config_free(&c);
+}
+
+/* Regression: a bad scheme, an unclosed '[', port 99999 or a line break
+ * were accepted and failed at every request, forever. k8s_url_check
+ * refuses them when the configuration is built (and the kubernetes plugin
+ * at load, at the URL's token). */
+static void test_endpoint_urls(void **state)
+{
+    endpoint_bad("ftp://10.0.0.1", "want http:// or https://");
+    endpoint_bad("https//10.0.0.1", "want http:// or https://");
+    endpoint_bad("10.0.0.1:6443", "want http:// or https://");
+    endpoint_bad("https://[fd00::1:6443", "unclosed '['");
+    endpoint_bad("https://[fd00::1]x", "after ']'");
+    endpoint_bad("https://[not-v6]:443", "not an IPv6 address");
+    endpoint_bad("https://10.0.0.1:99999", "port");
+    endpoint_bad("https://10.0.0.1:0", "port");
+    endpoint_bad("https://10.0.0.1:", "port");
+    endpoint_bad("https://10.0.0.1:64x", "port");
+    endpoint_bad("https://10.0.0.1:123456789012345678901", "port");
+    endpoint_bad("https://fd00::1:6443", "host");
+    endpoint_bad("https://", "no host");
+    endpoint_bad("https://:6443", "no host");
+    endpoint_bad("https://user:pw@10.0.0.1", "user info");
+    endpoint_bad("https://bad_host!:443", "host");
+    endpoint_bad("https://10.0.0.1/api?x=1", "query");
+    endpoint_bad("https://10.0.0.1/#frag", "query");
+    endpoint_bad("https://10.0.0.1\r\nX-Injected: 1", "control character");
+    endpoint_bad("https://10.0.0.1/a b", "control character or blank");
+    endpoint_good("https://10.0.0.1:6443", "https://10.0.0.1:6443");
+    endpoint_good("http://127.0.0.1:8001/", "http://127.0.0.1:8001");
+    endpoint_good("https://[fd00::1]:443", "https://[fd00::1]:443");
+    endpoint_good("https://[fd00::1]", "https://[fd00::1]");
+    endpoint_good("https://api.example.com", "https://api.example.com");
+    endpoint_good("https://rancher.example.com/k8s/clusters/c-1",
+                  "https://rancher.example.com/k8s/clusters/c-1");
+    endpoint_good("https://kubernetes.default.svc:65535", "https://kubernetes.default.svc:65535");
+    /* the server of a kubeconfig is checked the same way */
+    char err[256];
+    k8s_config c;
+    write_file("kc-url", "apiVersion: v1\nkind: Config\ncurrent-context: x\n"
+               "clusters:\n- name: c\n  cluster:\n    server: https://[fd00::1:6443\n"
+               "users:\n- name: u\n  user: {token: t}\n"
+               "contexts:\n- name: x\n  context: {cluster: c, user: u}\n");
+    char p[256];
+    snprintf(p, sizeof p, "%s/kc-url", dir);
+    assert_int_equal(k8s_config_kubeconfig(&c, p, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "kc-url"));
+    assert_non_null(strstr(err, "unclosed '['"));
+}
+
 static void test_endpoint_and_incluster(void **state)
 {
     char err[256];
@@ -235,6 +358,65 @@ static void test_endpoint_and_incluster(void **state)
     k8s_config_free(&c);
 }
 
+/* The log lines k8s_client_new(cfg) writes (malloc'd); the client freed
+ * unstarted. */
+static char *client_log(const char *server, const char *token, const char *token_file)
+{
+    char path[] = "/tmp/k8scfg-log.XXXXXX", err[256];
+    int fd = mkstemp(path), saved = dup(STDOUT_FILENO);
+    assert_true(fd >= 0 && saved >= 0);
+    dup2(fd, STDOUT_FILENO);
+    k8s_config cfg = { 0 };
+    cfg.server = (char *)server;
+    cfg.token = (char *)token;
+    cfg.token_file = (char *)token_file;
+    k8s_client *c = k8s_client_new(&cfg, NULL, err, sizeof err);
+    k8s_client_free(c);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    char *out = calloc(1, 4096);
+    assert_non_null(out);
+    assert_true(pread(fd, out, 4095, 0) >= 0);
+    close(fd);
+    unlink(path);
+    assert_non_null(c);
+    return out;
+}
+
+static int count(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
+        n++;
+    return n;
+}
+
+/* Regression: a bearer token went over plain http:// without a word. Each
+ * client made with a token or token file for an http:// server warns once;
+ * https://, or no token, says nothing. */
+static void test_token_over_http_warns(void **state)
+{
+    static const char warning[] = "the bearer token is sent unencrypted";
+    char *out = client_log("http://127.0.0.1:8001", "s3cret", NULL);
+    assert_int_equal(count(out, warning), 1);
+    assert_non_null(strstr(out, "[WARNING] plugin/kubernetes: "));
+    assert_non_null(strstr(out, "http://127.0.0.1:8001"));
+    assert_null(strstr(out, "s3cret"));                 /* the token itself is never logged */
+    free(out);
+    out = client_log("http://127.0.0.1:8001", NULL, "/var/run/token");
+    assert_int_equal(count(out, warning), 1);
+    free(out);
+    out = client_log("https://127.0.0.1:6443", "s3cret", "/var/run/token");
+    assert_int_equal(count(out, warning), 0);
+    free(out);
+    out = client_log("http://127.0.0.1:8001", NULL, NULL);
+    assert_int_equal(count(out, warning), 0);
+    free(out);
+    out = client_log("http://127.0.0.1:8001", "", NULL);
+    assert_int_equal(count(out, warning), 0);
+    free(out);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/k8scfg.XXXXXX");
@@ -250,9 +432,14 @@ int main(void)
         cmocka_unit_test(test_data_invalid_each_field),
         cmocka_unit_test(test_data_valid_bytes),
         cmocka_unit_test(test_data_newlines),
+        cmocka_unit_test(test_kubeconfig_nesting),
+        cmocka_unit_test(test_endpoint_urls),
         cmocka_unit_test(test_endpoint_and_incluster),
+        cmocka_unit_test(test_token_over_http_warns),
     };
+    curl_global_init(CURL_GLOBAL_DEFAULT);
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    curl_global_cleanup();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)

@@ -1134,6 +1134,18 @@ static void test_setup(void **state)
     conf_fails("kubernetes cluster.local { tls a b }", "Wrong argument count");
     conf_fails("kubernetes cluster.local { endpoint_pod_names x }", "Wrong argument count");
     conf_fails("kubernetes in-addr.arpa 10.0.0.0/8", "non-reverse zone name must be used");
+    /* regression: these were accepted and failed at every request; now
+     * startup stops at the URL's line and token */
+    conf_fails("kubernetes cluster.local {\nendpoint ftp://10.0.0.1\n}",
+               ":3: invalid endpoint 'ftp://10.0.0.1': want http:// or https:// near 'ftp://10.0.0.1'");
+    conf_fails("kubernetes cluster.local {\nendpoint https://[fd00::1:443 https://x\n}",
+               ":3: invalid endpoint 'https://[fd00::1:443': unclosed '[' in the host near "
+               "'https://[fd00::1:443'");
+    conf_fails("kubernetes cluster.local {\nendpoint http://127.0.0.1:99999\n}",
+               ":3: invalid endpoint 'http://127.0.0.1:99999': the port is not a number in 1..65535 "
+               "near 'http://127.0.0.1:99999'");
+    conf_fails("kubernetes cluster.local {\nendpoint \"http://127.0.0.1:8001\r\nX: y\"\n}",
+               "control character");
     conf_fails("kubernetes cluster.local\nkubernetes other.local", "only be used once per Server Block");
 }
 

@@ -6,7 +6,8 @@
  *     instance with req_new_internal()/req_run();
  *   - the errors plugin's regexp translation and consolidation
  *     (src/plugin/errors/errors.c), and its log lines through an instance;
- *   - the reload plugin's Corefile fingerprint (src/plugin/reload/reload.c).
+ *   - the reload plugin's Corefile fingerprint (src/plugin/reload/reload.c);
+ *   - process log lines (src/common/log.c): control characters escaped.
  * Log lines go to standard output with write(2); tests capture them by
  * pointing fd 1 at a temporary file.
  */
@@ -25,6 +26,7 @@
 #include "corefile/corefile.h"
 #include "plugin/errors/errors.h"
 #include "common/gofmt.h"
+#include "common/log.h"
 #include "plugin/log/replacer.h"
 #include "plugin/reload/reload.h"
 #include "wire/dname.h"
@@ -63,6 +65,40 @@ static char *capture_end(void)
     fclose(fp);
     unlink(cap_path);
     return buf;
+}
+
+/* ---- process log lines ------------------------------------------------------- */
+
+/* Regression: an endpoint URL with CR/LF went raw into the log, so input
+ * could forge whole log lines. Every control character of a line is
+ * escaped (\r \n \t, the rest \xNN); a line is one line whatever the
+ * message holds. */
+static void test_log_line_escapes(void **state)
+{
+    (void)state;
+    capture_start();
+    log_msg("ERROR", "plugin/kubernetes: GET %s: refused",
+            "http://x\r\n[INFO] forged\x1b[31m\x7f\tz\\n");
+    log_warning("%s", "bell\a nul-free \x01\x1f");
+    char *out = capture_end();
+    assert_string_equal(out,
+                        "[ERROR] plugin/kubernetes: GET http://x\\r\\n[INFO] forged\\x1b[31m\\x7f"
+                        "\\tz\\n: refused\n"
+                        "[WARNING] bell\\x07 nul-free \\x01\\x1f\n");
+    free(out);
+    /* a line that fills the buffer with escapes stays one line */
+    char big[5000];
+    memset(big, '\n', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    capture_start();
+    log_info("%s", big);
+    out = capture_end();
+    size_t len = strlen(out);
+    assert_true(len > 4000 && len <= 4096);
+    assert_ptr_equal(strchr(out, '\n'), out + len - 1);
+    assert_int_equal(strncmp(out, "[INFO] \\n\\n", 11), 0);
+    assert_int_equal(strncmp(out + len - 3, "\\n\n", 3), 0);   /* never half an escape */
+    free(out);
 }
 
 /* ---- Go formatting ------------------------------------------------------------ */
@@ -526,6 +562,7 @@ static void test_reload_hash(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_log_line_escapes),
         cmocka_unit_test(test_go_seconds),
         cmocka_unit_test(test_go_duration_str),
         cmocka_unit_test(test_default_format),

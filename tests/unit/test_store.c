@@ -7,7 +7,9 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <pthread.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include <cjson/cJSON.h>
@@ -65,6 +67,30 @@ static void test_cpu_quantities(void **state)
     assert_int_equal(st_cpu_milli(""), -1);
     assert_int_equal(st_cpu_milli("abc"), -1);
     assert_int_equal(st_cpu_milli("4x"), -1);
+}
+
+/* Regression: strtod accepted "nan", "inf" and hex, and a huge quantity was
+ * cast to long (undefined behaviour). The result must fit the store's
+ * uint32_t millicores; anything else is -1 (unknown). */
+static void test_cpu_quantities_out_of_range(void **state)
+{
+    assert_int_equal(st_cpu_milli("nan"), -1);
+    assert_int_equal(st_cpu_milli("inf"), -1);
+    assert_int_equal(st_cpu_milli("-inf"), -1);
+    assert_int_equal(st_cpu_milli("0x10"), -1);
+    assert_int_equal(st_cpu_milli(" 4"), -1);
+    assert_int_equal(st_cpu_milli("1e300"), -1);
+    assert_int_equal(st_cpu_milli("1e19"), -1);
+    assert_int_equal(st_cpu_milli("9223372036854775807"), -1);
+    assert_int_equal(st_cpu_milli("-1"), -1);
+    assert_int_equal(st_cpu_milli("4294968"), -1);           /* 4294968000m > UINT32_MAX */
+    assert_int_equal(st_cpu_milli("4294967"), 4294967000L);
+    assert_int_equal(st_cpu_milli("4294967295m"), 4294967295L);
+    assert_int_equal(st_cpu_milli("4294967296m"), -1);
+    assert_int_equal(st_cpu_milli("1Ti"), -1);
+    assert_int_equal(st_cpu_milli("2E"), -1);                 /* exa: far too many */
+    assert_int_equal(st_cpu_milli("500u"), 1);                /* micro, rounded up */
+    assert_int_equal(st_cpu_milli("1e-2"), 10);
 }
 
 static void test_service_shapes(void **state)
@@ -416,6 +442,145 @@ static void test_bad_objects_skipped(void **state)
     assert_int_equal(store_count(S, "services"), 0);
 }
 
+/* ---- numbers from the API: range-checked, never converted out of range --- */
+
+/* A Service with one port whose "port" member is the JSON text num. */
+static int service_port(const char *num)
+{
+    char json[512];
+    snprintf(json, sizeof json,
+             "{\"metadata\":{\"name\":\"p\",\"namespace\":\"n\"},\"spec\":{\"clusterIP\":"
+             "\"10.96.0.9\",\"ports\":[{\"name\":\"a\",\"port\":%s}]}}", num);
+    return apply(store_upsert_service, json);
+}
+
+/* A slice of service "sv" with ports a (port a_num) and b (port 53). */
+static int slice_port(const char *a_num)
+{
+    char json[512];
+    snprintf(json, sizeof json,
+             "{\"metadata\":{\"name\":\"sl\",\"namespace\":\"n\",\"labels\":"
+             "{\"kubernetes.io/service-name\":\"sv\"}},\"addressType\":\"IPv4\","
+             "\"endpoints\":[{\"addresses\":[\"10.1.0.1\"]}],"
+             "\"ports\":[{\"name\":\"a\",\"port\":%s},{\"name\":\"b\",\"port\":53}]}", a_num);
+    return apply(store_upsert_slice, json);
+}
+
+/* The object of json with member key of its first element of array arr
+ * (under spec when spec) set to the number v: values JSON text cannot
+ * carry (NaN) but a decoder must still refuse. */
+static int with_number(int (*fn)(store *, const cJSON *), const char *json, int spec,
+                       const char *arr, const char *key, double v)
+{
+    cJSON *o = cJSON_Parse(json);
+    assert_non_null(o);
+    cJSON *parent = spec ? cJSON_GetObjectItemCaseSensitive(o, "spec") : o;
+    cJSON *item = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(parent, arr), 0);
+    assert_non_null(item);
+    cJSON_ReplaceItemInObjectCaseSensitive(item, key, cJSON_CreateNumber(v));
+    int rc = fn(S, o);
+    cJSON_Delete(o);
+    return rc;
+}
+
+/* Regression (UBSan, found by fuzz_store): a float, huge, negative or NaN
+ * port was cast to int32_t. The API server validates Service ports as
+ * integers in 1..65535, so a Service with anything else did not come from
+ * it and is skipped as a whole. */
+static void test_service_port_range(void **state)
+{
+    static const char *const bad[] = { "80.5", "0", "-1", "65536", "70000", "-1e300", "1e300",
+                                       "4294967376", "2147483648" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (service_port(bad[i]) != -1)
+            fail_msg("Service port %s accepted", bad[i]);
+    assert_int_equal(store_count(S, "services"), 0);
+    const char *good = "{\"metadata\":{\"name\":\"p\",\"namespace\":\"n\"},\"spec\":"
+                       "{\"clusterIP\":\"10.96.0.9\",\"ports\":[{\"port\":1}]}}";
+    assert_int_equal(with_number(store_upsert_service, good, 1, "ports", "port", NAN), -1);
+    assert_int_equal(with_number(store_upsert_service, good, 1, "ports", "port", INFINITY), -1);
+    assert_int_equal(service_port("65535"), 0);
+    assert_int_equal(service_port("1"), 0);
+    store_read_begin();
+    const st_service *s = store_service(S, "n", "p");
+    assert_non_null(s);
+    assert_int_equal(s->nports, 1);
+    assert_int_equal(s->ports[0].port, 1);
+    store_read_end();
+}
+
+/* EndpointSlice ports are int32 in the API with no range check of their
+ * own: a fraction, NaN or a number outside int32 cannot have come from the
+ * API server (the object is skipped); an int32 outside 0..65535 can, but is
+ * no port: that port is dropped and the endpoints kept. */
+static void test_slice_port_range(void **state)
+{
+    static const char *const bad[] = { "80.5", "-1e300", "1e300", "2147483648", "-2147483649" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (slice_port(bad[i]) != -1)
+            fail_msg("EndpointSlice port %s accepted", bad[i]);
+    assert_int_equal(store_count(S, "endpointslices"), 0);
+    const char *good = "{\"metadata\":{\"name\":\"sl\",\"namespace\":\"n\"},"
+                       "\"addressType\":\"IPv4\",\"ports\":[{\"port\":1}]}";
+    assert_int_equal(with_number(store_upsert_slice, good, 0, "ports", "port", NAN), -1);
+    assert_int_equal(slice_port("99999"), 0);                  /* int32: port a dropped */
+    store_read_begin();
+    const st_endpoints *e = store_endpoints(S, "n", "sv");
+    assert_non_null(e);
+    assert_int_equal(e->n, 1);
+    assert_int_equal(e->eps[0].nports, 1);
+    assert_string_equal(e->eps[0].ports[0].name, "b");
+    assert_int_equal(e->eps[0].ports[0].port, 53);
+    store_read_end();
+    assert_int_equal(slice_port("-5"), 0);
+    assert_int_equal(slice_port("0"), 0);                       /* 0 is kept */
+    store_read_begin();
+    e = store_endpoints(S, "n", "sv");
+    assert_int_equal(e->eps[0].nports, 2);
+    assert_int_equal(e->eps[0].ports[0].port, 0);
+    store_read_end();
+}
+
+/* A node's allocatable CPU beyond what the store holds is dropped (0,
+ * unknown); the node itself is kept. */
+static void test_node_cpu_range(void **state)
+{
+    static const char *const cpus[] = { "1e300", "nan", "inf", "5000000", "0x10" };
+    for (size_t i = 0; i < sizeof cpus / sizeof cpus[0]; i++) {
+        char json[512];
+        snprintf(json, sizeof json,
+                 "{\"metadata\":{\"name\":\"w\"},\"status\":{\"allocatable\":{\"cpu\":\"%s\"}}}",
+                 cpus[i]);
+        assert_int_equal(apply(store_upsert_node, json), 0);
+        store_read_begin();
+        uint32_t milli = store_node(S, "w")->cpu_milli;
+        store_read_end();
+        if (milli != 0)
+            fail_msg("cpu %s: %u millicores", cpus[i], milli);
+    }
+}
+
+/* Counts the store keeps in 16 bits: more labels than that would wrap the
+ * count, so such an object is skipped. */
+static void test_label_count_range(void **state)
+{
+    cJSON *o = cJSON_Parse("{\"metadata\":{\"name\":\"big\",\"labels\":{}}}");
+    cJSON *labels = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "metadata"),
+                                                     "labels");
+    char key[16];
+    for (int i = 0; i < 65536; i++) {
+        snprintf(key, sizeof key, "k%d", i);
+        cJSON_AddItemToObject(labels, key, cJSON_CreateString("v"));
+    }
+    assert_int_equal(store_upsert_namespace(S, o), -1);
+    cJSON_DeleteItemFromObjectCaseSensitive(labels, "k0");
+    assert_int_equal(store_upsert_namespace(S, o), 0);         /* 65535 fit */
+    cJSON_Delete(o);
+    store_read_begin();
+    assert_int_equal(store_namespace(S, "big")->nlabels, 65535);
+    store_read_end();
+}
+
 /* ---- two stores, two writers ------------------------------------------ */
 
 /* What a reload does: the new instance's API thread fills its store while
@@ -489,6 +654,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cpu_quantities),
+        cmocka_unit_test(test_cpu_quantities_out_of_range),
         cmocka_unit_test_setup_teardown(test_service_shapes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slices_merge_and_defaults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_indexes, setup, teardown),
@@ -499,6 +665,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nodes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_relist_reconciles, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_objects_skipped, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_service_port_range, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slice_port_range, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_node_cpu_range, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_label_count_range, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_stores_two_writers, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

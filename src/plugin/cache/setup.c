@@ -16,6 +16,7 @@
  * serve_stale's VERIFY_TIMEOUT and FAILURE_RECHECK and serve_stale_policy
  * (recent CoreDNS additions) are refused with a clear error.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,9 @@ static int add_zone(cf_disp *d, uint8_t (**zones)[DNAME_MAX], size_t *n, const c
     return 0;
 }
 
-/* strconv.Atoi: an optional sign and decimal digits. */
+/* strconv.Atoi: an optional sign and decimal digits, in range (a value
+ * that does not fit is an error, as Atoi's "value out of range", never
+ * strtol's clamped LONG_MAX). 0, -1 (syntax) or -2 (range). */
 static int atoi_strict(const char *s, long *out)
 {
     const char *p = s;
@@ -64,13 +67,17 @@ static int atoi_strict(const char *s, long *out)
         if (*q < '0' || *q > '9')
             return -1;
     char *end;
+    errno = 0;
     *out = strtol(s, &end, 10);
-    return *end ? -1 : 0;
+    return *end ? -1 : errno == ERANGE ? -2 : 0;
 }
 
 static int parse_int(cf_disp *d, const char *s, long *out)
 {
-    if (atoi_strict(s, out) < 0)
+    int rc = atoi_strict(s, out);
+    if (rc == -2)
+        return cf_err(d, "plugin/cache: value out of range: '%s'", s);
+    if (rc < 0)
         return cf_err(d, "plugin/cache: not a number: '%s'", s);
     return 0;
 }

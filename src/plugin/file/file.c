@@ -12,7 +12,9 @@
  * Setup parses DBFILE once per zone (ZONES, else the server block's zones),
  * so a bad file stops startup with the file and line. A file that cannot be
  * opened is fatal only with `reload 0`; otherwise it is logged and retried,
- * and queries for its zones get SERVFAIL until it loads (as CoreDNS).
+ * and queries for its zones get SERVFAIL until it loads (as CoreDNS). A
+ * DBFILE that exists but is no regular file (a directory, FIFO, device) is
+ * always fatal, at its token; a reload never reads one either.
  * Relative paths are opened from the working directory (CoreDNS prepends the
  * `root` plugin's directory, which topodns does not implement).
  *
@@ -41,6 +43,7 @@
 #include <unistd.h>
 #include "server/plugin.h"
 #include "plugin/file/file.h"
+#include "common/file.h"
 #include "common/log.h"
 #include "server/periodic.h"
 #include "server/server.h"
@@ -442,6 +445,9 @@ static int one_occurrence(cf_disp *d, setup_ctx *ctx, file_inst *f)
         return cf_arg_err(d);
     char path[4096];
     snprintf(path, sizeof path, "%s", cf_val(d));
+    const char *what;
+    if (file_check_regular(path, &what) == 0)  /* a device or FIFO would hang the load */
+        return cf_err(d, "plugin/file: %s %s", path, what);
     char (*orig)[DNAME_STR_MAX] = malloc(MAX_ARGS * ZONE_MAX_SPLIT * sizeof *orig);
     if (!orig)
         return cf_err(d, "plugin/file: out of memory");

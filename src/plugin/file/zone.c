@@ -17,11 +17,11 @@
  * ancestor down to the apex as an empty node, which is how lookup.c finds
  * empty non-terminals and closest enclosers in O(labels) probes.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ldns/ldns.h>
+#include "common/file.h"
 #include "plugin/file/file.h"
 
 static void rrset_free(frrset *s)
@@ -351,9 +351,10 @@ static fzone *zone_new(const char *origin)
 
 int fzone_load(const char *path, const char *origin, fzone **out, char *err, size_t errlen)
 {
-    FILE *fp = fopen(path, "r");
+    const char *why = NULL;
+    FILE *fp = file_open(path, FILE_REGULAR, &why);  /* /dev/zero would never end */
     if (!fp) {
-        snprintf(err, errlen, "open %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "open %s: %s", path, why);
         return -1;
     }
     fzone *z = zone_new(origin);

@@ -33,6 +33,7 @@
 #include <event2/event.h>
 #include <event2/event_struct.h>
 #include <arpa/inet.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,7 +245,8 @@ static fwd_chan *chan_new(fwd_stanza *st, fwd_upstream *u, int kind, struct even
         o.flags |= ARES_FLAG_EDNS;
         o.ednspsz = FWD_EDNS_PSZ;
     }
-    o.timeout = (int)(st->read_timeout * 1000);
+    double ms = st->read_timeout * 1000;   /* up to 2562047h: beyond int */
+    o.timeout = ms < INT_MAX ? (int)ms : INT_MAX;
     o.tries = 1;
     o.ndots = 1;
     o.servers = &lo;                   /* replaced below; avoids resolv.conf */

@@ -202,7 +202,7 @@ static table *build(hosts *h)
         parse_text(t, h->inline_text);
     if (h->path) {
         struct stat st;
-        char *text = stat(h->path, &st) == 0 ? file_read(h->path, NULL) : NULL;
+        char *text = stat(h->path, &st) == 0 ? file_read(h->path, NULL, FILE_REGULAR, NULL) : NULL;
         if (text) {
             parse_text(t, text);
             h->mtime = st.st_mtim;
@@ -323,6 +323,19 @@ static int parse_prop(hosts *h, cf_disp *d)
     return cf_prop_err(d);
 }
 
+/* A FILE that exists must be a regular file: a device such as /dev/zero
+ * would never end, a FIFO would block. The error is at FILE's token (the
+ * directive's when the default is used). A missing file only warns. */
+static int check_path(cf_disp *d, const char *path)
+{
+    const char *what;
+    if (!path)
+        return cf_err(d, "plugin/hosts: out of memory");
+    if (file_check_regular(path, &what) == 0)
+        return cf_err(d, "plugin/hosts: %s %s", path, what);
+    return 0;
+}
+
 static int hosts_setup(cf_disp *d, setup_ctx *ctx, void **inst)
 {
     hosts *h = calloc(1, sizeof *h);
@@ -334,9 +347,11 @@ static int hosts_setup(cf_disp *d, setup_ctx *ctx, void **inst)
     int rc = 0;
     while (rc == 0 && cf_next(d)) {
         const char *args[64];
-        int n = cf_remaining_args(d, args, 64);
-        h->path = strdup(n > 0 ? args[0] : "/etc/hosts");
-        for (int i = 1; rc == 0 && i < n && i < 64; i++)
+        free(h->path);
+        h->path = strdup(cf_next_arg(d) ? cf_val(d) : "/etc/hosts");
+        rc = check_path(d, h->path);
+        int n = rc == 0 ? cf_remaining_args(d, args, 64) : 0;
+        for (int i = 0; rc == 0 && i < n && i < 64; i++)
             rc = add_zones(d, &h->zones, &h->nzones, args[i]);
         while (rc == 0 && cf_next_block(d))
             rc = parse_prop(h, d);
@@ -403,6 +418,31 @@ static int in_zones(const uint8_t *name, uint8_t (*zones)[DNAME_MAX], size_t n)
     return 0;
 }
 
+/* "d.c.b.a.in-addr.arpa." → a.b.c.d: exactly four labels that make a
+ * dotted quad (inet_pton: 0..255 each, no sign, no leading zero), never a
+ * number converted out of range (sscanf's %u is undefined there, and wrapped
+ * 4294967297 to 1). */
+static int reverse_v4(const char *s, haddr *out)
+{
+    static const char suffix[] = ".in-addr.arpa.";
+    size_t n = strlen(s), sl = sizeof suffix - 1;
+    char labels[16], addr[16], *lab[5], *save = NULL;
+    int k = 0;
+    if (n <= sl || n - sl >= sizeof labels || strcmp(s + n - sl, suffix) != 0)
+        return -1;
+    memcpy(labels, s, n - sl);
+    labels[n - sl] = '\0';
+    for (char *t = strtok_r(labels, ".", &save); t && k < 5; t = strtok_r(NULL, ".", &save))
+        lab[k++] = t;
+    if (k != 4)
+        return -1;
+    snprintf(addr, sizeof addr, "%s.%s.%s.%s", lab[3], lab[2], lab[1], lab[0]);
+    if (inet_pton(AF_INET, addr, out->a) != 1)
+        return -1;
+    out->family = 4;
+    return 0;
+}
+
 /* x.x.x.x.in-addr.arpa / 32 nibbles.ip6.arpa → address */
 static int reverse_addr(const uint8_t *qn, haddr *out)
 {
@@ -411,15 +451,9 @@ static int reverse_addr(const uint8_t *qn, haddr *out)
     for (char *c = s; *c; c++)
         *c = (char)tolower((unsigned char)*c);
     memset(out, 0, sizeof *out);
-    unsigned o[4];
-    char tail[32];
-    if (sscanf(s, "%u.%u.%u.%u.%31s", &o[3], &o[2], &o[1], &o[0], tail) == 5 &&
-        !strcmp(tail, "in-addr.arpa.") && o[0] < 256 && o[1] < 256 && o[2] < 256 && o[3] < 256) {
-        out->family = 4;
-        for (int i = 0; i < 4; i++)
-            out->a[i] = (uint8_t)o[i];
+    if (reverse_v4(s, out) == 0)
         return 0;
-    }
+    memset(out, 0, sizeof *out);
     if (strlen(s) == 64 + strlen("ip6.arpa.") && !strcmp(s + 64, "ip6.arpa.")) {
         for (int i = 0; i < 32; i++) {
             char c = s[2 * (31 - i)];

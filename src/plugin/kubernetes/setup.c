@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "k8s/k8s.h"
 #include "plugin/kubernetes/kubernetes.h"
 #include "common/log.h"
 #include "server/server.h"
@@ -175,20 +176,29 @@ static int opt_number(cf_disp *d, unsigned long *out)
     return cf_parse_uint(d, v, 0, 1000000000UL, out);
 }
 
+/* `endpoint URL...`: the first URL, checked at its own token (a bad one
+ * would fail every request, forever); the others are ignored. */
+static int opt_endpoint(kube *k, cf_disp *d)
+{
+    const char *a[8], *why;
+    if (!cf_next_arg(d))
+        return cf_arg_err(d);
+    if ((why = k8s_url_check(cf_val(d))))
+        return cf_err(d, "invalid endpoint '%s': %s", cf_val(d), why);
+    free(k->endpoint);
+    k->endpoint = strdup(cf_val(d));
+    if (cf_remaining_args(d, a, 8) > 0)
+        log_warning("plugin/kubernetes: multiple endpoints have been deprecated, "
+                    "please specify a single endpoint; using %s", k->endpoint);
+    return 0;
+}
+
 static int opt_api(kube *k, cf_disp *d, const char *p)
 {
     const char *a[8];
     int n;
-    if (!strcmp(p, "endpoint")) {
-        if ((n = cf_remaining_args(d, a, 8)) < 1)
-            return cf_arg_err(d);
-        if (n > 1)
-            log_warning("plugin/kubernetes: multiple endpoints have been deprecated, "
-                        "please specify a single endpoint; using %s", a[0]);
-        free(k->endpoint);
-        k->endpoint = strdup(a[0]);
-        return 0;
-    }
+    if (!strcmp(p, "endpoint"))
+        return opt_endpoint(k, d);
     if (!strcmp(p, "tls")) {
         if (cf_remaining_args(d, a, 8) != 3)
             return cf_arg_err(d);

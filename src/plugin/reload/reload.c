@@ -230,7 +230,7 @@ int reload_corefile_hash(const char *path, char out[129], char raw[129], char *e
                          size_t errlen)
 {
     size_t len = 0;
-    char *text = file_read(path, &len);
+    char *text = file_read(path, &len, FILE_PIPE_OK, NULL);
     if (!text)
         return -1;
     if (raw)

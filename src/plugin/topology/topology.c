@@ -8,7 +8,7 @@
  *       internal_traffic_policy on|off
  *       zone_label LABEL
  *       region_label LABEL
- *       explain ADDR
+ *       explain [ADDR]          # no host: loopback only
  *       events
  *   }
  *
@@ -110,14 +110,34 @@ static int prop_hints(cf_disp *d, topo_cfg *c)
     return 0;
 }
 
+/* `explain [ADDRESS]`. The endpoint tells whoever reaches it any client's
+ * pod, node and zone, so without a host it listens on loopback only: no
+ * ADDRESS is EXPLAIN_DEFAULT, ":PORT" and "PORT" are 127.0.0.1:PORT (not
+ * every interface, as ":PORT" is for health or prometheus). An explicit
+ * host, 0.0.0.0 or [::] included, is honoured. */
+#define EXPLAIN_DEFAULT "127.0.0.1:8182"
+
 static int prop_explain(cf_disp *d, topo_cfg *c)
 {
-    if (one_arg(d, &c->explain) < 0)
-        return -1;
-    char err[256];
-    if (http_addr_check(c->explain, err, sizeof err) < 0)
+    const char *v[2];
+    int n = cf_remaining_args(d, v, 2);
+    if (n > 1)
+        return cf_arg_err(d);
+    char addr[300], err[512];
+    const char *a = n ? v[0] : "";
+    if (strlen(a) > 256)
+        return cf_err(d, "explain address too long");
+    if (!*a)
+        snprintf(addr, sizeof addr, "%s", EXPLAIN_DEFAULT);
+    else if (*a == ':' || strspn(a, "0123456789") == strlen(a))
+        snprintf(addr, sizeof addr, "127.0.0.1%s%s", *a == ':' ? "" : ":", a);
+    else
+        snprintf(addr, sizeof addr, "%s", a);
+    if (http_addr_check(addr, err, sizeof err) < 0)
         return cf_err(d, "%s", err);
-    return 0;
+    free(c->explain);
+    c->explain = strdup(addr);
+    return c->explain ? 0 : cf_err(d, "out of memory");
 }
 
 static int parse_prop(cf_disp *d, topo_cfg *c)

@@ -1,0 +1,80 @@
+/*
+ * test_topology_plugin.c — the topology directive as the Corefile gives it:
+ * where the explain endpoint listens. Instances are loaded (setup only,
+ * never started: nothing binds) and the engine's configuration is read
+ * from the block.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "server/server.h"
+#include "topology/topology.h"
+#include "testenv.h"
+
+/* The explain address the topology stanza props configures, or the load
+ * error (malloc'd either way). */
+static char *explain_of(const char *props)
+{
+    char path[] = "/tmp/test_topology_plugin.XXXXXX", text[512], err[1024] = "";
+    snprintf(text, sizeof text, ".:53 {\n    kubernetes cluster.local\n    topology {\n        %s\n"
+             "    }\n}\n", props);
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    instance *ins = instance_load(test_env(), path, err, sizeof err);
+    unlink(path);
+    if (!ins)
+        return strdup(err);
+    topo_engine *e = block_value(instance_block(ins, 0), TOPO_ENGINE_KEY);
+    assert_non_null(e);
+    const char *addr = topo_engine_cfg(e)->explain;
+    char *out = strdup(addr ? addr : "(none)");
+    instance_free(ins);
+    return out;
+}
+
+static void expect(const char *props, const char *want)
+{
+    char *got = explain_of(props);
+    if (!strstr(got, want))
+        fail_msg("%s: got '%s', want '%s'", props, got, want);
+    free(got);
+}
+
+/* Regression: `explain :8080` listened on every interface, and the
+ * endpoint tells anyone who reaches it any client's pod, node and zone.
+ * Without a host it listens on loopback; an explicit host is honoured. */
+static void test_explain_loopback_by_default(void **state)
+{
+    (void)state;
+    unsetenv("TOPODNS_DEFAULT_BIND");
+    expect("explain :8080", "127.0.0.1:8080");
+    expect("explain 8080", "127.0.0.1:8080");
+    expect("explain", "127.0.0.1:8182");
+    expect("explain 127.0.0.1:9000", "127.0.0.1:9000");
+    expect("explain localhost:9000", "localhost:9000");
+    expect("explain 0.0.0.0:9000", "0.0.0.0:9000");          /* asked for: every interface */
+    expect("explain [::]:9000", "[::]:9000");
+    expect("explain [::1]:9000", "[::1]:9000");
+    expect("explain 10.0.0.1:9000", "10.0.0.1:9000");
+    expect("hints off", "(none)");
+    /* bad addresses stop the load at their token */
+    expect("explain :99999", ":4: address 127.0.0.1:99999: invalid port near ':99999'");
+    expect("explain 80x", ":4: address 80x: missing port in address near '80x'");
+    expect("explain a:1 b:2", ":4: Wrong argument count");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_explain_loopback_by_default),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -21,6 +21,10 @@
 # headless names (by topology), /health and /ready answer, SIGTERM exits 0.
 # A control run without NET_BIND_SERVICE must fail to bind.
 #
+# capsh (libcap2-bin) starts it: it does the chroot, the uid change and
+# the capability sets in one exec chain, in the order a runtime does; with
+# setpriv the chroot would have to come after dropping to 65532, which needs
+# CAP_SYS_CHROOT kept into topodns.
 # `podman run` is not used: it needs an OCI runtime and cgroups these
 # machines do not offer. Needs root (namespaces, chroot); skips, with the
 # reason, when podman cannot build here.

@@ -99,7 +99,10 @@ ip -n "$NS" addr add 10.96.0.10/32 dev lo
 inns() { ip netns exec "$NS" "$@"; }
 
 out=$TMP/kubesim.out
-inns "$KUBESIM" --listen 127.0.0.1:0 --load "$top_srcdir/tests/data/topology/cluster.yaml" > "$out" 2> "$out.err" &
+# not through inns: a function in the background is a subshell, and its pid
+# is not kubesim's
+ip netns exec "$NS" "$KUBESIM" --listen 127.0.0.1:0 --load "$top_srcdir/tests/data/topology/cluster.yaml" \
+    > "$out" 2> "$out.err" &
 PIDS+=("$!")
 until_ok 10 grep -q '^listening on ' "$out" || { echo "kubesim did not start:"; cat "$out.err"; exit 1; }
 KS=http://$(sed -n 's/^listening on //p' "$out" | head -1)

@@ -77,7 +77,7 @@ start_topodns() {
     DNS_PORT=${DNS_PORT:-$(free_port)}
     printf '%s\n' "$1" > "$BT/Corefile"
     TD_START=$(now)
-    "$TOPODNS" -conf "$BT/Corefile" > "$BT/topodns.log" 2>&1 &
+    "$TOPODNS" -conf "$BT/Corefile" ${TOPODNS_ARGS:-} > "$BT/topodns.log" 2>&1 &
     TD_PID=$!; BENCH_PIDS+=("$TD_PID")
 }
 

@@ -5,13 +5,17 @@
 # only when no kubectl is on the PATH already (never two of them).
 # The sanitizer runtimes of scripts/test (libasan8, libubsan1, libtsan2) come
 # with build-essential: gcc's libgcc-N-dev depends on them.
+# The image (scripts/image, tests/integration/image.sh): podman builds it,
+# libcap2-bin gives the binary its file capability (setcap) and runs it as
+# the pod would (capsh), ca-certificates is the bundle it ships.
 
 TOPODNS_PKGS=(
     build-essential autoconf automake libtool pkg-config
     libldns-dev libevent-dev libcurl4-openssl-dev libcjson-dev libc-ares-dev
     libcmocka-dev libyaml-dev uthash-dev liburcu-dev libssl-dev
     bind9-dnsutils knot-dnsutils knot ldnsutils curl jq python3 python3-dnspython python3-yaml
-    iproute2 valgrind dnsperf nsd nghttp2-proxy
+    iproute2 valgrind dnsperf nsd nghttp2-proxy bc
+    podman libcap2-bin ca-certificates
 )
 
 install_deps() {

@@ -127,6 +127,83 @@ sleep 1.3
 OUT=$(K get namespace shop)
 check "namespace gone after termination" grep -q 'NotFound' <<<"$OUT"
 
+# ---------------------------------------------------------------- opaque kinds
+# the kinds of a deployment's manifests, stored as sent: kubectl apply
+# (create, then unchanged, then a merge of a changed field), get, delete
+cat > "$TMP/deploy.yaml" <<'EOF'
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: conf, namespace: kube-system}
+data: {Corefile: ". { whoami }"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: dns, namespace: kube-system}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: dns}}
+  template:
+    metadata: {labels: {app: dns}}
+    spec: {containers: [{name: dns, image: "topodns:1"}]}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: node-dns, namespace: kube-system}
+spec:
+  selector: {matchLabels: {app: node-dns}}
+  template:
+    metadata: {labels: {app: node-dns}}
+    spec: {containers: [{name: dns, image: "topodns:1"}]}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: dns, namespace: kube-system}
+spec: {maxUnavailable: 1, selector: {matchLabels: {app: dns}}}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: dns, namespace: kube-system}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: "system:dns"}
+rules: [{apiGroups: [""], resources: [services], verbs: [list, watch]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: "system:dns"}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "system:dns"}
+subjects: [{kind: ServiceAccount, name: dns, namespace: kube-system}]
+EOF
+OUT=$(K apply --validate=false -f "$TMP/deploy.yaml")
+check "kubectl apply: 7 opaque objects created" [ "$(grep -c ' created$' <<<"$OUT")" -eq 7 ]
+RV1=$(K get pdb dns -n kube-system -o jsonpath='{.metadata.resourceVersion}')
+OUT=$(K apply --validate=false -f "$TMP/deploy.yaml")
+check "kubectl apply again: unchanged" [ "$(grep -c ' unchanged$' <<<"$OUT")" -eq 6 ]
+# a PodDisruptionBudget's selector has patchStrategy replace: kubectl always
+# sends it, and says "configured", as against a real apiserver; the patch
+# changes nothing, so no new resourceVersion
+check "…the PodDisruptionBudget's no-op patch" grep -q '^poddisruptionbudget.policy/dns configured$' <<<"$OUT"
+check "…writes nothing" [ "$(K get pdb dns -n kube-system -o jsonpath='{.metadata.resourceVersion}')" = "$RV1" ]
+sed -i 's/replicas: 2/replicas: 3/' "$TMP/deploy.yaml"
+OUT=$(K apply --validate=false -f "$TMP/deploy.yaml")
+check "kubectl apply of a change: deployment configured" grep -q '^deployment.apps/dns configured$' <<<"$OUT"
+OUT=$(K get deployment dns -n kube-system -o json)
+check "apps/v1 deployment: the change, the rest kept" \
+    [ "$(jqo '[.spec.replicas, .spec.template.spec.containers[0].image] | join(" ")')" = "3 topodns:1" ]
+OUT=$(K get clusterrole system:dns -o json)
+check "rbac name with a colon; rules as sent" [ "$(jqo '.rules[0].resources[0]')" = services ]
+OUT=$(K get pdb,daemonset,serviceaccount,configmap -n kube-system -o name)
+check "get pdb, daemonset, serviceaccount, configmap" [ "$(echo $OUT)" = \
+    "poddisruptionbudget.policy/dns daemonset.apps/node-dns serviceaccount/dns configmap/conf" ]
+get "$KS/apis"
+check "discovery: apps, policy, rbac groups" \
+    [ "$(jqo '[.groups[].name] | join(" ")')" = "apps discovery.k8s.io policy rbac.authorization.k8s.io" ]
+check "clusterrole name '..' is invalid: 422" \
+    [ "$(code -X POST -d '{"metadata":{"name":".."}}' "$KS/apis/rbac.authorization.k8s.io/v1/clusterroles")" = 422 ]
+OUT=$(K delete -f "$TMP/deploy.yaml" --wait=false)
+check "kubectl delete -f: 7 deleted" [ "$(grep -c ' deleted' <<<"$OUT")" -eq 7 ]
+
 # ---------------------------------------------------------------- generated cluster
 start_kubesim --generate nodes=12,pods=250,services=10,zones=3 --bookmark-interval 1
 get "$KS/sim/v1/state"

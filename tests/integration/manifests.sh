@@ -1,67 +1,221 @@
 #!/bin/bash
-# manifests.sh — conf/kube-dns.yaml is what an operator deploys: check that
-# its RBAC grants everything topodns actually watches (read back from
-# topodns's own per-resource watch metrics) plus events/create, and run the
-# Corefile of its ConfigMap — ports and the API endpoint rewritten for
-# loopback, forward pointed at a second topodns serving example.org — against
-# a kubesim cluster (the kubeadm Corefile with topology, end to end):
-# it must become ready, answer headless Services by topology, forward other
-# names, and cache both (per zone for the topology answers).
+# manifests.sh — conf/kubernetes/ is what an operator deploys. The manifests
+# rendered by conf/kubernetes/render:
+#   - have the objects and settings of the cluster DNS (CoreDNS's names,
+#     labels, ports and probes; the hardened pod; PodDisruptionBudget,
+#     spreading, trafficDistribution), with the flags' values filled in;
+#   - round-trip through kubesim with `kubectl apply -f` (re-applied: nothing
+#     changes) and come back from `kubectl get` as rendered;
+#   - grant exactly what topodns watches (read back from topodns's own
+#     per-resource watch metrics), plus events/create only with --events;
+#   - carry a ConfigMap Corefile that topodns loads against kubesim (ports
+#     and the API endpoint rewritten for loopback, forward pointed at a
+#     second topodns serving example.org): ready, the applied kube-dns
+#     Service answers with its clusterIP, headless Services by topology,
+#     other names forwarded, both cached;
+#   - node-local: two node-local caches (a zone-a and a zone-b node) in
+#     front of the central topodns; with --ecs (forward's add_client_subnet
+#     and the central's client_subnet) each pod gets its own zone's
+#     endpoints, without it the central sees only the cache.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/kubernetes_lib.sh"
 need_kube
 
-MANIFESTS=$top_srcdir/conf/kube-dns.yaml
-/usr/bin/python3 - "$MANIFESTS" "$TMP" <<'PY' || { echo "cannot read $MANIFESTS"; exit 1; }
+RENDER=$top_srcdir/conf/kubernetes/render
+
+# ---------------------------------------------------------------- render
+OUT=$("$RENDER" --cluster-ip 1.2.3 2>&1); rc=$?
+check "render: a bad value exits 2 and names the flag" eval '[ $rc -eq 2 ] && grep -q -- "--cluster-ip" <<<"$OUT"'
+OUT=$("$RENDER" --nonsense 2>&1); rc=$?
+check "render: an unknown flag exits 2" eval '[ $rc -eq 2 ] && grep -q -- "--nonsense" <<<"$OUT"'
+
+"$RENDER" --cluster-ip 10.96.0.10 --domain cluster.local --image registry.example/topodns:1.0 \
+    --replicas 3 --events --client-subnet 127.0.0.1/32 \
+    --pods 150000 --services 10000 --endpoints 150000 --nodes 5000 > "$TMP/kube-dns.yaml"
+"$RENDER" > "$TMP/kube-dns-plain.yaml"
+
+# facts about a rendered file, one "key value" per line, for the checks below
+facts() {
+    /usr/bin/python3 - "$1" <<'PY'
 import sys, yaml
 docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
-out = sys.argv[2]
-kinds = sorted(d["kind"] for d in docs)
-open(out + "/kinds", "w").write(" ".join(kinds) + "\n")
-with open(out + "/rbac", "w") as f:
-    for d in docs:
-        if d["kind"] == "ClusterRole":
-            for r in d["rules"]:
-                for g in r["apiGroups"]:
-                    for res in r["resources"]:
-                        for v in r["verbs"]:
-                            f.write("%s/%s %s\n" % (g or "core", res, v))
+print("kinds", " ".join(sorted(d["kind"] for d in docs)))
+print("leftover", sum(open(sys.argv[1]).read().count(m) for m in ("__", "#@")))
+by = {d["kind"]: d for d in docs}
+for d in docs:
+    if d["kind"] == "ClusterRole":
+        for r in d["rules"]:
+            for g in r["apiGroups"]:
+                for res in r["resources"]:
+                    for v in r["verbs"]:
+                        print("rbac %s/%s %s" % (g or "core", res, v))
+if "Deployment" in by:
+    dep = by["Deployment"]
+    pod = dep["spec"]["template"]["spec"]
+    c = pod["containers"][0]
+    sc, psc = c["securityContext"], pod["securityContext"]
+    print("replicas", dep["spec"]["replicas"])
+    print("labels", dep["spec"]["template"]["metadata"]["labels"]["k8s-app"], dep["metadata"]["name"])
+    print("image", c["image"])
+    print("args", " ".join(c["args"]))
+    print("pod-security", psc["runAsNonRoot"], psc["runAsUser"], psc["seccompProfile"]["type"])
+    print("container-security", sc["readOnlyRootFilesystem"], sc["allowPrivilegeEscalation"],
+          ",".join(sc["capabilities"]["drop"]), ",".join(sc["capabilities"]["add"]))
+    print("priority", pod["priorityClassName"], pod["serviceAccountName"], pod["dnsPolicy"])
+    print("spread", " ".join(sorted(t["topologyKey"] for t in pod["topologySpreadConstraints"])))
+    print("probes", c["livenessProbe"]["httpGet"]["path"], c["livenessProbe"]["httpGet"]["port"],
+          c["readinessProbe"]["httpGet"]["path"], c["readinessProbe"]["httpGet"]["port"])
+    print("ports", " ".join("%s/%s" % (p["containerPort"], p["protocol"]) for p in c["ports"]))
+    print("memory", c["resources"]["requests"]["memory"], c["resources"]["limits"]["memory"])
+if "Service" in by:
+    s = by["Service"]
+    print("service", s["metadata"]["name"], s["spec"]["clusterIP"], s["spec"]["trafficDistribution"],
+          " ".join("%s/%s" % (p["port"], p["protocol"]) for p in s["spec"]["ports"]))
+if "PodDisruptionBudget" in by:
+    p = by["PodDisruptionBudget"]
+    print("pdb", p["spec"]["maxUnavailable"], p["spec"]["selector"]["matchLabels"]["k8s-app"])
+if "DaemonSet" in by:
+    pod = by["DaemonSet"]["spec"]["template"]["spec"]
+    print("daemonset", pod["hostNetwork"], pod["priorityClassName"], pod["securityContext"]["runAsUser"],
+          len(pod.get("initContainers", [])))
 for d in docs:
     if d["kind"] == "ConfigMap":
-        open(out + "/Corefile.orig", "w").write(d["data"]["Corefile"])
+        open(sys.argv[1] + "." + d["metadata"]["name"] + ".Corefile", "w").write(d["data"]["Corefile"])
 PY
-OUT=$(cat "$TMP/kinds")
-check "manifests: the standard set of objects" test "$OUT" = \
-    "ClusterRole ClusterRoleBinding ConfigMap Deployment Service ServiceAccount"
+}
+F=$(facts "$TMP/kube-dns.yaml")
+fact() { sed -n "s/^$1 //p" <<<"$F"; }
+OUT=$F
+check "kube-dns: the objects" test "$(fact kinds)" = \
+    "ClusterRole ClusterRoleBinding ConfigMap Deployment PodDisruptionBudget Service ServiceAccount"
+check "kube-dns: every placeholder and marker filled in" test "$(fact leftover)" = 0
+check "kube-dns: CoreDNS's names, labels and args" test "$(fact labels) $(fact args)" = \
+    "kube-dns coredns -conf /etc/coredns/Corefile"
+check "kube-dns: image and replicas from the flags" test "$(fact image) $(fact replicas)" = \
+    "registry.example/topodns:1.0 3"
+check "kube-dns: non-root 65532, RuntimeDefault seccomp" test "$(fact pod-security)" = "True 65532 RuntimeDefault"
+check "kube-dns: read-only root, no escalation, only NET_BIND_SERVICE" \
+    test "$(fact container-security)" = "True False ALL NET_BIND_SERVICE"
+check "kube-dns: system-cluster-critical, its service account, dnsPolicy Default" \
+    test "$(fact priority)" = "system-cluster-critical coredns Default"
+check "kube-dns: spread over hosts and zones" test "$(fact spread)" = \
+    "kubernetes.io/hostname topology.kubernetes.io/zone"
+check "kube-dns: /health on 8080, /ready on 8181" test "$(fact probes)" = "/health 8080 /ready 8181"
+check "kube-dns: ports 53/UDP 53/TCP 9153 8080 8181" test "$(fact ports)" = \
+    "53/UDP 53/TCP 9153/TCP 8080/TCP 8181/TCP"
+check "kube-dns: the Service, its clusterIP, PreferClose" test "$(fact service)" = \
+    "kube-dns 10.96.0.10 PreferClose 53/UDP 53/TCP 9153/TCP"
+check "kube-dns: a PodDisruptionBudget" test "$(fact pdb)" = "1 kube-dns"
+# docs/operations.md: 18 MiB + 280 B/pod + 1500 B/service + 260 B/endpoint
+# + 700 B/node, rounded up; limit twice that + 32 MiB
+check "kube-dns: memory for 150,000 pods (the formula)" test "$(fact memory)" = "113Mi 258Mi"
+RBAC_EVENTS=$(fact rbac)
+COREFILE_EVENTS=$(cat "$TMP/kube-dns.yaml.coredns.Corefile")
+check "kube-dns --events --client-subnet: the topology stanza" \
+    eval 'grep -q "^        client_subnet 127.0.0.1/32$" <<<"$COREFILE_EVENTS" && grep -q "^        events$" <<<"$COREFILE_EVENTS"'
+F=$(facts "$TMP/kube-dns-plain.yaml")
+OUT=$F
+check "defaults: 10.96.0.10, localhost/topodns:latest, 2 replicas, memory for 30,000 pods" \
+    test "$(sed -n 's/^service kube-dns \([^ ]*\) .*/\1/p' <<<"$F") $(fact image) $(fact replicas) $(fact memory)" = \
+    "10.96.0.10 localhost/topodns:latest 2 37Mi 106Mi"
+RBAC_PLAIN=$(fact rbac)
+COREFILE_PLAIN=$(cat "$TMP/kube-dns-plain.yaml.coredns.Corefile")
+check "defaults: topology without events or client_subnet" \
+    eval '! grep -qE "^ *(events|client_subnet)" <<<"$COREFILE_PLAIN" && grep -q "^    topology {$" <<<"$COREFILE_PLAIN"'
 
+"$RENDER" node-local --cluster-ip 10.96.0.10 --ecs --init-image example/tools:1 > "$TMP/node-local.yaml"
+F=$(facts "$TMP/node-local.yaml")
+OUT=$F
+check "node-local: the objects" test "$(fact kinds)" = "ConfigMap DaemonSet ServiceAccount"
+check "node-local: filled in" test "$(fact leftover)" = 0
+check "node-local: hostNetwork, node-critical, non-root, the init container" \
+    test "$(fact daemonset)" = "True system-node-critical 65532 1"
+check "node-local: cluster domain forwarded to the kube-dns IP with ECS, bound to 169.254.20.10" eval \
+    'grep -q "forward . 10.96.0.10 {" "$TMP/node-local.yaml.node-local-dns.Corefile" &&
+     grep -q "^        add_client_subnet$" "$TMP/node-local.yaml.node-local-dns.Corefile" &&
+     [ "$(grep -c "^    bind 169.254.20.10$" "$TMP/node-local.yaml.node-local-dns.Corefile")" -eq 4 ]'
+
+# ---------------------------------------------------------------- kubectl apply
 start_kubesim --load "$top_srcdir/tests/data/topology/cluster.yaml"
+"$RENDER" --events kube-dns node-local > "$TMP/all.yaml"
+OUT=$(K apply --validate=false -f "$TMP/all.yaml")
+check "kubectl apply: 10 objects created" [ "$(grep -c ' created$' <<<"$OUT")" -eq 10 ]
+OUT=$(K apply --validate=false -f "$TMP/all.yaml")
+# a PodDisruptionBudget's selector has patchStrategy replace, so kubectl
+# always patches it ("configured"), also against a real apiserver
+check "kubectl apply again: nothing but the PodDisruptionBudget's no-op patch" \
+    eval '[ "$(grep -c " unchanged$" <<<"$OUT")" -eq 9 ] &&
+          grep -qx "poddisruptionbudget.policy/coredns configured" <<<"$OUT"'
+kubectl --server "$KS" get -f "$TMP/all.yaml" -o json > "$TMP/got.json" 2> "$TMP/got.err"
+OUT=$(/usr/bin/python3 - "$TMP/all.yaml" "$TMP/got.json" <<'PY'
+import json, sys, yaml
+want = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+got = json.load(open(sys.argv[2]))
+got = got.get("items", [got])
+def key(d): return (d["kind"], d["metadata"].get("namespace", ""), d["metadata"]["name"])
+def contains(g, w):
+    # what was applied is there; the server may add defaults (a Service's
+    # clusterIPs, ipFamilies, targetPort...)
+    if isinstance(w, dict):
+        return isinstance(g, dict) and all(contains(g.get(k), v) for k, v in w.items())
+    if isinstance(w, list):
+        return isinstance(g, list) and len(g) == len(w) and all(map(contains, g, w))
+    return g == w
+have = {key(d): d for d in got}
+bad = []
+for w in want:
+    g = have.get(key(w))
+    if g is None:
+        bad.append("missing %s" % (key(w),)); continue
+    for f in w:
+        if f in ("metadata", "status"):
+            continue
+        if not contains(g.get(f), w[f]):
+            bad.append("%s: %s differs" % (key(w), f))
+    for l, v in (w["metadata"].get("labels") or {}).items():
+        if (g["metadata"].get("labels") or {}).get(l) != v:
+            bad.append("%s: label %s differs" % (key(w), l))
+print("\n".join(bad) if bad else "ok %d" % len(want))
+PY
+)
+check "kubectl get: every object as rendered" test "$OUT" = "ok 10"
+OUT=$(K get deployment,daemonset,pdb,configmap,serviceaccount -n kube-system -o name)
+check "kubectl get: the workloads in kube-system" eval \
+    'for o in deployment.apps/coredns daemonset.apps/node-local-dns poddisruptionbudget.policy/coredns \
+              configmap/coredns configmap/node-local-dns serviceaccount/coredns serviceaccount/node-local-dns; do
+         grep -qx "$o" <<<"$OUT" || exit 1; done'
+OUT=$(K get clusterrole system:coredns -o json)
+check "kubectl get: the ClusterRole" grep -q '"endpointslices"' <<<"$OUT"
+
+# ---------------------------------------------------------------- the ConfigMap's Corefile
 # a real upstream for forward: a second topodns serving example.org from a file
 start_topodns "example.org:{\$PORT} {
     file $top_srcdir/zones/example.org.zone
 }" || exit 1
 UP=$PORT
+# loopback_corefile FILE: the Corefile of a rendered ConfigMap with its ports
+# free, its addresses on loopback and the API endpoint kubesim's
 RP=$(free_port); HP=$(free_port); MP=$(free_port)
-sed -e 's/^\.:53 {/.:{$PORT} {/' \
-    -e "s/^\( *\)ready\$/\1ready 127.0.0.1:$RP/" \
-    -e "s/^\( *\)health {/\1health 127.0.0.1:$HP {/" \
-    -e "s/^\( *\)prometheus :9153/\1prometheus 127.0.0.1:$MP/" \
-    -e "s#^\( *\)kubernetes cluster.local in-addr.arpa ip6.arpa {#&\n\1    endpoint $KS#" \
-    -e "s#forward \. /etc/resolv.conf#forward . 127.0.0.1:$UP#" \
-    "$TMP/Corefile.orig" > "$TMP/Corefile.test"
-for p in cache loop forward; do      # plugins still being written are left out, loudly
-    has_plugin "$p" && continue
-    echo "note: $p not built: its directive removed"
-    awk -v p="$p" '$1 == p { skip = ($NF == "{"); next } skip { if ($1 == "}") skip = 0; next } { print }' \
-        "$TMP/Corefile.test" > "$TMP/Corefile.cut" && mv "$TMP/Corefile.cut" "$TMP/Corefile.test"
-done
-start_topodns "$(cat "$TMP/Corefile.test")" || exit 1
+loopback_corefile() {
+    sed -e 's/^\.:53 {/.:{$PORT} {/' \
+        -e "s/^\( *\)ready\$/\1ready 127.0.0.1:$RP/" \
+        -e "s/^\( *\)health {/\1health 127.0.0.1:$HP {/" \
+        -e "s/^\( *\)prometheus :9153/\1prometheus 127.0.0.1:$MP/" \
+        -e "s#^\( *\)kubernetes cluster.local in-addr.arpa ip6.arpa {#&\n\1    endpoint $KS#" \
+        -e "s#forward \. /etc/resolv.conf#forward . 127.0.0.1:$UP#" "$1"
+}
+loopback_corefile "$TMP/kube-dns.yaml.coredns.Corefile" > "$TMP/Corefile.central"
+start_topodns "$(cat "$TMP/Corefile.central")" || exit 1
+CENTRAL=$PORT
 
 ready() { [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$RP/ready")" = 200 ]; }
 check "the ConfigMap's Corefile: ready" until_ok 5 ready
+OUT=$(dig @127.0.0.1 -p "$CENTRAL" +short +time=2 +tries=1 kube-dns.kube-system.svc.cluster.local A)
+check "the applied kube-dns Service answers with its clusterIP" test "$OUT" = 10.96.0.10
 S=prod.svc.cluster.local
-OUT=$(dig @127.0.0.1 -p "$PORT" -b 127.0.1.1 +short +time=2 +tries=1 hinted.$S A | sort | tr '\n' ' ')
+OUT=$(dig @127.0.0.1 -p "$CENTRAL" -b 127.0.1.1 +short +time=2 +tries=1 hinted.$S A | sort | tr '\n' ' ')
 check "the ConfigMap's Corefile: topology answers per zone" test "$OUT" = "10.20.2.1 10.20.2.2 "
-OUT=$(dig @127.0.0.1 -p "$PORT" -b 127.0.2.1 +short +time=2 +tries=1 hinted.$S A | sort | tr '\n' ' ')
+OUT=$(dig @127.0.0.1 -p "$CENTRAL" -b 127.0.2.1 +short +time=2 +tries=1 hinted.$S A | sort | tr '\n' ' ')
 check "…and the zone-b pod gets zone-b's" test "$OUT" = "10.20.2.3 "
 
 # other names go through forward to the upstream, and are cached
@@ -74,17 +228,17 @@ check "cache: the second ask is a hit" eval '[ "$(hits)" -gt "$h0" ] && answer_h
 # cluster names cached per topology: both zones asked above; asked again
 # within the TTL each zone gets its own variant from the cache
 h0=$(hits)
-OUT=$(dig @127.0.0.1 -p "$PORT" -b 127.0.1.2 +short +time=2 +tries=1 hinted.$S A | sort | tr '\n' ' ')
+OUT=$(dig @127.0.0.1 -p "$CENTRAL" -b 127.0.1.2 +short +time=2 +tries=1 hinted.$S A | sort | tr '\n' ' ')
 check "cache+topology: another zone-a pod gets zone-a's" test "$OUT" = "10.20.2.1 10.20.2.2 "
 check "…from the cache" test "$(hits)" -gt "$h0"
 h0=$(hits)
-OUT=$(dig @127.0.0.1 -p "$PORT" -b 127.0.2.2 +short +time=2 +tries=1 hinted.$S A | sort | tr '\n' ' ')
+OUT=$(dig @127.0.0.1 -p "$CENTRAL" -b 127.0.2.2 +short +time=2 +tries=1 hinted.$S A | sort | tr '\n' ' ')
 check "cache+topology: another zone-b pod gets zone-b's" test "$OUT" = "10.20.2.3 "
 check "…from the cache too" test "$(hits)" -gt "$h0"
 
-# every resource topodns watches is granted list+watch: touch one object of
-# each kind; each watch that sees the event shows up in topodns's
-# per-resource last-event metric
+# ---------------------------------------------------------------- RBAC = what is watched
+# touch one object of each kind; each watch that sees the event shows up in
+# topodns's per-resource last-event metric
 K annotate namespace prod touched=1 > /dev/null
 K annotate service hinted -n prod touched=1 > /dev/null
 K annotate endpointslice hinted-x1 -n prod touched=1 > /dev/null
@@ -99,11 +253,48 @@ WATCHED=$(sed -n 's/^topodns_kubernetes_last_event_timestamp_seconds{resource="\
 OUT="watched: $(echo $WATCHED)"
 check "topodns watched services, endpointslices, namespaces, pods and nodes" \
     test "$(echo $WATCHED)" = "endpointslices namespaces nodes pods services"
-for r in $WATCHED; do
-    g=core; [ "$r" = endpointslices ] && g=discovery.k8s.io
-    OUT=$(cat "$TMP/rbac")
-    check "RBAC: list $g/$r" grep -qx "$g/$r list" "$TMP/rbac"
-    check "RBAC: watch $g/$r" grep -qx "$g/$r watch" "$TMP/rbac"
-done
-check "RBAC: create core/events (topology events)" grep -qx "core/events create" "$TMP/rbac"
+want=$(for r in $WATCHED; do
+           g=core; [ "$r" = endpointslices ] && g=discovery.k8s.io
+           echo "$g/$r list"; echo "$g/$r watch"
+       done | sort)
+OUT=$(diff <(echo "$want") <(sort <<<"$RBAC_PLAIN"))
+check "RBAC (default): exactly list+watch of what topodns watches" test -z "$OUT"
+OUT=$(diff <(printf '%s\ncore/events create\n' "$want" | sort) <(sort <<<"$RBAC_EVENTS"))
+check "RBAC (--events): that and create on events" test -z "$OUT"
+
+# ---------------------------------------------------------------- node-local caches
+# node_local [--ecs]: a rendered node-local Corefile for loopback, its
+# cluster domain forwarded to the central topodns
+node_local() {
+    "$RENDER" node-local --cluster-ip 127.0.0.1 --local-ip 127.0.0.1 "$@" > "$TMP/nl.yaml"
+    facts "$TMP/nl.yaml" > /dev/null
+    sed -e 's/:53 {$/:{$PORT} {/' \
+        -e "s/prometheus :9253/prometheus 127.0.0.1:$(free_port)/" \
+        -e "s/health 127.0.0.1:8080/health 127.0.0.1:$(free_port)/" \
+        -e "s/forward \. 127.0.0.1 {/forward . 127.0.0.1:$CENTRAL {/" \
+        -e "s#forward \. /etc/resolv.conf#forward . 127.0.0.1:$UP#" \
+        "$TMP/nl.yaml.node-local-dns.Corefile"
+}
+# nl_ask PORT SOURCE: the A records of hinted.prod through a node-local cache
+nl_ask() { dig @127.0.0.1 -p "$1" -b "$2" +short +time=2 +tries=1 hinted.$S A | sort | tr '\n' ' '; }
+
+# the central (rendered with --client-subnet 127.0.0.1/32) trusts ECS from
+# the caches' address: on loopback, the caches' "node network"
+start_topodns "$(node_local --ecs)" || exit 1
+NLA=$PORT           # the cache of a zone-a node
+start_topodns "$(node_local --ecs)" || exit 1
+NLB=$PORT           # the cache of a zone-b node
+OUT=$(nl_ask "$NLA" 127.0.1.1)
+check "node-local --ecs: a zone-a pod gets zone-a's endpoints" test "$OUT" = "10.20.2.1 10.20.2.2 "
+OUT=$(nl_ask "$NLB" 127.0.2.1)
+check "node-local --ecs: a zone-b pod gets zone-b's" test "$OUT" = "10.20.2.3 "
+OUT=$(dig @127.0.0.1 -p "$NLB" -b 127.0.2.2 +short +time=2 +tries=1 +subnet=127.0.1.1/32 hinted.$S A | sort | tr '\n' ' ')
+check "node-local --ecs: a pod's own ECS is replaced (zone-b pod claiming zone-a)" test "$OUT" = "10.20.2.3 "
+OUT=$(dig @127.0.0.1 -p "$NLA" +short +time=2 +tries=1 www.example.org A)
+check "node-local: other names through the node's resolvers" test "$OUT" = 192.0.2.10
+start_topodns "$(node_local)" || exit 1
+OUT=$(nl_ask "$PORT" 127.0.2.1)
+ALL=$(dig @127.0.0.1 -p "$CENTRAL" -b 127.0.0.1 +short +time=2 +tries=1 hinted.$S A | sort | tr '\n' ' ')
+check "node-local without --ecs: the central sees only the cache (an unknown client: every endpoint)" \
+    eval '[ "$OUT" = "$ALL" ] && [ "$OUT" != "10.20.2.3 " ] && [ -n "$OUT" ]'
 finish

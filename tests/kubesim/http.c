@@ -3,10 +3,11 @@
  * One evhttp server (optionally TLS through bufferevent_openssl) on the
  * shared event loop. Every request not under /sim/ first passes the
  * injected faults (bearer token, failNext, delayMs), then is routed:
- *   /version /healthz /livez /readyz /api /apis /api/v1 /apis/discovery.k8s.io[/v1]
+ *   /version /healthz /livez /readyz /api /apis /api/v1 /apis/GROUP[/v1]
  *   /api/v1/{resource}[/{name}[/status]]
  *   /api/v1/namespaces/{ns}/{resource}[/{name}[/status]]
- *   /apis/discovery.k8s.io/v1/... likewise, and the legacy /watch/ prefix.
+ *   /apis/GROUP/v1/... likewise (the groups of ks_groups), and the legacy
+ *   /watch/ prefix.
  * Lists implement limit/continue over a consistent revision (continue token
  * = unpadded base64url JSON {"v","rv","start"} (b64url.c), 400 BadRequest
  * when it does not decode, 410 Expired once the history no longer covers
@@ -657,9 +658,46 @@ static void reply_resources(struct evhttp_request *req, const char *group, const
     evbuffer_free(b);
 }
 
-#define DISC_GROUP "{\"name\":\"discovery.k8s.io\",\"versions\":[{\"groupVersion\":" \
-    "\"discovery.k8s.io/v1\",\"version\":\"v1\"}],\"preferredVersion\":{\"groupVersion\":" \
-    "\"discovery.k8s.io/v1\",\"version\":\"v1\"}}"
+static void add_group(struct evbuffer *b, int g)
+{
+    const char *gv = ks_groups[g].group_version;
+    evbuffer_add_printf(b, "\"name\":\"%s\",\"versions\":[{\"groupVersion\":\"%s\","
+                        "\"version\":\"v1\"}],\"preferredVersion\":{\"groupVersion\":\"%s\","
+                        "\"version\":\"v1\"}", ks_groups[g].name, gv, gv);
+}
+
+static void reply_buffer(struct evhttp_request *req, struct evbuffer *b)
+{
+    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type", "application/json");
+    evhttp_send_reply(req, 200, "OK", b);
+    evbuffer_free(b);
+}
+
+/* /apis/GROUP → the APIGroup, /apis/GROUP/v1 → its resources; 0 when path
+ * is neither. */
+static int group_discovery(struct evhttp_request *req, const char *path)
+{
+    int g;
+    for (g = 1; g < KS_NGROUPS; g++) {
+        const char *name = ks_groups[g].name;
+        size_t n = strlen(name);
+        if (strncmp(path, "/apis/", 6) || strncmp(path + 6, name, n))
+            continue;
+        if (!path[6 + n]) {
+            struct evbuffer *b = evbuffer_new();
+            evbuffer_add_printf(b, "{\"kind\":\"APIGroup\",\"apiVersion\":\"v1\",");
+            add_group(b, g);
+            evbuffer_add_printf(b, "}");
+            reply_buffer(req, b);
+            return 1;
+        }
+        if (!strcmp(path + 6 + n, "/v1")) {
+            reply_resources(req, name, ks_groups[g].group_version);
+            return 1;
+        }
+    }
+    return 0;
+}
 
 static int discovery(struct evhttp_request *req, const char *path)
 {
@@ -675,16 +713,21 @@ static int discovery(struct evhttp_request *req, const char *path)
                      "\"serverAddressByClientCIDRs\":[{\"clientCIDR\":\"0.0.0.0/0\","
                      "\"serverAddress\":\"%s\"}]}", bound_addr);
     } else if (!strcmp(path, "/apis")) {
-        n = snprintf(buf, sizeof buf, "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\","
-                     "\"groups\":[" DISC_GROUP "]}");
-    } else if (!strcmp(path, "/apis/discovery.k8s.io")) {
-        n = snprintf(buf, sizeof buf, "{\"kind\":\"APIGroup\",\"apiVersion\":\"v1\",%s",
-                     DISC_GROUP + 1);
+        struct evbuffer *b = evbuffer_new();
+        int g;
+        evbuffer_add_printf(b, "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":[");
+        for (g = 1; g < KS_NGROUPS; g++) {
+            evbuffer_add_printf(b, "%s{", g > 1 ? "," : "");
+            add_group(b, g);
+            evbuffer_add_printf(b, "}");
+        }
+        evbuffer_add_printf(b, "]}");
+        reply_buffer(req, b);
+        return 1;
     } else if (!strcmp(path, "/api/v1")) {
         reply_resources(req, "", "v1");
         return 1;
-    } else if (!strcmp(path, "/apis/discovery.k8s.io/v1")) {
-        reply_resources(req, "discovery.k8s.io", "discovery.k8s.io/v1");
+    } else if (group_discovery(req, path)) {
         return 1;
     } else if (!strcmp(path, "/healthz") || !strcmp(path, "/livez") || !strcmp(path, "/readyz")) {
         struct evbuffer *b = evbuffer_new();
@@ -744,9 +787,9 @@ static int route_path(const char *path, route *r)
     if (!strcmp(seg[0], "api") && !strcmp(seg[1], "v1")) {
         group = "";
         i = 2;
-    } else if (n >= 4 && !strcmp(seg[0], "apis") && !strcmp(seg[1], "discovery.k8s.io") &&
+    } else if (n >= 4 && !strcmp(seg[0], "apis") && ks_group_by_name(seg[1]) > 0 &&
                !strcmp(seg[2], "v1")) {
-        group = "discovery.k8s.io";
+        group = ks_groups[ks_group_by_name(seg[1])].name;
         i = 3;
     } else {
         return -1;

@@ -15,14 +15,44 @@
 #include <time.h>
 
 const ks_kind ks_kinds[K_COUNT] = {
-    [K_NAMESPACE] = {"namespaces", "namespace", "Namespace", "NamespaceList", "", "v1", "ns", 0},
-    [K_NODE] = {"nodes", "node", "Node", "NodeList", "", "v1", "no", 0},
-    [K_SERVICE] = {"services", "service", "Service", "ServiceList", "", "v1", "svc", 1},
-    [K_POD] = {"pods", "pod", "Pod", "PodList", "", "v1", "po", 1},
-    [K_EVENT] = {"events", "event", "Event", "EventList", "", "v1", "ev", 1},
+    [K_NAMESPACE] = {"namespaces", "namespace", "Namespace", "NamespaceList", "", "v1", "ns", 0, 0},
+    [K_NODE] = {"nodes", "node", "Node", "NodeList", "", "v1", "no", 0, 0},
+    [K_SERVICE] = {"services", "service", "Service", "ServiceList", "", "v1", "svc", 1, 0},
+    [K_POD] = {"pods", "pod", "Pod", "PodList", "", "v1", "po", 1, 0},
+    [K_EVENT] = {"events", "event", "Event", "EventList", "", "v1", "ev", 1, 0},
     [K_ENDPOINTSLICE] = {"endpointslices", "endpointslice", "EndpointSlice",
                          "EndpointSliceList", "discovery.k8s.io", "discovery.k8s.io/v1",
-                         NULL, 1},
+                         NULL, 1, 0},
+    /* Opaque kinds: stored as sent (no defaults, no validation beyond the
+     * name, no field selectors beyond metadata), so that the manifests
+     * operators apply round-trip through kubectl. */
+    [K_CONFIGMAP] = {"configmaps", "configmap", "ConfigMap", "ConfigMapList", "", "v1", "cm", 1, 0},
+    [K_SERVICEACCOUNT] = {"serviceaccounts", "serviceaccount", "ServiceAccount",
+                          "ServiceAccountList", "", "v1", "sa", 1, 0},
+    [K_DEPLOYMENT] = {"deployments", "deployment", "Deployment", "DeploymentList", "apps",
+                      "apps/v1", "deploy", 1, 0},
+    [K_DAEMONSET] = {"daemonsets", "daemonset", "DaemonSet", "DaemonSetList", "apps",
+                     "apps/v1", "ds", 1, 0},
+    [K_PDB] = {"poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget",
+               "PodDisruptionBudgetList", "policy", "policy/v1", "pdb", 1, 0},
+    [K_CLUSTERROLE] = {"clusterroles", "clusterrole", "ClusterRole", "ClusterRoleList",
+                       "rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1", NULL, 0, 1},
+    [K_CLUSTERROLEBINDING] = {"clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding",
+                              "ClusterRoleBindingList", "rbac.authorization.k8s.io",
+                              "rbac.authorization.k8s.io/v1", NULL, 0, 1},
+    [K_ROLE] = {"roles", "role", "Role", "RoleList", "rbac.authorization.k8s.io",
+                "rbac.authorization.k8s.io/v1", NULL, 1, 1},
+    [K_ROLEBINDING] = {"rolebindings", "rolebinding", "RoleBinding", "RoleBindingList",
+                       "rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1", NULL, 1, 1},
+};
+
+/* API groups, in the order discovery lists them (the core group first). */
+const ks_group ks_groups[KS_NGROUPS] = {
+    {"", "v1"},
+    {"apps", "apps/v1"},
+    {"discovery.k8s.io", "discovery.k8s.io/v1"},
+    {"policy", "policy/v1"},
+    {"rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1"},
 };
 
 const char *const ks_field_paths[F_COUNT] = {
@@ -39,6 +69,15 @@ int ks_kind_by_resource(const char *group, const char *resource)
     for (k = 0; k < K_COUNT; k++)
         if (!strcmp(ks_kinds[k].group, group) && !strcmp(ks_kinds[k].resource, resource))
             return k;
+    return -1;
+}
+
+int ks_group_by_name(const char *group)
+{
+    int g;
+    for (g = 0; g < KS_NGROUPS; g++)
+        if (!strcmp(ks_groups[g].name, group))
+            return g;
     return -1;
 }
 

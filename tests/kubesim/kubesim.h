@@ -2,7 +2,10 @@
  *
  * kubesim speaks the kube-apiserver wire protocol for what a cluster DNS
  * server and kubectl use: core/v1 namespaces, nodes, services, pods, events
- * and discovery.k8s.io/v1 endpointslices; get, list (limit/continue,
+ * and discovery.k8s.io/v1 endpointslices, plus the kinds of the cluster-DNS
+ * manifests stored as opaque objects (configmaps, serviceaccounts, apps/v1
+ * deployments and daemonsets, policy/v1 poddisruptionbudgets, RBAC roles
+ * and bindings); get, list (limit/continue,
  * resourceVersion, selectors), watch (chunked JSON lines, bookmarks, 410),
  * create, update, merge patch, delete; discovery; fault injection.
  *
@@ -30,7 +33,10 @@
 
 /* ---------- kinds (kinds.c) ---------- */
 
-enum { K_NAMESPACE, K_NODE, K_SERVICE, K_POD, K_EVENT, K_ENDPOINTSLICE, K_COUNT };
+enum { K_NAMESPACE, K_NODE, K_SERVICE, K_POD, K_EVENT, K_ENDPOINTSLICE,
+       /* opaque kinds (kinds.c): stored as sent */
+       K_CONFIGMAP, K_SERVICEACCOUNT, K_DEPLOYMENT, K_DAEMONSET, K_PDB,
+       K_CLUSTERROLE, K_CLUSTERROLEBINDING, K_ROLE, K_ROLEBINDING, K_COUNT };
 
 typedef struct ks_kind {
     const char *resource;    /* "pods" */
@@ -41,9 +47,20 @@ typedef struct ks_kind {
     const char *api_version; /* "v1" or "discovery.k8s.io/v1" */
     const char *short_name;  /* "po" or NULL */
     int namespaced;
+    int path_name;           /* names are path segments (RBAC: "system:coredns"),
+                              * not DNS-1123 subdomains */
 } ks_kind;
 
 extern const ks_kind ks_kinds[K_COUNT];
+
+/* The API groups served, each with its one version. */
+typedef struct ks_group {
+    const char *name;        /* "" for the core group */
+    const char *group_version; /* "v1", "apps/v1" */
+} ks_group;
+#define KS_NGROUPS 5
+extern const ks_group ks_groups[KS_NGROUPS];
+int ks_group_by_name(const char *group);
 
 int ks_kind_by_resource(const char *group, const char *resource);
 int ks_kind_by_kind(const char *api_version, const char *kind);

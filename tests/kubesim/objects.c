@@ -154,6 +154,12 @@ static int check_name(int kind, const char *name, ks_err *e)
         snprintf(what, sizeof what, "Invalid value: \"%s\": a lowercase RFC 1123 label must "
                  "consist of lower case alphanumeric characters or '-', and must start and end "
                  "with an alphanumeric character", name);
+    } else if (ks_kinds[kind].path_name) {
+        /* RBAC objects: any path segment name (ValidatePathSegmentName) */
+        if (strcmp(name, ".") && strcmp(name, "..") && !strpbrk(name, "/%"))
+            return 0;
+        snprintf(what, sizeof what, "Invalid value: \"%s\": may not be '.' or '..' and may "
+                 "not contain '/' or '%%'", name);
     } else if (kind != K_SERVICE && kind != K_NAMESPACE && !dns_subdomain(name)) {
         snprintf(what, sizeof what, "Invalid value: \"%s\": a lowercase RFC 1123 subdomain "
                  "must consist of lower case alphanumeric characters, '-' or '.', and must "

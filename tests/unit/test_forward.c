@@ -156,6 +156,30 @@ static void test_errors(void **state)
     expect_err(text, "more than 15 TOs configured: 16");
 }
 
+/* add_client_subnet: off by default, 32/128 without arguments, prefixes
+ * checked */
+static void test_add_client_subnet(void **state)
+{
+    (void)state;
+    forward *f = load(". {\n forward . 127.0.0.1\n}\n");
+    assert_non_null(f);
+    assert_int_equal(f->st[0]->add_ecs, 0);
+    fwd_free(f);
+    f = load(". {\n forward . 127.0.0.1 {\n  add_client_subnet\n }\n}\n");
+    assert_non_null(f);
+    assert_true(f->st[0]->add_ecs && f->st[0]->ecs_bits4 == 32 && f->st[0]->ecs_bits6 == 128);
+    fwd_free(f);
+    f = load(". {\n forward . 127.0.0.1 {\n  add_client_subnet 24 56\n }\n}\n");
+    assert_non_null(f);
+    assert_true(f->st[0]->add_ecs && f->st[0]->ecs_bits4 == 24 && f->st[0]->ecs_bits6 == 56);
+    fwd_free(f);
+    expect_err(". {\n forward . 127.0.0.1 {\n  add_client_subnet 33\n }\n}\n", "Corefile:3:");
+    expect_err(". {\n forward . 127.0.0.1 {\n  add_client_subnet 0\n }\n}\n", "Corefile:3:");
+    expect_err(". {\n forward . 127.0.0.1 {\n  add_client_subnet 24 129\n }\n}\n", "Corefile:3:");
+    expect_err(". {\n forward . 127.0.0.1 {\n  add_client_subnet 24 64 1\n }\n}\n",
+               "Corefile:3: Wrong argument count");
+}
+
 static void test_rcodes(void **state)
 {
     (void)state;
@@ -298,6 +322,7 @@ int main(void)
         cmocka_unit_test(test_options),
         cmocka_unit_test(test_stanzas_and_file),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_add_client_subnet),
         cmocka_unit_test(test_rcodes),
         cmocka_unit_test(test_policy),
         cmocka_unit_test(test_down),

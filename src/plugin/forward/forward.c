@@ -28,6 +28,12 @@
  * next forward stanza). More than max_concurrent queries in flight get
  * REFUSED. With prefer_udp a truncated UDP reply is retried over TCP;
  * otherwise, as in CoreDNS, the truncated reply goes back to the client.
+ *
+ * add_client_subnet (topodns's own; a node-local cache in front of the
+ * cluster DNS): the query is re-encoded with an EDNS Client Subnet option
+ * holding the client's address cut to the configured prefix, replacing any
+ * ECS the client sent, and an OPT when it had none (the reply's EDNS is
+ * still the client's own: see echo_edns in server/request.c).
  */
 #include <ares.h>
 #include <event2/event.h>
@@ -351,7 +357,54 @@ static int q_kind(const fwd_q *q)
     int tcp = q->st->force_tcp ? 1 : q->st->prefer_udp ? 0 : r->proto == PROTO_TCP;
     if (tcp)
         return FWD_CH_TCP;
-    return r->q.edns.present ? FWD_CH_UDP_EDNS : FWD_CH_UDP;
+    return r->q.edns.present || q->st->add_ecs ? FWD_CH_UDP_EDNS : FWD_CH_UDP;
+}
+
+/* Room add_client_subnet may add to a query: an OPT record (11 octets) and
+ * an ECS option for a full IPv6 address (4 + 4 + 16). */
+#define FWD_ECS_ROOM 64
+
+/* The client's query re-encoded with ECS = the client's address cut to the
+ * stanza's prefix (an IPv4-mapped IPv6 client counts as IPv4). Returns the
+ * length written into out, or -1. */
+static int with_client_subnet(const fwd_stanza *st, const dns_req *r, uint8_t *out, size_t cap)
+{
+    dns_msg m;
+    dns_ecs e = { 0 };
+    const struct sockaddr_storage *sa = &r->peer;
+    static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+    if (sa->ss_family == AF_INET) {
+        e.family = 1;
+        memcpy(e.addr, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+    } else if (sa->ss_family == AF_INET6) {
+        const uint8_t *a = ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr;
+        e.family = memcmp(a, mapped, 12) ? 2 : 1;
+        memcpy(e.addr, e.family == 1 ? a + 12 : a, e.family == 1 ? 4 : 16);
+    } else {
+        return -1;
+    }
+    e.source_prefix = e.family == 1 ? st->ecs_bits4 : st->ecs_bits6;
+    for (unsigned i = 0; i < 16; i++) {          /* zero past the prefix */
+        unsigned keep = e.source_prefix > i * 8 ? e.source_prefix - i * 8 : 0;
+        e.addr[i] &= keep >= 8 ? 0xff : (uint8_t)(0xff << (8 - keep));
+    }
+    msg_init(&m);
+    if (msg_copy(&m, &r->q) < 0) {
+        msg_free(&m);
+        return -1;
+    }
+    if (!m.edns.present) {
+        m.edns.present = 1;
+        m.edns.udp_size = FWD_EDNS_PSZ;
+    }
+    m.edns.has_ecs = 1;
+    m.edns.ecs = e;
+    uint16_t tc = m.flags & F_TC;
+    int n = msg_encode(&m, out, cap, 65535, 1);
+    if (n >= 0 && (m.flags & F_TC) != tc)       /* something did not fit */
+        n = -1;
+    msg_free(&m);
+    return n;
 }
 
 static const char *status_text(int status)
@@ -569,7 +622,8 @@ static int serve_stanza(const handler *h, forward *f, size_t si, dns_req *r)
         return plugin_next(h, r);
     fwd_stanza *st = f->st[si];
     struct event_base *base = req_event_base(r);
-    fwd_q *q = calloc(1, sizeof *q + r->rawlen);
+    size_t cap = r->rawlen + (st->add_ecs ? FWD_ECS_ROOM : 0);
+    fwd_q *q = calloc(1, sizeof *q + cap);
     fwd_loop *l = base ? loop_for(st, base) : NULL;
     if (!q || !l) {
         free(q);
@@ -595,6 +649,15 @@ static int serve_stanza(const handler *h, forward *f, size_t si, dns_req *r)
     q->loop = l;
     q->wlen = r->rawlen;
     memcpy(q->wire, r->raw, r->rawlen);
+    if (st->add_ecs) {
+        int n = with_client_subnet(st, r, q->wire, cap);
+        if (n < 0) {
+            q_free(q);
+            req_error(r, "forward", "plugin/forward: cannot add a client subnet to the query");
+            return RC_SERVFAIL;
+        }
+        q->wlen = (size_t)n;
+    }
     q->cur = -1;
     q->deadline = mono_ns() + FWD_DEADLINE_NS;
     unsigned robin = st->policy == FWD_POL_ROUND_ROBIN ? atomic_fetch_add(&st->robin, 1) + 1 : 0;

@@ -74,6 +74,8 @@ typedef struct fwd_stanza {
     int failfast;
     struct sockaddr_storage src;     /* source_address */
     int has_src;
+    int add_ecs;                     /* add_client_subnet: ECS from the client's address */
+    uint8_t ecs_bits4, ecs_bits6;    /* its source prefixes */
     const fwd_metrics *m;            /* the plugin instance's */
     pthread_mutex_t mu;              /* serialises additions to loops */
     struct fwd_loop *_Atomic loops;  /* per event loop state, grows only */

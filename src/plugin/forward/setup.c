@@ -14,6 +14,7 @@
  *       next RCODE... | next_on_nodata | failover RCODE...
  *       failfast_all_unhealthy_upstreams
  *       source_address IP
+ *       add_client_subnet [IPV4_PREFIX [IPV6_PREFIX]]            (topodns's own)
  *   }
  *
  * Defaults and checks follow CoreDNS's plugin/forward/setup.go. TO is an IP
@@ -283,6 +284,24 @@ static int parse_source(cf_disp *d, fwd_stanza *st)
     return 0;
 }
 
+/* add_client_subnet [IPV4_PREFIX [IPV6_PREFIX]]: defaults 32 and 128. */
+static int parse_add_ecs(cf_disp *d, fwd_stanza *st)
+{
+    const char *args[3];
+    unsigned long v4 = 32, v6 = 128;
+    int k = cf_remaining_args(d, args, 3);
+    if (k > 2)
+        return cf_arg_err(d);
+    if (k >= 1 && cf_parse_uint(d, args[0], 1, 32, &v4) < 0)
+        return -1;
+    if (k == 2 && cf_parse_uint(d, args[1], 1, 128, &v6) < 0)
+        return -1;
+    st->add_ecs = 1;
+    st->ecs_bits4 = (uint8_t)v4;
+    st->ecs_bits6 = (uint8_t)v6;
+    return 0;
+}
+
 static int parse_prop(cf_disp *d, fwd_stanza *st)
 {
     const char *p = cf_val(d), *a = "";
@@ -337,6 +356,8 @@ static int parse_prop(cf_disp *d, fwd_stanza *st)
         return parse_rcodes(d, st->failover_rc, &st->nfailover, 1);
     if (!strcmp(p, "source_address"))
         return parse_source(d, st);
+    if (!strcmp(p, "add_client_subnet"))
+        return parse_add_ecs(d, st);
     if (!strcmp(p, "tls") || !strcmp(p, "tls_servername") || !strcmp(p, "doh_method") ||
         !strcmp(p, "resolver"))
         return cf_err(d, "plugin/forward: '%s' is not supported by topodns (plain DNS upstreams only)", p);

@@ -37,6 +37,7 @@
 #include "server/http.h"
 #include "server/metrics.h"
 #include "server/server.h"
+#include "common/revision.h"
 
 #ifndef TOPODNS_VERSION
 #define TOPODNS_VERSION "unknown"

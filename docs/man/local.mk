@@ -11,7 +11,7 @@ docs/man/topodns-plugins.7: $(top_srcdir)/docs/configuration.md $(top_srcdir)/do
 	$(AM_V_GEN)$(SHELL) $(top_srcdir)/docs/man/plugins.sh $(top_srcdir)/docs/configuration.md > $@.tmp && mv $@.tmp $@
 
 dist_doc_DATA = README.md docs/configuration.md docs/topology.md docs/compatibility.md \
-	docs/architecture.md docs/benchmarks.md
+	docs/architecture.md docs/benchmarks.md docs/operations.md
 plugindocdir = $(docdir)/plugins
 install-data-local:
 	$(MKDIR_P) '$(DESTDIR)$(plugindocdir)'

@@ -73,6 +73,9 @@ typedef struct req_full {
     dns_req r;
     int transport;
     int fd;                         /* UDP socket */
+    int ifindex;                    /* UDP: interface the query came in on */
+    int has_local;                  /* UDP: r.local is the query's destination
+                                     * (IP_PKTINFO), the reply's source */
     struct tcp_conn *conn;          /* TCP connection */
     const listen_group *grp;
     struct instance *ins;

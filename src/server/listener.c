@@ -4,11 +4,17 @@
  * Every worker thread runs one libevent loop and owns, for every listen
  * group (address, port), a UDP socket and a TCP listening socket, all bound
  * with SO_REUSEPORT so the kernel spreads clients across workers. Nothing is
- * shared between workers on the serving path.
+ * shared between workers on the serving path. A group without a `bind`
+ * address listens on the wildcard address `::` (dual-stack).
  *
  * UDP: a readable socket is drained (up to UDP_BATCH datagrams per wakeup)
- *   with recvfrom, one system call per datagram; each datagram becomes a
- *   request answered with sendto from the socket it came in on.
+ *   with recvmsg, one system call per datagram. IP_PKTINFO / IPV6_PKTINFO
+ *   tell each datagram's destination address, which becomes the request's
+ *   r.local; the reply is sent with sendmsg from the socket it came in on,
+ *   with that address as its source, so that a wildcard socket answers a
+ *   query to 127.0.0.5 or 169.254.20.10 from that address (clients drop
+ *   replies from another one). Without the control message the kernel's
+ *   route picks the source, as before.
  * TCP: accepted connections belong to tcp.c (framing, deadlines, limits);
  *   each one remembers its local address from getsockname.
  *
@@ -69,6 +75,18 @@ static socklen_t group_sockaddr(const listen_group *g, struct sockaddr_storage *
     return 0;
 }
 
+/* Ask the kernel for every datagram's destination address and interface
+ * (IP_PKTINFO; a dual-stack socket reports IPv4 ones as IPv4-mapped
+ * IPV6_PKTINFO). */
+static void udp_want_pktinfo(int fd, int family)
+{
+    int one = 1;
+    if (family == AF_INET6)
+        setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof one);
+    else
+        setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
+}
+
 static int open_socket(const listen_group *g, int type, char *err, size_t errlen)
 {
     struct sockaddr_storage ss;
@@ -93,6 +111,8 @@ static int open_socket(const listen_group *g, int type, char *err, size_t errlen
         close(fd);
         return -1;
     }
+    if (type == SOCK_DGRAM)
+        udp_want_pktinfo(fd, ss.ss_family);
     if (type == SOCK_STREAM && listen(fd, 1024) < 0) {
         snprintf(err, errlen, "listen tcp %s:%d: %s", g->addr, g->port, strerror(errno));
         close(fd);
@@ -102,6 +122,59 @@ static int open_socket(const listen_group *g, int type, char *err, size_t errlen
 }
 
 /* ---- UDP -------------------------------------------------------------- */
+
+#define PKTINFO_SPACE (CMSG_SPACE(sizeof(struct in6_pktinfo)) + CMSG_SPACE(sizeof(struct in_pktinfo)))
+
+/* The destination of a received datagram, from its control messages, as
+ * f->r.local (the group's port) and f->ifindex; f->has_local when found. */
+static void udp_destination(req_full *f, struct msghdr *mh)
+{
+    memset(&f->r.local, 0, sizeof f->r.local);
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+        if (cm->cmsg_level == IPPROTO_IPV6 && cm->cmsg_type == IPV6_PKTINFO) {
+            struct in6_pktinfo pi;
+            memcpy(&pi, CMSG_DATA(cm), sizeof pi);
+            struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&f->r.local;
+            s6->sin6_family = AF_INET6;
+            s6->sin6_addr = pi.ipi6_addr;
+            f->ifindex = (int)pi.ipi6_ifindex;
+            f->has_local = 1;
+        } else if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_PKTINFO) {
+            struct in_pktinfo pi;
+            memcpy(&pi, CMSG_DATA(cm), sizeof pi);
+            struct sockaddr_in *s4 = (struct sockaddr_in *)&f->r.local;
+            s4->sin_family = AF_INET;
+            s4->sin_addr = pi.ipi_addr;     /* the header's destination */
+            f->ifindex = pi.ipi_ifindex;
+            f->has_local = 1;
+        }
+    }
+    sockaddr_unmap(&f->r.local);
+    uint16_t port = htons((uint16_t)f->grp->port);
+    if (f->r.local.ss_family == AF_INET)
+        ((struct sockaddr_in *)&f->r.local)->sin_port = port;
+    else if (f->r.local.ss_family == AF_INET6)
+        ((struct sockaddr_in6 *)&f->r.local)->sin6_port = port;
+}
+
+/* One datagram into f: 0, or -1 when there is none (or an error). */
+static int udp_recv(int fd, req_full *f)
+{
+    union { char buf[PKTINFO_SPACE]; struct cmsghdr align; } ctl;
+    struct iovec iov = { f->raw, f->rawcap };
+    struct msghdr mh = {
+        .msg_name = &f->r.peer, .msg_namelen = sizeof f->r.peer,
+        .msg_iov = &iov, .msg_iovlen = 1,
+        .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf,
+    };
+    ssize_t n = recvmsg(fd, &mh, 0);
+    if (n < 0)
+        return -1;
+    sockaddr_unmap(&f->r.peer);
+    f->r.rawlen = (size_t)n;
+    udp_destination(f, &mh);
+    return 0;
+}
 
 static void udp_read(evutil_socket_t fd, short what, void *arg)
 {
@@ -120,21 +193,68 @@ static void udp_read(evutil_socket_t fd, short what, void *arg)
             f->raw = p;
             f->rawcap = 65536;
         }
-        socklen_t sl = sizeof f->r.peer;
-        ssize_t n = recvfrom(fd, f->raw, f->rawcap, 0, (struct sockaddr *)&f->r.peer, &sl);
-        if (n < 0) {
+        f->grp = u->grp;
+        if (udp_recv(fd, f) < 0) {
             req_release(f);
             return;
         }
-        sockaddr_unmap(&f->r.peer);
         f->transport = TRANSPORT_UDP;
         f->fd = fd;
-        f->grp = u->grp;
         f->ins = w->ins;
         f->r.proto = PROTO_UDP;
         f->r.raw = f->raw;
-        f->r.rawlen = (size_t)n;
         core_handle_packet(f);
+    }
+}
+
+/* The control message that makes the reply leave from the address the query
+ * was sent to (IP_PKTINFO for IPv4, also on a dual-stack socket; the
+ * interface only for an IPv6 link-local address). Returns its length. */
+static size_t udp_source_cmsg(const req_full *f, char *buf, size_t cap)
+{
+    memset(buf, 0, cap);
+    struct msghdr mh = { .msg_control = buf, .msg_controllen = cap };
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+    if (f->r.local.ss_family == AF_INET) {
+        struct in_pktinfo pi = { 0 };
+        pi.ipi_spec_dst = ((const struct sockaddr_in *)&f->r.local)->sin_addr;
+        cm->cmsg_level = IPPROTO_IP;
+        cm->cmsg_type = IP_PKTINFO;
+        cm->cmsg_len = CMSG_LEN(sizeof pi);
+        memcpy(CMSG_DATA(cm), &pi, sizeof pi);
+        return CMSG_SPACE(sizeof pi);
+    }
+    struct in6_pktinfo pi = { 0 };
+    pi.ipi6_addr = ((const struct sockaddr_in6 *)&f->r.local)->sin6_addr;
+    if (IN6_IS_ADDR_LINKLOCAL(&pi.ipi6_addr))
+        pi.ipi6_ifindex = (unsigned)f->ifindex;
+    cm->cmsg_level = IPPROTO_IPV6;
+    cm->cmsg_type = IPV6_PKTINFO;
+    cm->cmsg_len = CMSG_LEN(sizeof pi);
+    memcpy(CMSG_DATA(cm), &pi, sizeof pi);
+    return CMSG_SPACE(sizeof pi);
+}
+
+static void udp_send(req_full *f, const uint8_t *wire, size_t len)
+{
+    union { char buf[PKTINFO_SPACE]; struct cmsghdr align; } ctl;
+    struct iovec iov = { (void *)wire, len };
+    struct msghdr mh = {
+        .msg_name = &f->r.peer,
+        .msg_namelen = f->r.peer.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                                        : sizeof(struct sockaddr_in),
+        .msg_iov = &iov, .msg_iovlen = 1,
+    };
+    if (f->has_local) {
+        mh.msg_control = ctl.buf;
+        mh.msg_controllen = udp_source_cmsg(f, ctl.buf, sizeof ctl.buf);
+    }
+    if (sendmsg(f->fd, &mh, 0) < 0 && errno == EINVAL && f->has_local) {
+        /* a destination the kernel will not send from (broadcast,
+         * multicast): let routing pick the source */
+        mh.msg_control = NULL;
+        mh.msg_controllen = 0;
+        sendmsg(f->fd, &mh, 0);
     }
 }
 
@@ -144,9 +264,7 @@ void transport_send(req_full *f, const uint8_t *wire, size_t len)
 {
     switch (f->transport) {
     case TRANSPORT_UDP:
-        sendto(f->fd, wire, len, 0, (struct sockaddr *)&f->r.peer,
-               f->r.peer.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-                                               : sizeof(struct sockaddr_in));
+        udp_send(f, wire, len);
         break;
     case TRANSPORT_TCP:
         tcp_send(f, wire, len);

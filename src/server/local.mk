@@ -11,9 +11,11 @@ src_server_libserver_a_SOURCES = \
 	src/server/periodic.c src/server/periodic.h \
 	src/server/metrics.c src/server/metrics.h \
 	src/server/http.c src/server/http.h
-TESTS += tests/integration/server.sh tests/integration/process.sh tests/integration/slowloris.sh
+TESTS += tests/integration/server.sh tests/integration/process.sh tests/integration/slowloris.sh \
+	tests/integration/reply_source.sh tests/integration/reply_source_netns.sh
 EXTRA_DIST += tests/integration/server.sh tests/integration/rawdns.py \
 	tests/integration/slowloris.sh tests/integration/slowtcp.py \
+	tests/integration/reply_source.sh tests/integration/reply_source_netns.sh \
 	tests/integration/process.sh
 
 # The registry and the HTTP endpoints; the prometheus plugin's reporting.

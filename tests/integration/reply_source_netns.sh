@@ -42,7 +42,9 @@ cat > "$CONF" <<'CF'
     whoami
 }
 CF
-nsx env -u TOPODNS_DEFAULT_BIND "$TOPODNS" -conf "$CONF" > "$LOG" 2>&1 &
+# ip and env exec into topodns: $! is the server's own PID, which
+# cleanup kills (a backgrounded function would leave it running)
+ip netns exec "$NS" env -u TOPODNS_DEFAULT_BIND "$TOPODNS" -conf "$CONF" > "$LOG" 2>&1 &
 TOPO_PID=$!
 PIDS+=("$TOPO_PID")
 for _ in $(seq 1 50); do

@@ -268,6 +268,23 @@ static int parse_args(process *p, int argc, char **argv)
     return 0;
 }
 
+/* A TCP connection limit from the environment (server_env; unset: the
+ * server's default). -1 on a value that is not a number from 1 to 1000000. */
+static int env_limit(const char *name, unsigned *out)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return 0;
+    char *end;
+    unsigned long n = strtoul(v, &end, 10);
+    if (*end || v[0] < '0' || v[0] > '9' || n < 1 || n > 1000000) {
+        log_msg("FATAL", "%s: invalid value '%s' (a number from 1 to 1000000)", name, v);
+        return -1;
+    }
+    *out = (unsigned)n;
+    return 0;
+}
+
 static void banner(const process *p, instance *ins)
 {
     if (p->quiet)
@@ -334,6 +351,9 @@ int main(int argc, char **argv)
     if (parse_args(&p, argc, argv) < 0)
         return 2;
     log_quiet = p.quiet;
+    if (env_limit("TOPODNS_TCP_MAX_CONNS", &p.env.tcp_max_conns) < 0 ||
+        env_limit("TOPODNS_TCP_MAX_CONNS_PER_SOURCE", &p.env.tcp_max_per_source) < 0)
+        return 1;
     if (!p.conf && access("Corefile", R_OK) == 0)
         p.conf = "Corefile";
     init_libraries();

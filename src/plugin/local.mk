@@ -15,6 +15,7 @@ include src/plugin/loadbalance/local.mk
 include src/plugin/reload/local.mk
 include src/plugin/whoami/local.mk
 include src/plugin/bind/local.mk
+include src/plugin/timeouts/local.mk
 include src/plugin/any/local.mk
 include src/plugin/kubernetes/local.mk
 include src/plugin/topology/local.mk

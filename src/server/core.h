@@ -10,17 +10,23 @@
  * A query arrives on a worker's socket for a group, becomes a req_full
  * (a dns_req plus transport state), is matched to a block by longest zone
  * suffix and runs through that block's chain.
+ *
+ * listener.c owns the sockets, the UDP path and the workers; tcp.c owns the
+ * TCP connections (framing, deadlines, connection limits).
  */
 #ifndef TOPODNS_CORE_H
 #define TOPODNS_CORE_H
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <event2/util.h>
 #include "server/server.h"
 
 struct event;
 struct evconnlistener;
+struct sockaddr;
 struct tcp_conn;
+struct tcp_source;
 
 typedef struct listen_zone {
     const uint8_t *wire;
@@ -34,6 +40,8 @@ typedef struct listen_group {
     char label[96];                 /* metrics "server" label: dns://:53 */
     listen_zone *zones;
     size_t nzones;
+    tcp_timeouts tcp;               /* the blocks' timeouts merged, defaults
+                                     * filled in (server.c); read by tcp.c */
 } listen_group;
 
 enum { TRANSPORT_UDP, TRANSPORT_TCP, TRANSPORT_INTERNAL };
@@ -46,9 +54,14 @@ typedef struct worker {
     int *udp_fds;                   /* one per group */
     struct event **udp_evs;
     struct evconnlistener **tcp_ls;
-    void *ctx;                      /* per-group callback contexts */
-    struct tcp_conn *conns;         /* open TCP connections */
+    struct sock_ctx *ctx;           /* per-group callback contexts */
+    /* TCP connections (tcp.c; only this worker's thread touches them):
+     * every connection not yet freed, the one idle the longest first; how
+     * many are open; the open ones per client address; the limits. */
+    struct tcp_conn *conns, *conns_tail;
     unsigned nconns;
+    struct tcp_source *sources;
+    unsigned max_conns, max_per_source;
     struct req_full *pool;          /* free requests for reuse */
     unsigned npool;
     int started;
@@ -60,6 +73,9 @@ typedef struct req_full {
     dns_req r;
     int transport;
     int fd;                         /* UDP socket */
+    int ifindex;                    /* UDP: interface the query came in on */
+    int has_local;                  /* UDP: r.local is the query's destination
+                                     * (IP_PKTINFO), the reply's source */
     struct tcp_conn *conn;          /* TCP connection */
     const listen_group *grp;
     struct instance *ins;
@@ -108,13 +124,34 @@ void core_dispatch(req_full *f);
 /* Parse f->raw and dispatch, or answer FORMERR/drop on a malformed packet. */
 void core_handle_packet(req_full *f);
 
+/* What a socket's callbacks get: the (worker, group) pair it belongs to.
+ * Owned by the worker (w->ctx), one per group. */
+typedef struct sock_ctx {
+    worker *w;
+    const listen_group *grp;
+    int fd;                         /* UDP socket */
+} sock_ctx;
+
 /* listener.c */
+/* IPv4-mapped IPv6 addresses (dual-stack sockets) become IPv4. */
+void sockaddr_unmap(struct sockaddr_storage *ss);
 int listeners_start(struct instance *ins, char *err, size_t errlen);
 void listeners_stop(struct instance *ins);
 /* Send an encoded reply for f over its transport. */
 void transport_send(req_full *f, const uint8_t *wire, size_t len);
 /* The transport is done with f (TCP bookkeeping, then back to the pool). */
 void transport_done(req_full *f);
+
+/* tcp.c, on the worker's thread */
+/* evconnlistener callback; arg is the group's sock_ctx. */
+void tcp_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int salen,
+                void *arg);
+/* Queue a framed reply on f's connection (dropped when it is closed). */
+void tcp_send(req_full *f, const uint8_t *wire, size_t len);
+/* A query of c is finished: bookkeeping, deadlines, flow control. */
+void tcp_query_done(struct tcp_conn *c);
+/* Close and free every connection of the worker (it is stopping). */
+void tcp_close_all(worker *w);
 
 uint64_t now_ns(void);
 

@@ -1,21 +1,25 @@
 /*
- * listener.c — sockets and worker threads.
+ * listener.c — sockets, the UDP path and worker threads.
  *
  * Every worker thread runs one libevent loop and owns, for every listen
  * group (address, port), a UDP socket and a TCP listening socket, all bound
  * with SO_REUSEPORT so the kernel spreads clients across workers. Nothing is
- * shared between workers on the serving path.
+ * shared between workers on the serving path. A group without a `bind`
+ * address listens on the wildcard address `::` (dual-stack).
  *
  * UDP: a readable socket is drained (up to UDP_BATCH datagrams per wakeup)
- *   with recvfrom, one system call per datagram; each datagram becomes a
- *   request answered with sendto from the socket it came in on.
- * TCP: RFC 7766 framing (2-octet length). Several queries may be pipelined on
- *   one connection and are answered as they complete, possibly out of order.
- *   Limits: TCP_IDLE seconds without a query closes the connection, at most
- *   TCP_MAX_CONNS connections per worker, TCP_MAX_INFLIGHT queries in flight
- *   per connection (reading pauses beyond it), TCP_MAX_OUTPUT octets queued
- *   for a slow reader (reading pauses beyond it). A length under 12 (no room
- *   for a header) closes the connection.
+ *   with recvmsg, one system call per datagram. IP_PKTINFO / IPV6_PKTINFO
+ *   tell each datagram's destination address, which becomes the request's
+ *   r.local; the reply is sent with sendmsg from the socket it came in on,
+ *   with that address as its source, so that a wildcard socket answers a
+ *   query to 127.0.0.5 or 169.254.20.10 from that address (clients drop
+ *   replies from another one). Without the control message the kernel's
+ *   route picks the source, as before.
+ * TCP: accepted connections belong to tcp.c (framing, deadlines, limits);
+ *   each one remembers its local address from getsockname.
+ *
+ * Requests go to request.c (core_handle_packet) and come back through
+ * transport_send() / transport_done().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,8 +30,6 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <event2/buffer.h>
-#include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/listener.h>
 #include <event2/thread.h>
@@ -36,25 +38,10 @@
 #include "common/log.h"
 
 #define UDP_BATCH 64
-#define TCP_IDLE 10
-#define TCP_MAX_CONNS 1024
-#define TCP_MAX_INFLIGHT 128
-#define TCP_MAX_OUTPUT (1u << 20)
-
-typedef struct tcp_conn {
-    worker *w;
-    const listen_group *grp;
-    struct bufferevent *bev;
-    struct sockaddr_storage peer, local;
-    unsigned inflight;
-    int closed;                     /* client gone or we closed: drop replies */
-    struct tcp_conn *prev, *next;
-} tcp_conn;
 
 /* ---- addresses -------------------------------------------------------- */
 
-/* IPv4-mapped IPv6 peers (dual-stack sockets) are reported as IPv4. */
-static void unmap(struct sockaddr_storage *ss)
+void sockaddr_unmap(struct sockaddr_storage *ss)
 {
     if (ss->ss_family != AF_INET6)
         return;
@@ -88,6 +75,18 @@ static socklen_t group_sockaddr(const listen_group *g, struct sockaddr_storage *
     return 0;
 }
 
+/* Ask the kernel for every datagram's destination address and interface
+ * (IP_PKTINFO; a dual-stack socket reports IPv4 ones as IPv4-mapped
+ * IPV6_PKTINFO). */
+static void udp_want_pktinfo(int fd, int family)
+{
+    int one = 1;
+    if (family == AF_INET6)
+        setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof one);
+    else
+        setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
+}
+
 static int open_socket(const listen_group *g, int type, char *err, size_t errlen)
 {
     struct sockaddr_storage ss;
@@ -112,6 +111,8 @@ static int open_socket(const listen_group *g, int type, char *err, size_t errlen
         close(fd);
         return -1;
     }
+    if (type == SOCK_DGRAM)
+        udp_want_pktinfo(fd, ss.ss_family);
     if (type == SOCK_STREAM && listen(fd, 1024) < 0) {
         snprintf(err, errlen, "listen tcp %s:%d: %s", g->addr, g->port, strerror(errno));
         close(fd);
@@ -122,11 +123,62 @@ static int open_socket(const listen_group *g, int type, char *err, size_t errlen
 
 /* ---- UDP -------------------------------------------------------------- */
 
-typedef struct udp_ctx { worker *w; const listen_group *grp; int fd; } udp_ctx;
+#define PKTINFO_SPACE (CMSG_SPACE(sizeof(struct in6_pktinfo)) + CMSG_SPACE(sizeof(struct in_pktinfo)))
+
+/* The destination of a received datagram, from its control messages, as
+ * f->r.local (the group's port) and f->ifindex; f->has_local when found. */
+static void udp_destination(req_full *f, struct msghdr *mh)
+{
+    memset(&f->r.local, 0, sizeof f->r.local);
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+        if (cm->cmsg_level == IPPROTO_IPV6 && cm->cmsg_type == IPV6_PKTINFO) {
+            struct in6_pktinfo pi;
+            memcpy(&pi, CMSG_DATA(cm), sizeof pi);
+            struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&f->r.local;
+            s6->sin6_family = AF_INET6;
+            s6->sin6_addr = pi.ipi6_addr;
+            f->ifindex = (int)pi.ipi6_ifindex;
+            f->has_local = 1;
+        } else if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_PKTINFO) {
+            struct in_pktinfo pi;
+            memcpy(&pi, CMSG_DATA(cm), sizeof pi);
+            struct sockaddr_in *s4 = (struct sockaddr_in *)&f->r.local;
+            s4->sin_family = AF_INET;
+            s4->sin_addr = pi.ipi_addr;     /* the header's destination */
+            f->ifindex = pi.ipi_ifindex;
+            f->has_local = 1;
+        }
+    }
+    sockaddr_unmap(&f->r.local);
+    uint16_t port = htons((uint16_t)f->grp->port);
+    if (f->r.local.ss_family == AF_INET)
+        ((struct sockaddr_in *)&f->r.local)->sin_port = port;
+    else if (f->r.local.ss_family == AF_INET6)
+        ((struct sockaddr_in6 *)&f->r.local)->sin6_port = port;
+}
+
+/* One datagram into f: 0, or -1 when there is none (or an error). */
+static int udp_recv(int fd, req_full *f)
+{
+    union { char buf[PKTINFO_SPACE]; struct cmsghdr align; } ctl;
+    struct iovec iov = { f->raw, f->rawcap };
+    struct msghdr mh = {
+        .msg_name = &f->r.peer, .msg_namelen = sizeof f->r.peer,
+        .msg_iov = &iov, .msg_iovlen = 1,
+        .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf,
+    };
+    ssize_t n = recvmsg(fd, &mh, 0);
+    if (n < 0)
+        return -1;
+    sockaddr_unmap(&f->r.peer);
+    f->r.rawlen = (size_t)n;
+    udp_destination(f, &mh);
+    return 0;
+}
 
 static void udp_read(evutil_socket_t fd, short what, void *arg)
 {
-    udp_ctx *u = arg;
+    sock_ctx *u = arg;
     worker *w = u->w;
     for (int i = 0; i < UDP_BATCH; i++) {
         req_full *f = req_alloc(w);
@@ -141,154 +193,69 @@ static void udp_read(evutil_socket_t fd, short what, void *arg)
             f->raw = p;
             f->rawcap = 65536;
         }
-        socklen_t sl = sizeof f->r.peer;
-        ssize_t n = recvfrom(fd, f->raw, f->rawcap, 0, (struct sockaddr *)&f->r.peer, &sl);
-        if (n < 0) {
+        f->grp = u->grp;
+        if (udp_recv(fd, f) < 0) {
             req_release(f);
             return;
         }
-        unmap(&f->r.peer);
         f->transport = TRANSPORT_UDP;
         f->fd = fd;
-        f->grp = u->grp;
         f->ins = w->ins;
         f->r.proto = PROTO_UDP;
         f->r.raw = f->raw;
-        f->r.rawlen = (size_t)n;
         core_handle_packet(f);
     }
 }
 
-/* ---- TCP -------------------------------------------------------------- */
-
-static void conn_free(tcp_conn *c)
+/* The control message that makes the reply leave from the address the query
+ * was sent to (IP_PKTINFO for IPv4, also on a dual-stack socket; the
+ * interface only for an IPv6 link-local address). Returns its length. */
+static size_t udp_source_cmsg(const req_full *f, char *buf, size_t cap)
 {
-    worker *w = c->w;
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        w->conns = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
-    w->nconns--;
-    free(c);
-}
-
-static void conn_close(tcp_conn *c)
-{
-    if (!c->closed) {
-        c->closed = 1;
-        bufferevent_free(c->bev);
-        c->bev = NULL;
+    memset(buf, 0, cap);
+    struct msghdr mh = { .msg_control = buf, .msg_controllen = cap };
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+    if (f->r.local.ss_family == AF_INET) {
+        struct in_pktinfo pi = { 0 };
+        pi.ipi_spec_dst = ((const struct sockaddr_in *)&f->r.local)->sin_addr;
+        cm->cmsg_level = IPPROTO_IP;
+        cm->cmsg_type = IP_PKTINFO;
+        cm->cmsg_len = CMSG_LEN(sizeof pi);
+        memcpy(CMSG_DATA(cm), &pi, sizeof pi);
+        return CMSG_SPACE(sizeof pi);
     }
-    if (c->inflight == 0)
-        conn_free(c);
+    struct in6_pktinfo pi = { 0 };
+    pi.ipi6_addr = ((const struct sockaddr_in6 *)&f->r.local)->sin6_addr;
+    if (IN6_IS_ADDR_LINKLOCAL(&pi.ipi6_addr))
+        pi.ipi6_ifindex = (unsigned)f->ifindex;
+    cm->cmsg_level = IPPROTO_IPV6;
+    cm->cmsg_type = IPV6_PKTINFO;
+    cm->cmsg_len = CMSG_LEN(sizeof pi);
+    memcpy(CMSG_DATA(cm), &pi, sizeof pi);
+    return CMSG_SPACE(sizeof pi);
 }
 
-static void tcp_read(struct bufferevent *bev, void *arg);
-
-/* Read more only while the connection is within its limits. */
-static void conn_flow(tcp_conn *c)
+static void udp_send(req_full *f, const uint8_t *wire, size_t len)
 {
-    if (c->closed)
-        return;
-    size_t out = evbuffer_get_length(bufferevent_get_output(c->bev));
-    if (c->inflight >= TCP_MAX_INFLIGHT || out >= TCP_MAX_OUTPUT)
-        bufferevent_disable(c->bev, EV_READ);
-    else
-        bufferevent_enable(c->bev, EV_READ);
-}
-
-static void tcp_read(struct bufferevent *bev, void *arg)
-{
-    tcp_conn *c = arg;
-    struct evbuffer *in = bufferevent_get_input(bev);
-    while (!c->closed && c->inflight < TCP_MAX_INFLIGHT) {
-        uint8_t lenb[2];
-        if (evbuffer_copyout(in, lenb, 2) < 2)
-            break;
-        size_t len = (size_t)lenb[0] << 8 | lenb[1];
-        if (len < 12) {
-            conn_close(c);
-            return;
-        }
-        if (evbuffer_get_length(in) < len + 2)
-            break;
-        req_full *f = req_alloc(c->w);
-        if (!f)
-            break;
-        if (f->rawcap < len) {
-            uint8_t *p = realloc(f->raw, len);
-            if (!p) {
-                req_release(f);
-                break;
-            }
-            f->raw = p;
-            f->rawcap = len;
-        }
-        evbuffer_drain(in, 2);
-        evbuffer_remove(in, f->raw, len);
-        f->transport = TRANSPORT_TCP;
-        f->conn = c;
-        f->grp = c->grp;
-        f->ins = c->w->ins;
-        f->r.proto = PROTO_TCP;
-        f->r.raw = f->raw;
-        f->r.rawlen = len;
-        f->r.peer = c->peer;
-        f->r.local = c->local;
-        c->inflight++;
-        core_handle_packet(f);
+    union { char buf[PKTINFO_SPACE]; struct cmsghdr align; } ctl;
+    struct iovec iov = { (void *)wire, len };
+    struct msghdr mh = {
+        .msg_name = &f->r.peer,
+        .msg_namelen = f->r.peer.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                                        : sizeof(struct sockaddr_in),
+        .msg_iov = &iov, .msg_iovlen = 1,
+    };
+    if (f->has_local) {
+        mh.msg_control = ctl.buf;
+        mh.msg_controllen = udp_source_cmsg(f, ctl.buf, sizeof ctl.buf);
     }
-    conn_flow(c);
-}
-
-static void tcp_write_done(struct bufferevent *bev, void *arg)
-{
-    conn_flow(arg);
-}
-
-static void tcp_event(struct bufferevent *bev, short what, void *arg)
-{
-    conn_close(arg);
-}
-
-static void tcp_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
-                       int salen, void *arg)
-{
-    udp_ctx *u = arg;                  /* same (worker, group) pair */
-    worker *w = u->w;
-    if (w->nconns >= TCP_MAX_CONNS) {
-        close(fd);
-        return;
+    if (sendmsg(f->fd, &mh, 0) < 0 && errno == EINVAL && f->has_local) {
+        /* a destination the kernel will not send from (broadcast,
+         * multicast): let routing pick the source */
+        mh.msg_control = NULL;
+        mh.msg_controllen = 0;
+        sendmsg(f->fd, &mh, 0);
     }
-    tcp_conn *c = calloc(1, sizeof *c);
-    if (!c) {
-        close(fd);
-        return;
-    }
-    c->w = w;
-    c->grp = u->grp;
-    memcpy(&c->peer, sa, (size_t)salen < sizeof c->peer ? (size_t)salen : sizeof c->peer);
-    unmap(&c->peer);
-    socklen_t ll = sizeof c->local;
-    getsockname(fd, (struct sockaddr *)&c->local, &ll);
-    unmap(&c->local);
-    c->bev = bufferevent_socket_new(w->base, fd, BEV_OPT_CLOSE_ON_FREE);
-    if (!c->bev) {
-        close(fd);
-        free(c);
-        return;
-    }
-    c->next = w->conns;
-    if (w->conns)
-        w->conns->prev = c;
-    w->conns = c;
-    w->nconns++;
-    struct timeval idle = { TCP_IDLE, 0 };
-    bufferevent_set_timeouts(c->bev, &idle, NULL);
-    bufferevent_setcb(c->bev, tcp_read, tcp_write_done, tcp_event, c);
-    bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 }
 
 /* ---- transport interface used by request.c ---------------------------- */
@@ -297,17 +264,10 @@ void transport_send(req_full *f, const uint8_t *wire, size_t len)
 {
     switch (f->transport) {
     case TRANSPORT_UDP:
-        sendto(f->fd, wire, len, 0, (struct sockaddr *)&f->r.peer,
-               f->r.peer.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-                                               : sizeof(struct sockaddr_in));
+        udp_send(f, wire, len);
         break;
     case TRANSPORT_TCP:
-        if (f->conn && !f->conn->closed) {
-            uint8_t lenb[2] = { (uint8_t)(len >> 8), (uint8_t)len };
-            struct evbuffer *out = bufferevent_get_output(f->conn->bev);
-            evbuffer_add(out, lenb, 2);
-            evbuffer_add(out, wire, len);
-        }
+        tcp_send(f, wire, len);
         break;
     default:
         break;                      /* internal: the reply stays in f->out */
@@ -322,17 +282,10 @@ void transport_done(req_full *f)
             req_release(f);         /* req_start: nobody waits for it */
         return;                     /* else freed by req_free */
     }
-    tcp_conn *c = f->conn;
+    struct tcp_conn *c = f->conn;
     req_release(f);
-    if (c) {
-        c->inflight--;
-        if (c->closed) {
-            if (c->inflight == 0)
-                conn_free(c);
-        } else {
-            conn_flow(c);
-        }
-    }
+    if (c)
+        tcp_query_done(c);
 }
 
 /* ---- workers ---------------------------------------------------------- */
@@ -353,7 +306,7 @@ static int worker_open(worker *w, struct instance *ins, char *err, size_t errlen
     w->udp_fds = calloc(ng ? ng : 1, sizeof *w->udp_fds);
     w->udp_evs = calloc(ng ? ng : 1, sizeof *w->udp_evs);
     w->tcp_ls = calloc(ng ? ng : 1, sizeof *w->tcp_ls);
-    udp_ctx *ctx = calloc(ng ? ng : 1, sizeof *ctx);
+    sock_ctx *ctx = calloc(ng ? ng : 1, sizeof *ctx);
     w->base = event_base_new();
     if (!w->udp_fds || !w->udp_evs || !w->tcp_ls || !ctx || !w->base) {
         free(ctx);
@@ -361,6 +314,9 @@ static int worker_open(worker *w, struct instance *ins, char *err, size_t errlen
         return -1;
     }
     w->ctx = ctx;
+    w->max_conns = ins->env->tcp_max_conns ? ins->env->tcp_max_conns : TCP_MAX_CONNS_DEFAULT;
+    w->max_per_source = ins->env->tcp_max_per_source ? ins->env->tcp_max_per_source
+                                                     : TCP_MAX_PER_SOURCE_DEFAULT;
     for (size_t i = 0; i < ng; i++)
         w->udp_fds[i] = -1;
     for (size_t i = 0; i < ng; i++) {
@@ -401,14 +357,7 @@ static void worker_close(worker *w, size_t ng)
         if (w->tcp_ls && w->tcp_ls[i])
             evconnlistener_free(w->tcp_ls[i]);
     }
-    while (w->conns) {
-        tcp_conn *c = w->conns;
-        if (!c->closed) {
-            bufferevent_free(c->bev);
-            c->closed = 1;
-        }
-        conn_free(c);
-    }
+    tcp_close_all(w);
     while (w->pool) {
         req_full *f = w->pool;
         w->pool = f->next_free;

@@ -6,13 +6,16 @@ src_server_libserver_a_SOURCES = \
 	src/server/plugin.h src/server/order.h \
 	src/server/request.c src/server/request.h \
 	src/server/server.c src/server/server.h \
-	src/server/listener.c \
+	src/server/listener.c src/server/tcp.c \
 	src/server/zone.c src/server/zone.h \
 	src/server/periodic.c src/server/periodic.h \
 	src/server/metrics.c src/server/metrics.h \
 	src/server/http.c src/server/http.h
-TESTS += tests/integration/server.sh tests/integration/process.sh
+TESTS += tests/integration/server.sh tests/integration/process.sh tests/integration/slowloris.sh \
+	tests/integration/reply_source.sh tests/integration/reply_source_netns.sh
 EXTRA_DIST += tests/integration/server.sh tests/integration/rawdns.py \
+	tests/integration/slowloris.sh tests/integration/slowtcp.py \
+	tests/integration/reply_source.sh tests/integration/reply_source_netns.sh \
 	tests/integration/process.sh
 
 # The registry and the HTTP endpoints; the prometheus plugin's reporting.

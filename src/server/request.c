@@ -78,6 +78,9 @@ static void req_clear(req_full *f)
     r->depth = 0;
     f->conn = NULL;
     f->fd = -1;
+    f->ifindex = 0;
+    f->has_local = 0;
+    memset(&r->local, 0, sizeof r->local);
     f->grp = NULL;
     f->outlen = 0;
     f->finished = 0;

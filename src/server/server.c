@@ -11,7 +11,8 @@
  *      unknown directives, unsupported plugins and a second occurrence of a
  *      once-only plugin stop the load with "file:line: message near 'tok'";
  *   4. link the handlers that serve DNS into the block's chain;
- *   5. group the zones by listen address and port (listen_group).
+ *   5. group the zones by listen address and port (listen_group), with the
+ *      TCP timeouts of the blocks listening there merged.
  * instance_start() starts plugins, binds the sockets, starts the workers and
  * the HTTP thread. A reload does it in two steps: instance_prepare() starts
  * the plugins beside the running instance (which they may take state over
@@ -366,6 +367,33 @@ static int group_add(listen_group *g, zone_key *k, server_block *b)
     return 0;
 }
 
+/* A block's timeouts over the group's: the fields it sets win (blocks are
+ * merged in file order, so the last one to set a field wins, as in
+ * CoreDNS's servers). */
+static void timeouts_merge(tcp_timeouts *g, const tcp_timeouts *b)
+{
+    if (b->read_ns)
+        g->read_ns = b->read_ns;
+    if (b->write_ns)
+        g->write_ns = b->write_ns;
+    if (b->idle_ns)
+        g->idle_ns = b->idle_ns;
+    if (b->max_queries)
+        g->max_queries = b->max_queries;
+}
+
+static void timeouts_defaults(tcp_timeouts *t)
+{
+    if (!t->read_ns)
+        t->read_ns = TCP_READ_DEFAULT_NS;
+    if (!t->write_ns)
+        t->write_ns = TCP_WRITE_DEFAULT_NS;
+    if (!t->idle_ns)
+        t->idle_ns = TCP_IDLE_DEFAULT_NS;
+    if (!t->max_queries)
+        t->max_queries = TCP_MAX_QUERIES_DEFAULT;
+}
+
 static int build_groups(instance *ins, char *err, size_t errlen)
 {
     for (size_t bi = 0; bi < ins->nblocks; bi++) {
@@ -395,9 +423,12 @@ static int build_groups(instance *ins, char *err, size_t errlen)
                              k->zone, k->port, k->tok->text);
                     return -1;
                 }
+                timeouts_merge(&g->tcp, &b->timeouts);
             }
         }
     }
+    for (size_t i = 0; i < ins->ngroups; i++)
+        timeouts_defaults(&ins->groups[i].tcp);
     return 0;
 }
 

@@ -39,6 +39,39 @@ typedef struct zone_key {
     const cf_token *tok;             /* the key as written, for errors */
 } zone_key;
 
+/* The TCP deadlines of a block's listeners, in CoreDNS's `timeouts` terms.
+ * The timeouts plugin's setup() writes its block's copy (a field it does
+ * not set stays 0); server.c merges the copies of the blocks listening on
+ * one address and port (a later block's field wins, as in CoreDNS) and
+ * fills the defaults below; tcp.c applies the result. Read-only once the
+ * instance is loaded.
+ *   read    a new connection's first message must be complete this long
+ *           after accept, however many octets trickle in;
+ *   idle    each next message must be complete this long after the
+ *           connection became idle again (nothing in flight, every reply
+ *           handed to the kernel);
+ *   write   queued replies must all be handed to the kernel this long after
+ *           the queue stopped being empty;
+ *   max_queries  messages read from one connection before it is closed
+ *           (once they are answered); -1 unlimited. */
+typedef struct tcp_timeouts {
+    int64_t read_ns, write_ns, idle_ns;
+    int max_queries;
+} tcp_timeouts;
+
+#define TCP_READ_DEFAULT_NS (3 * 1000000000LL)
+#define TCP_WRITE_DEFAULT_NS (5 * 1000000000LL)
+#define TCP_IDLE_DEFAULT_NS (10 * 1000000000LL)
+#define TCP_MAX_QUERIES_DEFAULT (-1)
+
+/* Connection limits of every worker (server_env; no Corefile syntax):
+ * open TCP connections, and open TCP connections from one client address.
+ * At a limit the connection idle the longest in its scope (no query in
+ * flight, no reply waiting) is closed to make room; when none is idle the
+ * new connection is closed. */
+#define TCP_MAX_CONNS_DEFAULT 1024u
+#define TCP_MAX_PER_SOURCE_DEFAULT 256u
+
 typedef struct server_block {
     zone_key *keys;
     size_t nkeys;
@@ -47,6 +80,7 @@ typedef struct server_block {
     const handler *chain;            /* first handler with serve(), or NULL */
     char **bind;                     /* addresses from the bind plugin; none = all */
     size_t nbind;
+    tcp_timeouts timeouts;           /* from the timeouts plugin; 0: unset */
     const cf_block *cf;
     struct named_value *values;      /* block_set_value() */
 } server_block;
@@ -62,6 +96,11 @@ typedef struct server_env {
                                          * survive reloads as CoreDNS's do */
     int dns_port;                       /* -dns.port (0: 53) */
     int workers;                        /* -workers (0: one per CPU) */
+    /* TCP connection limits per worker (0: the defaults above); main()
+     * reads them from TOPODNS_TCP_MAX_CONNS and
+     * TOPODNS_TCP_MAX_CONNS_PER_SOURCE at startup. */
+    unsigned tcp_max_conns;
+    unsigned tcp_max_per_source;
     /* Ask the process to load the Corefile again (the reload plugin);
      * safe from any thread; NULL: nothing happens (unit tests). */
     void (*request_reload)(void *arg);

@@ -65,6 +65,9 @@ typedef struct worker {
     struct req_full *pool;          /* free requests for reuse */
     unsigned npool;
     int started;
+    struct event *drain_ev;         /* listener.c: activated by listeners_stop */
+    struct event *drain_timer;
+    int drain_ticks;
 } worker;
 
 /* A request with its transport state; dns_req first so a dns_req* is a

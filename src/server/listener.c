@@ -20,6 +20,11 @@
  *
  * Requests go to request.c (core_handle_packet) and come back through
  * transport_send() / transport_done().
+ *
+ * Reloads: a new instance takes over (dup) the running instance's UDP and
+ * listening TCP sockets for the same address, port and worker index, so the
+ * kernel's queues survive the swap; the old workers, when stopped, first
+ * stop accepting and give their open connections up to 200 ms to finish.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -291,6 +296,66 @@ void transport_done(req_full *f)
 /* ---- workers ---------------------------------------------------------- */
 
 /* Workers read the cluster store: they are RCU reader threads. */
+/* ---- sockets a reload inherits ---------------------------------------- */
+
+/* The socket worker wid of prev (the instance being replaced) has for g's
+ * address and port, duplicated: a reload keeps the very sockets, so what
+ * the kernel queued on them while the instances swap is read by one or the
+ * other, never dropped with a closed socket. -1 when there is none. */
+static int inherit_fd(const struct instance *prev, int wid, const listen_group *g, int tcp)
+{
+    if (!prev || !prev->workers || wid >= prev->nworkers)
+        return -1;
+    const worker *pw = &prev->workers[wid];
+    for (size_t j = 0; j < prev->ngroups; j++) {
+        const listen_group *pg = &prev->groups[j];
+        if (pg->port != g->port || strcmp(pg->addr, g->addr) != 0)
+            continue;
+        int fd = tcp ? (pw->tcp_ls[j] ? evconnlistener_get_fd(pw->tcp_ls[j]) : -1)
+                     : pw->udp_fds[j];
+        return fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    }
+    return -1;
+}
+
+static int group_socket(struct instance *ins, int wid, size_t gi, int type, char *err,
+                        size_t errlen)
+{
+    int fd = inherit_fd(ins->prev, wid, &ins->groups[gi], type == SOCK_STREAM);
+    return fd >= 0 ? fd : open_socket(&ins->groups[gi], type, err, errlen);
+}
+
+/* ---- stopping: drain, then leave ---------------------------------------- */
+
+#define DRAIN_TICK_MS 10
+#define DRAIN_MAX_TICKS 20      /* 200 ms at most */
+
+/* Worker thread: leave once no TCP connection is open, or at the limit
+ * (connections a client keeps open are closed then). */
+static void drain_tick(evutil_socket_t fd, short what, void *arg)
+{
+    worker *w = arg;
+    if (w->nconns == 0 || ++w->drain_ticks >= DRAIN_MAX_TICKS) {
+        event_base_loopbreak(w->base);
+        return;
+    }
+    struct timeval tv = { 0, DRAIN_TICK_MS * 1000 };
+    evtimer_add(w->drain_timer, &tv);
+}
+
+/* Worker thread, asked by listeners_stop(): accept no more connections and
+ * give the open ones a moment to deliver and get their answers (a reload
+ * hands the listening sockets to the new instance, whose workers accept
+ * from then on; queued datagrams are read by either). */
+static void drain_start(evutil_socket_t fd, short what, void *arg)
+{
+    worker *w = arg;
+    for (size_t i = 0; w->ins && i < w->ins->ngroups; i++)
+        if (w->tcp_ls[i])
+            evconnlistener_disable(w->tcp_ls[i]);
+    drain_tick(-1, 0, w);
+}
+
 static void *worker_main(void *arg)
 {
     worker *w = arg;
@@ -314,6 +379,12 @@ static int worker_open(worker *w, struct instance *ins, char *err, size_t errlen
         return -1;
     }
     w->ctx = ctx;
+    w->drain_ev = event_new(w->base, -1, 0, drain_start, w);
+    w->drain_timer = evtimer_new(w->base, drain_tick, w);
+    if (!w->drain_ev || !w->drain_timer) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     w->max_conns = ins->env->tcp_max_conns ? ins->env->tcp_max_conns : TCP_MAX_CONNS_DEFAULT;
     w->max_per_source = ins->env->tcp_max_per_source ? ins->env->tcp_max_per_source
                                                      : TCP_MAX_PER_SOURCE_DEFAULT;
@@ -323,18 +394,19 @@ static int worker_open(worker *w, struct instance *ins, char *err, size_t errlen
         w->udp_fds[i] = -1;
         ctx[i].w = w;
         ctx[i].grp = &ins->groups[i];
-        int fd = open_socket(&ins->groups[i], SOCK_DGRAM, err, errlen);
+        int fd = group_socket(ins, w->id, i, SOCK_DGRAM, err, errlen);
         if (fd < 0)
             goto fail;
         w->udp_fds[i] = fd;
         ctx[i].fd = fd;
         w->udp_evs[i] = event_new(w->base, fd, EV_READ | EV_PERSIST, udp_read, &ctx[i]);
         event_add(w->udp_evs[i], NULL);
-        int tfd = open_socket(&ins->groups[i], SOCK_STREAM, err, errlen);
+        int tfd = group_socket(ins, w->id, i, SOCK_STREAM, err, errlen);
         if (tfd < 0)
             goto fail;
+        /* backlog 0: the socket listens already (with open_socket's backlog) */
         w->tcp_ls[i] = evconnlistener_new(w->base, tcp_accept, &ctx[i],
-                                          LEV_OPT_CLOSE_ON_FREE, -1, tfd);
+                                          LEV_OPT_CLOSE_ON_FREE, 0, tfd);
         if (!w->tcp_ls[i]) {
             close(tfd);
             snprintf(err, errlen, "listen tcp %s:%d failed", ins->groups[i].addr, ins->groups[i].port);
@@ -358,6 +430,10 @@ static void worker_close(worker *w, size_t ng)
             evconnlistener_free(w->tcp_ls[i]);
     }
     tcp_close_all(w);
+    if (w->drain_ev)
+        event_free(w->drain_ev);
+    if (w->drain_timer)
+        event_free(w->drain_timer);
     while (w->pool) {
         req_full *f = w->pool;
         w->pool = f->next_free;
@@ -407,13 +483,12 @@ void listeners_stop(struct instance *ins)
 {
     if (!ins->workers)
         return;
-    for (int i = 0; i < ins->nworkers; i++) {
-        worker *w = &ins->workers[i];
-        if (w->started) {
-            event_base_loopbreak(w->base);
-            pthread_join(w->thread, NULL);
-        }
-    }
+    for (int i = 0; i < ins->nworkers; i++)
+        if (ins->workers[i].started)
+            event_active(ins->workers[i].drain_ev, 0, 0);
+    for (int i = 0; i < ins->nworkers; i++)
+        if (ins->workers[i].started)
+            pthread_join(ins->workers[i].thread, NULL);
     for (int i = 0; i < ins->nworkers; i++)
         worker_close(&ins->workers[i], ins->ngroups);
     free(ins->workers);

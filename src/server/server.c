@@ -541,8 +541,9 @@ int instance_ready(const instance *ins)
 
 int instance_serve(instance *ins, char *err, size_t errlen)
 {
+    int rc = listeners_start(ins, err, errlen);     /* inherits prev's sockets */
     ins->prev = NULL;
-    if (listeners_start(ins, err, errlen) < 0 || http_start(ins, err, errlen) < 0) {
+    if (rc < 0 || http_start(ins, err, errlen) < 0) {
         instance_stop(ins);
         return -1;
     }

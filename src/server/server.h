@@ -124,8 +124,12 @@ int instance_start(instance *ins, char *err, size_t errlen);
  *                       must not wait for the network here;
  *   instance_ready()    1 when every plugin that reports readiness is
  *                       ready (the kubernetes plugin: its watches synced);
- *   instance_serve()    binds the DNS sockets, starts the workers and the
- *                       HTTP endpoints; then prev is stopped and freed.
+ *   instance_serve()    takes over prev's DNS sockets for the addresses
+ *                       both serve (others are bound anew), starts the
+ *                       workers and the HTTP endpoints; then prev is
+ *                       stopped (its workers stop accepting and finish
+ *                       their open connections, 200 ms at most) and freed,
+ *                       so no query is lost in the swap.
  * A prepared instance that is dropped is stopped and freed as any other. */
 int instance_prepare(instance *ins, instance *prev, char *err, size_t errlen);
 int instance_ready(const instance *ins);

@@ -13,12 +13,12 @@
  *          the token's version is newer than the server's), or a continued
  *          page whose resourceVersion is lower than the first page's, lists
  *          again from the first page at once; other failures → WAIT, then
- *          list again.
+ *          list again. A complete list resets the backoff.
  *   WATCH  GET PATH?watch=1&resourceVersion=RV&allowWatchBookmarks=true&
  *          timeoutSeconds=300..600[&labelSelector=S]. The body is framed into
  *          lines whatever the chunking; each line is one event:
  *          ADDED/MODIFIED → upsert, DELETED → remove, BOOKMARK → version
- *          only; every event advances RV. These
+ *          only; every event advances RV and resets the backoff. These
  *          relist (LIST from resourceVersion "", reconciled by the handler's
  *          begin/end) at once: ERROR with code 410 (or reason Expired/Gone)
  *          or HTTP 410; the resourceVersion too large (HTTP 504 or an ERROR
@@ -29,9 +29,10 @@
  *          transfer or a very short empty watch (< 1 s, no event) → WAIT,
  *          then WATCH from the last good RV. A clean end → WATCH again.
  *   WAIT   Retry-After when the response had one (seconds, ≤ 600), else
- *          backoff: 0.8 s doubling to 30 s, each delay + up to 50 % jitter;
- *          the backoff resets to 0.8 s once 2 minutes passed without a
- *          failure. A 401 re-reads the credentials first.
+ *          backoff: 0.8 s doubling to 30 s, each delay + up to 50 % jitter,
+ *          for consecutive failures; the backoff resets to 0.8 s on a
+ *          complete list, on any watch event, and once 2 minutes passed
+ *          without a failure. A 401 re-reads the credentials first.
  *
  * Parsing: list pages and watch lines lose their metadata.managedFields
  * first (json_strip_managed_fields, ~40 % of a pod) and are parsed into the
@@ -173,6 +174,9 @@ int refl_rv_less(const char *a, const char *b)
     size_t la = strlen(a), lb = strlen(b);
     return la != lb ? la < lb : strcmp(a, b) < 0;
 }
+
+/* The API server answered: the next failure waits 0.8 s again. */
+static void healthy(refl *r) { r->backoff = REFL_BACKOFF_MIN; }
 
 /* ---- Status objects ----------------------------------------------------------------- */
 
@@ -341,10 +345,11 @@ void refl_on_timer(refl *r)
 
 /* ---- lists -------------------------------------------------------------------------- */
 
-/* A list is complete: say so when its version is lower than the one
- * watched before (storage restored). */
+/* A list is complete: the server answers (reset the backoff); say so when
+ * its version is lower than the one watched before (storage restored). */
 static void listed(refl *r)
 {
+    healthy(r);
     if (refl_rv_less(r->rv, r->prev_rv))
         log_warning("plugin/kubernetes: %s: resourceVersion went back from %s to %s (API "
                     "storage restored?); the list replaced every object", r->resource,
@@ -477,6 +482,7 @@ static void watch_event(refl *r, const char *t, const cJSON *obj)
         r->h.remove(r->h.ctx, obj);
     set_rv(r->rv, rv);
     r->events++;
+    healthy(r);
     if (r->ops->applied)
         r->ops->applied(r->ctx);
 }

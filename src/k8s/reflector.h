@@ -29,7 +29,8 @@
 #define REFL_MAX_STATUS (64u << 10)    /* non-200 bodies kept up to 64 KiB */
 #define REFL_BACKOFF_MIN 0.8
 #define REFL_BACKOFF_MAX 30.0
-#define REFL_HEALTHY_RESET 120.0       /* 2 minutes without failure resets it */
+#define REFL_HEALTHY_RESET 120.0       /* 2 minutes without failure resets it;
+                                          so do a complete list and any event */
 #define REFL_RETRY_AFTER_MAX 600.0
 #define REFL_TIMEOUT_MIN 300           /* watch timeoutSeconds in [300, 600] */
 #define REFL_TIMEOUT_MAX 600

@@ -4,7 +4,7 @@
  * it asks for (path, limit, continue, resourceVersion, allowWatchBookmarks,
  * timeoutSeconds, labelSelector), the handler calls it makes (upsert, remove,
  * relist begin/end), and the delays it picks (backoff sequence with jitter,
- * reset after 2 minutes, Retry-After),
+ * reset after 2 minutes and after a complete list or an event, Retry-After),
  * plus the watch-line framer (events split anywhere, several per read,
  * malformed, oversized), 410 handling, a server gone back in time (504 with
  * a ResourceVersionTooLarge Status, a list page, event or BOOKMARK at a lower
@@ -800,6 +800,103 @@ static void test_retry_after_honoured(void **state)
     refl_free(r);
 }
 
+static void test_backoff_resets_after_success(void **state)
+{
+    (void)state;
+    refl *r = synced_refl();
+    E.rnd = 0;
+    /* consecutive failures double the delay */
+    for (int i = 0; i < 4; i++) {
+        respond(r, 500, NULL, NULL);
+        E.t += 1;
+        refl_on_timer(r);
+    }
+    assert_int_equal(E.ndelays, 4);
+    assert_float_equal(E.delays[3], 6.4, 1e-9);
+    /* the watch delivers an event, then breaks: 0.8 s again, not 12.8 s */
+    refl_on_headers(r, 200, NULL);
+    const char *ev = event("MODIFIED", "a", "101");
+    assert_int_equal(refl_on_body(r, ev, strlen(ev)), 0);
+    refl_on_done(r, 0);                                 /* connection reset */
+    assert_float_equal(E.delays[4], 0.8, 1e-9);
+    refl_on_timer(r);
+    assert_watch_url(last_url(), "101");
+    respond(r, 500, NULL, NULL);                        /* consecutive again */
+    assert_float_equal(E.delays[5], 1.6, 1e-9);
+    refl_on_timer(r);
+    /* a BOOKMARK is an event too */
+    refl_on_headers(r, 200, NULL);
+    const char *bm = event("BOOKMARK", "", "102");
+    assert_int_equal(refl_on_body(r, bm, strlen(bm)), 0);
+    refl_on_done(r, 0);
+    assert_float_equal(E.delays[6], 0.8, 1e-9);
+    refl_on_timer(r);
+    /* a complete list resets it: the list fails twice, then succeeds */
+    respond(r, 410, NULL, NULL);
+    respond(r, 503, NULL, NULL);
+    assert_float_equal(E.delays[7], 1.6, 1e-9);
+    refl_on_timer(r);
+    respond(r, 503, NULL, NULL);
+    assert_float_equal(E.delays[8], 3.2, 1e-9);
+    refl_on_timer(r);
+    respond(r, 200, NULL, list_body("300", NULL, NULL));
+    assert_watch_url(last_url(), "300");
+    respond_full(r, 0, NULL, NULL, 0);
+    assert_float_equal(E.delays[9], 0.8, 1e-9);
+    assert_float_equal(refl_backoff(r), 1.6, 1e-9);
+    refl_free(r);
+}
+
+static void test_backoff_not_reset_by_a_partial_list(void **state)
+{
+    (void)state;
+    static const char *const p1[] = { "a", NULL };
+    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
+    E.rnd = 0;
+    refl_start(r);
+    /* page 1 answers, page 2 fails, every time: the delays still grow */
+    static const double want[] = { 0.8, 1.6, 3.2, 6.4 };
+    for (int i = 0; i < 4; i++) {
+        respond(r, 200, NULL, list_body("10", "c", p1));
+        respond(r, 500, NULL, NULL);
+        assert_int_equal(E.ndelays, i + 1);
+        assert_float_equal(E.delays[i], want[i], 1e-9);
+        refl_on_timer(r);
+        assert_string_equal(last_url(), FIRST_PAGE);
+    }
+    refl_free(r);
+}
+
+static void test_retry_after_honoured_after_reset(void **state)
+{
+    (void)state;
+    refl *r = synced_refl();
+    E.rnd = 0.5;
+    for (int i = 0; i < 3; i++) {
+        respond(r, 500, NULL, NULL);
+        refl_on_timer(r);
+    }
+    assert_float_equal(E.delays[2], 3.2 * 1.25, 1e-9);
+    refl_on_headers(r, 200, NULL);
+    const char *ev = event("ADDED", "z", "101");
+    assert_int_equal(refl_on_body(r, ev, strlen(ev)), 0);
+    refl_on_done(r, 1);                                 /* clean end: no wait */
+    assert_int_equal(E.ndelays, 3);
+    /* after the reset, Retry-After still decides, exactly */
+    respond(r, 429, "5", "{\"kind\":\"Status\",\"code\":429,\"reason\":\"TooManyRequests\"}");
+    assert_float_equal(E.delays[3], 5, 1e-9);
+    refl_on_timer(r);
+    respond(r, 503, "2", NULL);
+    assert_float_equal(E.delays[4], 2, 1e-9);
+    refl_on_timer(r);
+    /* and it did not advance the backoff: 0.8 s (+ jitter) */
+    respond(r, 500, NULL, NULL);
+    assert_float_equal(E.delays[5], 0.8 * 1.25, 1e-9);
+    refl_on_timer(r);
+    assert_watch_url(last_url(), "101");
+    refl_free(r);
+}
+
 static void test_401_rereads_token(void **state)
 {
     (void)state;
@@ -1014,6 +1111,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_backoff_sequence_and_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_backoff_resets_after_two_healthy_minutes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_retry_after_honoured, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_backoff_resets_after_success, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_backoff_not_reset_by_a_partial_list, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_retry_after_honoured_after_reset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_401_rereads_token, setup, teardown),
         cmocka_unit_test_setup_teardown(test_start_failure_waits, setup, teardown),
         cmocka_unit_test(test_arena_tree_and_foreign_nodes),

@@ -56,15 +56,17 @@
 
 enum { RS_IDLE, RS_LIST, RS_WATCH, RS_WAIT };
 
+#define RV_LEN 64                       /* longer resourceVersions are ignored */
+
 struct refl {
     char *base, *path, *selector, *resource;
     k8s_handler h;
     const refl_ops *ops;
     void *ctx;
     int state;
-    char rv[64];                /* the version to watch from; "" = list */
-    char list_rv[64];           /* the first page's version of this list */
-    char prev_rv[64];           /* rv when the current list began (logs) */
+    char rv[RV_LEN];            /* the version to watch from; "" = list */
+    char list_rv[RV_LEN];       /* the first page's version of this list */
+    char prev_rv[RV_LEN];       /* rv when the current list began (logs) */
     char *cont;                 /* continue token of the next page */
     atomic_int synced;
     long status;
@@ -150,10 +152,10 @@ static const char *rv_of(const cJSON *obj)
     return cJSON_IsString(rv) && rv->valuestring[0] ? rv->valuestring : NULL;
 }
 
-static void set_rv(char dst[64], const char *rv)
+static void set_rv(char dst[RV_LEN], const char *rv)
 {
-    if (rv && strlen(rv) < 64)
-        snprintf(dst, 64, "%s", rv);
+    if (rv && strlen(rv) < RV_LEN)
+        snprintf(dst, RV_LEN, "%s", rv);
 }
 
 /* A resourceVersion Kubernetes compares (1.35+): a positive decimal integer

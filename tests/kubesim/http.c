@@ -18,10 +18,11 @@
  * apiserver's NewTooLargeResourceVersionError: 504 Timeout, cause
  * ResourceVersionTooLarge, Retry-After: 1 (a watch-list request gets it as an
  * ERROR event). A waiting request is owned by its rv_wait until it is served
- * again or answered; http_stop() answers the ones left. Discovery answers plain JSON
- * (APIVersions, APIGroupList, APIResourceList) whatever Accept asks for, so
- * kubectl falls back from aggregated discovery and protobuf to JSON.
- * Errors are Status objects.
+ * again or answered; http_stop() answers the ones left (the connections then
+ * close, so the answer may not get out). Discovery answers
+ * plain JSON (APIVersions, APIGroupList, APIResourceList) whatever Accept
+ * asks for, so kubectl falls back from aggregated discovery and protobuf to
+ * JSON. Errors are Status objects.
  */
 #include "kubesim.h"
 #include "b64url.h"

@@ -11,6 +11,11 @@ tests_k8s_sync_check_SOURCES = tests/k8s_sync_check.c
 tests_k8s_sync_check_LDADD = $(K8S_LIBS) $(DEP_LIBS)
 TESTS += tests/integration/k8s_client.sh
 EXTRA_DIST += tests/integration/k8s_client.sh
+# the real topodns against kubesim: an API restored from a saved state (lower
+# resourceVersion, other objects) is followed; answers converge within 2 s of
+# the faults stopping
+TESTS += tests/integration/k8s_recovery.sh
+EXTRA_DIST += tests/integration/k8s_recovery.sh
 
 check_PROGRAMS += tests/unit/test_k8s_config
 TESTS += tests/unit/test_k8s_config

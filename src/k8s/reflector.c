@@ -8,26 +8,42 @@
  *          relist_end and records metadata.resourceVersion, then WATCH.
  *          The next page is requested as soon as a page is parsed, before
  *          its objects are applied.
- *          HTTP 410 on a continued page (token expired) lists again from
- *          the first page at once; other failures → WAIT, then list again.
+ *          HTTP 410 on a continued page (token expired), a Status saying the
+ *          resourceVersion is too large (HTTP 504, cause ResourceVersionTooLarge:
+ *          the token's version is newer than the server's), or a continued
+ *          page whose resourceVersion is lower than the first page's, lists
+ *          again from the first page at once; other failures → WAIT, then
+ *          list again. A complete list resets the backoff.
  *   WATCH  GET PATH?watch=1&resourceVersion=RV&allowWatchBookmarks=true&
  *          timeoutSeconds=300..600[&labelSelector=S]. The body is framed into
  *          lines whatever the chunking; each line is one event:
  *          ADDED/MODIFIED → upsert, DELETED → remove, BOOKMARK → version
- *          only; every event advances RV. ERROR with code 410 (or reason
- *          Expired/Gone), or HTTP 410 → LIST (relist, reconciled by the
- *          handler's begin/end). A malformed line, another ERROR, a failed
+ *          only; every event advances RV and resets the backoff. These
+ *          relist (LIST from resourceVersion "", reconciled by the handler's
+ *          begin/end) at once: ERROR with code 410 (or reason Expired/Gone)
+ *          or HTTP 410; the resourceVersion too large (HTTP 504 or an ERROR
+ *          event whose Status has the cause ResourceVersionTooLarge: the
+ *          server went back in time, e.g. etcd restored from a backup); an
+ *          event or BOOKMARK whose resourceVersion is lower than the last one
+ *          (refl_rv_less). A malformed line, another ERROR, a failed
  *          transfer or a very short empty watch (< 1 s, no event) → WAIT,
  *          then WATCH from the last good RV. A clean end → WATCH again.
  *   WAIT   Retry-After when the response had one (seconds, ≤ 600), else
- *          backoff: 0.8 s doubling to 30 s, each delay + up to 50 % jitter;
- *          the backoff resets to 0.8 s once 2 minutes passed without a
- *          failure. A 401 re-reads the credentials first.
+ *          backoff: 0.8 s doubling to 30 s, each delay + up to 50 % jitter,
+ *          for consecutive failures; the backoff resets to 0.8 s on a
+ *          complete list, on any watch event, and once 2 minutes passed
+ *          without a failure. A 401 re-reads the credentials first.
  *
  * Parsing: list pages and watch lines lose their metadata.managedFields
  * first (json_strip_managed_fields, ~40 % of a pod) and are parsed into the
  * thread's arena (jsonarena.h), released as soon as the handlers have seen
- * the objects.
+ * the objects. The body of a non-200 response (a Status, up to 64 KiB) is
+ * kept in the same buffer and read only to tell a too large resourceVersion
+ * from other failures.
+ *
+ * Memory: everything a reflector holds (URLs, the continue token, the body
+ * buffer) is its own, written and read only on the thread that drives it,
+ * and freed by refl_free(); only `synced` is read from other threads.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -40,13 +56,17 @@
 
 enum { RS_IDLE, RS_LIST, RS_WATCH, RS_WAIT };
 
+#define RV_LEN 64                       /* longer resourceVersions are ignored */
+
 struct refl {
     char *base, *path, *selector, *resource;
     k8s_handler h;
     const refl_ops *ops;
     void *ctx;
     int state;
-    char rv[64];
+    char rv[RV_LEN];            /* the version to watch from; "" = list */
+    char list_rv[RV_LEN];       /* the first page's version of this list */
+    char prev_rv[RV_LEN];       /* rv when the current list began (logs) */
     char *cont;                 /* continue token of the next page */
     atomic_int synced;
     long status;
@@ -54,7 +74,8 @@ struct refl {
     char *buf;                  /* list body, or the partial watch line */
     size_t len, cap;
     int skipping;               /* inside an oversized watch line */
-    int relist_needed, restart_needed;
+    const char *relist_why;     /* a watch must end in a relist: the reason */
+    int restart_needed;
     unsigned events;            /* events in the current watch */
     double watch_start;
     double backoff, last_fail;  /* last_fail < 0: never failed */
@@ -123,12 +144,81 @@ static void restarted(refl *r, const char *reason)
         r->ops->restarted(r->ctx, reason);
 }
 
-static void set_rv_from(refl *r, const cJSON *obj)
+/* metadata.resourceVersion of obj, or NULL when absent or empty. */
+static const char *rv_of(const cJSON *obj)
 {
     const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
     const cJSON *rv = cJSON_GetObjectItemCaseSensitive(md, "resourceVersion");
-    if (cJSON_IsString(rv) && rv->valuestring[0] && strlen(rv->valuestring) < sizeof r->rv)
-        snprintf(r->rv, sizeof r->rv, "%s", rv->valuestring);
+    return cJSON_IsString(rv) && rv->valuestring[0] ? rv->valuestring : NULL;
+}
+
+static void set_rv(char dst[RV_LEN], const char *rv)
+{
+    if (rv && strlen(rv) < RV_LEN)
+        snprintf(dst, RV_LEN, "%s", rv);
+}
+
+/* A resourceVersion Kubernetes compares (1.35+): a positive decimal integer
+ * without leading zeros. */
+static int rv_comparable(const char *s)
+{
+    if (!s || *s < '1' || *s > '9')
+        return 0;
+    while (*s >= '0' && *s <= '9')
+        s++;
+    return *s == '\0';
+}
+
+int refl_rv_less(const char *a, const char *b)
+{
+    if (!rv_comparable(a) || !rv_comparable(b))
+        return 0;
+    size_t la = strlen(a), lb = strlen(b);
+    return la != lb ? la < lb : strcmp(a, b) < 0;
+}
+
+/* The API server answered: the next failure waits 0.8 s again. */
+static void healthy(refl *r) { r->backoff = REFL_BACKOFF_MIN; }
+
+/* ---- Status objects ----------------------------------------------------------------- */
+
+static int has_cause(const cJSON *status, const char *field, const char *value)
+{
+    const cJSON *details = cJSON_GetObjectItemCaseSensitive(status, "details");
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(details, "causes")) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, field);
+        if (cJSON_IsString(v) && !strcmp(v->valuestring, value))
+            return 1;
+    }
+    return 0;
+}
+
+/* The requested resourceVersion is newer than the server's (the apiserver's
+ * NewTooLargeResourceVersionError: a Timeout with the cause
+ * ResourceVersionTooLarge; servers before 1.19 said it in the messages). */
+static int is_too_large(const cJSON *status)
+{
+    static const char msg[] = "Too large resource version";
+    const cJSON *reason = cJSON_GetObjectItemCaseSensitive(status, "reason");
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(status, "message");
+    if (has_cause(status, "reason", "ResourceVersionTooLarge"))
+        return 1;
+    if (!cJSON_IsString(reason) || strcmp(reason->valuestring, "Timeout"))
+        return 0;
+    return has_cause(status, "message", msg) || (cJSON_IsString(m) && strstr(m->valuestring, msg));
+}
+
+/* The kept body of a non-200 response is a too-large Status. */
+static int body_too_large(refl *r)
+{
+    if (r->status == 200 || r->len == 0 || r->skipping)
+        return 0;
+    cJSON *doc = jarena_parse(r->buf, r->len);
+    int yes = cJSON_IsObject(doc) && is_too_large(doc);
+    jarena_delete(doc);
+    jarena_release();
+    return yes;
 }
 
 static int buf_reserve(refl *r, size_t need)
@@ -210,7 +300,8 @@ static void start_watch(refl *r)
     sb_escaped(&url, r->rv);
     snprintf(tail, sizeof tail, "&allowWatchBookmarks=true&timeoutSeconds=%d", t);
     sb_str(&url, tail);
-    r->relist_needed = r->restart_needed = 0;
+    r->relist_why = NULL;
+    r->restart_needed = 0;
     r->events = 0;
     r->watch_start = r->ops->now(r->ctx);
     request(r, RS_WATCH, &url);
@@ -221,6 +312,8 @@ static void relist(refl *r)
 {
     free(r->cont);
     r->cont = NULL;
+    if (r->rv[0])
+        set_rv(r->prev_rv, r->rv);
     r->rv[0] = '\0';
     start_list(r);
 }
@@ -254,6 +347,18 @@ void refl_on_timer(refl *r)
 
 /* ---- lists -------------------------------------------------------------------------- */
 
+/* A list is complete: the server answers (reset the backoff); say so when
+ * its version is lower than the one watched before (storage restored). */
+static void listed(refl *r)
+{
+    healthy(r);
+    if (refl_rv_less(r->rv, r->prev_rv))
+        log_warning("plugin/kubernetes: %s: resourceVersion went back from %s to %s (API "
+                    "storage restored?); the list replaced every object", r->resource,
+                    r->prev_rv, r->rv);
+    r->prev_rv[0] = '\0';
+}
+
 /* A complete list page is in buf. */
 static void list_page(refl *r)
 {
@@ -273,8 +378,21 @@ static void list_page(refl *r)
         fail(r);
         return;
     }
-    if (!r->cont)
+    if (r->cont && refl_rv_less(rv_of(doc), r->list_rv)) {
+        log_warning("plugin/kubernetes: %s: list page at resourceVersion %s, older than the "
+                    "list's %s (API storage restored?); listing from the start", r->resource,
+                    rv_of(doc), r->list_rv);
+        jarena_delete(doc);
+        jarena_release();
+        restarted(r, "rolled_back");
+        relist(r);
+        return;
+    }
+    if (!r->cont) {
+        r->list_rv[0] = '\0';
+        set_rv(r->list_rv, rv_of(doc));
         r->h.relist_begin(r->h.ctx);
+    }
     free(r->cont);
     r->cont = more ? strdup(cont->valuestring) : NULL;
     if (more) {
@@ -292,12 +410,13 @@ static void list_page(refl *r)
         jarena_release();
         return;
     }
-    set_rv_from(r, doc);
+    set_rv(r->rv, rv_of(doc));
     jarena_delete(doc);
     jarena_release();
     buf_trim(r);
     r->h.relist_end(r->h.ctx);
     atomic_store(&r->synced, 1);
+    listed(r);
     start_watch(r);
 }
 
@@ -309,6 +428,11 @@ static void list_done(refl *r, int ok)
         log_warning("plugin/kubernetes: %s: continue token expired; listing from the start",
                     r->resource);
         restarted(r, "expired");
+        relist(r);
+    } else if (body_too_large(r)) {
+        log_warning("plugin/kubernetes: %s: the list's resourceVersion is newer than the API "
+                    "server's (storage restored?); listing from the start", r->resource);
+        restarted(r, "too_large");
         relist(r);
     } else {
         log_warning("plugin/kubernetes: listing %s failed (HTTP %ld%s)", r->resource, r->status,
@@ -338,35 +462,61 @@ static void malformed(refl *r)
     restarted(r, "malformed");
 }
 
+/* An event or BOOKMARK older than the version watched from: the server's
+ * history is not the one the store follows. */
+static void rolled_back(refl *r, const char *rv)
+{
+    log_warning("plugin/kubernetes: %s: watch event at resourceVersion %s, older than %s (API "
+                "storage restored?); relisting", r->resource, rv, r->rv);
+    r->relist_why = "rolled_back";
+}
+
+static void watch_event(refl *r, const char *t, const cJSON *obj)
+{
+    const char *rv = rv_of(obj);
+    if (refl_rv_less(rv, r->rv)) {
+        rolled_back(r, rv);
+        return;
+    }
+    if (t[0] == 'A' || t[0] == 'M')
+        r->h.upsert(r->h.ctx, obj);
+    else if (t[0] == 'D')
+        r->h.remove(r->h.ctx, obj);
+    set_rv(r->rv, rv);
+    r->events++;
+    healthy(r);
+    if (r->ops->applied)
+        r->ops->applied(r->ctx);
+}
+
+static void watch_error(refl *r, const cJSON *status)
+{
+    if (is_expired(status)) {
+        r->relist_why = "expired";
+    } else if (is_too_large(status)) {
+        r->relist_why = "too_large";
+    } else {
+        log_warning("plugin/kubernetes: %s: watch error event", r->resource);
+        r->restart_needed = 1;
+        restarted(r, "error");
+    }
+}
+
 static void watch_line(refl *r, const char *line, size_t len)
 {
     cJSON *ev = jarena_parse(line, len);
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
     const cJSON *obj = cJSON_GetObjectItemCaseSensitive(ev, "object");
     const char *t = cJSON_IsString(type) ? type->valuestring : "";
-    if (!cJSON_IsObject(obj)) {
+    if (!cJSON_IsObject(obj))
         malformed(r);
-    } else if (!strcmp(t, "ERROR")) {
-        if (is_expired(obj)) {
-            r->relist_needed = 1;
-        } else {
-            log_warning("plugin/kubernetes: %s: watch error event", r->resource);
-            r->restart_needed = 1;
-            restarted(r, "error");
-        }
-    } else if (!strcmp(t, "ADDED") || !strcmp(t, "MODIFIED") || !strcmp(t, "DELETED") ||
-               !strcmp(t, "BOOKMARK")) {
-        if (t[0] == 'A' || t[0] == 'M')
-            r->h.upsert(r->h.ctx, obj);
-        else if (t[0] == 'D')
-            r->h.remove(r->h.ctx, obj);
-        set_rv_from(r, obj);
-        r->events++;
-        if (r->ops->applied)
-            r->ops->applied(r->ctx);
-    } else {
+    else if (!strcmp(t, "ERROR"))
+        watch_error(r, obj);
+    else if (!strcmp(t, "ADDED") || !strcmp(t, "MODIFIED") || !strcmp(t, "DELETED") ||
+             !strcmp(t, "BOOKMARK"))
+        watch_event(r, t, obj);
+    else
         malformed(r);
-    }
     jarena_delete(ev);
     jarena_release();
 }
@@ -386,7 +536,7 @@ static void watch_flush(refl *r)
 static int watch_bytes(refl *r, const char *b, size_t len)
 {
     while (len > 0) {
-        if (r->relist_needed || r->restart_needed)
+        if (r->relist_why || r->restart_needed)
             return -1;                      /* abort: refl_on_done goes on */
         const char *nl = memchr(b, '\n', len);
         size_t n = nl ? (size_t)(nl - b) : len;
@@ -408,7 +558,7 @@ static int watch_bytes(refl *r, const char *b, size_t len)
         b += n;
         len -= n;
     }
-    return (r->relist_needed || r->restart_needed) ? -1 : 0;
+    return (r->relist_why || r->restart_needed) ? -1 : 0;
 }
 
 static void watch_done(refl *r, int ok)
@@ -416,10 +566,18 @@ static void watch_done(refl *r, int ok)
     double lasted = r->ops->now(r->ctx) - r->watch_start;
     if (r->status == 401 && r->ops->reauth)
         r->ops->reauth(r->ctx);
-    if (r->relist_needed || r->status == 410) {
-        log_info("plugin/kubernetes: %s: resourceVersion %s expired; relisting", r->resource,
-                 r->rv);
-        restarted(r, "expired");
+    if (!r->relist_why && r->status == 410)
+        r->relist_why = "expired";
+    else if (!r->relist_why && body_too_large(r))
+        r->relist_why = "too_large";
+    if (r->relist_why) {
+        if (!strcmp(r->relist_why, "expired"))
+            log_info("plugin/kubernetes: %s: resourceVersion %s expired; relisting", r->resource,
+                     r->rv);
+        else if (!strcmp(r->relist_why, "too_large"))
+            log_warning("plugin/kubernetes: %s: resourceVersion %s is newer than the API "
+                        "server's (storage restored?); relisting", r->resource, r->rv);
+        restarted(r, r->relist_why);
         relist(r);
     } else if (r->restart_needed) {
         fail(r);
@@ -445,10 +603,22 @@ void refl_on_headers(refl *r, long status, const char *retry_after)
     r->retry_after = parse_retry_after(retry_after);
 }
 
+/* Keep the start of a non-200 body (a Status object). */
+static int status_bytes(refl *r, const char *b, size_t len)
+{
+    if (r->skipping || r->len + len > REFL_MAX_STATUS || buf_reserve(r, r->len + len + 1) < 0) {
+        r->skipping = 1;                    /* the code alone says it is a failure */
+        return 0;
+    }
+    memcpy(r->buf + r->len, b, len);
+    r->len += len;
+    return 0;
+}
+
 int refl_on_body(refl *r, const char *b, size_t len)
 {
     if (r->status != 200)
-        return 0;                           /* a Status object: the code says it all */
+        return status_bytes(r, b, len);
     if (r->state == RS_WATCH)
         return watch_bytes(r, b, len);
     if (r->state != RS_LIST || buf_reserve(r, r->len + len + 1) < 0)

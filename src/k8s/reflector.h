@@ -26,9 +26,11 @@
 
 #define REFL_PAGE_SIZE 500
 #define REFL_MAX_LINE (1u << 20)       /* watch lines over 1 MiB are skipped */
+#define REFL_MAX_STATUS (64u << 10)    /* non-200 bodies kept up to 64 KiB */
 #define REFL_BACKOFF_MIN 0.8
 #define REFL_BACKOFF_MAX 30.0
-#define REFL_HEALTHY_RESET 120.0       /* 2 minutes without failure resets it */
+#define REFL_HEALTHY_RESET 120.0       /* 2 minutes without failure resets it;
+                                          so do a complete list and any event */
 #define REFL_RETRY_AFTER_MAX 600.0
 #define REFL_TIMEOUT_MIN 300           /* watch timeoutSeconds in [300, 600] */
 #define REFL_TIMEOUT_MAX 600
@@ -74,5 +76,11 @@ const char *refl_resource(const refl *r);
 const char *refl_version(const refl *r);  /* last resourceVersion, "" = none */
 int refl_is_watching(const refl *r);        /* the current request is a watch */
 double refl_backoff(const refl *r);         /* the next backoff base, seconds */
+
+/* a < b as Kubernetes compares resourceVersions (1.35+): both positive
+ * decimal integers without leading zeros, the longer string the larger,
+ * equal lengths compared lexically. 0 when either is not such an integer
+ * (never "lower"). */
+int refl_rv_less(const char *a, const char *b);
 
 #endif

@@ -5,7 +5,9 @@
 # get after delete) through discovery fallback, then the list/watch protocol
 # with curl: pagination with continue over a consistent revision, selectors,
 # watch streams (ADDED/MODIFIED/DELETED/BOOKMARK, selector transitions,
-# sendInitialEvents), 410 Expired, 409 Conflict, 401 with --token and token
+# sendInitialEvents), 410 Expired, too large resourceVersions (the 3 s wait,
+# 504 TooLarge, as an ERROR event for watch-lists), saveState/restoreState,
+# 409 Conflict, 401 with --token and token
 # rotation, failNext 429 + Retry-After, delay, malformed lines, closeWatches,
 # --generate counts, --load of YAML multi-doc and kind: List, bad input, TLS.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
@@ -320,7 +322,81 @@ check "watch after expireHistory: ERROR 410 Expired" [ "$(jqo .type)" = ERROR ] 
 get "$KS/api/v1/pods?limit=10&continue=$CONT"
 check "continue after expireHistory: 410 with a fresh token" [ "$(jqo .code)" = 410 ] && [ "$(jqo .reason)" = Expired ] && [ -n "$(jqo '.metadata.continue // empty')" ]
 check "list with expired resourceVersion+Exact: 410" [ "$(code "$KS/api/v1/pods?resourceVersion=$RV&resourceVersionMatch=Exact")" = 410 ]
-check "list with too large resourceVersion: 504" [ "$(code "$KS/api/v1/pods?resourceVersion=99999999&resourceVersionMatch=NotOlderThan")" = 504 ]
+
+# too large resourceVersions wait up to 3 s for the version, then get the
+# apiserver's NewTooLargeResourceVersionError (504 Timeout, cause
+# ResourceVersionTooLarge, Retry-After: 1); a watch-list gets it as an ERROR
+# event. All at once, while another list and watch wait for a version that
+# appears 0.5 s later and are then served.
+CUR=$(curl -s "$KS/sim/v1/faults" | jq -r .resourceVersion)
+FUT=$((CUR + 1000))
+BIGTOK=$(printf '{"v":"meta.k8s.io/v1","rv":%d,"start":"x"}' "$FUT" | base64 -w0 | tr '+/' '-_' | tr -d '=')
+TL=()
+tl() { curl -s -D "$TMP/$1.h" -o "$TMP/$1.b" -w '%{time_total}' "$2" > "$TMP/$1.t" & TL+=($!); }
+tl tl_list "$KS/api/v1/pods?resourceVersion=$FUT&resourceVersionMatch=NotOlderThan"
+tl tl_watch "$KS/api/v1/pods?watch=1&resourceVersion=$FUT&allowWatchBookmarks=true"
+tl tl_wl "$KS/api/v1/pods?watch=1&resourceVersion=$FUT&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"
+tl tl_cont "$KS/api/v1/pods?limit=10&continue=$BIGTOK"
+tl tl_soon "$KS/api/v1/namespaces/default/pods?resourceVersion=$((CUR + 1))&resourceVersionMatch=NotOlderThan"
+tl tl_soonw "$KS/api/v1/namespaces/default/pods?watch=1&resourceVersion=$((CUR + 1))&timeoutSeconds=2&allowWatchBookmarks=true"
+sleep 0.5
+for n in soon1 soon2; do
+    curl -s -X POST "$KS/api/v1/namespaces/default/pods" -d "{\"metadata\":{\"name\":\"$n\"}}" >/dev/null
+done
+wait "${TL[@]}"
+OUT=$(cat "$TMP/tl_list.h" "$TMP/tl_list.b")
+check "too large list: 504 after a 3 s wait" grep -q '^HTTP/1.1 504' "$TMP/tl_list.h" && awk -v t="$(cat "$TMP/tl_list.t")" 'BEGIN { exit !(t >= 2.9 && t < 4) }'
+check "too large list: Retry-After: 1" grep -qi '^Retry-After: 1' "$TMP/tl_list.h"
+OUT=$(cat "$TMP/tl_list.b")
+check "too large list: Status Timeout, cause ResourceVersionTooLarge, retryAfterSeconds 1" \
+    [ "$(jqo '[.code, .reason, .details.causes[0].reason, .details.causes[0].message, .details.retryAfterSeconds] | join(",")')" = "504,Timeout,ResourceVersionTooLarge,Too large resource version,1" ]
+check "too large list: the apiserver's message" [ "$(jqo .message)" = "Timeout: Too large resource version: $FUT, current: $((CUR + 2))" ]
+OUT=$(cat "$TMP/tl_watch.h" "$TMP/tl_watch.b")
+check "too large watch: 504 Retry-After 1, the same Status, no BOOKMARK" grep -q '^HTTP/1.1 504' "$TMP/tl_watch.h" && \
+    grep -qi '^Retry-After: 1' "$TMP/tl_watch.h" && [ "$(jq -r '.details.causes[0].reason' "$TMP/tl_watch.b")" = ResourceVersionTooLarge ]
+OUT=$(cat "$TMP/tl_wl.b")
+check "too large watch-list: 200 with one ERROR event (504 TooLarge)" grep -q '^HTTP/1.1 200' "$TMP/tl_wl.h" && \
+    [ "$(jq -r '[.type, .object.code, .object.details.causes[0].reason] | join(",")' "$TMP/tl_wl.b")" = "ERROR,504,ResourceVersionTooLarge" ]
+check "too large continue token: 504" grep -q '^HTTP/1.1 504' "$TMP/tl_cont.h"
+OUT=$(cat "$TMP/tl_soon.b")
+check "list for a version that appears: served then, at it" [ "$(jqo .metadata.resourceVersion)" = $((CUR + 1)) ] && \
+    [ "$(jqo '[.items[].metadata.name] | index("soon1") != null')" = true ] && awk -v t="$(cat "$TMP/tl_soon.t")" 'BEGIN { exit !(t < 2.5) }'
+OUT=$(cat "$TMP/tl_soonw.b")
+check "watch for a version that appears: its events after it only" \
+    [ "$(jq -r 'select(.type != "BOOKMARK") | .type + ":" + .object.metadata.name' "$TMP/tl_soonw.b" | tr '\n' ' ')" = "ADDED:soon2 " ]
+check "watch for a version that appears: no BOOKMARK below it" \
+    [ "$(jq -r 'select(.type == "BOOKMARK") | .object.metadata.resourceVersion | tonumber | select(. <= '$((CUR + 1))')' "$TMP/tl_soonw.b" | grep -c .)" -eq 0 ]
+
+# saveState / restoreState: the API goes back in time, as after an etcd restore
+RV0=$(curl -s "$KS/sim/v1/faults" | jq -r .resourceVersion)
+fault '{"saveState":"snap"}'
+curl -s -X POST "$KS/api/v1/namespaces/default/pods" -d '{"metadata":{"name":"later"}}' >/dev/null
+curl -s -X DELETE "$KS/api/v1/namespaces/default/pods/soon1" >/dev/null
+RV1=$(curl -s "$KS/sim/v1/faults" | jq -r .resourceVersion)
+curl -sN "$KS/api/v1/pods?watch=1&resourceVersion=$RV1&timeoutSeconds=30" > "$TMP/w_restore" &
+WPID=$!
+sleep 0.3
+check "restoreState of an unknown name: 400" [ "$(code -X POST -d '{"restoreState":"nope"}' "$KS/sim/v1/faults")" = 400 ]
+check "... and nothing changed" [ "$(curl -s "$KS/sim/v1/faults" | jq -r .resourceVersion)" = "$RV1" ]
+S=$SECONDS
+fault '{"restoreState":"snap"}'
+wait "$WPID"
+check "restoreState ends open watches" [ $((SECONDS - S)) -lt 5 ]
+get "$KS/sim/v1/state"
+check "restoreState: the saved resourceVersion, history reset" [ "$(jqo '.resourceVersion + " " + .compactedResourceVersion')" = "$RV0 $RV0" ] && [ "$RV0" -lt "$RV1" ]
+check "restoreState: the saved objects (soon1 back, later gone)" \
+    [ "$(jqo '[.pods[].metadata.name | select(. == "soon1" or . == "later")] | join(",")')" = soon1 ]
+get "$KS/api/v1/pods?limit=5"
+check "restoreState: lists at the saved resourceVersion" [ "$(jqo .metadata.resourceVersion)" = "$RV0" ]
+get "$KS/api/v1/pods?watch=1&resourceVersion=$((RV0 - 1))&timeoutSeconds=2"
+check "restoreState: a watch from before it: 410" [ "$(jqo .type) $(jqo .object.code)" = "ERROR 410" ]
+curl -sN "$KS/api/v1/namespaces/default/pods?watch=1&resourceVersion=$RV0&timeoutSeconds=1" > "$TMP/w_after" &
+WPID=$!
+sleep 0.2
+curl -s -X POST "$KS/api/v1/namespaces/default/pods" -d '{"metadata":{"name":"fresh"}}' >/dev/null
+wait "$WPID"
+check "restoreState: changes go on from the saved resourceVersion" \
+    [ "$(jq -r '.type + ":" + .object.metadata.name + ":" + .object.metadata.resourceVersion' "$TMP/w_after")" = "ADDED:fresh:$((RV0 + 1))" ]
 
 # failNext 429 with Retry-After, then recovery
 fault '{"failNext":{"count":2,"code":429,"retryAfter":7}}'

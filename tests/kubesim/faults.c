@@ -13,6 +13,13 @@
  *     {"malformedWatchLine":true}  write one broken JSON line on every watch
  *     {"splitChunks":true|false}   send each watch event in two HTTP chunks
  *     {"rotateToken":"new"}        accept only this bearer token from now on
+ *     {"saveState":"NAME"}         keep the current objects and resourceVersion
+ *                                  under NAME (an etcd snapshot)
+ *     {"restoreState":"NAME"}      go back to them, as after an etcd restore:
+ *                                  the objects of then, the resourceVersion of
+ *                                  then (lower), no history; every open watch
+ *                                  ends (the apiserver restarts); 400 when NAME
+ *                                  was never saved. saveState goes first.
  *     {"reset":true}               clear failNext, delayMs and splitChunks
  *   GET  /sim/v1/faults  the current settings
  *   GET  /sim/v1/state   {"resourceVersion":"N","compactedResourceVersion":"M",
@@ -56,6 +63,24 @@ static int bad(struct evhttp_request *req, const char *msg)
     return -1;
 }
 
+static int is_name(const cJSON *v)
+{
+    return cJSON_IsString(v) && v->valuestring[0];
+}
+
+/* saveState/restoreState: names; a restored one exists (or is saved by the
+ * same request). */
+static int validate_states(struct evhttp_request *req, const cJSON *j)
+{
+    const cJSON *sv = cJSON_GetObjectItemCaseSensitive(j, "saveState");
+    const cJSON *rs = cJSON_GetObjectItemCaseSensitive(j, "restoreState");
+    if ((sv && !is_name(sv)) || (rs && !is_name(rs)))
+        return bad(req, "saveState and restoreState take a non-empty name");
+    if (rs && !store_saved(rs->valuestring) && !(sv && !strcmp(sv->valuestring, rs->valuestring)))
+        return bad(req, "restoreState: no state saved under that name");
+    return 0;
+}
+
 /* Validate first so a bad request changes nothing. */
 static int validate(struct evhttp_request *req, const cJSON *j)
 {
@@ -71,7 +96,7 @@ static int validate(struct evhttp_request *req, const cJSON *j)
         return bad(req, "rotateToken must be a non-empty string");
     if (d && (!cJSON_IsNumber(d) || d->valueint < 0 || d->valueint > 600000))
         return bad(req, "delayMs must be a number of milliseconds (0..600000)");
-    return 0;
+    return validate_states(req, j);
 }
 
 static void apply(const cJSON *j)
@@ -97,6 +122,12 @@ static void apply(const cJSON *j)
     }
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "expireHistory")))
         store_expire_history();
+    if (is_name(cJSON_GetObjectItemCaseSensitive(j, "saveState")))
+        store_save(cJSON_GetObjectItemCaseSensitive(j, "saveState")->valuestring);
+    if (is_name(cJSON_GetObjectItemCaseSensitive(j, "restoreState"))) {
+        store_restore(cJSON_GetObjectItemCaseSensitive(j, "restoreState")->valuestring);
+        watch_close_all();
+    }
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "malformedWatchLine")))
         watch_malformed_all();
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "closeWatches")))

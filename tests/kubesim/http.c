@@ -12,11 +12,18 @@
  * = unpadded base64url JSON {"v","rv","start"} (b64url.c), 400 BadRequest
  * when it does not decode, 410 Expired once the history no longer covers
  * that revision), resourceVersion + resourceVersionMatch
- * (NotOlderThan/Exact, 504 when too large) and selectors; items are written
- * by reference from the stored versions. Discovery answers plain JSON
- * (APIVersions, APIGroupList, APIResourceList) whatever Accept asks for, so
- * kubectl falls back from aggregated discovery and protobuf to JSON.
- * Errors are Status objects.
+ * (NotOlderThan/Exact) and selectors; items are written by reference from
+ * the stored versions. A list, continue token or watch at a resourceVersion
+ * newer than the current one waits up to 3 s for it (rv_wait: the request
+ * is served again as soon as store_commit reaches it), then gets the
+ * apiserver's NewTooLargeResourceVersionError: 504 Timeout, cause
+ * ResourceVersionTooLarge, Retry-After: 1 (a watch-list request gets it as an
+ * ERROR event). A waiting request is owned by its rv_wait until it is served
+ * again or answered; http_stop() answers the ones left (the connections then
+ * close, so the answer may not get out). Discovery answers
+ * plain JSON (APIVersions, APIGroupList, APIResourceList) whatever Accept
+ * asks for, so kubectl falls back from aggregated discovery and protobuf to
+ * JSON. Errors are Status objects.
  */
 #include "kubesim.h"
 #include "b64url.h"
@@ -44,6 +51,8 @@ static char bound_addr[80];
 const char *http_client_ca;
 
 #define SCAN_EXTRA 10000 /* a filtered page examines at most limit + this many keys */
+#define RV_WAIT_S 3      /* the apiserver's blockTimeout for a too large resourceVersion */
+#define RV_RETRY_S 1     /* and the Retry-After it asks for */
 
 /* ---------- replies ---------- */
 
@@ -80,6 +89,11 @@ void http_reply_json(struct evhttp_request *req, int code, const char *json, siz
 void http_reply_err(struct evhttp_request *req, const ks_err *e)
 {
     char *s = ks_status_json(e);
+    if (e->retry_after > 0) {
+        char ra[16];
+        snprintf(ra, sizeof ra, "%d", e->retry_after);
+        evhttp_add_header(evhttp_request_get_output_headers(req), "Retry-After", ra);
+    }
     http_reply_json(req, e->code, s, strlen(s));
     free(s);
 }
@@ -244,11 +258,101 @@ static int parse_rv(const char *s, uint64_t *rv, ks_err *e)
     return 0;
 }
 
+/* The apiserver's NewTooLargeResourceVersionError (a Timeout error). */
 static void too_large(ks_err *e, uint64_t rv)
 {
-    ks_seterr(e, 504, "Timeout", "Too large resource version: %llu, current: %llu",
+    ks_seterr(e, 504, "Timeout", "Timeout: Too large resource version: %llu, current: %llu",
               (unsigned long long)rv, (unsigned long long)store_rv());
-    e->dkind = NULL;
+    e->cause = "ResourceVersionTooLarge";
+    e->cause_msg = "Too large resource version";
+    e->retry_after = RV_RETRY_S;
+}
+
+/* ---------- waiting for a resourceVersion ---------- */
+
+typedef struct rv_wait {
+    struct evhttp_request *req;
+    uint64_t rv;
+    struct event *ev;
+    struct rv_wait *next;
+} rv_wait;
+
+static rv_wait *waits;
+static int rv_waited; /* serving a request again after its wait */
+
+static void serve(struct evhttp_request *req);
+
+static void unlink_wait(rv_wait *w)
+{
+    rv_wait **p;
+    for (p = &waits; *p; p = &(*p)->next) {
+        if (*p == w) {
+            *p = w->next;
+            break;
+        }
+    }
+    event_free(w->ev);
+}
+
+/* The version appeared, or the time is up: serve the request again; still
+ * too large, it is answered so (rv_waited). */
+static void on_rv_wait(evutil_socket_t fd, short what, void *arg)
+{
+    rv_wait *w = arg;
+    struct evhttp_request *req = w->req;
+    (void)fd;
+    (void)what;
+    unlink_wait(w);
+    free(w);
+    if (!evhttp_request_get_connection(req)) { /* the client left meanwhile */
+        evhttp_request_free(req);
+        return;
+    }
+    rv_waited = 1;
+    serve(req);
+    rv_waited = 0;
+}
+
+/* Too large: 0 when the request now waits for rv (up to RV_WAIT_S), 1 when
+ * it has waited already and must be answered. */
+static int wait_for_rv(struct evhttp_request *req, uint64_t rv)
+{
+    struct timeval tv = {RV_WAIT_S, 0};
+    rv_wait *w;
+    if (rv_waited || !(w = calloc(1, sizeof(*w))))
+        return 1;
+    w->req = req;
+    w->rv = rv;
+    w->ev = evtimer_new(ks_base, on_rv_wait, w);
+    evtimer_add(w->ev, &tv);
+    w->next = waits;
+    waits = w;
+    return 0;
+}
+
+void http_rv_advanced(void)
+{
+    rv_wait *w;
+    for (w = waits; w; w = w->next)
+        if (w->rv <= store_rv())
+            event_active(w->ev, EV_TIMEOUT, 1);
+}
+
+/* At exit: every waiting request gets its answer now. */
+static void answer_waits(void)
+{
+    while (waits) {
+        rv_wait *w = waits;
+        ks_err e;
+        unlink_wait(w);
+        if (evhttp_request_get_connection(w->req)) {
+            too_large(&e, w->rv);
+            http_reply_err(w->req, &e);
+        } else {
+            evhttp_request_free(w->req);
+        }
+        free(w);
+    }
 }
 
 /* ---------- list ---------- */
@@ -304,6 +408,10 @@ static int list_revision(route *r, long limit, uint64_t *at, char **after, ks_er
             ks_seterr(e, 400, "BadRequest", "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
             return -1;
         }
+        if (*at > store_rv()) {
+            too_large(e, *at);
+            return -1;
+        }
         if (*at < store_compact_rv()) {
             ks_seterr(e, 410, "Expired", "The provided continue parameter is too old to display a "
                       "consistent list result. You can start a new list without the continue "
@@ -335,6 +443,7 @@ static int list_revision(route *r, long limit, uint64_t *at, char **after, ks_er
         return -1;
     if (rv > store_rv()) {
         too_large(e, rv);
+        *at = rv;
         return -1;
     }
     if ((match && !strcmp(match, "Exact")) || (!(match && *match) && limit > 0)) {
@@ -378,6 +487,8 @@ static void do_list(struct evhttp_request *req, route *r)
         return;
     }
     if (list_revision(r, c.limit, &at, &after, &e) < 0) {
+        if (e.code == 504 && !wait_for_rv(req, at))
+            goto out;
         if (e.code == 410 && qp(r, "continue"))
             reply_expired_continue(req, &e, after);
         else
@@ -421,10 +532,26 @@ out:
 
 /* ---------- watch ---------- */
 
+/* A watch at a resourceVersion newer than the current one: wait, then 504
+ * (a watch-list request gets the Status as an ERROR event, as from the
+ * apiserver's watch cache). */
+static void watch_too_large(struct evhttp_request *req, uint64_t rv, int as_event)
+{
+    ks_err e;
+    if (!wait_for_rv(req, rv))
+        return;
+    too_large(&e, rv);
+    if (as_event)
+        watch_send_error(req, &e);
+    else
+        http_reply_err(req, &e);
+}
+
 static void do_watch(struct evhttp_request *req, route *r)
 {
     ks_watch_opts o;
     ks_err e;
+    uint64_t need = 0; /* the events must not be older than this */
     const char *rvs = qp(r, "resourceVersion"), *ts = qp(r, "timeoutSeconds");
     const char *sie = qp(r, "sendInitialEvents"), *match = qp(r, "resourceVersionMatch");
 
@@ -441,11 +568,21 @@ static void do_watch(struct evhttp_request *req, route *r)
             return;
         }
         o.initial = o.initial_end = 1;
+        if (rvs && *rvs && strcmp(rvs, "0") && parse_rv(rvs, &need, &e) < 0) {
+            http_reply_err(req, &e);
+            return;
+        }
     } else if (!rvs || !*rvs || !strcmp(rvs, "0")) {
         o.initial = !(sie && !strcmp(sie, "false"));
         o.from_rv = store_rv();
     } else if (parse_rv(rvs, &o.from_rv, &e) < 0) {
         http_reply_err(req, &e);
+        return;
+    } else {
+        need = o.from_rv;
+    }
+    if (need > store_rv()) {
+        watch_too_large(req, need, o.initial_end);
         return;
     }
     if (ts && *ts) {
@@ -1047,6 +1184,7 @@ int http_start(const char *addr, const char *cert, const char *key, char *bound,
 
 void http_stop(void)
 {
+    answer_waits();
     watch_close_all();
     if (http)
         evhttp_free(http);

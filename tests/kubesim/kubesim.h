@@ -11,10 +11,12 @@
  *
  * Layout:
  *   kinds.c    resource table, object versions (immutable, refcounted JSON)
- *   store.c    objects per kind in key order, global resourceVersion, history
+ *   store.c    objects per kind in key order, global resourceVersion, history,
+ *              saved states (saveState/restoreState)
  *   objects.c  create/update/patch/delete semantics and validation, --load
  *   watch.c    chunked watch streams
- *   http.c     routing, verbs, lists, discovery, Status errors
+ *   http.c     routing, verbs, lists, discovery, Status errors, requests
+ *              waiting for a too large resourceVersion
  *   faults.c   /sim/v1/faults and /sim/v1/state
  *   generate.c --generate clusters and --churn
  *   main.c     flags
@@ -134,6 +136,14 @@ void store_bulk_begin(void);
 void store_bulk_end(void);
 /* Drop all history: bumps the resourceVersion, so every older one expires. */
 void store_expire_history(void);
+/* Named saved states, like etcd snapshots: save keeps every current version
+ * and the resourceVersion (replacing a state of the same name); restore
+ * makes that the current state again, at that resourceVersion, with an
+ * empty history (earlier versions get 410, later ones are too large).
+ * restore returns -1 for an unknown name. Freed by store_free(). */
+void store_save(const char *name);
+int store_saved(const char *name); /* a state of that name exists */
+int store_restore(const char *name);
 /* Call fn for each event with rv > after (oldest first); -1 if expired. */
 int store_history_each(uint64_t after, void (*fn)(const ks_event *, void *), void *arg);
 
@@ -156,6 +166,9 @@ typedef struct ks_err {
     char name[256];      /* details.name */
     const char *dkind;   /* details.kind (resource or Kind) */
     char field[96];      /* first cause field for Invalid */
+    const char *cause;   /* else details.causes[0].reason, with cause_msg */
+    const char *cause_msg;
+    int retry_after;     /* > 0: details.retryAfterSeconds and Retry-After */
 } ks_err;
 
 void ks_seterr(ks_err *e, int code, const char *reason, const char *fmt, ...)
@@ -199,6 +212,8 @@ typedef struct ks_watch_opts {
 
 extern int ks_bookmark_interval;
 void watch_start(struct evhttp_request *req, ks_watch_opts *o);
+/* HTTP 200 with one ERROR event carrying e's Status, then the end. */
+void watch_send_error(struct evhttp_request *req, const ks_err *e);
 void watch_dispatch(const ks_event *ev);
 void watch_close_all(void);
 void watch_malformed_all(void);
@@ -217,6 +232,8 @@ extern const char *http_client_ca;
 void http_stop(void);
 void http_reply_json(struct evhttp_request *req, int code, const char *json, size_t len);
 void http_reply_err(struct evhttp_request *req, const ks_err *e);
+/* The resourceVersion moved on (store_commit): requests waiting for it go on. */
+void http_rv_advanced(void);
 char *http_body(struct evhttp_request *req, size_t *len);
 
 /* ---------- faults (faults.c) ---------- */

@@ -47,19 +47,22 @@ char *ks_status_json(const ks_err *e)
     cJSON_AddStringToObject(s, "status", "Failure");
     cJSON_AddStringToObject(s, "message", e->msg);
     cJSON_AddStringToObject(s, "reason", e->reason ? e->reason : "");
-    if (e->name[0] || e->dkind) {
+    if (e->name[0] || e->dkind || e->cause || e->retry_after > 0) {
         d = cJSON_AddObjectToObject(s, "details");
         if (e->name[0])
             cJSON_AddStringToObject(d, "name", e->name);
         if (e->dkind)
             cJSON_AddStringToObject(d, "kind", e->dkind);
-        if (e->field[0]) {
+        if (e->field[0] || e->cause) {
             cJSON *c = cJSON_CreateObject();
-            cJSON_AddStringToObject(c, "reason", "FieldValueInvalid");
-            cJSON_AddStringToObject(c, "message", e->msg);
-            cJSON_AddStringToObject(c, "field", e->field);
+            cJSON_AddStringToObject(c, "reason", e->field[0] ? "FieldValueInvalid" : e->cause);
+            cJSON_AddStringToObject(c, "message", e->field[0] ? e->msg : e->cause_msg);
+            if (e->field[0])
+                cJSON_AddStringToObject(c, "field", e->field);
             cJSON_AddItemToArray(cJSON_AddArrayToObject(d, "causes"), c);
         }
+        if (e->retry_after > 0)
+            cJSON_AddNumberToObject(d, "retryAfterSeconds", e->retry_after);
     }
     cJSON_AddNumberToObject(s, "code", e->code);
     out = cJSON_PrintUnformatted(s);

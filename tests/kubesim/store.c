@@ -12,6 +12,12 @@
  * current state with every event newer than R undone (newest first).
  * compact_rv is the newest revision no longer fully covered; anything older
  * answers 410 Expired.
+ *
+ * Saved states (store_save/store_restore) are what an etcd snapshot is: every
+ * current version (referenced, not copied) and the revision. Restoring one
+ * puts the store back at that revision with an empty history, the way an
+ * etcd restore (without a revision bump) makes the API go back in time.
+ * The store owns the saved states; store_free() releases them.
  */
 #include "kubesim.h"
 
@@ -193,9 +199,10 @@ void store_commit(int type, ks_ver *obj, ks_ver *prev)
     ev.prev = prev;
     watch_dispatch(&ev);
     ver_unref(prev);
+    http_rv_advanced();
 }
 
-void store_expire_history(void)
+static void drop_history(void)
 {
     while (ring_len) {
         ks_event *e = &ring[ring_head];
@@ -204,6 +211,11 @@ void store_expire_history(void)
         ring_head = (ring_head + 1) % ring_cap;
         ring_len--;
     }
+}
+
+void store_expire_history(void)
+{
+    drop_history();
     cur_rv++;
     compact_rv = cur_rv;
 }
@@ -234,6 +246,96 @@ int store_history_each(uint64_t after, void (*fn)(const ks_event *, void *), voi
         return -1;
     for (i = ring_find(after); i < ring_len; i++)
         fn(ring_at(i), arg);
+    return 0;
+}
+
+/* ---------- saved states ---------- */
+
+typedef struct saved {
+    uint64_t rv;
+    ks_ver **v[K_COUNT]; /* each kind in key order */
+    size_t n[K_COUNT];
+    struct saved *next;
+    char name[];
+} saved;
+
+static saved *saves;
+
+static saved **find_saved(const char *name)
+{
+    saved **p;
+    for (p = &saves; *p; p = &(*p)->next)
+        if (!strcmp((*p)->name, name))
+            break;
+    return p;
+}
+
+static void saved_free(saved *sv)
+{
+    int k;
+    size_t i;
+    for (k = 0; k < K_COUNT; k++) {
+        for (i = 0; i < sv->n[k]; i++)
+            ver_unref(sv->v[k][i]);
+        free(sv->v[k]);
+    }
+    free(sv);
+}
+
+int store_saved(const char *name)
+{
+    return *find_saved(name) != NULL;
+}
+
+void store_save(const char *name)
+{
+    saved **p = find_saved(name), *sv = calloc(1, sizeof(*sv) + strlen(name) + 1);
+    int k;
+    size_t i;
+    if (!sv)
+        abort();
+    strcpy(sv->name, name);
+    sv->rv = cur_rv;
+    for (k = 0; k < K_COUNT; k++) {
+        sv->n[k] = kinds[k].n;
+        sv->v[k] = calloc(kinds[k].n + 1, sizeof(*sv->v[k]));
+        for (i = 0; i < kinds[k].n; i++) {
+            sv->v[k][i] = kinds[k].sorted[i]->cur;
+            ver_ref(sv->v[k][i]);
+        }
+    }
+    if (*p) { /* replace the state of that name */
+        sv->next = (*p)->next;
+        saved_free(*p);
+    }
+    *p = sv;
+}
+
+static void drop_objects(int kind)
+{
+    ks_obj *o, *tmp;
+    HASH_ITER(hh, kinds[kind].hash, o, tmp) {
+        HASH_DEL(kinds[kind].hash, o);
+        ver_unref(o->cur);
+        free(o);
+    }
+    kinds[kind].n = 0;
+}
+
+int store_restore(const char *name)
+{
+    saved *sv = *find_saved(name);
+    int k;
+    size_t i;
+    if (!sv)
+        return -1;
+    drop_history();
+    for (k = 0; k < K_COUNT; k++) {
+        drop_objects(k);
+        for (i = 0; i < sv->n[k]; i++) /* in key order: each one appends */
+            apply_current(EV_ADDED, sv->v[k][i]);
+    }
+    cur_rv = compact_rv = sv->rv;
     return 0;
 }
 
@@ -364,16 +466,16 @@ size_t store_count_after(int kind, const char *ns, const char *after)
 void store_free(void)
 {
     int k;
-    store_expire_history();
+    drop_history();
     free(ring);
     ring = NULL;
+    while (saves) {
+        saved *sv = saves;
+        saves = sv->next;
+        saved_free(sv);
+    }
     for (k = 0; k < K_COUNT; k++) {
-        ks_obj *o, *tmp;
-        HASH_ITER(hh, kinds[k].hash, o, tmp) {
-            HASH_DEL(kinds[k].hash, o);
-            ver_unref(o->cur);
-            free(o);
-        }
+        drop_objects(k);
         free(kinds[k].sorted);
         memset(&kinds[k], 0, sizeof(kinds[k]));
     }

@@ -13,7 +13,10 @@
  * that starts matching is ADDED. With allowWatchBookmarks a BOOKMARK carrying
  * only the current resourceVersion goes out every ks_bookmark_interval
  * seconds and 2 s before timeoutSeconds ends the stream cleanly.
- * Object JSON is sent by reference (no copy) from the shared versions.
+ * A watch never starts at a resourceVersion newer than the current one:
+ * http.c makes it wait for it or answers 504 TooLarge (watch_send_error for
+ * a watch-list). Object JSON is sent by reference (no copy) from the shared
+ * versions.
  */
 #include "kubesim.h"
 
@@ -232,19 +235,23 @@ static void start_timers(ks_watch *w)
     }
 }
 
-static void send_expired(struct evhttp_request *req, ks_watch_opts *o)
+void watch_send_error(struct evhttp_request *req, const ks_err *e)
 {
-    ks_err e;
-    char *st;
+    char *st = ks_status_json(e);
     struct evbuffer *b = evbuffer_new();
-    ks_seterr(&e, 410, "Expired", "too old resource version: %llu (%llu)",
-              (unsigned long long)o->from_rv, (unsigned long long)store_compact_rv());
-    st = ks_status_json(&e);
     evbuffer_add_printf(b, "{\"type\":\"ERROR\",\"object\":%s}\n", st ? st : "{}");
     evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type", "application/json");
     evhttp_send_reply(req, 200, "OK", b);
     evbuffer_free(b);
     free(st);
+}
+
+static void send_expired(struct evhttp_request *req, ks_watch_opts *o)
+{
+    ks_err e;
+    ks_seterr(&e, 410, "Expired", "too old resource version: %llu (%llu)",
+              (unsigned long long)o->from_rv, (unsigned long long)store_compact_rv());
+    watch_send_error(req, &e);
     free(o->ns);
     sel_free(&o->lsel);
     sel_free(&o->fsel);

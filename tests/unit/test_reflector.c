@@ -4,8 +4,11 @@
  * it asks for (path, limit, continue, resourceVersion, allowWatchBookmarks,
  * timeoutSeconds, labelSelector), the handler calls it makes (upsert, remove,
  * relist begin/end), and the delays it picks (backoff sequence with jitter,
- * reset after 2 minutes, Retry-After), plus the watch-line framer (events split
- * anywhere, several per read, malformed, oversized) and 410 handling; and the
+ * reset after 2 minutes and after a complete list or an event, Retry-After),
+ * plus the watch-line framer (events split anywhere, several per read,
+ * malformed, oversized), 410 handling, a server gone back in time (504 with
+ * a ResourceVersionTooLarge Status, a list page, event or BOOKMARK at a lower
+ * resourceVersion → relist from "") and the resourceVersion order; and the
  * parse arena the reflector parses into (src/k8s/jsonarena.c): trees stay
  * valid until released, nodes added by handlers are freed normally, invalid
  * and very large input, other threads' cJSON untouched.
@@ -508,6 +511,214 @@ static void test_non_200_body_not_parsed(void **state)
     refl_free(r);
 }
 
+/* ---- a server gone back in time (storage restored from a backup) ------------------- */
+
+/* The apiserver's NewTooLargeResourceVersionError as it is written on the wire. */
+static const char *too_large_status(const char *rv, const char *cur)
+{
+    static char b[600];
+    snprintf(b, sizeof b, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+             "\"status\":\"Failure\",\"message\":\"Timeout: Too large resource version: %s, "
+             "current: %s\",\"reason\":\"Timeout\",\"details\":{\"causes\":[{\"reason\":"
+             "\"ResourceVersionTooLarge\",\"message\":\"Too large resource version\"}],"
+             "\"retryAfterSeconds\":1},\"code\":504}", rv, cur);
+    return b;
+}
+
+#define FIRST_PAGE "http://k:1/api/v1/pods?limit=500"
+
+static void test_rv_order(void **state)
+{
+    (void)state;
+    assert_true(refl_rv_less("9", "10"));                /* longer is larger */
+    assert_false(refl_rv_less("10", "9"));
+    assert_false(refl_rv_less("10", "10"));
+    assert_true(refl_rv_less("123", "124"));             /* same length: lexical */
+    assert_false(refl_rv_less("124", "123"));
+    assert_true(refl_rv_less("99999999999999999999", "100000000000000000000")); /* > 2^64 */
+    /* not positive decimal integers without leading zeros: never lower */
+    assert_false(refl_rv_less("099", "100"));
+    assert_false(refl_rv_less("0", "1"));
+    assert_false(refl_rv_less("", "1"));
+    assert_false(refl_rv_less(NULL, "1"));
+    assert_false(refl_rv_less("1", NULL));
+    assert_false(refl_rv_less("1", "abc"));
+    assert_false(refl_rv_less("12a", "13"));
+    assert_false(refl_rv_less("-1", "3"));
+    assert_false(refl_rv_less("+1", "3"));
+    assert_false(refl_rv_less(" 1", "3"));
+}
+
+static void test_too_large_on_watch_relists_from_scratch(void **state)
+{
+    (void)state;
+    static const char *const restored[] = { "a", "x", NULL };
+    refl *r = synced_refl();                            /* a, b at 100 */
+    /* the server came back from a backup at 40: the watch from 100 gets 504 */
+    respond(r, 504, "1", too_large_status("100", "40"));
+    assert_int_equal(E.ndelays, 0);                     /* at once */
+    assert_string_equal(last_url(), FIRST_PAGE);        /* no resourceVersion */
+    assert_string_equal(refl_version(r), "");
+    assert_string_equal(E.reasons, "too_large ");
+    respond(r, 200, NULL, list_body("40", NULL, restored));
+    calls_are("begin up:a up:x end ");                  /* b goes at end */
+    assert_watch_url(last_url(), "40");
+    /* as an ERROR event on an open watch */
+    char ev[800];
+    snprintf(ev, sizeof ev, "{\"type\":\"ERROR\",\"object\":%s}\n", too_large_status("40", "7"));
+    refl_on_headers(r, 200, NULL);
+    assert_int_equal(refl_on_body(r, ev, strlen(ev)), -1);
+    refl_on_done(r, 0);
+    assert_string_equal(last_url(), FIRST_PAGE);
+    assert_int_equal(E.ndelays, 0);
+    respond(r, 200, NULL, list_body("7", NULL, NULL));
+    calls_are("begin end ");
+    /* servers before 1.19 set no cause: the message says it */
+    respond(r, 504, NULL, "{\"kind\":\"Status\",\"code\":504,\"reason\":\"Timeout\","
+                          "\"message\":\"Too large resource version: 7, current: 5\"}");
+    assert_string_equal(last_url(), FIRST_PAGE);
+    respond(r, 200, NULL, list_body("5", NULL, NULL));
+    calls_are("begin end ");
+    assert_string_equal(E.reasons, "too_large too_large too_large ");
+    assert_int_equal(E.ndelays, 0);
+    refl_free(r);
+}
+
+static void test_other_504_waits_and_rewatches(void **state)
+{
+    (void)state;
+    refl *r = synced_refl();
+    E.rnd = 0;
+    /* a proxy's gateway timeout, or another Timeout Status: a failure */
+    respond(r, 504, NULL, "<html><body>504 Gateway Time-out</body></html>");
+    assert_int_equal(E.ndelays, 1);
+    refl_on_timer(r);
+    assert_watch_url(last_url(), "100");
+    respond(r, 504, "3", "{\"kind\":\"Status\",\"code\":504,\"reason\":\"Timeout\","
+                         "\"message\":\"Timeout: request did not complete within 60s\"}");
+    assert_int_equal(E.ndelays, 2);
+    assert_float_equal(E.delays[1], 3, 1e-9);
+    refl_on_timer(r);
+    assert_watch_url(last_url(), "100");
+    /* a Status too big to keep is only its code */
+    size_t big = REFL_MAX_STATUS + 10;
+    char *b = malloc(big + 1);
+    memset(b, ' ', big);
+    memcpy(b, too_large_status("100", "40"), strlen(too_large_status("100", "40")));
+    b[big] = '\0';
+    respond(r, 504, NULL, b);
+    free(b);
+    assert_int_equal(E.ndelays, 3);
+    refl_on_timer(r);
+    assert_watch_url(last_url(), "100");
+    calls_are("");
+    assert_string_equal(E.reasons, "error error error ");
+    refl_free(r);
+}
+
+static void test_too_large_on_continued_page_relists(void **state)
+{
+    (void)state;
+    static const char *const p1[] = { "a", NULL }, *const p2[] = { "b", NULL };
+    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
+    refl_start(r);
+    respond(r, 200, NULL, list_body("1000", "c1", p1));
+    calls_are("begin flush2 up:a ");
+    /* the token's version is newer than the restored server's */
+    respond(r, 504, "1", too_large_status("1000", "40"));
+    assert_int_equal(E.ndelays, 0);
+    assert_string_equal(last_url(), FIRST_PAGE);
+    assert_string_equal(E.reasons, "too_large ");
+    respond(r, 200, NULL, list_body("40", NULL, p2));
+    calls_are("begin up:b end ");
+    assert_watch_url(last_url(), "40");
+    refl_free(r);
+}
+
+static void test_lower_rv_on_list_page_relists(void **state)
+{
+    (void)state;
+    static const char *const p1[] = { "a", NULL }, *const p2[] = { "old", NULL },
+                             *const p3[] = { "x", NULL }, *const ab[] = { "a", "b", NULL };
+    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
+    refl_start(r);
+    respond(r, 200, NULL, list_body("1000", "c1", p1));
+    calls_are("begin flush2 up:a ");
+    /* page 2 comes from a server restored to 40: not applied, list again */
+    respond(r, 200, NULL, list_body("40", "c2", p2));
+    calls_are("");
+    assert_string_equal(last_url(), FIRST_PAGE);
+    assert_int_equal(E.ndelays, 0);
+    assert_string_equal(E.reasons, "rolled_back ");
+    respond(r, 200, NULL, list_body("40", "c3", p3));
+    calls_are("begin flush4 up:x ");
+    respond(r, 200, NULL, list_body("40", NULL, p1));   /* the same version: fine */
+    calls_are("up:a end ");
+    assert_watch_url(last_url(), "40");
+    /* a complete list from "" at a version lower than the one watched is
+     * the server's whole state: taken as it is, no second list */
+    respond(r, 410, NULL, NULL);
+    assert_string_equal(last_url(), FIRST_PAGE);
+    int n = E.nurls;
+    respond(r, 200, NULL, list_body("7", NULL, ab));
+    calls_are("begin up:a up:b end ");
+    assert_int_equal(E.nurls, n + 1);
+    assert_watch_url(last_url(), "7");
+    /* versions that do not compare never count as lower */
+    respond(r, 410, NULL, NULL);
+    respond(r, 200, NULL, list_body("9", "c4", p1));
+    respond(r, 200, NULL, list_body("x1", "c5", p2));
+    respond(r, 200, NULL, list_body("08", NULL, p3));
+    calls_are("begin flush9 up:a flush10 up:old up:x end ");
+    assert_watch_url(last_url(), "08");
+    assert_string_equal(E.reasons, "rolled_back expired expired ");
+    refl_free(r);
+}
+
+static void test_lower_rv_event_or_bookmark_relists(void **state)
+{
+    (void)state;
+    static const char *const restored[] = { "a", NULL };
+    refl *r = synced_refl();                            /* a, b at 100 */
+    char body[2048] = "";
+    strcat(body, event("ADDED", "c", "101"));
+    strcat(body, "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"150\"}}}\n");
+    strcat(body, "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"99\"}}}\n");
+    strcat(body, event("ADDED", "never", "160"));
+    refl_on_headers(r, 200, NULL);
+    assert_int_equal(refl_on_body(r, body, strlen(body)), -1);
+    calls_are("up:c ");
+    assert_string_equal(refl_version(r), "150");
+    refl_on_done(r, 0);
+    assert_int_equal(E.ndelays, 0);
+    assert_string_equal(last_url(), FIRST_PAGE);
+    assert_string_equal(E.reasons, "rolled_back ");
+    respond(r, 200, NULL, list_body("99", NULL, restored));
+    calls_are("begin up:a end ");
+    assert_watch_url(last_url(), "99");
+    /* an event below the version: not applied, relist */
+    refl_on_headers(r, 200, NULL);
+    const char *older = event("MODIFIED", "a", "98");
+    assert_int_equal(refl_on_body(r, older, strlen(older)), -1);
+    refl_on_done(r, 0);
+    calls_are("");
+    assert_string_equal(last_url(), FIRST_PAGE);
+    respond(r, 200, NULL, list_body("99", NULL, restored));
+    calls_are("begin up:a end ");
+    /* equal, higher, and versions that do not compare go on */
+    body[0] = '\0';
+    strcat(body, "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"99\"}}}\n");
+    strcat(body, event("ADDED", "d", "1000"));
+    strcat(body, event("ADDED", "e", "opaque-7"));
+    strcat(body, event("ADDED", "f", "5"));
+    refl_on_headers(r, 200, NULL);
+    assert_int_equal(refl_on_body(r, body, strlen(body)), 0);
+    calls_are("up:d up:e up:f ");
+    assert_string_equal(refl_version(r), "5");
+    assert_string_equal(E.reasons, "rolled_back rolled_back ");
+    refl_free(r);
+}
+
 /* ---- delays ------------------------------------------------------------------------- */
 
 static void test_backoff_sequence_and_cap(void **state)
@@ -586,6 +797,103 @@ static void test_retry_after_honoured(void **state)
     assert_float_equal(E.delays[4], 0, 1e-9);
     refl_on_timer(r);
     assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    refl_free(r);
+}
+
+static void test_backoff_resets_after_success(void **state)
+{
+    (void)state;
+    refl *r = synced_refl();
+    E.rnd = 0;
+    /* consecutive failures double the delay */
+    for (int i = 0; i < 4; i++) {
+        respond(r, 500, NULL, NULL);
+        E.t += 1;
+        refl_on_timer(r);
+    }
+    assert_int_equal(E.ndelays, 4);
+    assert_float_equal(E.delays[3], 6.4, 1e-9);
+    /* the watch delivers an event, then breaks: 0.8 s again, not 12.8 s */
+    refl_on_headers(r, 200, NULL);
+    const char *ev = event("MODIFIED", "a", "101");
+    assert_int_equal(refl_on_body(r, ev, strlen(ev)), 0);
+    refl_on_done(r, 0);                                 /* connection reset */
+    assert_float_equal(E.delays[4], 0.8, 1e-9);
+    refl_on_timer(r);
+    assert_watch_url(last_url(), "101");
+    respond(r, 500, NULL, NULL);                        /* consecutive again */
+    assert_float_equal(E.delays[5], 1.6, 1e-9);
+    refl_on_timer(r);
+    /* a BOOKMARK is an event too */
+    refl_on_headers(r, 200, NULL);
+    const char *bm = event("BOOKMARK", "", "102");
+    assert_int_equal(refl_on_body(r, bm, strlen(bm)), 0);
+    refl_on_done(r, 0);
+    assert_float_equal(E.delays[6], 0.8, 1e-9);
+    refl_on_timer(r);
+    /* a complete list resets it: the list fails twice, then succeeds */
+    respond(r, 410, NULL, NULL);
+    respond(r, 503, NULL, NULL);
+    assert_float_equal(E.delays[7], 1.6, 1e-9);
+    refl_on_timer(r);
+    respond(r, 503, NULL, NULL);
+    assert_float_equal(E.delays[8], 3.2, 1e-9);
+    refl_on_timer(r);
+    respond(r, 200, NULL, list_body("300", NULL, NULL));
+    assert_watch_url(last_url(), "300");
+    respond_full(r, 0, NULL, NULL, 0);
+    assert_float_equal(E.delays[9], 0.8, 1e-9);
+    assert_float_equal(refl_backoff(r), 1.6, 1e-9);
+    refl_free(r);
+}
+
+static void test_backoff_not_reset_by_a_partial_list(void **state)
+{
+    (void)state;
+    static const char *const p1[] = { "a", NULL };
+    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
+    E.rnd = 0;
+    refl_start(r);
+    /* page 1 answers, page 2 fails, every time: the delays still grow */
+    static const double want[] = { 0.8, 1.6, 3.2, 6.4 };
+    for (int i = 0; i < 4; i++) {
+        respond(r, 200, NULL, list_body("10", "c", p1));
+        respond(r, 500, NULL, NULL);
+        assert_int_equal(E.ndelays, i + 1);
+        assert_float_equal(E.delays[i], want[i], 1e-9);
+        refl_on_timer(r);
+        assert_string_equal(last_url(), FIRST_PAGE);
+    }
+    refl_free(r);
+}
+
+static void test_retry_after_honoured_after_reset(void **state)
+{
+    (void)state;
+    refl *r = synced_refl();
+    E.rnd = 0.5;
+    for (int i = 0; i < 3; i++) {
+        respond(r, 500, NULL, NULL);
+        refl_on_timer(r);
+    }
+    assert_float_equal(E.delays[2], 3.2 * 1.25, 1e-9);
+    refl_on_headers(r, 200, NULL);
+    const char *ev = event("ADDED", "z", "101");
+    assert_int_equal(refl_on_body(r, ev, strlen(ev)), 0);
+    refl_on_done(r, 1);                                 /* clean end: no wait */
+    assert_int_equal(E.ndelays, 3);
+    /* after the reset, Retry-After still decides, exactly */
+    respond(r, 429, "5", "{\"kind\":\"Status\",\"code\":429,\"reason\":\"TooManyRequests\"}");
+    assert_float_equal(E.delays[3], 5, 1e-9);
+    refl_on_timer(r);
+    respond(r, 503, "2", NULL);
+    assert_float_equal(E.delays[4], 2, 1e-9);
+    refl_on_timer(r);
+    /* and it did not advance the backoff: 0.8 s (+ jitter) */
+    respond(r, 500, NULL, NULL);
+    assert_float_equal(E.delays[5], 0.8 * 1.25, 1e-9);
+    refl_on_timer(r);
+    assert_watch_url(last_url(), "101");
     refl_free(r);
 }
 
@@ -794,9 +1102,18 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_other_error_event_rewatches, setup, teardown),
         cmocka_unit_test_setup_teardown(test_very_short_empty_watch_backs_off, setup, teardown),
         cmocka_unit_test_setup_teardown(test_non_200_body_not_parsed, setup, teardown),
+        cmocka_unit_test(test_rv_order),
+        cmocka_unit_test_setup_teardown(test_too_large_on_watch_relists_from_scratch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_other_504_waits_and_rewatches, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_too_large_on_continued_page_relists, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lower_rv_on_list_page_relists, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lower_rv_event_or_bookmark_relists, setup, teardown),
         cmocka_unit_test_setup_teardown(test_backoff_sequence_and_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_backoff_resets_after_two_healthy_minutes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_retry_after_honoured, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_backoff_resets_after_success, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_backoff_not_reset_by_a_partial_list, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_retry_after_honoured_after_reset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_401_rereads_token, setup, teardown),
         cmocka_unit_test_setup_teardown(test_start_failure_waits, setup, teardown),
         cmocka_unit_test(test_arena_tree_and_foreign_nodes),

@@ -1044,40 +1044,61 @@ static void test_external_async(void **state)
     event_base_free(base);
 }
 
-static void test_programming_metric(void **state)
+/* One slice add/update with a trigger time 2 s ago: labels (JSON members,
+ * each followed by a comma), namespace, the annotation's value. */
+static void programming_slice(kube *k, const char *labels, const char *ns, const char *svc,
+                              const char *when)
 {
-    (void)state;
-    static const char *const kind[] = { "headless_with_selector" };
-    const char *name = "coredns_kubernetes_dns_programming_duration_seconds";
-    instance *I = cluster("", "cluster.json");
-    kube *k = kube_inst(I);
-    double before = metrics_value(test_registry(), name, kind);
     char ts[64], json[1024];
     time_t now = time(NULL) - 2;
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    const char *fmt = "{\"metadata\":{\"name\":\"s\",\"namespace\":\"n\",\"labels\":{%s"
-                      "\"kubernetes.io/service-name\":\"h\"},\"annotations\":{"
-                      "\"endpoints.kubernetes.io/last-change-trigger-time\":\"%s\"}}}";
-    snprintf(json, sizeof json, fmt, "\"service.kubernetes.io/headless\":\"\",", ts);
+    snprintf(json, sizeof json,
+             "{\"metadata\":{\"name\":\"s\",\"namespace\":\"%s\",\"labels\":{%s"
+             "\"kubernetes.io/service-name\":\"%s\"},\"annotations\":{"
+             "\"endpoints.kubernetes.io/last-change-trigger-time\":\"%s\"}}}",
+             ns, labels, svc, when ? when : ts);
     cJSON *o = cJSON_Parse(json);
+    assert_non_null(o);
     kube_record_programming(k, o);
     cJSON_Delete(o);
-    assert_true(metrics_value(test_registry(), name, kind) == before + 1);
-    /* a ClusterIP service's slice (no headless label) is not recorded */
-    snprintf(json, sizeof json, fmt, "", ts);
-    o = cJSON_Parse(json);
-    kube_record_programming(k, o);
-    cJSON_Delete(o);
-    /* a bad timestamp neither */
-    snprintf(json, sizeof json, fmt, "\"service.kubernetes.io/headless\":\"\",", "yesterday");
-    o = cJSON_Parse(json);
-    kube_record_programming(k, o);
-    cJSON_Delete(o);
-    assert_true(metrics_value(test_registry(), name, kind) == before + 1);
+}
+
+/* CoreDNS looks the slice's Service up (kubernetes.io/service-name) and
+ * records only a headless one, as headless_with_selector; the slice's own
+ * service.kubernetes.io/headless label does not matter. */
+static void test_programming_metric(void **state)
+{
+    (void)state;
+    static const char *const hl[] = { "headless_with_selector" };
+    static const char *const cip[] = { "cluster_ip" };
+    static const char *const hwo[] = { "headless_without_selector" };
+    const char *name = "coredns_kubernetes_dns_programming_duration_seconds";
+    instance *I = cluster("", "cluster.json");
+    kube *k = kube_inst(I);
+    double before = metrics_value(test_registry(), name, hl);
+    /* hdls1 is headless: recorded, with or without the slice's label */
+    programming_slice(k, "\"service.kubernetes.io/headless\":\"\",", "testns", "hdls1", NULL);
+    assert_true(metrics_value(test_registry(), name, hl) == before + 1);
+    programming_slice(k, "", "testns", "hdls1", NULL);
+    assert_true(metrics_value(test_registry(), name, hl) == before + 2);
+    /* svc1 is a ClusterIP Service: nothing, under any kind, even when the
+     * slice claims to be headless */
+    programming_slice(k, "", "testns", "svc1", NULL);
+    programming_slice(k, "\"service.kubernetes.io/headless\":\"\",", "testns", "svc1", NULL);
+    /* an ExternalName Service, a Service not in the store (another
+     * namespace, or not watched yet) and a bad timestamp: nothing */
+    programming_slice(k, "", "testns", "external", NULL);
+    programming_slice(k, "\"service.kubernetes.io/headless\":\"\",", "otherns", "hdls1", NULL);
+    programming_slice(k, "\"service.kubernetes.io/headless\":\"\",", "testns", "nosuch", NULL);
+    programming_slice(k, "", "testns", "hdls1", "yesterday");
+    assert_true(metrics_value(test_registry(), name, hl) == before + 2);
+    assert_true(metrics_value(test_registry(), name, cip) == 0);
+    assert_true(metrics_value(test_registry(), name, hwo) == 0);
     size_t len;
     char *text = metrics_render(test_registry(), &len);
     assert_non_null(strstr(text, "coredns_kubernetes_dns_programming_duration_seconds_bucket{"
-                                 "service_kind=\"headless_with_selector\",le=\"4.096\"} 1"));
+                                 "service_kind=\"headless_with_selector\",le=\"4.096\"} 2"));
+    assert_null(strstr(text, "service_kind=\"cluster_ip\""));
     free(text);
     instance_free(I);
 }

@@ -309,10 +309,11 @@ void kube_chase_free(kq *q);
 int kube_write_chased(kq *q, const krrvec *ans, const krrvec *extra);
 
 /* kubernetes.c: record coredns_kubernetes_dns_programming_duration_seconds
- * in m for one EndpointSlice add/update (API thread); the second form with
- * k's family, for tests. */
+ * in m for one EndpointSlice add/update (API thread), when st holds the
+ * slice's Service and it is headless; the second form with k's family and
+ * store, for tests. */
 struct cJSON;
-void kube_programming_observe(struct metric_family *m, const struct cJSON *slice);
+void kube_programming_observe(struct metric_family *m, store *st, const struct cJSON *slice);
 void kube_record_programming(kube *k, const struct cJSON *slice);
 
 /* ---- test hooks ----------------------------------------------------------- */

@@ -111,8 +111,10 @@ void core_handle_packet(req_full *f);
 /* listener.c */
 int listeners_start(struct instance *ins, char *err, size_t errlen);
 void listeners_stop(struct instance *ins);
-/* Send an encoded reply for f over its transport. */
-void transport_send(req_full *f, const uint8_t *wire, size_t len);
+/* Send an encoded reply for f over its transport: 0 when it was sent or
+ * queued (or kept, for an internal request), -1 when it was dropped (the
+ * TCP client has gone). */
+int transport_send(req_full *f, const uint8_t *wire, size_t len);
 /* The transport is done with f (TCP bookkeeping, then back to the pool). */
 void transport_done(req_full *f);
 

@@ -11,6 +11,8 @@
  *   request answered with sendto from the socket it came in on.
  * TCP: RFC 7766 framing (2-octet length). Several queries may be pipelined on
  *   one connection and are answered as they complete, possibly out of order.
+ *   A request may send several messages (req_write_more: a zone transfer);
+ *   each is framed and queued on the connection as it is written.
  *   Limits: TCP_IDLE seconds without a query closes the connection, at most
  *   TCP_MAX_CONNS connections per worker, TCP_MAX_INFLIGHT queries in flight
  *   per connection (reading pauses beyond it), TCP_MAX_OUTPUT octets queued
@@ -293,24 +295,24 @@ static void tcp_accept(struct evconnlistener *l, evutil_socket_t fd, struct sock
 
 /* ---- transport interface used by request.c ---------------------------- */
 
-void transport_send(req_full *f, const uint8_t *wire, size_t len)
+int transport_send(req_full *f, const uint8_t *wire, size_t len)
 {
     switch (f->transport) {
     case TRANSPORT_UDP:
         sendto(f->fd, wire, len, 0, (struct sockaddr *)&f->r.peer,
                f->r.peer.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
                                                : sizeof(struct sockaddr_in));
-        break;
+        return 0;
     case TRANSPORT_TCP:
         if (f->conn && !f->conn->closed) {
             uint8_t lenb[2] = { (uint8_t)(len >> 8), (uint8_t)len };
             struct evbuffer *out = bufferevent_get_output(f->conn->bev);
-            evbuffer_add(out, lenb, 2);
-            evbuffer_add(out, wire, len);
+            if (evbuffer_add(out, lenb, 2) == 0 && evbuffer_add(out, wire, len) == 0)
+                return 0;
         }
-        break;
+        return -1;
     default:
-        break;                      /* internal: the reply stays in f->out */
+        return 0;                   /* internal: the reply stays in f->out */
     }
 }
 

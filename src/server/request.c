@@ -5,6 +5,7 @@
  *   core_dispatch        opcode, EDNS version, class, zone match → chain
  *   plugin_next          walk the chain (handlers call it to pass a query on)
  *   req_write            a handler answers: hooks, EDNS echo, size limit, send
+ *   req_write_more       more messages for the same request (TCP: transfers)
  *   req_finish           the chain is done: bare error reply if nobody wrote,
  *                        done hooks (log, metrics), back to the pool
  *   req_new_internal, req_run, req_start
@@ -70,6 +71,7 @@ static void req_clear(req_full *f)
     r->written = 0;
     r->writer = NULL;
     r->resp_size = 0;
+    r->nsent = 0;
     r->nwrite = r->ndone = 0;
     r->err[0] = '\0';
     r->err_plugin = NULL;
@@ -255,7 +257,10 @@ static int encode_reply(req_full *f)
     return 0;
 }
 
-static void send_reply(req_full *f)
+/* Encode r->resp and hand it to the transport; r->resp_size counts the
+ * octets of every message sent for the request. 0, or -1 when it could not
+ * be sent (a TCP client that has gone). */
+static int send_reply(req_full *f)
 {
     dns_req *r = &f->r;
     echo_edns(r);
@@ -265,10 +270,11 @@ static void send_reply(req_full *f)
         r->resp.rcode = RC_SERVFAIL;
         echo_edns(r);
         if (encode_reply(f) < 0)
-            return;
+            return -1;
     }
-    r->resp_size = f->outlen;
-    transport_send(f, f->out, f->outlen);
+    r->resp_size += f->outlen;
+    r->nsent++;
+    return transport_send(f, f->out, f->outlen);
 }
 
 int req_write(dns_req *r, const handler *writer)
@@ -285,6 +291,14 @@ int req_write(dns_req *r, const handler *writer)
     r->writer = writer ? writer->def->name : "";
     send_reply(f);
     return r->resp.rcode;
+}
+
+int req_write_more(dns_req *r)
+{
+    req_full *f = (req_full *)r;
+    if (!r->written || f->finished || r->proto != PROTO_TCP)
+        return -1;
+    return send_reply(f);
 }
 
 /* A reply the server writes itself: header, question, rcode, OPT echoed. */

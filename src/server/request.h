@@ -66,7 +66,9 @@ typedef struct dns_req {
     const char *server;              /* "dns://:53" as in metrics labels */
     int written;                     /* a reply went out */
     const char *writer;              /* plugin that wrote it, "" for the server */
-    size_t resp_size;                /* octets sent */
+    size_t resp_size;                /* octets sent (every message) */
+    unsigned nsent;                  /* messages sent: 1, or more for a
+                                      * transfer (req_write_more) */
     unsigned nwrite, ndone;
     req_hook write_hooks[REQ_MAX_HOOKS];
     req_hook done_hooks[REQ_MAX_HOOKS];
@@ -94,6 +96,15 @@ int plugin_next(const struct handler *h, dns_req *r);
 /* Send r->resp to the client: echo EDNS, apply size limits and truncation,
  * run the write hooks, record the writer. Returns the rcode written. */
 int req_write(dns_req *r, const struct handler *writer);
+/* Several messages for one request (a zone transfer, RFC 5936): after
+ * req_write() sent the first, a handler refills r->resp (msg_reply_to()
+ * and its records) and sends each further message with req_write_more(),
+ * encoded and sized as req_write()'s (EDNS echoed, at most 65535 octets)
+ * and queued on the connection in order. The write hooks ran for the first
+ * message only; r->resp_size counts every message. Only over TCP: -1 for
+ * any other transport, before req_write(), after the request finished, or
+ * when the client has gone (the handler should stop); else 0. */
+int req_write_more(dns_req *r);
 /* Finish a request that a handler took with REQ_ASYNC. */
 void req_finish(dns_req *r, int rcode);
 /* Record an error for the errors plugin (printf-style). */

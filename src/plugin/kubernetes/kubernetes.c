@@ -283,7 +283,13 @@ static int kube_setup_plugin(cf_disp *d, setup_ctx *ctx, void **inst)
 {
     if (kube_setup(d, ctx, inst) < 0)
         return -1;
-    ((kube *)*inst)->m_programming = programming_family(instance_metrics(ctx->ins));
+    kube *k = *inst;
+    k->m_programming = programming_family(instance_metrics(ctx->ins));
+    if (kube_publish_transfer(k, ctx->blk) < 0) {
+        kube_free_config(k);
+        *inst = NULL;
+        return cf_err(d, "plugin/kubernetes: out of memory");
+    }
     return 0;
 }
 

@@ -22,6 +22,8 @@
  *   chase.c       out-of-zone ExternalName targets: a query through the
  *                 server's own chain, asynchronous (kube_serve returns
  *                 REQ_ASYNC and the reply is written when it answered)
+ *   xfr.c         the zones as a transfer source for the transfer plugin
+ *                 (AXFR/IXFR, src/server/transfer.h)
  *
  * Everything below is private to src/plugin/kubernetes/ and its unit tests.
  */
@@ -307,6 +309,11 @@ void kube_chase_free(kq *q);
  * replaced by its upstream's answer records. The rcode, or SERVFAIL
  * without writing when a reply could not be copied. */
 int kube_write_chased(kq *q, const krrvec *ans, const krrvec *extra);
+
+/* xfr.c: publish the instance's zones as a transfer source in its block
+ * (src/server/transfer.h; at setup). 0, or -1. */
+struct server_block;
+int kube_publish_transfer(kube *k, struct server_block *blk);
 
 /* kubernetes.c: record coredns_kubernetes_dns_programming_duration_seconds
  * in m for one EndpointSlice add/update (API thread), when st holds the

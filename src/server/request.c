@@ -10,6 +10,8 @@
  *                        done hooks (log, metrics), back to the pool
  *   req_new_internal, req_run, req_start
  *                        queries from inside topodns or tests, no socket
+ *   req_new_sub, req_start_next
+ *                        a handler's question to the rest of its chain
  *
  * These are the server-level rules of CoreDNS (core/dnsserver/server.go and
  * miekg/dns's default accept function): responses and non-QUERY opcodes are
@@ -482,6 +484,55 @@ void req_start(dns_req *r)
     req_full *f = (req_full *)r;
     f->detached = 1;
     core_dispatch(f);               /* f may be gone now */
+}
+
+dns_req *req_new_sub(const dns_req *parent, const uint8_t *wire, size_t len)
+{
+    const req_full *p = (const req_full *)parent;
+    req_full *f = req_alloc(parent->worker);
+    if (!f)
+        return NULL;
+    req_clear(f);
+    f->transport = TRANSPORT_INTERNAL;
+    f->ins = p->ins;
+    f->base = p->base;
+    f->grp = p->grp;
+    if (f->rawcap < len) {
+        uint8_t *raw = realloc(f->raw, len ? len : 1);
+        if (!raw) {
+            req_release(f);
+            return NULL;
+        }
+        f->raw = raw;
+        f->rawcap = len;
+    }
+    memcpy(f->raw, wire, len);
+    dns_req *r = &f->r;
+    r->raw = f->raw;
+    r->rawlen = len;
+    r->proto = PROTO_INTERNAL;
+    r->peer = parent->peer;
+    r->local = parent->local;
+    int hdr_ok;
+    if (msg_parse(&r->q, f->raw, len, &hdr_ok) != 0 || !r->q.has_question) {
+        req_release(f);
+        return NULL;
+    }
+    r->block = parent->block;
+    r->zone = parent->zone;
+    r->server = parent->server;
+    r->depth = parent->depth + 1;
+    return r;
+}
+
+void req_start_next(dns_req *r, const handler *h)
+{
+    req_full *f = (req_full *)r;
+    f->detached = 1;
+    r->start_ns = now_ns();
+    int rc = plugin_next(h, r);
+    if (rc != REQ_ASYNC)
+        req_finish(r, rc);
 }
 
 const uint8_t *req_reply_wire(const dns_req *r, size_t *len)

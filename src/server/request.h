@@ -143,6 +143,19 @@ dns_req *req_new_internal(struct instance *ins, struct event_base *base,
                           const uint8_t *wire, size_t len, const char *peer);
 int req_run(dns_req *r);
 void req_start(dns_req *r);
+/* Sub-requests: a handler asks the rest of its own chain another question
+ * (autopath's search-path expansions; CoreDNS calls its next handler with
+ * a writer that keeps the reply). req_new_sub() parses wire into an
+ * internal request that keeps the parent's client and local addresses,
+ * block, zone, server label, instance and event base, with depth + 1;
+ * NULL on FORMERR or out of memory. req_start_next() runs it from the
+ * handler after h, as plugin_next() would (no next handler: SERVFAIL with
+ * "no next plugin found"), with no zone matching, and its lifetime is
+ * req_start()'s: register a done hook first and read the reply there; the
+ * server frees it after its done hooks ran. Call both on the parent's
+ * worker while it serves. */
+dns_req *req_new_sub(const dns_req *parent, const uint8_t *wire, size_t len);
+void req_start_next(dns_req *sub, const struct handler *h);
 /* Encoded reply of an internal request (valid until req_free). */
 const uint8_t *req_reply_wire(const dns_req *r, size_t *len);
 void req_free(dns_req *r);

@@ -1,6 +1,7 @@
 /*
  * sources.c — what plugins offer each other through their server block
- * (transfer.h): each offer is a small struct copied into a named value of
+ * (transfer.h: zones to transfer; autopath.h: client search paths): each
+ * offer is a small struct copied into a named value of
  * the block under "<kind>/<plugin>", so the block owns it and frees it with
  * its other values, after every plugin's destroy(). Written from setup() on
  * the loading thread; read from then on by any thread.
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "server/autopath.h"
 #include "server/server.h"
 #include "server/transfer.h"
 
@@ -46,4 +48,14 @@ int xfr_source_publish(server_block *b, const char *plugin, const xfr_source *sr
 const xfr_source *xfr_source_find(const server_block *b, const char *plugin)
 {
     return find(b, "transfer", plugin);
+}
+
+int autopath_source_publish(server_block *b, const char *plugin, const autopath_source *src)
+{
+    return publish(b, "autopath", plugin, src, sizeof *src);
+}
+
+const autopath_source *autopath_source_find(const server_block *b, const char *plugin)
+{
+    return find(b, "autopath", plugin);
 }

@@ -10,13 +10,13 @@
 #include <stddef.h>
 #include "plugins.h"
 
-extern const plugin_def plugin_any, plugin_bind, plugin_cache, plugin_errors, plugin_file,
-    plugin_forward, plugin_health, plugin_hosts, plugin_kubernetes, plugin_loadbalance,
-    plugin_log, plugin_loop, plugin_prometheus, plugin_ready, plugin_reload, plugin_topology,
-    plugin_transfer, plugin_whoami;
+extern const plugin_def plugin_any, plugin_autopath, plugin_bind, plugin_cache, plugin_errors,
+    plugin_file, plugin_forward, plugin_health, plugin_hosts, plugin_kubernetes,
+    plugin_loadbalance, plugin_log, plugin_loop, plugin_prometheus, plugin_ready, plugin_reload,
+    plugin_topology, plugin_transfer, plugin_whoami;
 
 const plugin_def *const topodns_plugins[] = {
-    &plugin_any, &plugin_bind, &plugin_cache, &plugin_errors, &plugin_file,
+    &plugin_any, &plugin_autopath, &plugin_bind, &plugin_cache, &plugin_errors, &plugin_file,
     &plugin_forward, &plugin_health, &plugin_hosts, &plugin_kubernetes, &plugin_loadbalance,
     &plugin_log, &plugin_loop, &plugin_prometheus, &plugin_ready, &plugin_reload,
     &plugin_topology, &plugin_transfer, &plugin_whoami,

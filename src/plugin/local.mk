@@ -22,3 +22,4 @@ include src/plugin/loop/local.mk
 include src/plugin/forward/local.mk
 include src/plugin/cache/local.mk
 include src/plugin/transfer/local.mk
+include src/plugin/autopath/local.mk

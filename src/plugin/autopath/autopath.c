@@ -204,18 +204,20 @@ static int ap_serve(const handler *h, dns_req *r)
     dname_lower(low);
     if (!in_zones(a, low))
         return plugin_next(h, r);
-    apwait *w = calloc(1, sizeof *w);
+    autopath_list dyn;
+    const autopath_list *list = &a->file;
+    if (a->src) {
+        dyn.n = 0;
+        a->src->search(a->src->data, r, &dyn);
+        list = &dyn;
+    }
+    int base = ap_base_labels(low, list);
+    apwait *w = base > 0 ? calloc(1, sizeof *w) : NULL;
     if (!w)
         return plugin_next(h, r);
-    if (a->src)
-        a->src->search(a->src->data, r, &w->list);
-    else
-        w->list = a->file;
-    w->base = ap_base_labels(low, &w->list);
-    if (w->base <= 0) {
-        free(w);
-        return plugin_next(h, r);
-    }
+    w->list.n = list->n;
+    memcpy(w->list.name, list->name, (size_t)list->n * sizeof list->name[0]);
+    w->base = base;
     w->r = r;
     w->h = h;
     w->a = a;

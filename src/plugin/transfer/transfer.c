@@ -29,7 +29,9 @@
  * The whole transfer is produced while serve() runs, on the worker, from
  * memory (the cluster store or a loaded zone): it never waits, and the
  * messages wait in the connection's output buffer until the client reads
- * them (the listener stops reading that connection meanwhile).
+ * them (the listener reads no further queries from a connection with more
+ * than 1 MiB queued). A source stops early only when a message cannot be
+ * queued (the client had gone before the transfer started).
  *
  * Memory: the instance (rules, the source pointers, which point into the
  * block's named values) is made at setup and freed at destroy; a transfer
@@ -236,9 +238,10 @@ static int finish_transfer(xsink *s, int rc)
         req_error(r, "transfer", "plugin/transfer: zone could not be read");
         return RC_SERVFAIL;
     }
-    if (rc == XFR_FAIL) {
-        log_error("plugin/transfer: transfer to a client stopped after %zu records", s->total);
-        return RC_NOERROR;
+    if (rc == XFR_FAIL) {           /* the client went away: for the errors plugin */
+        req_error(r, "transfer", "plugin/transfer: transfer stopped after %zu records",
+                  s->total);
+        return RC_SERVFAIL;
     }
     if (!s->sent && s->total == 1 && s->have_soa) {
         log_transfer(r, s, 1);

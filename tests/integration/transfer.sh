@@ -4,8 +4,10 @@
 # CoreDNS's record order, several TCP messages for a large zone (each at
 # most 64 KiB, AA set, all on one connection), IXFR (up to date: the SOA
 # alone; older: the whole zone; no SOA in the query: SERVFAIL), UDP and
-# clients not listed in `to` refused, the log lines, and AXFR refused by
-# kubernetes and file when no `transfer` is configured (acceptance row 78).
+# clients not listed in `to` refused, the log lines, knotd as a secondary
+# of cluster.local (AXFR, then IXFR after a kubectl change), and AXFR
+# refused by kubernetes and file when no `transfer` is configured
+# (acceptance row 78).
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/kubernetes_lib.sh"
 command -v kdig >/dev/null || skip "kdig not installed"
@@ -219,6 +221,37 @@ xfr in-addr.arpa AXFR
 check "AXFR of a reverse zone (not in transfer's zones): REFUSED" eval 'grep -q "^msg 1 REFUSED" <<<"$OUT"'
 OUT=$(kdig @127.0.0.1 -p "$PORT" cluster.local AXFR +notcp 2>&1)
 check "AXFR cluster.local over UDP: REFUSED" grep -q "server replied with error 'REFUSED'" <<<"$OUT"
+# a real secondary: knotd loads the zone by AXFR
+KNOT=""
+if command -v knotd >/dev/null && command -v knotc >/dev/null; then
+    KNOT=$(free_port)
+    mkdir -p "$TMP/knot"
+    cat > "$TMP/knot/knot.conf" <<EOF
+server:
+    rundir: "$TMP/knot"
+    listen: 127.0.0.1@$KNOT
+database:
+    storage: "$TMP/knot"
+remote:
+  - id: topodns
+    address: 127.0.0.1@$PORT
+template:
+  - id: default
+    storage: "$TMP/knot"
+zone:
+  - domain: cluster.local
+    master: topodns
+EOF
+    knotd -c "$TMP/knot/knot.conf" > "$TMP/knot/knot.log" 2>&1 &
+    PIDS+=($!)
+    kq() { dig @127.0.0.1 -p "$KNOT" +time=1 +tries=1 +short "$@" 2>/dev/null; }
+    check "knotd as a secondary: cluster.local loaded by AXFR" until_ok 10 eval \
+        '[ "$(kq svc1.$S A)" = 10.0.0.1 ]'
+    # six SRV records sent, two of them alike (dup-name): a set of five
+    check "…the headless SRV records too" eval '[ "$(kq _http._tcp.hdls1.$S SRV | grep -c " 80 ")" = 5 ]'
+else
+    echo "note: knotd missing: no secondary tested"
+fi
 # a new Service shows up in the next transfer
 K apply --validate=false -f - > /dev/null <<'YAML'
 apiVersion: v1
@@ -232,6 +265,12 @@ spec:
 YAML
 check "a Service created with kubectl is in the next AXFR (port label lower-cased)" until_ok 5 eval \
     'axfr cluster.local | grep -q "^_web._udp.web.$S 5 IN SRV 0 100 8080 web.$S$"'
+if [ -n "$KNOT" ]; then
+    knotc -s "$TMP/knot/knot.sock" zone-refresh cluster.local > /dev/null
+    check "knotd refreshes (its IXFR answered as AXFR) and serves the new Service" until_ok 10 eval \
+        '[ "$(kq web.$S A)" = 10.0.0.77 ]'
+    check "…topodns saw an IXFR" grep -q '"IXFR IN cluster.local. tcp' "$LOG"
+fi
 stop_topodns
 
 # ---- without transfer: REFUSED by kubernetes (acceptance row 78) and file ----

@@ -10,15 +10,48 @@
 #include <stddef.h>
 #include "plugins.h"
 
-extern const plugin_def plugin_any, plugin_bind, plugin_cache, plugin_errors, plugin_file,
-    plugin_forward, plugin_health, plugin_hosts, plugin_kubernetes, plugin_loadbalance,
-    plugin_log, plugin_loop, plugin_prometheus, plugin_ready, plugin_reload, plugin_timeouts,
-    plugin_topology, plugin_whoami;
+/* one line per plugin, alphabetical */
+extern const plugin_def plugin_any;
+extern const plugin_def plugin_autopath;
+extern const plugin_def plugin_bind;
+extern const plugin_def plugin_cache;
+extern const plugin_def plugin_errors;
+extern const plugin_def plugin_file;
+extern const plugin_def plugin_forward;
+extern const plugin_def plugin_health;
+extern const plugin_def plugin_hosts;
+extern const plugin_def plugin_kubernetes;
+extern const plugin_def plugin_loadbalance;
+extern const plugin_def plugin_log;
+extern const plugin_def plugin_loop;
+extern const plugin_def plugin_prometheus;
+extern const plugin_def plugin_ready;
+extern const plugin_def plugin_reload;
+extern const plugin_def plugin_timeouts;
+extern const plugin_def plugin_topology;
+extern const plugin_def plugin_transfer;
+extern const plugin_def plugin_whoami;
 
 const plugin_def *const topodns_plugins[] = {
-    &plugin_any, &plugin_bind, &plugin_cache, &plugin_errors, &plugin_file,
-    &plugin_forward, &plugin_health, &plugin_hosts, &plugin_kubernetes, &plugin_loadbalance,
-    &plugin_log, &plugin_loop, &plugin_prometheus, &plugin_ready, &plugin_reload,
-    &plugin_timeouts, &plugin_topology, &plugin_whoami,
+    &plugin_any,
+    &plugin_autopath,
+    &plugin_bind,
+    &plugin_cache,
+    &plugin_errors,
+    &plugin_file,
+    &plugin_forward,
+    &plugin_health,
+    &plugin_hosts,
+    &plugin_kubernetes,
+    &plugin_loadbalance,
+    &plugin_log,
+    &plugin_loop,
+    &plugin_prometheus,
+    &plugin_ready,
+    &plugin_reload,
+    &plugin_timeouts,
+    &plugin_topology,
+    &plugin_transfer,
+    &plugin_whoami,
     NULL,
 };

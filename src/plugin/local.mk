@@ -22,3 +22,5 @@ include src/plugin/topology/local.mk
 include src/plugin/loop/local.mk
 include src/plugin/forward/local.mk
 include src/plugin/cache/local.mk
+include src/plugin/transfer/local.mk
+include src/plugin/autopath/local.mk

@@ -140,8 +140,10 @@ typedef struct sock_ctx {
 void sockaddr_unmap(struct sockaddr_storage *ss);
 int listeners_start(struct instance *ins, char *err, size_t errlen);
 void listeners_stop(struct instance *ins);
-/* Send an encoded reply for f over its transport. */
-void transport_send(req_full *f, const uint8_t *wire, size_t len);
+/* Send an encoded reply for f over its transport: 0 when it was sent or
+ * queued (or kept, for an internal request), -1 when it was dropped (the
+ * TCP client has gone). */
+int transport_send(req_full *f, const uint8_t *wire, size_t len);
 /* The transport is done with f (TCP bookkeeping, then back to the pool). */
 void transport_done(req_full *f);
 
@@ -149,8 +151,9 @@ void transport_done(req_full *f);
 /* evconnlistener callback; arg is the group's sock_ctx. */
 void tcp_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int salen,
                 void *arg);
-/* Queue a framed reply on f's connection (dropped when it is closed). */
-void tcp_send(req_full *f, const uint8_t *wire, size_t len);
+/* Queue a framed reply on f's connection: 0, or -1 when it is closed (the
+ * reply is dropped). A request may queue several (zone transfers). */
+int tcp_send(req_full *f, const uint8_t *wire, size_t len);
 /* A query of c is finished: bookkeeping, deadlines, flow control. */
 void tcp_query_done(struct tcp_conn *c);
 /* Close and free every connection of the worker (it is stopping). */

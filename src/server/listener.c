@@ -16,7 +16,9 @@
  *   replies from another one). Without the control message the kernel's
  *   route picks the source, as before.
  * TCP: accepted connections belong to tcp.c (framing, deadlines, limits);
- *   each one remembers its local address from getsockname.
+ *   each one remembers its local address from getsockname. A request may
+ *   send several messages (req_write_more: a zone transfer), each framed
+ *   and queued on the connection as it is written.
  *
  * Requests go to request.c (core_handle_packet) and come back through
  * transport_send() / transport_done().
@@ -265,17 +267,16 @@ static void udp_send(req_full *f, const uint8_t *wire, size_t len)
 
 /* ---- transport interface used by request.c ---------------------------- */
 
-void transport_send(req_full *f, const uint8_t *wire, size_t len)
+int transport_send(req_full *f, const uint8_t *wire, size_t len)
 {
     switch (f->transport) {
     case TRANSPORT_UDP:
         udp_send(f, wire, len);
-        break;
+        return 0;
     case TRANSPORT_TCP:
-        tcp_send(f, wire, len);
-        break;
+        return tcp_send(f, wire, len);
     default:
-        break;                      /* internal: the reply stays in f->out */
+        return 0;                   /* internal: the reply stays in f->out */
     }
 }
 

@@ -5,10 +5,13 @@
  *   core_dispatch        opcode, EDNS version, class, zone match → chain
  *   plugin_next          walk the chain (handlers call it to pass a query on)
  *   req_write            a handler answers: hooks, EDNS echo, size limit, send
+ *   req_write_more       more messages for the same request (TCP: transfers)
  *   req_finish           the chain is done: bare error reply if nobody wrote,
  *                        done hooks (log, metrics), back to the pool
  *   req_new_internal, req_run, req_start
  *                        queries from inside topodns or tests, no socket
+ *   req_new_sub, req_start_next
+ *                        a handler's question to the rest of its chain
  *
  * These are the server-level rules of CoreDNS (core/dnsserver/server.go and
  * miekg/dns's default accept function): responses and non-QUERY opcodes are
@@ -70,6 +73,7 @@ static void req_clear(req_full *f)
     r->written = 0;
     r->writer = NULL;
     r->resp_size = 0;
+    r->nsent = 0;
     r->nwrite = r->ndone = 0;
     r->err[0] = '\0';
     r->err_plugin = NULL;
@@ -258,7 +262,10 @@ static int encode_reply(req_full *f)
     return 0;
 }
 
-static void send_reply(req_full *f)
+/* Encode r->resp and hand it to the transport; r->resp_size counts the
+ * octets of every message sent for the request. 0, or -1 when it could not
+ * be sent (a TCP client that has gone). */
+static int send_reply(req_full *f)
 {
     dns_req *r = &f->r;
     echo_edns(r);
@@ -268,10 +275,11 @@ static void send_reply(req_full *f)
         r->resp.rcode = RC_SERVFAIL;
         echo_edns(r);
         if (encode_reply(f) < 0)
-            return;
+            return -1;
     }
-    r->resp_size = f->outlen;
-    transport_send(f, f->out, f->outlen);
+    r->resp_size += f->outlen;
+    r->nsent++;
+    return transport_send(f, f->out, f->outlen);
 }
 
 int req_write(dns_req *r, const handler *writer)
@@ -288,6 +296,14 @@ int req_write(dns_req *r, const handler *writer)
     r->writer = writer ? writer->def->name : "";
     send_reply(f);
     return r->resp.rcode;
+}
+
+int req_write_more(dns_req *r)
+{
+    req_full *f = (req_full *)r;
+    if (!r->written || f->finished || r->proto != PROTO_TCP)
+        return -1;
+    return send_reply(f);
 }
 
 /* A reply the server writes itself: header, question, rcode, OPT echoed. */
@@ -471,6 +487,55 @@ void req_start(dns_req *r)
     req_full *f = (req_full *)r;
     f->detached = 1;
     core_dispatch(f);               /* f may be gone now */
+}
+
+dns_req *req_new_sub(const dns_req *parent, const uint8_t *wire, size_t len)
+{
+    const req_full *p = (const req_full *)parent;
+    req_full *f = req_alloc(parent->worker);
+    if (!f)
+        return NULL;
+    req_clear(f);
+    f->transport = TRANSPORT_INTERNAL;
+    f->ins = p->ins;
+    f->base = p->base;
+    f->grp = p->grp;
+    if (f->rawcap < len) {
+        uint8_t *raw = realloc(f->raw, len ? len : 1);
+        if (!raw) {
+            req_release(f);
+            return NULL;
+        }
+        f->raw = raw;
+        f->rawcap = len;
+    }
+    memcpy(f->raw, wire, len);
+    dns_req *r = &f->r;
+    r->raw = f->raw;
+    r->rawlen = len;
+    r->proto = PROTO_INTERNAL;
+    r->peer = parent->peer;
+    r->local = parent->local;
+    int hdr_ok;
+    if (msg_parse(&r->q, f->raw, len, &hdr_ok) != 0 || !r->q.has_question) {
+        req_release(f);
+        return NULL;
+    }
+    r->block = parent->block;
+    r->zone = parent->zone;
+    r->server = parent->server;
+    r->depth = parent->depth + 1;
+    return r;
+}
+
+void req_start_next(dns_req *r, const handler *h)
+{
+    req_full *f = (req_full *)r;
+    f->detached = 1;
+    r->start_ns = now_ns();
+    int rc = plugin_next(h, r);
+    if (rc != REQ_ASYNC)
+        req_finish(r, rc);
 }
 
 const uint8_t *req_reply_wire(const dns_req *r, size_t *len)

@@ -66,7 +66,9 @@ typedef struct dns_req {
     const char *server;              /* "dns://:53" as in metrics labels */
     int written;                     /* a reply went out */
     const char *writer;              /* plugin that wrote it, "" for the server */
-    size_t resp_size;                /* octets sent */
+    size_t resp_size;                /* octets sent (every message) */
+    unsigned nsent;                  /* messages sent: 1, or more for a
+                                      * transfer (req_write_more) */
     unsigned nwrite, ndone;
     req_hook write_hooks[REQ_MAX_HOOKS];
     req_hook done_hooks[REQ_MAX_HOOKS];
@@ -94,6 +96,15 @@ int plugin_next(const struct handler *h, dns_req *r);
 /* Send r->resp to the client: echo EDNS, apply size limits and truncation,
  * run the write hooks, record the writer. Returns the rcode written. */
 int req_write(dns_req *r, const struct handler *writer);
+/* Several messages for one request (a zone transfer, RFC 5936): after
+ * req_write() sent the first, a handler refills r->resp (msg_reply_to()
+ * and its records) and sends each further message with req_write_more(),
+ * encoded and sized as req_write()'s (EDNS echoed, at most 65535 octets)
+ * and queued on the connection in order. The write hooks ran for the first
+ * message only; r->resp_size counts every message. Only over TCP: -1 for
+ * any other transport, before req_write(), after the request finished, or
+ * when the client has gone (the handler should stop); else 0. */
+int req_write_more(dns_req *r);
 /* Finish a request that a handler took with REQ_ASYNC. */
 void req_finish(dns_req *r, int rcode);
 /* Record an error for the errors plugin (printf-style). */
@@ -132,6 +143,19 @@ dns_req *req_new_internal(struct instance *ins, struct event_base *base,
                           const uint8_t *wire, size_t len, const char *peer);
 int req_run(dns_req *r);
 void req_start(dns_req *r);
+/* Sub-requests: a handler asks the rest of its own chain another question
+ * (autopath's search-path expansions; CoreDNS calls its next handler with
+ * a writer that keeps the reply). req_new_sub() parses wire into an
+ * internal request that keeps the parent's client and local addresses,
+ * block, zone, server label, instance and event base, with depth + 1;
+ * NULL on FORMERR or out of memory. req_start_next() runs it from the
+ * handler after h, as plugin_next() would (no next handler: SERVFAIL with
+ * "no next plugin found"), with no zone matching, and its lifetime is
+ * req_start()'s: register a done hook first and read the reply there; the
+ * server frees it after its done hooks ran. Call both on the parent's
+ * worker while it serves. */
+dns_req *req_new_sub(const dns_req *parent, const uint8_t *wire, size_t len);
+void req_start_next(dns_req *sub, const struct handler *h);
 /* Encoded reply of an internal request (valid until req_free). */
 const uint8_t *req_reply_wire(const dns_req *r, size_t *len);
 void req_free(dns_req *r);

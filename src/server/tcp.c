@@ -392,19 +392,20 @@ void tcp_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *s
 
 /* ---- the transport interface (listener.c) ------------------------------- */
 
-void tcp_send(req_full *f, const uint8_t *wire, size_t len)
+int tcp_send(req_full *f, const uint8_t *wire, size_t len)
 {
     tcp_conn *c = f->conn;
     if (!c || c->closed)
-        return;
+        return -1;
     struct evbuffer *out = bufferevent_get_output(c->bev);
     if (evbuffer_get_length(out) == 0) {
         struct timeval tv = tv_of(c->grp->tcp.write_ns);
         evtimer_add(c->write_deadline, &tv);
     }
     uint8_t lenb[2] = { (uint8_t)(len >> 8), (uint8_t)len };
-    evbuffer_add(out, lenb, 2);
-    evbuffer_add(out, wire, len);
+    if (evbuffer_add(out, lenb, 2) < 0 || evbuffer_add(out, wire, len) < 0)
+        return -1;
+    return 0;
 }
 
 void tcp_query_done(tcp_conn *c)

@@ -184,10 +184,18 @@ check "…the sum is about 10 s" eval 'awk -v s="$(metric _sum "$HL")" "BEGIN { 
 slice hdls1-late hdls1 1 "$(trigger 0)"
 check "headless slice update: second observation" until_ok 5 eval '[ "$(metric _count "$HL")" = 2 ]'
 check "…in the 8.192 s bucket" eval '[ "$(metric _bucket "$HL,le=\"8.192\"")" = 1 ]'
-# a slice of a ClusterIP service is not recorded (CoreDNS records headless only)
+# the Service decides, looked up by the slice's kubernetes.io/service-name
+# label (as CoreDNS): a headless Service's slice without the headless label
+# is recorded too
+slice hdls1-nolabel hdls1 0 "$(trigger 0)"
+check "headless Service, slice without the headless label: recorded" \
+    until_ok 5 eval '[ "$(metric _count "$HL")" = 3 ]'
+# a slice of a ClusterIP service is not recorded (CoreDNS records headless
+# only), even when it carries the headless label
 slice svc1-late svc1 0 "$(trigger 1)"
+slice svc1-labelled svc1 1 "$(trigger 1)"
 sleep 0.5
-check "ClusterIP slice: not recorded" eval '[ "$(metric _count "$HL")" = 2 ] && [ "$(metric _count "service_kind=\"cluster_ip\"")" = 0 ]'
+check "ClusterIP slices: not recorded" eval '[ "$(metric _count "$HL")" = 3 ] && [ "$(metric _count "service_kind=\"cluster_ip\"")" = 0 ]'
 check "histogram has CoreDNS's 20 buckets + Inf" eval \
     '[ "$(curl -s http://127.0.0.1:$PP/metrics | grep -c "^${M}_bucket{$HL")" = 21 ]'
 # the slice really went in: its address answers

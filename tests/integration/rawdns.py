@@ -5,6 +5,13 @@
   rawdns.py pipeline PORT N      N queries written at once on one TCP
                                  connection; prints "ok N" when N replies
                                  with matching IDs came back
+  rawdns.py xfr PORT ZONE TYPE [SERIAL|none] [SOURCE]
+                                 an AXFR or IXFR (SERIAL in the authority
+                                 SOA; "none": no authority record) over TCP
+                                 from SOURCE (default 127.0.0.1); reads
+                                 messages until the closing SOA, prints one
+                                 line per message (rcode, AA, answer count,
+                                 length) and a total line
 
 CASEs build malformed or unusual packets (see CASES below). Only 127.0.0.1.
 """
@@ -92,9 +99,69 @@ def pipeline(port, n):
     print("ok %d" % len(got) if got == ids else "mismatch %s" % sorted(got))
 
 
+def skip_name(msg, off):
+    while True:
+        n = msg[off]
+        if n == 0:
+            return off + 1
+        if n & 0xC0 == 0xC0:
+            return off + 2
+        off += 1 + n
+
+
+def answer_types(msg):
+    """Types of the answer records of a message."""
+    qd, an = struct.unpack("!HH", msg[4:8])
+    off = 12
+    for _ in range(qd):
+        off = skip_name(msg, off) + 4
+    types = []
+    for _ in range(an):
+        off = skip_name(msg, off)
+        t, _c, _ttl, ln = struct.unpack("!HHIH", msg[off:off + 10])
+        types.append(t)
+        off += 10 + ln
+    return types
+
+
+def xfr(port, zone, qtype, serial=None, source="127.0.0.1"):
+    qt = {"AXFR": 252, "IXFR": 251}[qtype]
+    q = question(zone, qt)
+    ns = 0
+    if qtype == "IXFR" and serial != "none":
+        rdata = b"\0\0" + struct.pack("!IIIII", int(serial or 0), 0, 0, 0, 0)
+        q += name(zone) + struct.pack("!HHIH", 6, 1, 0, len(rdata)) + rdata
+        ns = 1
+    q = header(qid=0x4242, flags=0, ns=ns) + q
+    s = socket.socket()
+    s.settimeout(3)
+    s.bind((source, 0))
+    s.connect(("127.0.0.1", port))
+    s.sendall(struct.pack("!H", len(q)) + q)
+    msgs = records = soas = 0
+    while True:
+        try:
+            ln = struct.unpack("!H", recv_exact(s, 2))[0]
+            msg = recv_exact(s, ln)
+        except (EOFError, socket.timeout):
+            print("eof")
+            break
+        msgs += 1
+        types = answer_types(msg)
+        records += len(types)
+        soas += types.count(6)
+        aa = (msg[2] >> 2) & 1
+        print("msg %d %s aa=%d an=%d len=%d" % (msgs, rcode(msg), aa, len(types), ln))
+        if rcode(msg) != "NOERROR" or soas >= 2 or (msgs == 1 and types == [6]):
+            break
+    print("total messages=%d records=%d soa=%d" % (msgs, records, soas))
+
+
 if __name__ == "__main__":
     mode, port = sys.argv[1], int(sys.argv[2])
     if mode == "udp":
         udp(port, sys.argv[3])
     elif mode == "pipeline":
         pipeline(port, int(sys.argv[3]))
+    elif mode == "xfr":
+        xfr(port, *sys.argv[3:])

@@ -461,6 +461,78 @@ static void test_cname_into_other_zone(void **state)
     free(p);
 }
 
+/* ---- transfers (xfr.c) ------------------------------------------------------ */
+
+typedef struct xcol {
+    char recs[128][256];
+    unsigned n;
+    unsigned stop_at;              /* nonzero: refuse the record after this many */
+} xcol;
+
+static int collect(void *sink, const dns_rr *rr)
+{
+    xcol *c = sink;
+    if ((c->stop_at && c->n == c->stop_at) || c->n == 128)
+        return -1;
+    assert_true(rr_to_str(rr, c->recs[c->n], sizeof c->recs[0]) >= 0);
+    for (char *p = c->recs[c->n]; *p; p++)
+        if (*p == '\t')
+            *p = ' ';
+    c->n++;
+    return 0;
+}
+
+/* The owners of the collected records, each run once, space-separated. */
+static const char *owners(const xcol *c)
+{
+    static char out[4096];
+    size_t o = 0;
+    char last[256] = "";
+    out[0] = '\0';
+    for (unsigned i = 0; i < c->n; i++) {
+        char own[256];
+        sscanf(c->recs[i], "%255s", own);
+        if (strcmp(own, last) != 0)
+            o += (size_t)snprintf(out + o, sizeof out - o, "%s ", own);
+        snprintf(last, sizeof last, "%s", own);
+    }
+    return out;
+}
+
+static void test_walk(void **state)
+{
+    (void)state;
+    xcol *c = calloc(1, sizeof *c);
+    assert_int_equal(fzone_walk(Z, 0, collect, c), XFR_OK);
+    assert_int_equal(c->n, fzone_nrecords(Z) + 1);          /* the SOA twice */
+    assert_non_null(strstr(c->recs[0], "IN SOA ns1.example.org. hostmaster.example.org. 2024010101"));
+    assert_string_equal(c->recs[0], c->recs[c->n - 1]);
+    assert_string_equal(c->recs[1], "example.org. 3600 IN NS ns1.example.org.");
+    assert_string_equal(c->recs[3], "example.org. 3600 IN NS ns.elsewhere.net.");
+    /* the apex's other records, then DNSSEC canonical order, lower case */
+    assert_string_equal(owners(c),
+        "example.org. _http._tcp.example.org. alias.example.org. alias2.example.org. "
+        "a.b.c.example.org. *.cw.example.org. dangling.example.org. a.*.entwild.example.org. "
+        "external.example.org. loop1.example.org. loop2.example.org. mail.example.org. "
+        "mixedcase.example.org. ns1.example.org. ns2.example.org. sub.example.org. "
+        "ns.sub.example.org. tosub.example.org. towild.example.org. *.wild.example.org. "
+        "exists.wild.example.org. www.example.org. example.org. ");
+    assert_string_equal(c->recs[4], "example.org. 3600 IN MX 10 mail.example.org.");
+    /* an IXFR at the zone's serial: the SOA alone; an older one: everything */
+    memset(c, 0, sizeof *c);
+    assert_int_equal(fzone_walk(Z, 2024010101, collect, c), XFR_OK);
+    assert_int_equal(c->n, 1);
+    memset(c, 0, sizeof *c);
+    assert_int_equal(fzone_walk(Z, 2024010100, collect, c), XFR_OK);
+    assert_int_equal(c->n, fzone_nrecords(Z) + 1);
+    /* a sink that stops (the client went away) stops the walk */
+    memset(c, 0, sizeof *c);
+    c->stop_at = 3;
+    assert_int_equal(fzone_walk(Z, 0, collect, c), XFR_FAIL);
+    assert_int_equal(c->n, 3);
+    free(c);
+}
+
 /* ---- through the server ------------------------------------------------- */
 
 static instance *load_conf(const char *fmt, const char *zfile)
@@ -533,6 +605,33 @@ static void test_plugin(void **state)
     assert_int_equal(r.n[0], 1);
     r = query(ins, "example.org.", T_AXFR);
     assert_int_equal(r.rcode, RC_REFUSED);
+    instance_free(ins);
+}
+
+/* The plugin publishes its zones as a transfer source of its block; only
+ * exact origins are its to transfer. Without a transfer plugin AXFR is
+ * REFUSED (above); with one, an AXFR that is not over TCP is refused by it
+ * (internal requests are not TCP). */
+static void test_transfer_source(void **state)
+{
+    (void)state;
+    instance *ins = load_conf("example.org:1053 {\n    file %s\n    transfer {\n"
+                              "        to *\n    }\n}\n", zpath);
+    const xfr_source *src = xfr_source_find(instance_block(ins, 0), "file");
+    assert_non_null(src);
+    xcol *c = calloc(1, sizeof *c);
+    assert_int_equal(src->walk(src->data, N("example.org."), 0, collect, c), XFR_OK);
+    assert_int_equal(c->n, fzone_nrecords(Z) + 1);
+    memset(c, 0, sizeof *c);
+    assert_int_equal(src->walk(src->data, N("www.example.org."), 0, collect, c), XFR_NOTAUTH);
+    assert_int_equal(src->walk(src->data, N("org."), 0, collect, c), XFR_NOTAUTH);
+    assert_int_equal(src->walk(src->data, N("example.net."), 0, collect, c), XFR_NOTAUTH);
+    assert_int_equal(c->n, 0);
+    free(c);
+    reply r = query(ins, "example.org.", T_AXFR);
+    assert_int_equal(r.rcode, RC_REFUSED);
+    assert_string_equal(r.writer, "other");
+    assert_int_equal(query(ins, "www.example.org.", T_A).rcode, RC_NOERROR);
     instance_free(ins);
 }
 
@@ -662,7 +761,9 @@ int main(void)
         cmocka_unit_test(test_delegation),
         cmocka_unit_test(test_additional),
         cmocka_unit_test(test_cname_into_other_zone),
+        cmocka_unit_test(test_walk),
         cmocka_unit_test(test_plugin),
+        cmocka_unit_test(test_transfer_source),
         cmocka_unit_test(test_plugin_fallthrough),
         cmocka_unit_test(test_plugin_zones),
         cmocka_unit_test(test_setup_errors),

@@ -26,6 +26,7 @@
 #include "plugin/kubernetes/kubernetes.h"
 #include "server/metrics.h"
 #include "server/server.h"
+#include "server/transfer.h"
 #include "testenv.h"
 #include <time.h>
 
@@ -1044,42 +1045,198 @@ static void test_external_async(void **state)
     event_base_free(base);
 }
 
-static void test_programming_metric(void **state)
+/* One slice add/update with a trigger time 2 s ago: labels (JSON members,
+ * each followed by a comma), namespace, the annotation's value. */
+static void programming_slice(kube *k, const char *labels, const char *ns, const char *svc,
+                              const char *when)
 {
-    (void)state;
-    static const char *const kind[] = { "headless_with_selector" };
-    const char *name = "coredns_kubernetes_dns_programming_duration_seconds";
-    instance *I = cluster("", "cluster.json");
-    kube *k = kube_inst(I);
-    double before = metrics_value(test_registry(), name, kind);
     char ts[64], json[1024];
     time_t now = time(NULL) - 2;
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    const char *fmt = "{\"metadata\":{\"name\":\"s\",\"namespace\":\"n\",\"labels\":{%s"
-                      "\"kubernetes.io/service-name\":\"h\"},\"annotations\":{"
-                      "\"endpoints.kubernetes.io/last-change-trigger-time\":\"%s\"}}}";
-    snprintf(json, sizeof json, fmt, "\"service.kubernetes.io/headless\":\"\",", ts);
+    snprintf(json, sizeof json,
+             "{\"metadata\":{\"name\":\"s\",\"namespace\":\"%s\",\"labels\":{%s"
+             "\"kubernetes.io/service-name\":\"%s\"},\"annotations\":{"
+             "\"endpoints.kubernetes.io/last-change-trigger-time\":\"%s\"}}}",
+             ns, labels, svc, when ? when : ts);
     cJSON *o = cJSON_Parse(json);
+    assert_non_null(o);
     kube_record_programming(k, o);
     cJSON_Delete(o);
-    assert_true(metrics_value(test_registry(), name, kind) == before + 1);
-    /* a ClusterIP service's slice (no headless label) is not recorded */
-    snprintf(json, sizeof json, fmt, "", ts);
-    o = cJSON_Parse(json);
-    kube_record_programming(k, o);
-    cJSON_Delete(o);
-    /* a bad timestamp neither */
-    snprintf(json, sizeof json, fmt, "\"service.kubernetes.io/headless\":\"\",", "yesterday");
-    o = cJSON_Parse(json);
-    kube_record_programming(k, o);
-    cJSON_Delete(o);
-    assert_true(metrics_value(test_registry(), name, kind) == before + 1);
+}
+
+/* CoreDNS looks the slice's Service up (kubernetes.io/service-name) and
+ * records only a headless one, as headless_with_selector; the slice's own
+ * service.kubernetes.io/headless label does not matter. */
+static void test_programming_metric(void **state)
+{
+    (void)state;
+    static const char *const hl[] = { "headless_with_selector" };
+    static const char *const cip[] = { "cluster_ip" };
+    static const char *const hwo[] = { "headless_without_selector" };
+    const char *name = "coredns_kubernetes_dns_programming_duration_seconds";
+    instance *I = cluster("", "cluster.json");
+    kube *k = kube_inst(I);
+    double before = metrics_value(test_registry(), name, hl);
+    /* hdls1 is headless: recorded, with or without the slice's label */
+    programming_slice(k, "\"service.kubernetes.io/headless\":\"\",", "testns", "hdls1", NULL);
+    assert_true(metrics_value(test_registry(), name, hl) == before + 1);
+    programming_slice(k, "", "testns", "hdls1", NULL);
+    assert_true(metrics_value(test_registry(), name, hl) == before + 2);
+    /* svc1 is a ClusterIP Service: nothing, under any kind, even when the
+     * slice claims to be headless */
+    programming_slice(k, "", "testns", "svc1", NULL);
+    programming_slice(k, "\"service.kubernetes.io/headless\":\"\",", "testns", "svc1", NULL);
+    /* an ExternalName Service, a Service not in the store (another
+     * namespace, or not watched yet) and a bad timestamp: nothing */
+    programming_slice(k, "", "testns", "external", NULL);
+    programming_slice(k, "\"service.kubernetes.io/headless\":\"\",", "otherns", "hdls1", NULL);
+    programming_slice(k, "\"service.kubernetes.io/headless\":\"\",", "testns", "nosuch", NULL);
+    programming_slice(k, "", "testns", "hdls1", "yesterday");
+    assert_true(metrics_value(test_registry(), name, hl) == before + 2);
+    assert_true(metrics_value(test_registry(), name, cip) == 0);
+    assert_true(metrics_value(test_registry(), name, hwo) == 0);
     size_t len;
     char *text = metrics_render(test_registry(), &len);
     assert_non_null(strstr(text, "coredns_kubernetes_dns_programming_duration_seconds_bucket{"
-                                 "service_kind=\"headless_with_selector\",le=\"4.096\"} 1"));
+                                 "service_kind=\"headless_with_selector\",le=\"4.096\"} 2"));
+    assert_null(strstr(text, "service_kind=\"cluster_ip\""));
     free(text);
     instance_free(I);
+}
+
+/* ---- zone transfers (xfr.c) ------------------------------------------------------------- */
+
+typedef struct xcol {
+    char recs[96][256];
+    unsigned n;
+    unsigned stop_at;               /* nonzero: refuse the record after this many */
+} xcol;
+
+static int xcollect(void *sink, const dns_rr *rr)
+{
+    xcol *c = sink;
+    if ((c->stop_at && c->n == c->stop_at) || c->n == 96)
+        return -1;
+    assert_true(rr_to_str(rr, c->recs[c->n], sizeof c->recs[0]) >= 0);
+    normalize(c->recs[c->n]);
+    c->n++;
+    return 0;
+}
+
+static int xwalk(instance *I, const char *zone, uint32_t serial, xcol *c)
+{
+    const xfr_source *src = xfr_source_find(instance_block(I, 0), "kubernetes");
+    assert_non_null(src);
+    uint8_t z[DNAME_MAX];
+    assert_true(dname_from_str(z, zone) > 0);
+    memset(c, 0, sizeof *c);
+    return src->walk(src->data, z, serial, xcollect, c);
+}
+
+#define XS "testns.svc.cluster.local."
+#define KD "kube-dns.kube-system.svc.cluster.local."
+
+/* CoreDNS's plugin/kubernetes Transfer(), on the acceptance fixture. */
+static const char *const xfr_want[] = {
+    NULL,                                                   /* SOA */
+    "cluster.local. 5 IN NS " KD,
+    KD " 0 IN A 10.96.0.10",
+    "external." XS " 5 IN CNAME ext.interwebs.test.",
+    "external-to-service." XS " 5 IN CNAME svc1.testns.svc.cluster.local.",
+    "hdls1." XS " 5 IN A 172.0.0.2",
+    "172-0-0-2.hdls1." XS " 5 IN A 172.0.0.2",
+    "_http._tcp.hdls1." XS " 5 IN SRV 0 25 80 172-0-0-2.hdls1." XS,
+    "hdls1." XS " 5 IN A 172.0.0.3",
+    "172-0-0-3.hdls1." XS " 5 IN A 172.0.0.3",
+    "_http._tcp.hdls1." XS " 5 IN SRV 0 25 80 172-0-0-3.hdls1." XS,
+    "hdls1." XS " 5 IN A 172.0.0.4",
+    "dup-name.hdls1." XS " 5 IN A 172.0.0.4",
+    "_http._tcp.hdls1." XS " 5 IN SRV 0 25 80 dup-name.hdls1." XS,
+    "hdls1." XS " 5 IN A 172.0.0.5",
+    "dup-name.hdls1." XS " 5 IN A 172.0.0.5",
+    "_http._tcp.hdls1." XS " 5 IN SRV 0 25 80 dup-name.hdls1." XS,
+    "hdls1." XS " 5 IN AAAA 5678:abcd::1",
+    "5678-abcd--1.hdls1." XS " 5 IN AAAA 5678:abcd::1",
+    "_http._tcp.hdls1." XS " 5 IN SRV 0 50 80 5678-abcd--1.hdls1." XS,
+    "hdls1." XS " 5 IN AAAA 5678:abcd::2",
+    "5678-abcd--2.hdls1." XS " 5 IN AAAA 5678:abcd::2",
+    "_http._tcp.hdls1." XS " 5 IN SRV 0 50 80 5678-abcd--2.hdls1." XS,
+    "hdlsprtls." XS " 5 IN A 172.0.0.20",
+    "172-0-0-20.hdlsprtls." XS " 5 IN A 172.0.0.20",
+    KD " 5 IN A 10.96.0.10",
+    KD " 5 IN SRV 0 100 53 " KD,
+    "_dns._udp." KD " 5 IN SRV 0 100 53 " KD,
+    KD " 5 IN SRV 0 100 53 " KD,
+    "_dns-tcp._tcp." KD " 5 IN SRV 0 100 53 " KD,
+    "svc-dual-stack." XS " 5 IN A 10.0.0.3",
+    "svc-dual-stack." XS " 5 IN AAAA 10::3",
+    "svc-dual-stack." XS " 5 IN SRV 0 100 80 svc-dual-stack." XS,
+    "_http._tcp.svc-dual-stack." XS " 5 IN SRV 0 100 80 svc-dual-stack." XS,
+    "svc1." XS " 5 IN A 10.0.0.1",
+    "svc1." XS " 5 IN SRV 0 100 80 svc1." XS,
+    "_http._tcp.svc1." XS " 5 IN SRV 0 100 80 svc1." XS,
+    "svc1.unexposedns.svc.cluster.local. 5 IN A 10.0.0.2",
+    "svc1.unexposedns.svc.cluster.local. 5 IN SRV 0 100 80 svc1.unexposedns.svc.cluster.local.",
+    "_http._tcp.svc1.unexposedns.svc.cluster.local. 5 IN SRV 0 100 80 "
+        "svc1.unexposedns.svc.cluster.local.",
+    "svc6." XS " 5 IN AAAA 1234:abcd::1",
+    "svc6." XS " 5 IN SRV 0 100 80 svc6." XS,
+    "_http._tcp.svc6." XS " 5 IN SRV 0 100 80 svc6." XS,
+    "svcempty." XS " 5 IN A 10.0.0.4",
+    "svcempty." XS " 5 IN SRV 0 100 80 svcempty." XS,
+    "_http._tcp.svcempty." XS " 5 IN SRV 0 100 80 svcempty." XS,
+    NULL,                                                   /* SOA */
+};
+
+static void test_transfer(void **state)
+{
+    (void)state;
+    setenv("TOPODNS_SELF_IPS", "10.244.0.20", 1);
+    instance *I = cluster("", "cluster.json");
+    kube *k = kube_inst(I);
+    xcol *c = malloc(sizeof *c);
+    size_t nwant = sizeof xfr_want / sizeof xfr_want[0];
+    assert_int_equal(xwalk(I, "cluster.local.", 0, c), XFR_OK);
+    if (c->n != nwant) {
+        for (unsigned i = 0; i < c->n; i++)
+            print_message("  %s\n", c->recs[i]);
+        fail_msg("%u records, want %zu", c->n, nwant);
+    }
+    char soa[256];
+    snprintf(soa, sizeof soa, "cluster.local. 5 IN SOA ns.dns.cluster.local. "
+             "hostmaster.cluster.local. %u 7200 1800 86400 5", store_serial(k->st));
+    for (size_t i = 0; i < nwant; i++)
+        assert_string_equal(c->recs[i], xfr_want[i] ? xfr_want[i] : soa);
+    /* IXFR: at the store's serial the SOA alone, else everything */
+    assert_int_equal(xwalk(I, "cluster.local.", store_serial(k->st), c), XFR_OK);
+    assert_int_equal(c->n, 1);
+    assert_string_equal(c->recs[0], soa);
+    assert_int_equal(xwalk(I, "cluster.local.", store_serial(k->st) - 1, c), XFR_OK);
+    assert_int_equal(c->n, nwant);
+    /* only the forward zones, by their apex; case does not matter */
+    assert_int_equal(xwalk(I, "CLUSTER.local.", 0, c), XFR_OK);
+    assert_int_equal(xwalk(I, "svc.cluster.local.", 0, c), XFR_NOTAUTH);
+    assert_int_equal(xwalk(I, "in-addr.arpa.", 0, c), XFR_NOTAUTH);
+    assert_int_equal(xwalk(I, "example.org.", 0, c), XFR_NOTAUTH);
+    /* a sink that stops ends the walk */
+    memset(c, 0, sizeof *c);
+    c->stop_at = 4;
+    const xfr_source *src = xfr_source_find(instance_block(I, 0), "kubernetes");
+    assert_int_equal(src->walk(src->data, k->zwire[0], 0, xcollect, c), XFR_FAIL);
+    assert_int_equal(c->n, 4);
+    instance_free(I);
+
+    /* `namespaces testns`: kube-system's and unexposedns's Services are
+     * left out (the NS records still name kube-dns) */
+    I = cluster("namespaces testns", "cluster.json");
+    assert_int_equal(xwalk(I, "cluster.local.", 0, c), XFR_OK);
+    assert_int_equal(c->n, nwant - 8);
+    assert_string_equal(c->recs[1], xfr_want[1]);
+    for (unsigned i = 3; i < c->n; i++)
+        assert_null(strstr(c->recs[i], "kube-system") ? c->recs[i] :
+                    strstr(c->recs[i], "unexposedns"));
+    instance_free(I);
+    free(c);
 }
 
 /* ---- setup ------------------------------------------------------------------------------ */
@@ -1207,6 +1364,7 @@ int main(void)
         cmocka_unit_test(test_external_nesting),
         cmocka_unit_test(test_external_async),
         cmocka_unit_test(test_programming_metric),
+        cmocka_unit_test(test_transfer),
     };
     int rc = cmocka_run_group_tests_name("pure", pure, NULL, NULL);
     rc += cmocka_run_group_tests_name("acceptance", rows, setup_default, teardown_default);

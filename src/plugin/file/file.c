@@ -22,7 +22,9 @@
  * outside every zone go to the next plugin (REFUSED when there is none).
  * The slot's current zone is taken with a reference under a read lock held
  * only for the pointer copy, then looked up (lookup.c) without any lock.
- * AXFR/IXFR are REFUSED. NXDOMAIN (and CoreDNS's empty non-terminal
+ * AXFR/IXFR are REFUSED here: the transfer plugin, ahead in the chain,
+ * serves them through the zone source this plugin publishes in its block
+ * at setup (file_xfr_walk, xfr.c). NXDOMAIN (and CoreDNS's empty non-terminal
  * NOERROR) with no answer go to the next plugin when `fallthrough` covers
  * the name.
  *
@@ -179,6 +181,20 @@ static int file_serve(const handler *h, dns_req *r)
     fres_done(&res);
     fzone_unref(z);
     return rc == -2 ? plugin_next(h, r) : rc;
+}
+
+/* The transfer source (src/server/transfer.h): a zone of this instance by
+ * its exact origin, walked on the version being served. */
+static int file_xfr_walk(void *data, const uint8_t *zone, uint32_t serial, xfr_emit_fn emit,
+                         void *sink)
+{
+    fslot *s = match_slot(data, zone);
+    fzone *z = s && dname_equal(s->owire, zone) ? slot_acquire(s) : NULL;
+    if (!z)
+        return XFR_NOTAUTH;
+    int rc = fzone_walk(z, serial, emit, sink);
+    fzone_unref(z);
+    return rc;
 }
 
 /* ---- reloading ---------------------------------------------------------- */
@@ -489,6 +505,11 @@ static int file_setup(cf_disp *d, setup_ctx *ctx, void **inst)
             file_destroy(f);
             return -1;
         }
+    }
+    xfr_source src = { file_xfr_walk, f };
+    if (xfr_source_publish(ctx->blk, "file", &src) < 0) {
+        file_destroy(f);
+        return cf_err(d, "plugin/file: out of memory");
     }
     *inst = f;
     return 0;

@@ -24,6 +24,7 @@
 #include <time.h>
 #include "wire/dname.h"
 #include "wire/msg.h"
+#include "server/transfer.h"
 
 /* One record: rdata in uncompressed wire form, embedded names of NS, CNAME,
  * MX, SOA, SVCB and HTTPS lower-cased like CoreDNS. */
@@ -121,5 +122,10 @@ void fzone_lookup(fzone *z, const fzone_set *others, const uint8_t *qname,
 void fres_done(fres *res);
 /* Append the result's sections to m (a reply already started). 0, or -1. */
 int fres_to_msg(const fres *res, dns_msg *m);
+
+/* xfr.c: the zone's records in transfer order into emit (the walk of a
+ * transfer source, src/server/transfer.h; serial as its). XFR_OK or
+ * XFR_FAIL. */
+int fzone_walk(const fzone *z, uint32_t serial, xfr_emit_fn emit, void *sink);
 
 #endif

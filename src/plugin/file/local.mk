@@ -1,6 +1,6 @@
 # src/plugin/file: sources and tests of the file plugin
 src_plugin_libplugins_a_SOURCES += src/plugin/file/file.c src/plugin/file/file.h \
-	src/plugin/file/zone.c src/plugin/file/lookup.c
+	src/plugin/file/zone.c src/plugin/file/lookup.c src/plugin/file/xfr.c
 
 check_PROGRAMS += tests/unit/test_file
 TESTS += tests/unit/test_file tests/integration/file.sh

@@ -335,7 +335,7 @@ static int write_answer(kq *q, const krrvec *ans, const krrvec *extra)
 
 /* ---- serve ------------------------------------------------------------------------ */
 
-static int match_zone(const kube *k, const uint8_t *qname)
+int kube_match_zone(const kube *k, const uint8_t *qname)
 {
     int best = -1;
     for (int i = 0; i < k->nzones; i++)
@@ -422,7 +422,7 @@ int kube_serve(const handler *h, dns_req *r)
     uint8_t low[DNAME_MAX];
     memcpy(low, r->q.qname, dname_len(r->q.qname));
     dname_lower(low);
-    int zi = match_zone(k, low);
+    int zi = kube_match_zone(k, low);
     if (zi < 0 || !k->st)
         return plugin_next(h, r);
     if (r->q.qtype == T_AXFR || r->q.qtype == T_IXFR)

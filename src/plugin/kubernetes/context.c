@@ -37,7 +37,7 @@ static void h_upsert(void *arg, const cJSON *obj)
 {
     kref *r = arg;
     if (r->upsert == store_upsert_slice && !r->relisting)
-        kube_programming_observe(r->ctx->m_programming, obj);
+        kube_programming_observe(r->ctx->m_programming, r->ctx->st, obj);
     r->upsert(r->ctx->st, obj);
 }
 

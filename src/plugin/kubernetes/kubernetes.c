@@ -9,8 +9,13 @@
  *
  * Slice upserts outside a relist record
  * coredns_kubernetes_dns_programming_duration_seconds{service_kind} from the
- * endpoints.kubernetes.io/last-change-trigger-time annotation, for slices of
- * headless services with a selector (what CoreDNS records).
+ * endpoints.kubernetes.io/last-change-trigger-time annotation. As CoreDNS,
+ * the slice's Service is looked up in the store by the slice's
+ * kubernetes.io/service-name label: only a headless Service is recorded,
+ * as headless_with_selector (only the endpoint controllers, which work
+ * for Services with a selector, write the annotation). ClusterIP
+ * Services, and slices whose Service is not (yet) in the store, record
+ * nothing; CoreDNS never records cluster_ip or headless_without_selector.
  *
  * Our own addresses (NS records) are the block's bind addresses, else every
  * non-loopback interface address; TOPODNS_SELF_IPS="ip,ip" overrides both
@@ -178,9 +183,23 @@ static double parse_rfc3339(const char *s)
     return (double)timegm(&tm) - (double)off + frac;
 }
 
-void kube_programming_observe(metric_family *m, const cJSON *slice)
+/* 1 when the Service a slice belongs to (kubernetes.io/service-name) is in
+ * the store and headless. Runs on the API thread, the store's writer. */
+static int slice_of_headless(store *st, const cJSON *slice)
 {
-    if (!decode_obj_label(slice, "service.kubernetes.io/headless"))
+    const char *svc = decode_obj_label(slice, "kubernetes.io/service-name");
+    if (!st || !svc)
+        return 0;
+    store_read_begin();
+    const st_service *s = store_service(st, decode_obj_ns(slice), svc);
+    int headless = s && s->kind == SVC_HEADLESS;
+    store_read_end();
+    return headless;
+}
+
+void kube_programming_observe(metric_family *m, store *st, const cJSON *slice)
+{
+    if (!slice_of_headless(st, slice))
         return;
     const cJSON *ann = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(slice, "metadata"), "annotations");
@@ -203,7 +222,7 @@ void kube_programming_observe(metric_family *m, const cJSON *slice)
 
 void kube_record_programming(kube *k, const cJSON *slice)
 {
-    kube_programming_observe(k->m_programming, slice);
+    kube_programming_observe(k->m_programming, k->st, slice);
 }
 
 /* ---- lifecycle --------------------------------------------------------------------- */
@@ -264,7 +283,16 @@ static int kube_setup_plugin(cf_disp *d, setup_ctx *ctx, void **inst)
 {
     if (kube_setup(d, ctx, inst) < 0)
         return -1;
-    ((kube *)*inst)->m_programming = programming_family(instance_metrics(ctx->ins));
+    kube *k = *inst;
+    k->m_programming = programming_family(instance_metrics(ctx->ins));
+    const char *why = NULL;
+    if (resolv_search_read("/etc/resolv.conf", &k->search, &why) < 0)
+        k->search.n = 0;            /* as CoreDNS: no search domains of our own */
+    if (kube_publish_transfer(k, ctx->blk) < 0 || kube_publish_autopath(k, ctx->blk) < 0) {
+        kube_free_config(k);
+        *inst = NULL;
+        return cf_err(d, "plugin/kubernetes: out of memory");
+    }
     return 0;
 }
 

@@ -22,6 +22,10 @@
  *   chase.c       out-of-zone ExternalName targets: a query through the
  *                 server's own chain, asynchronous (kube_serve returns
  *                 REQ_ASYNC and the reply is written when it answered)
+ *   xfr.c         the zones as a transfer source for the transfer plugin
+ *                 (AXFR/IXFR, src/server/transfer.h)
+ *   autopath.c    client search paths for the autopath plugin
+ *                 (`autopath @kubernetes`, src/server/autopath.h)
  *
  * Everything below is private to src/plugin/kubernetes/ and its unit tests.
  */
@@ -33,6 +37,7 @@
 #include <stdint.h>
 #include "cluster/store.h"
 #include "cluster/locator.h"
+#include "common/resolvconf.h"
 #include "server/plugin.h"
 #include "wire/dname.h"
 
@@ -96,6 +101,7 @@ typedef struct kube {
     int zonal;
     char *stanza;                   /* every token of the directive, a line per
                                      * line (part of the context's fingerprint) */
+    resolv_search search;           /* /etc/resolv.conf's search list (autopath) */
     /* runtime */
     struct instance *ins;
     struct server_block *blk;
@@ -308,11 +314,28 @@ void kube_chase_free(kq *q);
  * without writing when a reply could not be copied. */
 int kube_write_chased(kq *q, const krrvec *ans, const krrvec *extra);
 
+/* xfr.c: publish the instance's zones as a transfer source in its block
+ * (src/server/transfer.h; at setup). 0, or -1. */
+struct server_block;
+int kube_publish_transfer(kube *k, struct server_block *blk);
+
+/* autopath.c: publish the client search path source in the block
+ * (src/server/autopath.h; at setup). 0, or -1. */
+int kube_publish_autopath(kube *k, struct server_block *blk);
+/* The search list of a client pod in namespace ns for a query in zone zi
+ * (CoreDNS's AutoPath). Returns out->n. */
+struct autopath_list;
+int kube_autopath_list(const kube *k, int zi, const char *ns, struct autopath_list *out);
+/* answer.c: the index of the longest plugin zone holding the lower-cased
+ * name, or -1. */
+int kube_match_zone(const kube *k, const uint8_t *lname);
+
 /* kubernetes.c: record coredns_kubernetes_dns_programming_duration_seconds
- * in m for one EndpointSlice add/update (API thread); the second form with
- * k's family, for tests. */
+ * in m for one EndpointSlice add/update (API thread), when st holds the
+ * slice's Service and it is headless; the second form with k's family and
+ * store, for tests. */
 struct cJSON;
-void kube_programming_observe(struct metric_family *m, const struct cJSON *slice);
+void kube_programming_observe(struct metric_family *m, store *st, const struct cJSON *slice);
 void kube_record_programming(kube *k, const struct cJSON *slice);
 
 /* ---- test hooks ----------------------------------------------------------- */

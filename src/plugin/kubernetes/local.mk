@@ -10,6 +10,8 @@ src_plugin_libplugins_a_SOURCES += \
 	src/plugin/kubernetes/ptr.c \
 	src/plugin/kubernetes/topo.c \
 	src/plugin/kubernetes/chase.c \
+	src/plugin/kubernetes/xfr.c \
+	src/plugin/kubernetes/autopath.c \
 	src/plugin/kubernetes/context.c
 EXTRA_DIST += src/plugin/kubernetes/README.md
 

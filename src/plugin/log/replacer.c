@@ -259,6 +259,15 @@ static void put_name(sbuf *b, const dns_req *r)
     puts_(b, name);
 }
 
+/* {rsize}: the reply's length as CoreDNS's recorder counts it, summed over
+ * every message of a transfer (their uncompressed wire length). */
+static size_t reply_len(const dns_req *r)
+{
+    if (!r->written)
+        return 0;
+    return r->nsent > 1 ? r->resp_size : log_reply_len(&r->resp);
+}
+
 static void put_label(sbuf *b, int label, const dns_req *r, uint64_t now_ns)
 {
     char t[64];
@@ -287,7 +296,7 @@ static void put_label(sbuf *b, int label, const dns_req *r, uint64_t now_ns)
         else
             puts_(b, "-");
         break;
-    case L_RSIZE: putf_u(b, r->written ? log_reply_len(&r->resp) : 0); break;
+    case L_RSIZE: putf_u(b, reply_len(r)); break;
     case L_DURATION: {
         int64_t d = now_ns > r->start_ns ? (int64_t)(now_ns - r->start_ns) : 0;
         go_seconds(d, t, sizeof t);

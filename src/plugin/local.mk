@@ -21,3 +21,4 @@ include src/plugin/topology/local.mk
 include src/plugin/loop/local.mk
 include src/plugin/forward/local.mk
 include src/plugin/cache/local.mk
+include src/plugin/bufsize/local.mk

@@ -143,6 +143,16 @@ size_t req_max_size(const dns_req *r)
     return r->q.edns.udp_size;
 }
 
+void req_set_query_udp_size(dns_req *r, uint16_t size)
+{
+    req_full *f = (req_full *)r;
+    if (!r->q.edns.present)
+        return;
+    r->q.edns.udp_size = size;
+    if (f->raw && r->raw == f->raw)
+        msg_wire_set_udp_size(f->raw, r->rawlen, size);
+}
+
 int rcode_client_write(int rcode)
 {
     switch (rcode) {

@@ -108,6 +108,12 @@ int req_family(const dns_req *r);
 void req_peer_str(const dns_req *r, char *addr, size_t alen, int *port);
 /* Largest reply the client accepts over this transport. */
 size_t req_max_size(const dns_req *r);
+/* Change the query as the handlers after this one see it, in its parsed
+ * form (r->q) and in the octets a forwarding plugin sends on (r->raw)
+ * together, as a CoreDNS plugin changing the *dns.Msg it passes on:
+ * the EDNS UDP size of a query with an OPT record (the bufsize plugin);
+ * nothing for a query without one. */
+void req_set_query_udp_size(dns_req *r, uint16_t size);
 /* CoreDNS's ClientWrite: 1 when a handler returning this rcode is expected
  * to have written the reply itself; 0 for SERVFAIL, REFUSED, FORMERR and
  * NOTIMP, which the server answers with a bare reply. */

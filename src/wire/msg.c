@@ -767,6 +767,35 @@ int msg_parse(dns_msg *m, const uint8_t *w, size_t len, int *hdr_ok)
     return 0;
 }
 
+/* ---- changing a received message in place ------------------------------ */
+
+int msg_wire_set_udp_size(uint8_t *w, size_t len, uint16_t size)
+{
+    if (len < 12)
+        return -1;
+    unsigned qd = get16(w + 4), nrr = (unsigned)get16(w + 6) + get16(w + 8) + get16(w + 10);
+    size_t off = 12;
+    uint8_t name[DNAME_MAX];
+    for (unsigned i = 0; i < qd; i++) {
+        if (read_name(w, len, &off, name) < 0 || off + 4 > len)
+            return -1;
+        off += 4;
+    }
+    for (unsigned i = 0; i < nrr; i++) {
+        if (read_name(w, len, &off, name) < 0 || off + 10 > len)
+            return -1;
+        size_t next = off + 10 + get16(w + off + 8);
+        if (next > len)
+            return -1;
+        if (get16(w + off) == T_OPT) {
+            put16b(w + off + 2, size);
+            return 0;
+        }
+        off = next;
+    }
+    return -1;
+}
+
 /* ---- encoding ---------------------------------------------------------- */
 
 #define COMP_MAX 256

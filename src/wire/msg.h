@@ -135,6 +135,11 @@ typedef struct dns_query {
  * or -1 when it does not fit (or the name is longer than DNAME_MAX). */
 int msg_query(const dns_query *q, uint8_t *buf, size_t cap);
 
+/* Set the EDNS UDP payload size of the OPT record of a well-formed wire
+ * message in place (a query the server received and parsed). Returns 0, or
+ * -1 when the message has no OPT record or cannot be walked. */
+int msg_wire_set_udp_size(uint8_t *wire, size_t len, uint16_t size);
+
 /* Start a reply to q: id, opcode, RD and CD copied, QR set, question copied,
  * no records. EDNS is echoed by the server, not here. */
 void msg_reply_to(dns_msg *resp, const dns_msg *q);

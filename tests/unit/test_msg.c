@@ -1102,6 +1102,33 @@ static void query_packets(void **state)
     assert_int_equal(b[3], 0x00);
 }
 
+/* msg_wire_set_udp_size: the OPT record found past the question and
+ * records with compressed owners; nothing changed without one. */
+static void wire_udp_size(void **state)
+{
+    (void)state;
+    uint8_t q[] = { 0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 2,
+                    1, 'x', 0, 0, 1, 0, 1,
+                    0xc0, 12, 0, 16, 0, 1, 0, 0, 0, 5, 0, 2, 1, 'a',      /* TXT, owner ptr */
+                    0, 0, 41, 0x10, 0x00, 0, 0, 0x80, 0, 0, 0 };
+    assert_int_equal(msg_wire_set_udp_size(q, sizeof q, 1232), 0);
+    assert_int_equal(q[sizeof q - 8], 0x04);
+    assert_int_equal(q[sizeof q - 7], 0xd0);
+    dns_msg m;
+    msg_init(&m);
+    int hdr_ok;
+    assert_int_equal(msg_parse(&m, q, sizeof q, &hdr_ok), 0);
+    assert_int_equal(m.edns.udp_size, 1232);
+    assert_true(m.edns.do_bit);
+    msg_free(&m);
+    uint8_t plain[] = { 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 'x', 0, 0, 1, 0, 1 };
+    uint8_t copy[sizeof plain];
+    memcpy(copy, plain, sizeof plain);
+    assert_int_equal(msg_wire_set_udp_size(copy, sizeof copy, 512), -1);
+    assert_memory_equal(copy, plain, sizeof plain);
+    assert_int_equal(msg_wire_set_udp_size(q, 20, 512), -1);     /* cut short */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1129,6 +1156,7 @@ int main(void)
         cmocka_unit_test(names),
         cmocka_unit_test(to_str),
         cmocka_unit_test(query_packets),
+        cmocka_unit_test(wire_udp_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,3 +22,4 @@ include src/plugin/loop/local.mk
 include src/plugin/forward/local.mk
 include src/plugin/cache/local.mk
 include src/plugin/bufsize/local.mk
+include src/plugin/debug/local.mk

@@ -92,6 +92,7 @@ struct instance {
     struct named_value *values;     /* instance_set_value() */
     req_hook unrouted[REQ_MAX_HOOKS];   /* instance_on_unrouted() */
     unsigned nunrouted;
+    int debug;                      /* instance_set_debug() */
     struct http_state *http;        /* http.c: listeners and thread, or NULL */
     struct instance *prev;          /* the instance this one replaces, while
                                      * it is prepared (instance_prepare) */

@@ -1,7 +1,8 @@
 /*
  * request.c — the life of one query: from parsed packet to reply.
  *
- *   core_handle_packet   parse; malformed → FORMERR (header readable) or drop
+ *   core_handle_packet   parse; malformed → FORMERR (header readable) or drop,
+ *                        with a DEBUG hex dump when the instance has debug on
  *   core_dispatch        opcode, EDNS version, class, zone match → chain
  *   plugin_next          walk the chain (handlers call it to pass a query on)
  *   req_write            a handler answers: hooks, EDNS echo, size limit, send
@@ -112,6 +113,11 @@ void req_release(req_full *f)
 struct event_base *req_event_base(const dns_req *r)
 {
     return ((const req_full *)r)->base;
+}
+
+int req_debug(const dns_req *r)
+{
+    return instance_debug(((const req_full *)r)->ins);
 }
 
 int req_family(const dns_req *r)
@@ -378,16 +384,52 @@ void core_dispatch(req_full *f)
         req_finish(r, rc);
 }
 
+/* ---- debug: packets the server could not take ------------------------ */
+
+#define DUMP_MAX 1024                   /* octets shown: one log line (log.c) */
+
+/* "000000 12 34 ..." lines of 16 octets, the form text2pcap reads. */
+static size_t hexdump(char *out, size_t cap, const uint8_t *p, size_t n)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 8 < cap; i++) {
+        if (i % 16 == 0)
+            o += (size_t)snprintf(out + o, cap - o, "%s%06zx", i ? "\n" : "", i);
+        o += (size_t)snprintf(out + o, cap - o, " %02x", p[i]);
+    }
+    return o;
+}
+
+/* With debug on (instance_set_debug): one DEBUG line with the packet. */
+static void debug_bad_packet(req_full *f, const char *what)
+{
+    dns_req *r = &f->r;
+    if (!instance_debug(f->ins))
+        return;
+    char addr[64], dump[DUMP_MAX / 16 * 56 + 16];
+    int port = 0;
+    req_peer_str(r, addr, sizeof addr, &port);
+    size_t n = r->rawlen < DUMP_MAX ? r->rawlen : DUMP_MAX;
+    hexdump(dump, sizeof dump, r->raw, n);
+    log_debug("%s from %s:%d over %s, %zu octets%s:\n%s", what, addr, port,
+              r->proto == PROTO_TCP ? "tcp" : "udp", r->rawlen,
+              n < r->rawlen ? " (the first 1024 shown)" : "", dump);
+}
+
 void core_handle_packet(req_full *f)
 {
     dns_req *r = &f->r;
     int hdr_ok = 0;
-    if (r->rawlen >= 3 && (r->raw[2] & 0x80))
+    if (r->rawlen >= 3 && (r->raw[2] & 0x80)) {
+        debug_bad_packet(f, "response packet dropped");
         goto drop;                      /* a response: never answer it */
+    }
     int rc = msg_parse(&r->q, r->raw, r->rawlen, &hdr_ok);
     if (rc == 0 && !r->q.has_question)
         rc = RC_FORMERR;
     if (rc != 0) {
+        debug_bad_packet(f, hdr_ok ? "malformed packet answered FORMERR"
+                                   : "malformed packet dropped");
         if (!hdr_ok)
             goto drop;
         /* FORMERR: the header echoed, no question, no records */

@@ -106,6 +106,9 @@ struct event_base *req_event_base(const dns_req *r);
 int req_family(const dns_req *r);
 /* Client address and port as text. */
 void req_peer_str(const dns_req *r, char *addr, size_t alen, int *port);
+/* 1 when the request's instance has debug logging on (instance_set_debug):
+ * a plugin's log_debug() lines are written only then. */
+int req_debug(const dns_req *r);
 /* Largest reply the client accepts over this transport. */
 size_t req_max_size(const dns_req *r);
 /* Change the query as the handlers after this one see it, in its parsed

@@ -478,6 +478,16 @@ fail:
     return NULL;
 }
 
+void instance_set_debug(instance *ins)
+{
+    ins->debug = 1;
+}
+
+int instance_debug(const instance *ins)
+{
+    return ins && ins->debug;
+}
+
 int instance_prepare(instance *ins, instance *prev, char *err, size_t errlen)
 {
     ins->prev = prev;

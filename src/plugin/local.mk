@@ -23,3 +23,4 @@ include src/plugin/forward/local.mk
 include src/plugin/cache/local.mk
 include src/plugin/bufsize/local.mk
 include src/plugin/debug/local.mk
+include src/plugin/nsid/local.mk

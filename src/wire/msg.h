@@ -56,7 +56,10 @@ enum {
 };
 enum { C_IN = 1, C_CH = 3, C_ANY = 255 };
 
+#define EDNS_OPT_NSID 3
 #define EDNS_OPT_ECS 8
+#define EDNS_OPT_EDE 15
+#define EDNS_OPTS_MAX 512
 
 /* One resource record; owner and rdata point into the message arena and stay
  * valid until the message is reset or another record is added. */
@@ -83,7 +86,19 @@ typedef struct dns_edns {
     uint8_t ext_rcode;      /* upper 8 bits of the rcode as carried */
     int has_ecs;
     dns_ecs ecs;
+    /* Every other option, in wire form (code, length, data) back to back:
+     * as received (options past EDNS_OPTS_MAX octets are left out), or as
+     * plugins add them to a reply (edns_opt_add). Written after ECS. */
+    uint16_t opts_len;
+    uint8_t opts[EDNS_OPTS_MAX];
 } dns_edns;
+
+/* The data of the first option `code` (not ECS) and its length, or NULL. */
+const uint8_t *edns_opt_find(const dns_edns *e, uint16_t code, uint16_t *len);
+/* Append an option (not ECS). 0, or -1 when it does not fit. */
+int edns_opt_add(dns_edns *e, uint16_t code, const void *data, uint16_t len);
+/* Remove every option `code`. */
+void edns_opt_remove(dns_edns *e, uint16_t code);
 
 struct msg_rec;             /* private: storage of one record */
 

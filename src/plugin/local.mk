@@ -24,3 +24,4 @@ include src/plugin/cache/local.mk
 include src/plugin/bufsize/local.mk
 include src/plugin/debug/local.mk
 include src/plugin/nsid/local.mk
+include src/plugin/acl/local.mk

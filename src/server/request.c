@@ -69,6 +69,7 @@ static void req_clear(req_full *f)
     r->zone = NULL;
     r->server = NULL;
     r->written = 0;
+    r->noreply = 0;
     r->writer = NULL;
     r->resp_size = 0;
     r->nwrite = r->ndone = 0;
@@ -209,8 +210,10 @@ int plugin_next(const handler *h, dns_req *r)
 
 /* ---- writing ---------------------------------------------------------- */
 
-/* EDNS on the reply: echo an OPT only when the query had one, version 0,
- * the client's UDP size, DO copied; ECS echoed with the scope the answer set
+/* EDNS on the reply: echo an OPT only when the query had one (or when the
+ * writer asked for its own with edns.keep), version 0, the client's UDP
+ * size, DO copied, the reply's own options kept; ECS echoed with the scope
+ * the answer set
  * (0 unless a plugin narrowed it; a full-length scope when the answer
  * depended on the client's topology and the client was located by this
  * ECS address, r->topo_dep and r->topo_ecs: an ECS option the answer did
@@ -219,7 +222,8 @@ static void echo_edns(dns_req *r)
 {
     dns_edns *qe = &r->q.edns, *re = &r->resp.edns;
     if (!qe->present) {
-        re->present = 0;
+        if (!re->keep)
+            re->present = 0;
         return;
     }
     int had_ecs = re->has_ecs;
@@ -314,13 +318,21 @@ static void write_bare(req_full *f, int rcode)
     send_reply(f);
 }
 
+int req_drop(dns_req *r)
+{
+    r->noreply = 1;
+    return RC_NOERROR;
+}
+
 void req_finish(dns_req *r, int rcode)
 {
     req_full *f = (req_full *)r;
     if (f->finished)
         return;
     f->finished = 1;
-    if (!r->written) {
+    if (!r->written && r->noreply) {
+        rcode = RC_NOERROR;             /* req_drop: nothing goes out */
+    } else if (!r->written) {
         if (rcode_client_write(rcode)) {
             /* A handler claimed to have answered but did not: CoreDNS would
              * leave the client waiting; we answer SERVFAIL and say so. */

@@ -13,7 +13,8 @@
  *     server write a bare reply carrying that rcode, or
  *   - REQ_ASYNC: the handler keeps the request and finishes it later, from the
  *     same worker's event loop, with req_finish(req, rcode). Until then the
- *     request stays alive; nothing else may touch it.
+ *     request stays alive; nothing else may touch it, or
+ *   - what req_drop() returns: the query gets no reply at all.
  *
  * Wrapping plugins observe or change what an inner plugin writes by
  * registering hooks before calling plugin_next():
@@ -65,6 +66,7 @@ typedef struct dns_req {
     const char *zone;                /* matched zone in presentation form */
     const char *server;              /* "dns://:53" as in metrics labels */
     int written;                     /* a reply went out */
+    int noreply;                     /* req_drop(): none will */
     const char *writer;              /* plugin that wrote it, "" for the server */
     size_t resp_size;                /* octets sent */
     unsigned nwrite, ndone;
@@ -94,6 +96,11 @@ int plugin_next(const struct handler *h, dns_req *r);
 /* Send r->resp to the client: echo EDNS, apply size limits and truncation,
  * run the write hooks, record the writer. Returns the rcode written. */
 int req_write(dns_req *r, const struct handler *writer);
+/* Send no reply at all (the acl plugin's drop): serve() returns what this
+ * returns (NOERROR). Nothing goes out; the done hooks still run, with
+ * r->written 0 and rcode NOERROR, as CoreDNS reports a query that a plugin
+ * swallowed. */
+int req_drop(dns_req *r);
 /* Finish a request that a handler took with REQ_ASYNC. */
 void req_finish(dns_req *r, int rcode);
 /* Record an error for the errors plugin (printf-style). */

@@ -86,6 +86,10 @@ typedef struct dns_edns {
     uint8_t ext_rcode;      /* upper 8 bits of the rcode as carried */
     int has_ecs;
     dns_ecs ecs;
+    /* Reply only: send this OPT record, as the plugin set it, even to a
+     * query that had none (CoreDNS keeps an OPT record a plugin put on its
+     * reply; the server otherwise echoes EDNS only to EDNS queries). */
+    int keep;
     /* Every other option, in wire form (code, length, data) back to back:
      * as received (options past EDNS_OPTS_MAX octets are left out), or as
      * plugins add them to a reply (edns_opt_add). Written after ECS. */

@@ -25,3 +25,4 @@ include src/plugin/bufsize/local.mk
 include src/plugin/debug/local.mk
 include src/plugin/nsid/local.mk
 include src/plugin/acl/local.mk
+include src/plugin/chaos/local.mk

@@ -34,6 +34,7 @@ typedef struct listen_group {
     char label[96];                 /* metrics "server" label: dns://:53 */
     listen_zone *zones;
     size_t nzones;
+    int any_class;                  /* a block has a PLUGIN_ANY_CLASS plugin */
 } listen_group;
 
 enum { TRANSPORT_UDP, TRANSPORT_TCP, TRANSPORT_INTERNAL };

@@ -38,6 +38,10 @@
 #include "server/request.h"
 
 #define PLUGIN_ONCE 0x1          /* at most one occurrence per server block */
+/* Queries of every class, not only IN, reach the chains of the server
+ * blocks that use this plugin's directive, and of every block sharing
+ * their listen address and port (CoreDNS's EnableChaos: chaos, forward). */
+#define PLUGIN_ANY_CLASS 0x2
 
 struct instance;
 struct server_block;

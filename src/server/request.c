@@ -12,9 +12,11 @@
  *                        queries from inside topodns or tests, no socket
  *
  * These are the server-level rules of CoreDNS (core/dnsserver/server.go and
- * miekg/dns's default accept function): responses and non-QUERY opcodes are
- * refused at the door, an EDNS version above 0 gets BADVERS, a class other
- * than IN is REFUSED, a name outside every zone is REFUSED.
+ * miekg/dns's default accept function), in its order: responses are dropped
+ * and non-QUERY opcodes get NOTIMP at the door; a class other than IN is
+ * REFUSED unless a block on the listen address has a plugin that opens
+ * every class (PLUGIN_ANY_CLASS: chaos, forward); an EDNS version above 0
+ * gets BADVERS; a name outside every zone is REFUSED.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -368,6 +370,11 @@ void core_dispatch(req_full *f)
         req_finish(r, RC_NOTIMP);
         return;
     }
+    if (r->q.qclass != C_IN && !(f->grp && f->grp->any_class)) {
+        r->zone = "dropped";
+        req_finish(r, RC_REFUSED);
+        return;
+    }
     if (r->q.edns.present && r->q.edns.version > 0) {
         msg_reply_to(&r->resp, &r->q);
         r->resp.rcode = RC_BADVERS;
@@ -375,11 +382,6 @@ void core_dispatch(req_full *f)
         r->writer = "";
         send_reply(f);
         req_finish(r, RC_BADVERS);
-        return;
-    }
-    if (r->q.qclass != C_IN) {
-        r->zone = "dropped";
-        req_finish(r, RC_REFUSED);
         return;
     }
     const listen_zone *z = f->grp ? core_match(f->grp, r->q.qname, r->q.qtype) : NULL;

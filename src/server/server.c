@@ -11,7 +11,9 @@
  *      unknown directives, unsupported plugins and a second occurrence of a
  *      once-only plugin stop the load with "file:line: message near 'tok'";
  *   4. link the handlers that serve DNS into the block's chain;
- *   5. group the zones by listen address and port (listen_group).
+ *   5. group the zones by listen address and port (listen_group); a group
+ *      lets every query class through when one of its blocks has a plugin
+ *      flagged PLUGIN_ANY_CLASS, else only IN.
  * instance_start() starts plugins, binds the sockets, starts the workers and
  * the HTTP thread. A reload does it in two steps: instance_prepare() starts
  * the plugins beside the running instance (which they may take state over
@@ -356,6 +358,9 @@ static int group_add(listen_group *g, zone_key *k, server_block *b)
     for (size_t i = 0; i < g->nzones; i++)
         if (dname_equal(g->zones[i].wire, k->wire))
             return 1;
+    for (size_t i = 0; i < b->nhandlers; i++)
+        if (b->handlers[i].def->flags & PLUGIN_ANY_CLASS)
+            g->any_class = 1;
     listen_zone *z = realloc(g->zones, (g->nzones + 1) * sizeof *z);
     if (!z)
         return -1;

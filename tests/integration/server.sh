@@ -72,8 +72,10 @@ check "no TC when it fits" bash -c '! grep -q "flags: qr aa tc" <<<"$0"' "$OUT"
 # server-level rcodes
 q +opcode=status one.example A
 check "opcode STATUS gets NOTIMP" rcode_is NOTIMP
-q -c CH version.bind TXT
-check "class CH gets REFUSED" rcode_is REFUSED
+q -c CH -t TXT version.bind
+check "class CH gets REFUSED (no chaos or forward here)" rcode_is REFUSED
+q -c ANY -t A one.example
+check "class ANY gets REFUSED" rcode_is REFUSED
 q other.org A
 check "name outside every zone gets REFUSED" rcode_is REFUSED
 q nothing.empty A

@@ -78,6 +78,9 @@ for bad in "bufsize 511" "bufsize 4097" "bufsize 1232 1232" "bufsize abc"; do
     OUT=$("$TOPODNS" -conf "$TMP/bad" 2>&1)
     check "'$bad' rejected with file:line" grep -q "bad:2: Wrong argument count or unexpected line ending" <<<"$OUT"
 done
+printf '.:%s {\n    bufsize 1232 {\n        size 512\n    }\n    whoami\n}\n' "$PORT" > "$TMP/bad"
+OUT=$("$TOPODNS" -conf "$TMP/bad" 2>&1)
+check "a block rejected" grep -q "bad:3: unknown property 'size'" <<<"$OUT"
 printf '.:%s {\n    bufsize 512\n    bufsize 4096\n    whoami\n}\n' "$PORT" > "$TMP/bad"
 OUT=$("$TOPODNS" -conf "$TMP/bad" 2>&1)
 check "a second bufsize rejected" grep -q "bad:3: plugin/bufsize: this plugin can only be used once" <<<"$OUT"

@@ -91,6 +91,9 @@ check "forward: CH forwarded to the upstream's chaos" [ "$(txt_of)" = "$VERSION"
 q -c CH -t A x.only.local
 check "forward's listener lets CH into the other block" rcode_is NOERROR
 
+printf '.:%s {\n    chaos a {\n        authors b\n    }\n}\n' "$PORT" > "$TMP/bad"
+OUT=$("$TOPODNS" -conf "$TMP/bad" 2>&1)
+check "a block rejected" grep -q "bad:3: unknown property 'authors'" <<<"$OUT"
 printf '.:%s {\n    chaos a\n    chaos b\n}\n' "$PORT" > "$TMP/bad"
 OUT=$("$TOPODNS" -conf "$TMP/bad" 2>&1)
 check "a second chaos rejected" grep -q "bad:3: plugin/chaos: this plugin can only be used once per Server Block" <<<"$OUT"

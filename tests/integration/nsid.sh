@@ -58,6 +58,9 @@ q +nsid a.bare.example A
 check "no plugin answered: SERVFAIL" rcode_is SERVFAIL
 check "the server's bare reply has no NSID" [ "$(nsid_lines)" -eq 0 ]
 
+printf '.:%s {\n    nsid a {\n        data b\n    }\n    whoami\n}\n' "$PORT" > "$TMP/bad"
+OUT=$("$TOPODNS" -conf "$TMP/bad" 2>&1)
+check "a block rejected" grep -q "bad:3: unknown property 'data'" <<<"$OUT"
 printf '.:%s {\n    nsid a\n    nsid b\n    whoami\n}\n' "$PORT" > "$TMP/bad"
 OUT=$("$TOPODNS" -conf "$TMP/bad" 2>&1)
 check "a second nsid rejected" grep -q "bad:3: plugin/nsid: this plugin can only be used once per Server Block" <<<"$OUT"

@@ -50,6 +50,8 @@ static int bufsize_setup(cf_disp *d, setup_ctx *ctx, void **inst)
         if (n == 1 && (parse_size(args[0], &size) < 0 || size < BUFSIZE_MIN ||
                        size > BUFSIZE_MAX))
             return cf_arg_err(d);
+        if (cf_next_block(d))
+            return cf_prop_err(d);
     }
     bufsize *b = malloc(sizeof *b);
     if (!b)

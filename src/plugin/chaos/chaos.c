@@ -106,6 +106,8 @@ static int chaos_parse(cf_disp *d, chaos *c)
                    : set_authors(c, default_authors, sizeof default_authors / sizeof *default_authors);
     if (!c->version || rc < 0)
         return cf_err(d, "plugin/chaos: out of memory");
+    if (cf_next_block(d))
+        return cf_prop_err(d);
     return 0;
 }
 

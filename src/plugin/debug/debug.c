@@ -16,7 +16,7 @@
 static int debug_setup(cf_disp *d, setup_ctx *ctx, void **inst)
 {
     while (cf_next(d))
-        if (cf_next_arg(d))
+        if (cf_next_arg(d) || cf_next_block(d))
             return cf_arg_err(d);
     if (ctx)
         instance_set_debug(ctx->ins);

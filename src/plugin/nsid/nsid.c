@@ -59,7 +59,7 @@ static int nsid_setup(cf_disp *d, setup_ctx *ctx, void **inst)
         strcpy(n->data, "localhost");
     n->len = (uint16_t)strlen(n->data);
     while (cf_next(d)) {
-        if (join_args(d, n) < 0) {
+        if (join_args(d, n) < 0 || (cf_next_block(d) && cf_prop_err(d) < 0)) {
             free(n);
             return -1;
         }

@@ -26,3 +26,4 @@ include src/plugin/debug/local.mk
 include src/plugin/nsid/local.mk
 include src/plugin/acl/local.mk
 include src/plugin/chaos/local.mk
+include src/plugin/metadata/local.mk

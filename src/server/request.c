@@ -80,6 +80,8 @@ static void req_clear(req_full *f)
     r->topo_dep = 0;
     r->topo_ecs = 0;
     r->depth = 0;
+    r->meta_on = 0;
+    r->nmeta = 0;
     f->conn = NULL;
     f->fd = -1;
     f->grp = NULL;
@@ -197,6 +199,37 @@ int req_on_done(dns_req *r, req_done_hook fn, void *data)
     r->done_hooks[r->ndone].fn.d = fn;
     r->done_hooks[r->ndone++].data = data;
     return 0;
+}
+
+/* ---- metadata ---------------------------------------------------------- */
+
+void req_meta_enable(dns_req *r)
+{
+    r->meta_on = 1;
+}
+
+int req_meta_set(dns_req *r, const char *key, req_meta_fn fn, const void *data)
+{
+    if (!r->meta_on)
+        return -1;
+    unsigned i = 0;
+    while (i < r->nmeta && strcmp(r->meta[i].key, key) != 0)
+        i++;
+    if (i == r->nmeta) {
+        if (r->nmeta >= REQ_MAX_META)
+            return -1;
+        r->nmeta++;
+    }
+    r->meta[i] = (req_meta){ .key = key, .fn = fn, .data = data };
+    return 0;
+}
+
+const char *req_meta_get(const dns_req *r, const char *label, char *buf, size_t cap)
+{
+    for (unsigned i = 0; i < r->nmeta; i++)
+        if (!strcmp(r->meta[i].key, label))
+            return r->meta[i].fn(r, label, r->meta[i].data, buf, cap);
+    return NULL;
 }
 
 /* ---- the chain -------------------------------------------------------- */

@@ -37,6 +37,7 @@
 
 #define REQ_ASYNC (-1)
 #define REQ_MAX_HOOKS 8
+#define REQ_MAX_META 24
 
 enum req_proto { PROTO_UDP, PROTO_TCP, PROTO_INTERNAL };
 
@@ -52,6 +53,18 @@ typedef struct req_hook {
     union { req_write_hook w; req_done_hook d; } fn;
     void *data;
 } req_hook;
+
+/* A metadata value (req_meta_set): computed when read, written into buf
+ * (cap octets) and returned, or NULL when there is none for this request.
+ * key is the label asked for (one callback may serve several). */
+typedef const char *(*req_meta_fn)(const struct dns_req *r, const char *key, const void *data,
+                                   char *buf, size_t cap);
+
+typedef struct req_meta {
+    const char *key;
+    req_meta_fn fn;
+    const void *data;
+} req_meta;
 
 typedef struct dns_req {
     dns_msg q;                       /* the query as parsed */
@@ -87,6 +100,11 @@ typedef struct dns_req {
      * client's query, the parent's + 1, set by the plugin that starts it,
      * so that queries leading back into the same plugin stop somewhere. */
     unsigned depth;
+    /* Metadata (req_meta_set/req_meta_get): labelled values the providers
+     * of a block with the metadata plugin registered before the chain ran. */
+    int meta_on;                     /* req_meta_enable() */
+    unsigned nmeta;
+    req_meta meta[REQ_MAX_META];
     void *transport;                 /* private to the server */
 } dns_req;
 
@@ -108,6 +126,23 @@ void req_error(dns_req *r, const char *plugin, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int req_on_write(dns_req *r, req_write_hook fn, void *data);
 int req_on_done(dns_req *r, req_done_hook fn, void *data);
+
+/* Metadata, CoreDNS's plugin/metadata: a per-request store of labelled
+ * values ("kubernetes/namespace" → "testns"). The metadata plugin, first in
+ * the chain, asks every provider of its block (plugin_def.metadata) to
+ * register theirs; any plugin reads them later on the same thread (the log
+ * plugin's {/LABEL} from its done hook). A value is a callback evaluated
+ * when read, so registering costs nothing; key and data must outlive the
+ * request (plugin instance memory). Setting a key again replaces its value.
+ * The store is off until the metadata plugin turns it on for the request
+ * (req_meta_enable), as CoreDNS has no metadata without that plugin:
+ * req_meta_set returns 0, or -1 when the store is off or REQ_MAX_META
+ * values are set. */
+void req_meta_enable(dns_req *r);
+int req_meta_set(dns_req *r, const char *key, req_meta_fn fn, const void *data);
+/* The value of label for this request (written into buf), or NULL when no
+ * provider set it or its callback has none. */
+const char *req_meta_get(const dns_req *r, const char *label, char *buf, size_t cap);
 struct event_base *req_event_base(const dns_req *r);
 /* Family of the client: 1 IPv4, 2 IPv6 (as in metrics). */
 int req_family(const dns_req *r);

@@ -22,6 +22,7 @@
  *   chase.c       out-of-zone ExternalName targets: a query through the
  *                 server's own chain, asynchronous (kube_serve returns
  *                 REQ_ASYNC and the reply is written when it answered)
+ *   metadata.c    kubernetes/... metadata for the metadata plugin
  *
  * Everything below is private to src/plugin/kubernetes/ and its unit tests.
  */
@@ -275,6 +276,8 @@ int krr_push(krrvec *v, const krr *rr);
 void krr_free(krrvec *v);
 
 int kube_serve(const handler *h, dns_req *r);
+/* metadata.c: the plugin_def.metadata provider. */
+void kube_metadata(const handler *h, dns_req *r);
 /* ptr.c: PTR for a lower-cased name (reverse or not). */
 int kube_ptr(kq *q, const uint8_t *name, krrvec *out);
 /* SOA of the matched zone (owner = the zone as queried) into a section. */

@@ -10,7 +10,8 @@ src_plugin_libplugins_a_SOURCES += \
 	src/plugin/kubernetes/ptr.c \
 	src/plugin/kubernetes/topo.c \
 	src/plugin/kubernetes/chase.c \
-	src/plugin/kubernetes/context.c
+	src/plugin/kubernetes/context.c \
+	src/plugin/kubernetes/metadata.c
 EXTRA_DIST += src/plugin/kubernetes/README.md
 
 check_PROGRAMS += tests/unit/test_kubernetes

@@ -27,3 +27,4 @@ include src/plugin/nsid/local.mk
 include src/plugin/acl/local.mk
 include src/plugin/chaos/local.mk
 include src/plugin/metadata/local.mk
+include src/plugin/local/local.mk

@@ -15,7 +15,7 @@ extern const plugin_def plugin_any, plugin_bind, plugin_cache, plugin_errors, pl
     plugin_log, plugin_loop, plugin_prometheus, plugin_ready, plugin_reload, plugin_topology,
     plugin_whoami;
 extern const plugin_def plugin_acl, plugin_bufsize, plugin_chaos, plugin_debug, plugin_local,
-    plugin_metadata, plugin_nsid;
+    plugin_metadata, plugin_minimal, plugin_nsid;
 
 const plugin_def *const topodns_plugins[] = {
     &plugin_any, &plugin_bind, &plugin_cache, &plugin_errors, &plugin_file,
@@ -23,6 +23,6 @@ const plugin_def *const topodns_plugins[] = {
     &plugin_log, &plugin_loop, &plugin_prometheus, &plugin_ready, &plugin_reload,
     &plugin_topology, &plugin_whoami,
     &plugin_acl, &plugin_bufsize, &plugin_chaos, &plugin_debug, &plugin_local, &plugin_metadata,
-    &plugin_nsid,
+    &plugin_minimal, &plugin_nsid,
     NULL,
 };

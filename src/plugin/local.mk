@@ -28,3 +28,4 @@ include src/plugin/acl/local.mk
 include src/plugin/chaos/local.mk
 include src/plugin/metadata/local.mk
 include src/plugin/local/local.mk
+include src/plugin/minimal/local.mk

@@ -14,15 +14,15 @@ extern const plugin_def plugin_any, plugin_bind, plugin_cache, plugin_errors, pl
     plugin_forward, plugin_health, plugin_hosts, plugin_kubernetes, plugin_loadbalance,
     plugin_log, plugin_loop, plugin_prometheus, plugin_ready, plugin_reload, plugin_topology,
     plugin_whoami;
-extern const plugin_def plugin_acl, plugin_bufsize, plugin_chaos, plugin_debug, plugin_local,
-    plugin_metadata, plugin_minimal, plugin_nsid;
+extern const plugin_def plugin_acl, plugin_bufsize, plugin_chaos, plugin_debug, plugin_header,
+    plugin_local, plugin_metadata, plugin_minimal, plugin_nsid;
 
 const plugin_def *const topodns_plugins[] = {
     &plugin_any, &plugin_bind, &plugin_cache, &plugin_errors, &plugin_file,
     &plugin_forward, &plugin_health, &plugin_hosts, &plugin_kubernetes, &plugin_loadbalance,
     &plugin_log, &plugin_loop, &plugin_prometheus, &plugin_ready, &plugin_reload,
     &plugin_topology, &plugin_whoami,
-    &plugin_acl, &plugin_bufsize, &plugin_chaos, &plugin_debug, &plugin_local, &plugin_metadata,
-    &plugin_minimal, &plugin_nsid,
+    &plugin_acl, &plugin_bufsize, &plugin_chaos, &plugin_debug, &plugin_header, &plugin_local,
+    &plugin_metadata, &plugin_minimal, &plugin_nsid,
     NULL,
 };

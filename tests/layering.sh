@@ -27,7 +27,7 @@ check "plugin folders include nothing of each other" "$out"
 
 # shellcheck disable=SC2086
 check "only the composition root names plugin definitions" \
-    "$(grep -rnE '\bplugin_(acl|any|bind|bufsize|cache|chaos|debug|errors|file|forward|health|hosts|kubernetes|loadbalance|local|log|loop|metadata|minimal|nsid|prometheus|ready|reload|topology|whoami)\b' $core src/main.c)"
+    "$(grep -rnE '\bplugin_(acl|any|bind|bufsize|cache|chaos|debug|errors|file|forward|header|health|hosts|kubernetes|loadbalance|local|log|loop|metadata|minimal|nsid|prometheus|ready|reload|topology|whoami)\b' $core src/main.c)"
 
 check "the wire library includes only itself and system headers" \
     "$(grep -rnE '#[[:space:]]*include[[:space:]]*"' src/wire | grep -v '"wire/')"

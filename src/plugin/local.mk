@@ -29,3 +29,4 @@ include src/plugin/chaos/local.mk
 include src/plugin/metadata/local.mk
 include src/plugin/local/local.mk
 include src/plugin/minimal/local.mk
+include src/plugin/header/local.mk

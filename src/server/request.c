@@ -164,6 +164,17 @@ void req_set_query_udp_size(dns_req *r, uint16_t size)
         msg_wire_set_udp_size(f->raw, r->rawlen, size);
 }
 
+void req_set_query_flags(dns_req *r, uint16_t flags)
+{
+    req_full *f = (req_full *)r;
+    const uint16_t bits = F_QR | F_AA | F_TC | F_RD | F_RA | 0x0040 | F_AD | F_CD;
+    r->q.flags = (uint16_t)((r->q.flags & ~bits) | (flags & bits));
+    if (f->raw && r->raw == f->raw && r->rawlen >= 4) {
+        f->raw[2] = (uint8_t)((f->raw[2] & 0x78) | ((r->q.flags >> 8) & ~0x78));
+        f->raw[3] = (uint8_t)((f->raw[3] & 0x0f) | (r->q.flags & 0xf0));
+    }
+}
+
 int rcode_client_write(int rcode)
 {
     switch (rcode) {

@@ -159,6 +159,9 @@ size_t req_max_size(const dns_req *r);
  * the EDNS UDP size of a query with an OPT record (the bufsize plugin);
  * nothing for a query without one. */
 void req_set_query_udp_size(dns_req *r, uint16_t size);
+/* The same for the header flags (F_* bits; the opcode and rcode are kept):
+ * the header plugin's query rules. */
+void req_set_query_flags(dns_req *r, uint16_t flags);
 /* CoreDNS's ClientWrite: 1 when a handler returning this rcode is expected
  * to have written the reply itself; 0 for SERVFAIL, REFUSED, FORMERR and
  * NOTIMP, which the server answers with a bare reply. */

@@ -256,10 +256,26 @@ int plugin_next(const handler *h, dns_req *r)
 
 /* ---- writing ---------------------------------------------------------- */
 
+/* The query's options a reply without an OPT record of its own echoes
+ * (CoreDNS's SizeAndDo reuses the query's OPT with these): NSID, EXPIRE,
+ * COOKIE, TCP KEEPALIVE, PADDING. */
+static void echo_query_options(dns_edns *re, const dns_edns *qe)
+{
+    for (size_t off = 0; off + 4 <= qe->opts_len;) {
+        uint16_t code = (uint16_t)(qe->opts[off] << 8 | qe->opts[off + 1]);
+        uint16_t len = (uint16_t)(qe->opts[off + 2] << 8 | qe->opts[off + 3]);
+        if (code == EDNS_OPT_NSID || (code >= 9 && code <= 12))
+            edns_opt_add(re, code, qe->opts + off + 4, len);
+        off += 4 + (size_t)len;
+    }
+}
+
 /* EDNS on the reply: echo an OPT only when the query had one (or when the
  * writer asked for its own with edns.keep), version 0, the client's UDP
- * size, DO copied, the reply's own options kept; ECS echoed with the scope
- * the answer set
+ * size, DO copied; the options of a reply with an OPT record of its own
+ * (an upstream's, nsid's, acl's) kept, else the query's NSID, EXPIRE,
+ * COOKIE, TCP KEEPALIVE and PADDING options echoed, as CoreDNS does;
+ * ECS echoed with the scope the answer set
  * (0 unless a plugin narrowed it; a full-length scope when the answer
  * depended on the client's topology and the client was located by this
  * ECS address, r->topo_dep and r->topo_ecs: an ECS option the answer did
@@ -274,6 +290,10 @@ static void echo_edns(dns_req *r)
     }
     int had_ecs = re->has_ecs;
     uint8_t scope = re->ecs.scope_prefix;
+    if (!re->present) {
+        re->opts_len = 0;
+        echo_query_options(re, qe);
+    }
     re->present = 1;
     re->version = 0;
     re->udp_size = qe->udp_size;
@@ -422,6 +442,7 @@ void core_dispatch(req_full *f)
     if (r->q.edns.present && r->q.edns.version > 0) {
         msg_reply_to(&r->resp, &r->q);
         r->resp.rcode = RC_BADVERS;
+        r->resp.edns.present = 1;       /* its own OPT: no options echoed */
         r->written = 1;
         r->writer = "";
         send_reply(f);

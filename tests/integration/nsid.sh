@@ -35,6 +35,9 @@ bare.example:{\$PORT} {
 q +nsid example.org A
 check "NSID answered, the words joined by one space" [ "$(nsid_text)" = "topodns test" ]
 check "the answer is the plugin's after nsid" rcode_is NOERROR
+q +cookie=0102030405060708 +nsid example.org A
+check "with NSID the reply has an OPT of its own: no COOKIE echoed (as CoreDNS)" \
+    bash -c '! grep -q COOKIE <<<"$0"' "$OUT"
 q example.org A
 check "no NSID without the option" [ "$(nsid_lines)" -eq 0 ]
 check "EDNS still echoed" opt_present
@@ -56,7 +59,8 @@ check "the upstream alone answers with its own" [ "$(nsid_text)" = upstream ]
 
 q +nsid a.bare.example A
 check "no plugin answered: SERVFAIL" rcode_is SERVFAIL
-check "the server's bare reply has no NSID" [ "$(nsid_lines)" -eq 0 ]
+check "the server's bare reply echoes the query's empty NSID, no data" \
+    bash -c 'grep -q "^; NSID:\$" <<<"$0" && ! grep -q "(\"bare\")" <<<"$0"' "$OUT"
 
 printf '.:%s {\n    nsid a {\n        data b\n    }\n    whoami\n}\n' "$PORT" > "$TMP/bad"
 OUT=$("$TOPODNS" -conf "$TMP/bad" 2>&1)

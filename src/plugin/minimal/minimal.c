@@ -73,6 +73,7 @@ static void minimal_write(dns_req *r, void *data)
         return;
     msg_clear_section(&r->resp, SEC_AUTHORITY);
     msg_clear_section(&r->resp, SEC_ADDITIONAL);
+    r->resp.edns.present = 0;       /* no OPT of its own: the server echoes the client's */
     r->resp.edns.opts_len = 0;
 }
 

@@ -7,8 +7,10 @@
  * A query whose OPT record carries the NSID option gets a write hook
  * (req_on_write): whatever plugin after this one writes the reply, the
  * hook puts one NSID option holding DATA in the reply's EDNS options
- * (replacing any it has, e.g. an upstream's). The server echoes EDNS only
- * to queries that had it, so only those see the option; bare error replies
+ * (replacing any it has, e.g. an upstream's), making it a reply with an OPT
+ * record of its own (so the server echoes none of the query's options, as
+ * CoreDNS). The server echoes EDNS only to queries that had it, so only
+ * those see the option; bare error replies
  * the server writes itself do not pass through hooks, as in CoreDNS.
  *
  * The instance (DATA) is written by setup on the loading thread, read by
@@ -76,6 +78,7 @@ static void nsid_destroy(void *inst)
 static void nsid_write(dns_req *r, void *data)
 {
     const nsid *n = data;
+    r->resp.edns.present = 1;       /* an OPT of its own, as CoreDNS's SetEdns0 */
     edns_opt_remove(&r->resp.edns, EDNS_OPT_NSID);
     edns_opt_add(&r->resp.edns, EDNS_OPT_NSID, n->data, n->len);
 }

@@ -3,7 +3,7 @@
  *
  *   core_handle_packet   parse; malformed → FORMERR (header readable) or drop,
  *                        with a DEBUG hex dump when the instance has debug on
- *   core_dispatch        opcode, EDNS version, class, zone match → chain
+ *   core_dispatch        opcode, class, EDNS version, zone match → chain
  *   plugin_next          walk the chain (handlers call it to pass a query on)
  *   req_write            a handler answers: hooks, EDNS echo, size limit, send
  *   req_finish           the chain is done: bare error reply if nobody wrote,

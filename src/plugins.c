@@ -11,19 +11,28 @@
 #include "plugins.h"
 
 /* one line per plugin, alphabetical */
+extern const plugin_def plugin_acl;
 extern const plugin_def plugin_any;
 extern const plugin_def plugin_autopath;
 extern const plugin_def plugin_bind;
+extern const plugin_def plugin_bufsize;
 extern const plugin_def plugin_cache;
+extern const plugin_def plugin_chaos;
+extern const plugin_def plugin_debug;
 extern const plugin_def plugin_errors;
 extern const plugin_def plugin_file;
 extern const plugin_def plugin_forward;
+extern const plugin_def plugin_header;
 extern const plugin_def plugin_health;
 extern const plugin_def plugin_hosts;
 extern const plugin_def plugin_kubernetes;
 extern const plugin_def plugin_loadbalance;
+extern const plugin_def plugin_local;
 extern const plugin_def plugin_log;
 extern const plugin_def plugin_loop;
+extern const plugin_def plugin_metadata;
+extern const plugin_def plugin_minimal;
+extern const plugin_def plugin_nsid;
 extern const plugin_def plugin_prometheus;
 extern const plugin_def plugin_ready;
 extern const plugin_def plugin_reload;
@@ -33,19 +42,28 @@ extern const plugin_def plugin_transfer;
 extern const plugin_def plugin_whoami;
 
 const plugin_def *const topodns_plugins[] = {
+    &plugin_acl,
     &plugin_any,
     &plugin_autopath,
     &plugin_bind,
+    &plugin_bufsize,
     &plugin_cache,
+    &plugin_chaos,
+    &plugin_debug,
     &plugin_errors,
     &plugin_file,
     &plugin_forward,
+    &plugin_header,
     &plugin_health,
     &plugin_hosts,
     &plugin_kubernetes,
     &plugin_loadbalance,
+    &plugin_local,
     &plugin_log,
     &plugin_loop,
+    &plugin_metadata,
+    &plugin_minimal,
+    &plugin_nsid,
     &plugin_prometheus,
     &plugin_ready,
     &plugin_reload,

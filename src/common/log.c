@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "common/log.h"
 
@@ -65,6 +66,29 @@ void log_msg(const char *level, const char *fmt, ...)
     va_start(ap, fmt);
     vlog(level, fmt, ap);
     va_end(ap);
+}
+
+void log_block(const char *level, const char *head, const char *body)
+{
+    char buf[LINE_MAX_BYTES * 4];
+    int n = snprintf(buf, sizeof buf, "[%s] ", level);
+    size_t len = n < 0 ? 0 : (size_t)n;
+    len += escape_controls(head, buf + len, LINE_MAX_BYTES - 1 - len);
+    buf[len++] = '\n';
+    for (const char *s = body; *s && len < sizeof buf - 1;) {
+        size_t l = strcspn(s, "\n");
+        char one[LINE_MAX_BYTES];
+        size_t k = l < sizeof one - 1 ? l : sizeof one - 1;
+        memcpy(one, s, k);
+        one[k] = '\0';
+        size_t room = sizeof buf - 1 - len;
+        len += escape_controls(one, buf + len, room);
+        if (len < sizeof buf)
+            buf[len++] = '\n';
+        s += l + (s[l] == '\n');
+    }
+    ssize_t w = write(STDOUT_FILENO, buf, len);
+    (void)w;
 }
 
 void log_fatal(const char *fmt, ...)

@@ -14,6 +14,10 @@ void log_msg(const char *level, const char *fmt, ...) __attribute__((format(prin
 #define log_warning(...) log_msg("WARNING", __VA_ARGS__)
 #define log_error(...) log_msg("ERROR", __VA_ARGS__)
 #define log_debug(...) log_msg("DEBUG", __VA_ARGS__)
+/* A "[LEVEL] head" line followed by the lines of body as they are (a hex
+ * dump), in one write; control characters within lines are escaped as in
+ * log_msg, so body's newlines only ever separate its own lines. */
+void log_block(const char *level, const char *head, const char *body);
 /* Logs at FATAL and exits with status 1. */
 void log_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 /* -quiet: drop INFO lines printed at startup (CoreDNS's banner). */

@@ -24,3 +24,12 @@ include src/plugin/forward/local.mk
 include src/plugin/cache/local.mk
 include src/plugin/transfer/local.mk
 include src/plugin/autopath/local.mk
+include src/plugin/bufsize/local.mk
+include src/plugin/debug/local.mk
+include src/plugin/nsid/local.mk
+include src/plugin/acl/local.mk
+include src/plugin/chaos/local.mk
+include src/plugin/metadata/local.mk
+include src/plugin/local/local.mk
+include src/plugin/minimal/local.mk
+include src/plugin/header/local.mk

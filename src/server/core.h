@@ -42,6 +42,7 @@ typedef struct listen_group {
     size_t nzones;
     tcp_timeouts tcp;               /* the blocks' timeouts merged, defaults
                                      * filled in (server.c); read by tcp.c */
+    int any_class;                  /* a block has a PLUGIN_ANY_CLASS plugin */
 } listen_group;
 
 enum { TRANSPORT_UDP, TRANSPORT_TCP, TRANSPORT_INTERNAL };
@@ -111,6 +112,7 @@ struct instance {
     struct named_value *values;     /* instance_set_value() */
     req_hook unrouted[REQ_MAX_HOOKS];   /* instance_on_unrouted() */
     unsigned nunrouted;
+    int debug;                      /* instance_set_debug() */
     struct http_state *http;        /* http.c: listeners and thread, or NULL */
     struct instance *prev;          /* the instance this one replaces, while
                                      * it is prepared (instance_prepare) */

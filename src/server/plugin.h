@@ -22,6 +22,8 @@
  *     request's event base (a worker, for requests a plugin starts while
  *     serving). It must never block; see request.h.
  *   - ready() runs on the HTTP thread of the ready plugin.
+ *   - metadata() runs on the worker serving a request, when the metadata
+ *     plugin of its block collects the request's metadata (request.h).
  *
  * Instances with a serve() function form the block's chain, ordered by
  * order.h, not by the order in the Corefile. ready() lets the ready plugin
@@ -38,6 +40,10 @@
 #include "server/request.h"
 
 #define PLUGIN_ONCE 0x1          /* at most one occurrence per server block */
+/* Queries of every class, not only IN, reach the chains of the server
+ * blocks that use this plugin's directive, and of every block sharing
+ * their listen address and port (CoreDNS's EnableChaos: chaos, forward). */
+#define PLUGIN_ANY_CLASS 0x2
 
 struct instance;
 struct server_block;
@@ -57,6 +63,10 @@ typedef struct plugin_def {
     void (*destroy)(void *inst);
     int (*serve)(const struct handler *h, dns_req *r);
     int (*ready)(void *inst);
+    /* A metadata provider: registers its values for r with req_meta_set()
+     * when the block's metadata plugin collects them, before the chain
+     * runs (worker thread; quick, never blocking). NULL: provides none. */
+    void (*metadata)(const struct handler *h, dns_req *r);
 } plugin_def;
 
 typedef struct handler {

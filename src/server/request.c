@@ -1,8 +1,9 @@
 /*
  * request.c — the life of one query: from parsed packet to reply.
  *
- *   core_handle_packet   parse; malformed → FORMERR (header readable) or drop
- *   core_dispatch        opcode, EDNS version, class, zone match → chain
+ *   core_handle_packet   parse; malformed → FORMERR (header readable) or drop,
+ *                        with a DEBUG hex dump when the instance has debug on
+ *   core_dispatch        opcode, class, EDNS version, zone match → chain
  *   plugin_next          walk the chain (handlers call it to pass a query on)
  *   req_write            a handler answers: hooks, EDNS echo, size limit, send
  *   req_write_more       more messages for the same request (TCP: transfers)
@@ -14,9 +15,11 @@
  *                        a handler's question to the rest of its chain
  *
  * These are the server-level rules of CoreDNS (core/dnsserver/server.go and
- * miekg/dns's default accept function): responses and non-QUERY opcodes are
- * refused at the door, an EDNS version above 0 gets BADVERS, a class other
- * than IN is REFUSED, a name outside every zone is REFUSED.
+ * miekg/dns's default accept function), in its order: responses are dropped
+ * and non-QUERY opcodes get NOTIMP at the door; a class other than IN is
+ * REFUSED unless a block on the listen address has a plugin that opens
+ * every class (PLUGIN_ANY_CLASS: chaos, forward); an EDNS version above 0
+ * gets BADVERS; a name outside every zone is REFUSED.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -71,6 +74,7 @@ static void req_clear(req_full *f)
     r->zone = NULL;
     r->server = NULL;
     r->written = 0;
+    r->noreply = 0;
     r->writer = NULL;
     r->resp_size = 0;
     r->nsent = 0;
@@ -80,6 +84,8 @@ static void req_clear(req_full *f)
     r->topo_dep = 0;
     r->topo_ecs = 0;
     r->depth = 0;
+    r->meta_on = 0;
+    r->nmeta = 0;
     f->conn = NULL;
     f->fd = -1;
     f->ifindex = 0;
@@ -121,6 +127,11 @@ struct event_base *req_event_base(const dns_req *r)
     return ((const req_full *)r)->base;
 }
 
+int req_debug(const dns_req *r)
+{
+    return instance_debug(((const req_full *)r)->ins);
+}
+
 int req_family(const dns_req *r)
 {
     return r->peer.ss_family == AF_INET6 ? 2 : 1;
@@ -148,6 +159,27 @@ size_t req_max_size(const dns_req *r)
     if (!r->q.edns.present || r->q.edns.udp_size < 512)
         return 512;
     return r->q.edns.udp_size;
+}
+
+void req_set_query_udp_size(dns_req *r, uint16_t size)
+{
+    req_full *f = (req_full *)r;
+    if (!r->q.edns.present)
+        return;
+    r->q.edns.udp_size = size;
+    if (f->raw && r->raw == f->raw)
+        msg_wire_set_udp_size(f->raw, r->rawlen, size);
+}
+
+void req_set_query_flags(dns_req *r, uint16_t flags)
+{
+    req_full *f = (req_full *)r;
+    const uint16_t bits = F_QR | F_AA | F_TC | F_RD | F_RA | 0x0040 | F_AD | F_CD;
+    r->q.flags = (uint16_t)((r->q.flags & ~bits) | (flags & bits));
+    if (f->raw && r->raw == f->raw && r->rawlen >= 4) {
+        f->raw[2] = (uint8_t)((f->raw[2] & 0x78) | ((r->q.flags >> 8) & ~0x78));
+        f->raw[3] = (uint8_t)((f->raw[3] & 0x0f) | (r->q.flags & 0xf0));
+    }
 }
 
 int rcode_client_write(int rcode)
@@ -187,6 +219,37 @@ int req_on_done(dns_req *r, req_done_hook fn, void *data)
     return 0;
 }
 
+/* ---- metadata ---------------------------------------------------------- */
+
+void req_meta_enable(dns_req *r)
+{
+    r->meta_on = 1;
+}
+
+int req_meta_set(dns_req *r, const char *key, req_meta_fn fn, const void *data)
+{
+    if (!r->meta_on)
+        return -1;
+    unsigned i = 0;
+    while (i < r->nmeta && strcmp(r->meta[i].key, key) != 0)
+        i++;
+    if (i == r->nmeta) {
+        if (r->nmeta >= REQ_MAX_META)
+            return -1;
+        r->nmeta++;
+    }
+    r->meta[i] = (req_meta){ .key = key, .fn = fn, .data = data };
+    return 0;
+}
+
+const char *req_meta_get(const dns_req *r, const char *label, char *buf, size_t cap)
+{
+    for (unsigned i = 0; i < r->nmeta; i++)
+        if (!strcmp(r->meta[i].key, label))
+            return r->meta[i].fn(r, label, r->meta[i].data, buf, cap);
+    return NULL;
+}
+
 /* ---- the chain -------------------------------------------------------- */
 
 int plugin_next(const handler *h, dns_req *r)
@@ -200,8 +263,26 @@ int plugin_next(const handler *h, dns_req *r)
 
 /* ---- writing ---------------------------------------------------------- */
 
-/* EDNS on the reply: echo an OPT only when the query had one, version 0,
- * the client's UDP size, DO copied; ECS echoed with the scope the answer set
+/* The query's options a reply without an OPT record of its own echoes
+ * (CoreDNS's SizeAndDo reuses the query's OPT with these): NSID, EXPIRE,
+ * COOKIE, TCP KEEPALIVE, PADDING. */
+static void echo_query_options(dns_edns *re, const dns_edns *qe)
+{
+    for (size_t off = 0; off + 4 <= qe->opts_len;) {
+        uint16_t code = (uint16_t)(qe->opts[off] << 8 | qe->opts[off + 1]);
+        uint16_t len = (uint16_t)(qe->opts[off + 2] << 8 | qe->opts[off + 3]);
+        if (code == EDNS_OPT_NSID || (code >= 9 && code <= 12))
+            edns_opt_add(re, code, qe->opts + off + 4, len);
+        off += 4 + (size_t)len;
+    }
+}
+
+/* EDNS on the reply: echo an OPT only when the query had one (or when the
+ * writer asked for its own with edns.keep), version 0, the client's UDP
+ * size, DO copied; the options of a reply with an OPT record of its own
+ * (an upstream's, nsid's, acl's) kept, else the query's NSID, EXPIRE,
+ * COOKIE, TCP KEEPALIVE and PADDING options echoed, as CoreDNS does;
+ * ECS echoed with the scope the answer set
  * (0 unless a plugin narrowed it; a full-length scope when the answer
  * depended on the client's topology and the client was located by this
  * ECS address, r->topo_dep and r->topo_ecs: an ECS option the answer did
@@ -210,11 +291,16 @@ static void echo_edns(dns_req *r)
 {
     dns_edns *qe = &r->q.edns, *re = &r->resp.edns;
     if (!qe->present) {
-        re->present = 0;
+        if (!re->keep)
+            re->present = 0;
         return;
     }
     int had_ecs = re->has_ecs;
     uint8_t scope = re->ecs.scope_prefix;
+    if (!re->present) {
+        re->opts_len = 0;
+        echo_query_options(re, qe);
+    }
     re->present = 1;
     re->version = 0;
     re->udp_size = qe->udp_size;
@@ -317,13 +403,21 @@ static void write_bare(req_full *f, int rcode)
     send_reply(f);
 }
 
+int req_drop(dns_req *r)
+{
+    r->noreply = 1;
+    return RC_NOERROR;
+}
+
 void req_finish(dns_req *r, int rcode)
 {
     req_full *f = (req_full *)r;
     if (f->finished)
         return;
     f->finished = 1;
-    if (!r->written) {
+    if (!r->written && r->noreply) {
+        rcode = RC_NOERROR;             /* req_drop: nothing goes out */
+    } else if (!r->written) {
         if (rcode_client_write(rcode)) {
             /* A handler claimed to have answered but did not: CoreDNS would
              * leave the client waiting; we answer SERVFAIL and say so. */
@@ -359,18 +453,19 @@ void core_dispatch(req_full *f)
         req_finish(r, RC_NOTIMP);
         return;
     }
+    if (r->q.qclass != C_IN && !(f->grp && f->grp->any_class)) {
+        r->zone = "dropped";
+        req_finish(r, RC_REFUSED);
+        return;
+    }
     if (r->q.edns.present && r->q.edns.version > 0) {
         msg_reply_to(&r->resp, &r->q);
         r->resp.rcode = RC_BADVERS;
+        r->resp.edns.present = 1;       /* its own OPT: no options echoed */
         r->written = 1;
         r->writer = "";
         send_reply(f);
         req_finish(r, RC_BADVERS);
-        return;
-    }
-    if (r->q.qclass != C_IN) {
-        r->zone = "dropped";
-        req_finish(r, RC_REFUSED);
         return;
     }
     const listen_zone *z = f->grp ? core_match(f->grp, r->q.qname, r->q.qtype) : NULL;
@@ -387,16 +482,54 @@ void core_dispatch(req_full *f)
         req_finish(r, rc);
 }
 
+/* ---- debug: packets the server could not take ------------------------ */
+
+#define DUMP_MAX 1024                   /* octets shown: one log line (log.c) */
+
+/* "000000 12 34 ..." lines of 16 octets, the form text2pcap reads. */
+static size_t hexdump(char *out, size_t cap, const uint8_t *p, size_t n)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 8 < cap; i++) {
+        if (i % 16 == 0)
+            o += (size_t)snprintf(out + o, cap - o, "%s%06zx", i ? "\n" : "", i);
+        o += (size_t)snprintf(out + o, cap - o, " %02x", p[i]);
+    }
+    return o;
+}
+
+/* With debug on (instance_set_debug): one DEBUG line with the packet. */
+static void debug_bad_packet(req_full *f, const char *what)
+{
+    dns_req *r = &f->r;
+    if (!instance_debug(f->ins))
+        return;
+    char addr[64], dump[DUMP_MAX / 16 * 56 + 16];
+    int port = 0;
+    req_peer_str(r, addr, sizeof addr, &port);
+    size_t n = r->rawlen < DUMP_MAX ? r->rawlen : DUMP_MAX;
+    hexdump(dump, sizeof dump, r->raw, n);
+    char head[256];
+    snprintf(head, sizeof head, "%s from %s:%d over %s, %zu octets%s:", what, addr, port,
+             r->proto == PROTO_TCP ? "tcp" : "udp", r->rawlen,
+             n < r->rawlen ? " (the first 1024 shown)" : "");
+    log_block("DEBUG", head, dump);
+}
+
 void core_handle_packet(req_full *f)
 {
     dns_req *r = &f->r;
     int hdr_ok = 0;
-    if (r->rawlen >= 3 && (r->raw[2] & 0x80))
+    if (r->rawlen >= 3 && (r->raw[2] & 0x80)) {
+        debug_bad_packet(f, "response packet dropped");
         goto drop;                      /* a response: never answer it */
+    }
     int rc = msg_parse(&r->q, r->raw, r->rawlen, &hdr_ok);
     if (rc == 0 && !r->q.has_question)
         rc = RC_FORMERR;
     if (rc != 0) {
+        debug_bad_packet(f, hdr_ok ? "malformed packet answered FORMERR"
+                                   : "malformed packet dropped");
         if (!hdr_ok)
             goto drop;
         /* FORMERR: the header echoed, no question, no records */

@@ -13,7 +13,8 @@
  *     server write a bare reply carrying that rcode, or
  *   - REQ_ASYNC: the handler keeps the request and finishes it later, from the
  *     same worker's event loop, with req_finish(req, rcode). Until then the
- *     request stays alive; nothing else may touch it.
+ *     request stays alive; nothing else may touch it, or
+ *   - what req_drop() returns: the query gets no reply at all.
  *
  * Wrapping plugins observe or change what an inner plugin writes by
  * registering hooks before calling plugin_next():
@@ -36,6 +37,7 @@
 
 #define REQ_ASYNC (-1)
 #define REQ_MAX_HOOKS 8
+#define REQ_MAX_META 24
 
 enum req_proto { PROTO_UDP, PROTO_TCP, PROTO_INTERNAL };
 
@@ -52,6 +54,18 @@ typedef struct req_hook {
     void *data;
 } req_hook;
 
+/* A metadata value (req_meta_set): computed when read, written into buf
+ * (cap octets) and returned, or NULL when there is none for this request.
+ * key is the label asked for (one callback may serve several). */
+typedef const char *(*req_meta_fn)(const struct dns_req *r, const char *key, const void *data,
+                                   char *buf, size_t cap);
+
+typedef struct req_meta {
+    const char *key;
+    req_meta_fn fn;
+    const void *data;
+} req_meta;
+
 typedef struct dns_req {
     dns_msg q;                       /* the query as parsed */
     dns_msg resp;                    /* the reply being built */
@@ -65,6 +79,7 @@ typedef struct dns_req {
     const char *zone;                /* matched zone in presentation form */
     const char *server;              /* "dns://:53" as in metrics labels */
     int written;                     /* a reply went out */
+    int noreply;                     /* req_drop(): none will */
     const char *writer;              /* plugin that wrote it, "" for the server */
     size_t resp_size;                /* octets sent (every message) */
     unsigned nsent;                  /* messages sent: 1, or more for a
@@ -87,6 +102,11 @@ typedef struct dns_req {
      * client's query, the parent's + 1, set by the plugin that starts it,
      * so that queries leading back into the same plugin stop somewhere. */
     unsigned depth;
+    /* Metadata (req_meta_set/req_meta_get): labelled values the providers
+     * of a block with the metadata plugin registered before the chain ran. */
+    int meta_on;                     /* req_meta_enable() */
+    unsigned nmeta;
+    req_meta meta[REQ_MAX_META];
     void *transport;                 /* private to the server */
 } dns_req;
 
@@ -105,6 +125,11 @@ int req_write(dns_req *r, const struct handler *writer);
  * any other transport, before req_write(), after the request finished, or
  * when the client has gone (the handler should stop); else 0. */
 int req_write_more(dns_req *r);
+/* Send no reply at all (the acl plugin's drop): serve() returns what this
+ * returns (NOERROR). Nothing goes out; the done hooks still run, with
+ * r->written 0 and rcode NOERROR, as CoreDNS reports a query that a plugin
+ * swallowed. */
+int req_drop(dns_req *r);
 /* Finish a request that a handler took with REQ_ASYNC. */
 void req_finish(dns_req *r, int rcode);
 /* Record an error for the errors plugin (printf-style). */
@@ -112,13 +137,42 @@ void req_error(dns_req *r, const char *plugin, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int req_on_write(dns_req *r, req_write_hook fn, void *data);
 int req_on_done(dns_req *r, req_done_hook fn, void *data);
+
+/* Metadata, CoreDNS's plugin/metadata: a per-request store of labelled
+ * values ("kubernetes/namespace" → "testns"). The metadata plugin, first in
+ * the chain, asks every provider of its block (plugin_def.metadata) to
+ * register theirs; any plugin reads them later on the same thread (the log
+ * plugin's {/LABEL} from its done hook). A value is a callback evaluated
+ * when read, so registering costs nothing; key and data must outlive the
+ * request (plugin instance memory). Setting a key again replaces its value.
+ * The store is off until the metadata plugin turns it on for the request
+ * (req_meta_enable), as CoreDNS has no metadata without that plugin:
+ * req_meta_set returns 0, or -1 when the store is off or REQ_MAX_META
+ * values are set. */
+void req_meta_enable(dns_req *r);
+int req_meta_set(dns_req *r, const char *key, req_meta_fn fn, const void *data);
+/* The value of label for this request (written into buf), or NULL when no
+ * provider set it or its callback has none. */
+const char *req_meta_get(const dns_req *r, const char *label, char *buf, size_t cap);
 struct event_base *req_event_base(const dns_req *r);
 /* Family of the client: 1 IPv4, 2 IPv6 (as in metrics). */
 int req_family(const dns_req *r);
 /* Client address and port as text. */
 void req_peer_str(const dns_req *r, char *addr, size_t alen, int *port);
+/* 1 when the request's instance has debug logging on (instance_set_debug):
+ * a plugin's log_debug() lines are written only then. */
+int req_debug(const dns_req *r);
 /* Largest reply the client accepts over this transport. */
 size_t req_max_size(const dns_req *r);
+/* Change the query as the handlers after this one see it, in its parsed
+ * form (r->q) and in the octets a forwarding plugin sends on (r->raw)
+ * together, as a CoreDNS plugin changing the *dns.Msg it passes on:
+ * the EDNS UDP size of a query with an OPT record (the bufsize plugin);
+ * nothing for a query without one. */
+void req_set_query_udp_size(dns_req *r, uint16_t size);
+/* The same for the header flags (F_* bits; the opcode and rcode are kept):
+ * the header plugin's query rules. */
+void req_set_query_flags(dns_req *r, uint16_t flags);
 /* CoreDNS's ClientWrite: 1 when a handler returning this rcode is expected
  * to have written the reply itself; 0 for SERVFAIL, REFUSED, FORMERR and
  * NOTIMP, which the server answers with a bare reply. */

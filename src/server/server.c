@@ -12,7 +12,9 @@
  *      once-only plugin stop the load with "file:line: message near 'tok'";
  *   4. link the handlers that serve DNS into the block's chain;
  *   5. group the zones by listen address and port (listen_group), with the
- *      TCP timeouts of the blocks listening there merged.
+ *      TCP timeouts of the blocks listening there merged; a group lets every
+ *      query class through when one of its blocks has a plugin flagged
+ *      PLUGIN_ANY_CLASS, else only IN.
  * instance_start() starts plugins, binds the sockets, starts the workers and
  * the HTTP thread. A reload does it in two steps: instance_prepare() starts
  * the plugins beside the running instance (which they may take state over
@@ -357,6 +359,9 @@ static int group_add(listen_group *g, zone_key *k, server_block *b)
     for (size_t i = 0; i < g->nzones; i++)
         if (dname_equal(g->zones[i].wire, k->wire))
             return 1;
+    for (size_t i = 0; i < b->nhandlers; i++)
+        if (b->handlers[i].def->flags & PLUGIN_ANY_CLASS)
+            g->any_class = 1;
     listen_zone *z = realloc(g->zones, (g->nzones + 1) * sizeof *z);
     if (!z)
         return -1;
@@ -508,6 +513,16 @@ instance *instance_load(const server_env *env, const char *path, char *err, size
 fail:
     instance_free(ins);
     return NULL;
+}
+
+void instance_set_debug(instance *ins)
+{
+    ins->debug = 1;
+}
+
+int instance_debug(const instance *ins)
+{
+    return ins && ins->debug;
 }
 
 int instance_prepare(instance *ins, instance *prev, char *err, size_t errlen)

@@ -160,6 +160,14 @@ void *instance_value(const instance *ins, const char *key);
 int block_set_value(server_block *b, const char *key, void *val, void (*free_fn)(void *));
 void *block_value(const server_block *b, const char *key);
 
+/* Debug logging for the whole instance (the debug plugin sets it from
+ * setup; read by workers once serving): the server logs, at DEBUG, a hex
+ * dump of every packet it cannot parse (answered FORMERR or dropped), and
+ * plugins log their DEBUG lines (req_debug()). Off by default, as CoreDNS's
+ * debug log switch. */
+void instance_set_debug(instance *ins);
+int instance_debug(const instance *ins);
+
 /* Requests that never reach a chain (no zone matches, refused class,
  * FORMERR): observers see each of them once it is answered, on the worker
  * thread that answered it (the prometheus plugin counts them under zone

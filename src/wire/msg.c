@@ -30,6 +30,10 @@
  * of every name is kept exactly), and names that may not be compressed are
  * still remembered as targets for later names.
  *
+ * EDNS. The OPT record lives in m->edns, not among the records: version,
+ * DO, UDP size, the client subnet (parsed), and every other option kept as
+ * wire octets (edns_opt_find/add/remove), written after ECS.
+ *
  * Truncation (msg_encode). Exactly miekg/dns Msg.Truncate: limit max (at
  * least 512), minus the OPT record's length when EDNS is present; header and
  * question first; then answer, authority, additional records in order until
@@ -700,6 +704,8 @@ static int parse_opt(dns_msg *m, const uint8_t *owner, uint16_t cls, uint32_t tt
             return -1;
         if (code == EDNS_OPT_ECS && parse_ecs(&m->edns, rd + off, olen) < 0)
             return -1;
+        if (code != EDNS_OPT_ECS)
+            edns_opt_add(&m->edns, code, rd + off, olen);   /* kept while it fits */
         off += olen;
     }
     return 0;
@@ -765,6 +771,76 @@ int msg_parse(dns_msg *m, const uint8_t *w, size_t len, int *hdr_ok)
         return RC_FORMERR;          /* trailing garbage */
     m->rcode |= (uint16_t)(m->edns.ext_rcode << 4);
     return 0;
+}
+
+/* ---- EDNS options ------------------------------------------------------ */
+
+const uint8_t *edns_opt_find(const dns_edns *e, uint16_t code, uint16_t *len)
+{
+    for (size_t off = 0; off + 4 <= e->opts_len;) {
+        uint16_t c = get16(e->opts + off), l = get16(e->opts + off + 2);
+        if (c == code) {
+            *len = l;
+            return e->opts + off + 4;
+        }
+        off += 4 + (size_t)l;
+    }
+    return NULL;
+}
+
+int edns_opt_add(dns_edns *e, uint16_t code, const void *data, uint16_t len)
+{
+    if (code == EDNS_OPT_ECS || (size_t)e->opts_len + 4 + len > EDNS_OPTS_MAX)
+        return -1;
+    put16b(e->opts + e->opts_len, code);
+    put16b(e->opts + e->opts_len + 2, len);
+    if (len)
+        memcpy(e->opts + e->opts_len + 4, data, len);
+    e->opts_len = (uint16_t)(e->opts_len + 4 + len);
+    return 0;
+}
+
+void edns_opt_remove(dns_edns *e, uint16_t code)
+{
+    size_t in = 0, out = 0;
+    while (in + 4 <= e->opts_len) {
+        size_t n = 4 + (size_t)get16(e->opts + in + 2);
+        if (get16(e->opts + in) != code) {
+            memmove(e->opts + out, e->opts + in, n);
+            out += n;
+        }
+        in += n;
+    }
+    e->opts_len = (uint16_t)out;
+}
+
+/* ---- changing a received message in place ------------------------------ */
+
+int msg_wire_set_udp_size(uint8_t *w, size_t len, uint16_t size)
+{
+    if (len < 12)
+        return -1;
+    unsigned qd = get16(w + 4), nrr = (unsigned)get16(w + 6) + get16(w + 8) + get16(w + 10);
+    size_t off = 12;
+    uint8_t name[DNAME_MAX];
+    for (unsigned i = 0; i < qd; i++) {
+        if (read_name(w, len, &off, name) < 0 || off + 4 > len)
+            return -1;
+        off += 4;
+    }
+    for (unsigned i = 0; i < nrr; i++) {
+        if (read_name(w, len, &off, name) < 0 || off + 10 > len)
+            return -1;
+        size_t next = off + 10 + get16(w + off + 8);
+        if (next > len)
+            return -1;
+        if (get16(w + off) == T_OPT) {
+            put16b(w + off + 2, size);
+            return 0;
+        }
+        off = next;
+    }
+    return -1;
 }
 
 /* ---- encoding ---------------------------------------------------------- */
@@ -896,7 +972,7 @@ static size_t opt_len(const dns_msg *m)
 {
     if (!m->edns.present)
         return 0;
-    return 11 + (m->edns.has_ecs ? 8 + ecs_addr_len(&m->edns) : 0);
+    return 11 + (m->edns.has_ecs ? 8 + ecs_addr_len(&m->edns) : 0) + m->edns.opts_len;
 }
 
 static int put_opt(enc *e, const dns_msg *m)
@@ -911,7 +987,7 @@ static int put_opt(enc *e, const dns_msg *m)
     put16b(opt + 3, x->udp_size);
     put32b(opt + 5, (uint32_t)(m->rcode >> 4 & 0xff) << 24 | (uint32_t)x->version << 16 |
                         (x->do_bit ? 0x8000u : 0));
-    put16b(opt + 9, (uint16_t)(x->has_ecs ? 8 + alen : 0));
+    put16b(opt + 9, (uint16_t)((x->has_ecs ? 8 + alen : 0) + x->opts_len));
     size_t n = 11;
     if (x->has_ecs) {
         put16b(opt + 11, EDNS_OPT_ECS);
@@ -924,7 +1000,9 @@ static int put_opt(enc *e, const dns_msg *m)
             opt[19 + alen - 1] &= (uint8_t)(0xff << (8 - x->ecs.source_prefix % 8));
         n = 19 + alen;
     }
-    return put_bytes(e, opt, n);
+    if (put_bytes(e, opt, n) < 0)
+        return -1;
+    return put_bytes(e, x->opts, x->opts_len);
 }
 
 static void put_header(uint8_t *buf, const dns_msg *m, const unsigned *counts)

@@ -56,7 +56,10 @@ enum {
 };
 enum { C_IN = 1, C_CH = 3, C_ANY = 255 };
 
+#define EDNS_OPT_NSID 3
 #define EDNS_OPT_ECS 8
+#define EDNS_OPT_EDE 15
+#define EDNS_OPTS_MAX 512
 
 /* One resource record; owner and rdata point into the message arena and stay
  * valid until the message is reset or another record is added. */
@@ -83,7 +86,23 @@ typedef struct dns_edns {
     uint8_t ext_rcode;      /* upper 8 bits of the rcode as carried */
     int has_ecs;
     dns_ecs ecs;
+    /* Reply only: send this OPT record, as the plugin set it, even to a
+     * query that had none (CoreDNS keeps an OPT record a plugin put on its
+     * reply; the server otherwise echoes EDNS only to EDNS queries). */
+    int keep;
+    /* Every other option, in wire form (code, length, data) back to back:
+     * as received (options past EDNS_OPTS_MAX octets are left out), or as
+     * plugins add them to a reply (edns_opt_add). Written after ECS. */
+    uint16_t opts_len;
+    uint8_t opts[EDNS_OPTS_MAX];
 } dns_edns;
+
+/* The data of the first option `code` (not ECS) and its length, or NULL. */
+const uint8_t *edns_opt_find(const dns_edns *e, uint16_t code, uint16_t *len);
+/* Append an option (not ECS). 0, or -1 when it does not fit. */
+int edns_opt_add(dns_edns *e, uint16_t code, const void *data, uint16_t len);
+/* Remove every option `code`. */
+void edns_opt_remove(dns_edns *e, uint16_t code);
 
 struct msg_rec;             /* private: storage of one record */
 
@@ -134,6 +153,11 @@ typedef struct dns_query {
  * ARCOUNT 1 with EDNS), the question, the OPT record. Returns its length,
  * or -1 when it does not fit (or the name is longer than DNAME_MAX). */
 int msg_query(const dns_query *q, uint8_t *buf, size_t cap);
+
+/* Set the EDNS UDP payload size of the OPT record of a well-formed wire
+ * message in place (a query the server received and parsed). Returns 0, or
+ * -1 when the message has no OPT record or cannot be walked. */
+int msg_wire_set_udp_size(uint8_t *wire, size_t len, uint16_t size);
 
 /* Start a reply to q: id, opcode, RD and CD copied, QR set, question copied,
  * no records. EDNS is echoed by the server, not here. */

@@ -47,6 +47,7 @@ CASES = {
     "truncated-question": header() + name("whoami.example.")[:5],
     "long-label": header() + b"\x50" + b"a" * 80 + b"\0" + struct.pack("!HH", 1, 1),
     "response": header(flags=0x8100) + question(),
+    "big-garbage": header() + question() + b"x" * 1100,
     "bad-opt": header(ar=1) + question() + b"\0" + struct.pack("!HHIH", 41, 4096, 0, 4) + b"\0\x08\0\x10",
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # server.sh — the DNS server core against real clients: UDP, TCP, pipelined
-# TCP, EDNS echo and BADVERS, truncation and TCP retry, malformed packets,
+# TCP, EDNS echo (with the query's NSID/EXPIRE/COOKIE options) and BADVERS, truncation and TCP retry, malformed packets,
 # opcode/class/zone rules and the bare SERVFAIL when no plugin answers.
 . "$top_srcdir/tests/integration/lib.sh"
 RAW="/usr/bin/python3 $top_srcdir/tests/integration/rawdns.py"
@@ -58,6 +58,13 @@ q +edns=1 +noednsnegotiation one.example A
 check "EDNS version 1 gets BADVERS" rcode_is BADVERS
 q +ednsopt=65001:abcd one.example A
 check "unknown EDNS option ignored" rcode_is NOERROR
+check "... and not echoed" bash -c '! grep -q "^; OPT=65001" <<<"$0"' "$OUT"
+q +cookie=0102030405060708 +nsid +ednsopt=9 one.example A
+check "the client's COOKIE echoed (as CoreDNS)" grep -q '^; COOKIE: 0102030405060708 (echoed)$' <<<"$OUT"
+check "NSID echoed empty" grep -q '^; NSID:$' <<<"$OUT"
+check "EXPIRE echoed" grep -q '^; EXPIRE:' <<<"$OUT"
+q +cookie=0102030405060708 +edns=1 +noednsnegotiation one.example A
+check "BADVERS echoes no option" bash -c 'grep -q "status: BADVERS" <<<"$0" && ! grep -q COOKIE <<<"$0"' "$OUT"
 
 # truncation: 60 A records do not fit in 512 octets
 q +noedns +ignore many.example A
@@ -72,8 +79,10 @@ check "no TC when it fits" bash -c '! grep -q "flags: qr aa tc" <<<"$0"' "$OUT"
 # server-level rcodes
 q +opcode=status one.example A
 check "opcode STATUS gets NOTIMP" rcode_is NOTIMP
-q -c CH version.bind TXT
-check "class CH gets REFUSED" rcode_is REFUSED
+q -c CH -t TXT version.bind
+check "class CH gets REFUSED (no chaos or forward here)" rcode_is REFUSED
+q -c ANY -t A one.example
+check "class ANY gets REFUSED" rcode_is REFUSED
 q other.org A
 check "name outside every zone gets REFUSED" rcode_is REFUSED
 q nothing.empty A

@@ -1102,6 +1102,101 @@ static void query_packets(void **state)
     assert_int_equal(b[3], 0x00);
 }
 
+/* msg_wire_set_udp_size: the OPT record found past the question and
+ * records with compressed owners; nothing changed without one. */
+static void wire_udp_size(void **state)
+{
+    (void)state;
+    uint8_t q[] = { 0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 2,
+                    1, 'x', 0, 0, 1, 0, 1,
+                    0xc0, 12, 0, 16, 0, 1, 0, 0, 0, 5, 0, 2, 1, 'a',      /* TXT, owner ptr */
+                    0, 0, 41, 0x10, 0x00, 0, 0, 0x80, 0, 0, 0 };
+    assert_int_equal(msg_wire_set_udp_size(q, sizeof q, 1232), 0);
+    assert_int_equal(q[sizeof q - 8], 0x04);
+    assert_int_equal(q[sizeof q - 7], 0xd0);
+    dns_msg m;
+    msg_init(&m);
+    int hdr_ok;
+    assert_int_equal(msg_parse(&m, q, sizeof q, &hdr_ok), 0);
+    assert_int_equal(m.edns.udp_size, 1232);
+    assert_true(m.edns.do_bit);
+    msg_free(&m);
+    uint8_t plain[] = { 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 'x', 0, 0, 1, 0, 1 };
+    uint8_t copy[sizeof plain];
+    memcpy(copy, plain, sizeof plain);
+    assert_int_equal(msg_wire_set_udp_size(copy, sizeof copy, 512), -1);
+    assert_memory_equal(copy, plain, sizeof plain);
+    assert_int_equal(msg_wire_set_udp_size(q, 20, 512), -1);     /* cut short */
+}
+
+/* EDNS options other than ECS: kept from the wire, found, added to a
+ * reply and written after ECS; removed; too many octets left out. */
+static void edns_options(void **state)
+{
+    (void)state;
+    const uint8_t q[] = { 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 'x', 0, 0, 1, 0, 1,
+                          0, 0, 41, 0x10, 0x00, 0, 0, 0, 0, 0, 23,
+                          0, 3, 0, 0,                                   /* NSID, empty */
+                          0, 8, 0, 7, 0, 1, 24, 0, 10, 1, 2,            /* ECS 10.1.2/24 */
+                          0, 10, 0, 4, 'c', 'o', 'o', 'k' };            /* COOKIE */
+    dns_msg m;
+    msg_init(&m);
+    int hdr_ok;
+    assert_int_equal(msg_parse(&m, q, sizeof q, &hdr_ok), 0);
+    assert_true(m.edns.has_ecs);
+    uint16_t len = 99;
+    assert_non_null(edns_opt_find(&m.edns, EDNS_OPT_NSID, &len));
+    assert_int_equal(len, 0);
+    const uint8_t *c = edns_opt_find(&m.edns, 10, &len);
+    assert_non_null(c);
+    assert_int_equal(len, 4);
+    assert_memory_equal(c, "cook", 4);
+    assert_null(edns_opt_find(&m.edns, EDNS_OPT_ECS, &len));
+    assert_null(edns_opt_find(&m.edns, EDNS_OPT_EDE, &len));
+
+    /* a reply: ECS echoed, then NSID and EDE as added */
+    dns_msg r;
+    msg_init(&r);
+    msg_reply_to(&r, &m);
+    assert_int_equal(r.edns.opts_len, 0);
+    r.edns.present = 1;
+    r.edns.udp_size = 1232;
+    r.edns.has_ecs = 1;
+    r.edns.ecs = m.edns.ecs;
+    assert_int_equal(edns_opt_add(&r.edns, EDNS_OPT_NSID, "ns1", 3), 0);
+    const uint8_t ede[] = { 0, 15 };
+    assert_int_equal(edns_opt_add(&r.edns, EDNS_OPT_EDE, ede, 2), 0);
+    assert_int_equal(edns_opt_add(&r.edns, EDNS_OPT_ECS, ede, 2), -1);
+    uint8_t out[512];
+    int n = msg_encode(&r, out, sizeof out, 512, 0);
+    const uint8_t want[] = { 0, 0, 41, 0x04, 0xd0, 0, 0, 0, 0, 0, 24,
+                             0, 8, 0, 7, 0, 1, 24, 0, 10, 1, 2,
+                             0, 3, 0, 3, 'n', 's', '1',
+                             0, 15, 0, 2, 0, 15 };
+    assert_int_equal(n, 19 + (int)sizeof want);
+    assert_memory_equal(out + 19, want, sizeof want);
+    dns_msg back;
+    msg_init(&back);
+    assert_int_equal(msg_parse(&back, out, (size_t)n, &hdr_ok), 0);
+    c = edns_opt_find(&back.edns, EDNS_OPT_NSID, &len);
+    assert_non_null(c);
+    assert_memory_equal(c, "ns1", 3);
+
+    edns_opt_remove(&r.edns, EDNS_OPT_NSID);
+    assert_null(edns_opt_find(&r.edns, EDNS_OPT_NSID, &len));
+    assert_non_null(edns_opt_find(&r.edns, EDNS_OPT_EDE, &len));
+    assert_int_equal(r.edns.opts_len, 6);
+
+    /* options past EDNS_OPTS_MAX octets are left out, the rest is kept */
+    uint8_t big[4 + EDNS_OPTS_MAX] = { 0 };
+    assert_int_equal(edns_opt_add(&r.edns, 65001, big, EDNS_OPTS_MAX - 10), 0);
+    assert_int_equal(edns_opt_add(&r.edns, 65002, big, 1), -1);
+    assert_int_equal(r.edns.opts_len, EDNS_OPTS_MAX);
+    msg_free(&m);
+    msg_free(&r);
+    msg_free(&back);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1129,6 +1224,8 @@ int main(void)
         cmocka_unit_test(names),
         cmocka_unit_test(to_str),
         cmocka_unit_test(query_packets),
+        cmocka_unit_test(wire_udp_size),
+        cmocka_unit_test(edns_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

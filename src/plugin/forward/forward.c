@@ -712,6 +712,7 @@ static void forward_destroy(void *inst)
 
 const plugin_def plugin_forward = {
     .name = "forward",
+    .flags = PLUGIN_ANY_CLASS,      /* CoreDNS lets every class through to forward */
     .setup = forward_setup,
     .start = forward_start,
     .stop = forward_stop,

@@ -304,4 +304,5 @@ const plugin_def plugin_kubernetes = {
     .destroy = kube_destroy,
     .serve = kube_serve,
     .ready = kube_ready,
+    .metadata = kube_metadata,
 };

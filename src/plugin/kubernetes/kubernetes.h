@@ -26,6 +26,7 @@
  *                 (AXFR/IXFR, src/server/transfer.h)
  *   autopath.c    client search paths for the autopath plugin
  *                 (`autopath @kubernetes`, src/server/autopath.h)
+ *   metadata.c    kubernetes/... metadata for the metadata plugin
  *
  * Everything below is private to src/plugin/kubernetes/ and its unit tests.
  */
@@ -281,6 +282,8 @@ int krr_push(krrvec *v, const krr *rr);
 void krr_free(krrvec *v);
 
 int kube_serve(const handler *h, dns_req *r);
+/* metadata.c: the plugin_def.metadata provider. */
+void kube_metadata(const handler *h, dns_req *r);
 /* ptr.c: PTR for a lower-cased name (reverse or not). */
 int kube_ptr(kq *q, const uint8_t *name, krrvec *out);
 /* SOA of the matched zone (owner = the zone as queried) into a section. */

@@ -12,7 +12,8 @@ src_plugin_libplugins_a_SOURCES += \
 	src/plugin/kubernetes/chase.c \
 	src/plugin/kubernetes/xfr.c \
 	src/plugin/kubernetes/autopath.c \
-	src/plugin/kubernetes/context.c
+	src/plugin/kubernetes/context.c \
+	src/plugin/kubernetes/metadata.c
 EXTRA_DIST += src/plugin/kubernetes/README.md
 
 check_PROGRAMS += tests/unit/test_kubernetes

@@ -15,6 +15,7 @@
  * writing), classifies the reply, renders the format (replacer.c) and writes
  * "[INFO] <line>" with one write(2).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -139,12 +140,38 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The reply's type: OTHERERROR when nothing was written (CoreDNS types a
+ * missing reply so). */
+static int reply_type(const dns_req *r)
+{
+    return r->written ? log_typify(&r->resp, time(NULL)) : LOG_TYPE_OTHERERROR;
+}
+
+/* {/log/type} and {/log/class}: the metadata the log plugin provides. */
+static const char *meta_type(const dns_req *r, const char *key, const void *data, char *buf,
+                             size_t cap)
+{
+    (void)key, (void)data;
+    snprintf(buf, cap, "%s", log_type_name(reply_type(r)));
+    return buf;
+}
+
+static const char *meta_class(const dns_req *r, const char *key, const void *data, char *buf,
+                              size_t cap)
+{
+    (void)key, (void)data;
+    snprintf(buf, cap, "%s", log_class_name(log_class_of(reply_type(r))));
+    return buf;
+}
+
 static void log_done(dns_req *r, int rcode, void *data)
 {
     const log_rule *rule = data;
     (void)rcode;
+    req_meta_set(r, "log/type", meta_type, NULL);      /* only with metadata on */
+    req_meta_set(r, "log/class", meta_class, NULL);
     if (!(rule->classes & (1u << LOG_CLASS_ALL))) {
-        int c = r->written ? log_classify(&r->resp, time(NULL)) : LOG_CLASS_ERROR;
+        int c = log_class_of(reply_type(r));
         if (!(rule->classes & (1u << c)))
             return;
     }

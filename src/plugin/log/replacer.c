@@ -314,6 +314,15 @@ static void put_label(sbuf *b, int label, const dns_req *r, uint64_t now_ns)
     }
 }
 
+/* {/LABEL}: the request's metadata value (the metadata plugin collects
+ * them), or CoreDNS's EmptyValue "-" when there is none. */
+static void put_meta(sbuf *b, const char *label, const dns_req *r)
+{
+    char buf[1024];
+    const char *v = req_meta_get(r, label, buf, sizeof buf);
+    puts_(b, v ? v : "-");
+}
+
 size_t logfmt_render(const log_format *f, const dns_req *r, uint64_t now_ns, char *out, size_t cap)
 {
     sbuf b = { out, 0, cap };
@@ -324,7 +333,7 @@ size_t logfmt_render(const log_format *f, const dns_req *r, uint64_t now_ns, cha
         if (nd->type == N_LITERAL)
             put(&b, nd->text, nd->len);
         else if (nd->type == N_META)
-            puts_(&b, "-");          /* no metadata plugin: CoreDNS's EmptyValue */
+            put_meta(&b, nd->text, r);
         else
             put_label(&b, nd->label, r, now_ns);
     }
@@ -386,28 +395,64 @@ static int has_expired_sig(const dns_msg *m, time_t now)
     return 0;
 }
 
-int log_classify(const dns_msg *m, time_t now)
+int log_typify(const dns_msg *m, time_t now)
 {
     unsigned op = msg_opcode(m);
-    if (op == 5 || op == 4)                 /* UPDATE, NOTIFY: not success/denial */
-        return LOG_CLASS_ERROR;
-    if (m->has_question && (m->qtype == T_AXFR || m->qtype == T_IXFR))
-        return LOG_CLASS_ERROR;
+    if (op == 5)
+        return LOG_TYPE_UPDATE;
+    if (op == 4 || (m->has_question && (m->qtype == T_AXFR || m->qtype == T_IXFR)))
+        return LOG_TYPE_META;               /* NOTIFY, transfers */
     if (m->edns.present && m->edns.do_bit && has_expired_sig(m, now))
-        return LOG_CLASS_ERROR;
+        return LOG_TYPE_OTHERERROR;
     unsigned an = msg_count(m, SEC_ANSWER);
     if (an > 0 && m->rcode == RC_NOERROR)
-        return LOG_CLASS_SUCCESS;
+        return LOG_TYPE_NOERROR;
     if (an > 0 && m->rcode == RC_NXDOMAIN)
-        return LOG_CLASS_ERROR;
-    int soa = 0;
-    for (unsigned i = 0; i < msg_count(m, SEC_AUTHORITY); i++)
-        soa |= msg_rr(m, SEC_AUTHORITY, i).type == T_SOA;
+        return LOG_TYPE_OTHERERROR;
+    int soa = 0, ns = 0;
+    for (unsigned i = 0; i < msg_count(m, SEC_AUTHORITY); i++) {
+        uint16_t t = msg_rr(m, SEC_AUTHORITY, i).type;
+        soa |= t == T_SOA;
+        ns += t == T_NS;
+    }
     if (soa && m->rcode == RC_NOERROR)
-        return LOG_CLASS_DENIAL;            /* NODATA */
+        return LOG_TYPE_NODATA;
     if (m->rcode == RC_NXDOMAIN)
-        return LOG_CLASS_DENIAL;
-    if (m->rcode == RC_NOERROR)
-        return LOG_CLASS_SUCCESS;           /* plain NOERROR or a delegation */
-    return LOG_CLASS_ERROR;
+        return LOG_TYPE_NXDOMAIN;
+    if (m->rcode == RC_SERVFAIL || m->rcode == RC_NOTIMP)
+        return LOG_TYPE_SERVERERROR;
+    if (ns > 0 && m->rcode == RC_NOERROR)
+        return LOG_TYPE_DELEGATION;
+    return m->rcode == RC_NOERROR ? LOG_TYPE_NOERROR : LOG_TYPE_OTHERERROR;
+}
+
+const char *log_type_name(int type)
+{
+    static const char *const names[] = {
+        [LOG_TYPE_NOERROR] = "NOERROR", [LOG_TYPE_NXDOMAIN] = "NXDOMAIN",
+        [LOG_TYPE_SERVERERROR] = "SERVERERROR", [LOG_TYPE_NODATA] = "NODATA",
+        [LOG_TYPE_DELEGATION] = "DELEGATION", [LOG_TYPE_META] = "META",
+        [LOG_TYPE_UPDATE] = "UPDATE", [LOG_TYPE_OTHERERROR] = "OTHERERROR",
+    };
+    return type >= 0 && type <= LOG_TYPE_OTHERERROR ? names[type] : "";
+}
+
+int log_class_of(int type)
+{
+    switch (type) {
+    case LOG_TYPE_NOERROR: case LOG_TYPE_DELEGATION: return LOG_CLASS_SUCCESS;
+    case LOG_TYPE_NXDOMAIN: case LOG_TYPE_NODATA: return LOG_CLASS_DENIAL;
+    default: return LOG_CLASS_ERROR;
+    }
+}
+
+const char *log_class_name(int cls)
+{
+    static const char *const names[] = { "all", "success", "denial", "error" };
+    return cls >= 0 && cls <= LOG_CLASS_ERROR ? names[cls] : "";
+}
+
+int log_classify(const dns_msg *m, time_t now)
+{
+    return log_class_of(log_typify(m, now));
 }

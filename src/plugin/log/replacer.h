@@ -8,8 +8,9 @@
  * {duration} {>rflags}) or a metadata label ({/NAME}). Scanning follows
  * CoreDNS: find the next '}', take the last '{' before it; an unknown
  * placeholder is kept as literal text together with what precedes it.
- * Metadata labels always render as "-": topodns has no metadata plugin,
- * which is what CoreDNS prints when metadata is not enabled.
+ * A metadata label renders as the request's value (req_meta_get: the
+ * metadata plugin collected it from a provider such as kubernetes), or "-"
+ * when there is none, as CoreDNS prints when metadata is not enabled.
  *
  * Rendering reads only the finished request (query, reply, addresses,
  * timings), so it runs from a req_on_done hook on the worker thread without
@@ -45,10 +46,21 @@ size_t logfmt_nodes(const log_format *f);
 enum { LOG_CLASS_ALL = 0, LOG_CLASS_SUCCESS = 1, LOG_CLASS_DENIAL = 2, LOG_CLASS_ERROR = 3 };
 /* "all", "success", "denial", "error" → class; -1 otherwise. */
 int log_class_from_str(const char *s);
-/* Class of a reply as CoreDNS's Typify + Classify decide it: success for a
- * positive answer or delegation, denial for NXDOMAIN and NODATA, error for
- * everything else (SERVFAIL, REFUSED, NOTIMP, transfers, expired
- * signatures with DO...). now is the wall clock, for RRSIG validity. */
+/* Response types (plugin/pkg/response/typify.go). */
+enum { LOG_TYPE_NOERROR, LOG_TYPE_NXDOMAIN, LOG_TYPE_SERVERERROR, LOG_TYPE_NODATA,
+       LOG_TYPE_DELEGATION, LOG_TYPE_META, LOG_TYPE_UPDATE, LOG_TYPE_OTHERERROR };
+/* Type of a reply as CoreDNS's Typify decides it; now is the wall clock,
+ * for RRSIG validity. */
+int log_typify(const dns_msg *resp, time_t now);
+/* "NOERROR", "NXDOMAIN", "SERVERERROR", "NODATA", "DELEGATION", "META",
+ * "UPDATE", "OTHERERROR" (the {/log/type} metadata). */
+const char *log_type_name(int type);
+/* Classify: success for a positive answer or delegation, denial for
+ * NXDOMAIN and NODATA, error for everything else. */
+int log_class_of(int type);
+/* "all", "success", "denial", "error" (the {/log/class} metadata). */
+const char *log_class_name(int cls);
+/* log_class_of(log_typify(resp, now)). */
 int log_classify(const dns_msg *resp, time_t now);
 
 /* The uncompressed size of a reply as CoreDNS's recorder counts it: header,

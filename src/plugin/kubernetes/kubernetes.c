@@ -183,23 +183,33 @@ static double parse_rfc3339(const char *s)
     return (double)timegm(&tm) - (double)off + frac;
 }
 
-/* 1 when the Service a slice belongs to (kubernetes.io/service-name) is in
- * the store and headless. Runs on the API thread, the store's writer. */
-static int slice_of_headless(store *st, const cJSON *slice)
+/* The service_kind a slice is recorded under: its Service, looked up by
+ * kubernetes.io/service-name, decides — "cluster_ip" for a ClusterIP (or
+ * NodePort, LoadBalancer) Service, "headless_with_selector" for a headless
+ * one with a selector; NULL (not recorded) for a headless Service without
+ * a selector (its slices are not the endpoint controller's), an
+ * ExternalName, or a Service not in the store. API thread, the store's
+ * writer. */
+static const char *slice_service_kind(store *st, const cJSON *slice)
 {
     const char *svc = decode_obj_label(slice, "kubernetes.io/service-name");
     if (!st || !svc)
-        return 0;
+        return NULL;
+    const char *kind = NULL;
     store_read_begin();
     const st_service *s = store_service(st, decode_obj_ns(slice), svc);
-    int headless = s && s->kind == SVC_HEADLESS;
+    if (s && s->kind == SVC_CLUSTERIP)
+        kind = "cluster_ip";
+    else if (s && s->kind == SVC_HEADLESS && s->has_selector)
+        kind = "headless_with_selector";
     store_read_end();
-    return headless;
+    return kind;
 }
 
 void kube_programming_observe(metric_family *m, store *st, const cJSON *slice)
 {
-    if (!slice_of_headless(st, slice))
+    const char *kind = slice_service_kind(st, slice);
+    if (!kind)
         return;
     const cJSON *ann = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(slice, "metadata"), "annotations");
@@ -216,8 +226,8 @@ void kube_programming_observe(metric_family *m, store *st, const cJSON *slice)
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     double d = (double)now.tv_sec + now.tv_nsec / 1e9 - at;
-    static const char *const kind[] = { "headless_with_selector" };
-    metrics_observe(m, kind, d < 0 ? 0 : d);
+    const char *const v[] = { kind };
+    metrics_observe(m, v, d < 0 ? 0 : d);
 }
 
 void kube_record_programming(kube *k, const cJSON *slice)

@@ -350,7 +350,6 @@ int main(int argc, char **argv)
     process p = { .env = { .plugins = topodns_plugins, .dns_port = 53 } };
     if (parse_args(&p, argc, argv) < 0)
         return 2;
-    log_quiet = p.quiet;
     if (env_limit("TOPODNS_TCP_MAX_CONNS", &p.env.tcp_max_conns) < 0 ||
         env_limit("TOPODNS_TCP_MAX_CONNS_PER_SOURCE", &p.env.tcp_max_per_source) < 0)
         return 1;

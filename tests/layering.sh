@@ -38,5 +38,25 @@ check "docs, sources and tests point at nothing outside the repository" \
     "$(grep -rnE 'shared/spec|\.\./shared/|coredns-behaviour\.md|kube-api-and-performance\.md|design/layering' \
         README.md docs src tests conf bench zones --include='*' 2>/dev/null | grep -v '^tests/layering.sh:')"
 
+# No mutable process-wide state: the built archives define no writable
+# variable outside thread-local storage (.tdata/.tbss). Constant tables
+# holding pointers live in .data.rel.ro and are fine. The one exception is
+# named: cJSON's allocation hooks are process-wide, so jsonarena.c installs
+# them under a pthread_once guard.
+if [ -n "${top_builddir:-}" ] && [ -d "$top_builddir/src" ] && command -v objdump >/dev/null; then
+    out=""
+    while IFS= read -r a; do
+        out+=$(objdump -t "$a" 2>/dev/null | awk -v a="${a#"$top_builddir"/}" '
+            /^[^ ]+\.o:/ { obj = $1; sub(":", "", obj) }
+            NF >= 6 && $(NF-2) ~ /^\.(data|bss)($|\.)/ && $(NF-2) !~ /rel\.ro/ &&
+                $NF != $(NF-2) && !(obj == "jsonarena.o" && $NF ~ /^once\.[0-9]+$/) {
+                print a ": " obj ": " $(NF-2) " " $NF }')$'\n'
+    done < <(find "$top_builddir/src" -name '*.a' | sort)
+    out=$(sed '/^$/d' <<<"$out")
+    check "no mutable process-wide variables in the built archives" "$out"
+else
+    echo "SKIP: no built archives under \$top_builddir/src (or no objdump): mutable-state check not run"
+fi
+
 echo "layering: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -10,7 +10,6 @@
 
 #define LINE_MAX_BYTES 4096
 
-int log_quiet;
 
 /* The escape of control character c into e (at most 4 bytes + NUL); its
  * length. */

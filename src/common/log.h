@@ -20,7 +20,5 @@ void log_msg(const char *level, const char *fmt, ...) __attribute__((format(prin
 void log_block(const char *level, const char *head, const char *body);
 /* Logs at FATAL and exits with status 1. */
 void log_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-/* -quiet: drop INFO lines printed at startup (CoreDNS's banner). */
-extern int log_quiet;
 
 #endif

@@ -13,6 +13,7 @@
 #define TOPODNS_CF_PRIVATE_H
 
 #include <stddef.h>
+#include "corefile/corefile.h"
 
 typedef struct cf_rawtok {
     char *text;
@@ -39,10 +40,18 @@ char *cf_xstrdup(const char *s);
 /* Grow *vec (elements of size elsz) so that it holds at least need elements. */
 void cf_grow(void **vec, size_t *cap, size_t need, size_t elsz);
 
-/* Caps on file imports and on the token count after all imports. Variables
- * (not constants) only so unit tests can lower them. */
-extern unsigned long cf_max_file_imports;
-extern size_t cf_max_tokens;
+/* Caps on file imports and on the token count after all imports (the
+ * latter guards memory). cf_parse_file/cf_parse_string use
+ * cf_default_limits; the _limited variants take others (unit tests lower
+ * them). The caller keeps *lim alive for the call. */
+typedef struct cf_limits {
+    unsigned long max_file_imports;
+    size_t max_tokens;
+} cf_limits;
+extern const cf_limits cf_default_limits;
+cf_file *cf_parse_file_limited(const char *path, const cf_limits *lim, char *err, size_t errlen);
+cf_file *cf_parse_string_limited(const char *name, const char *text, const cf_limits *lim,
+                                 char *err, size_t errlen);
 
 /* How many '\n' a token text holds (a quoted token may span lines). */
 int cf_newlines(const char *s);

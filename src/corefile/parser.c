@@ -50,8 +50,7 @@
 
 #define MAX_SNIPPET_EXPANSIONS 10000
 
-unsigned long cf_max_file_imports = 100000;
-size_t cf_max_tokens = 5000000;     /* after all imports: guards memory */
+const cf_limits cf_default_limits = { .max_file_imports = 100000, .max_tokens = 5000000 };
 
 #define MSG_UNMATCHED "Unexpected '}' because no matching opening brace"
 #define MSG_UNCLOSED "unexpected EOF: unclosed block"
@@ -77,6 +76,7 @@ typedef struct parser {
     unsigned long snip_exp, file_exp;
     cf_file *f;
     size_t filecap;
+    const cf_limits *lim;
     char *err;
     size_t errlen;
 } parser;
@@ -361,8 +361,8 @@ static int import_one(parser *p, const char *path, size_t argi, cf_tokvec *out)
 static int import_files(parser *p, const char *pat, size_t argi, cf_tokvec *out)
 {
     const cf_rawtok *arg = &p->ts.v[argi];
-    if (p->file_exp >= cf_max_file_imports)
-        return perr(p, arg, "maximum file import depth (%lu) exceeded", cf_max_file_imports);
+    if (p->file_exp >= p->lim->max_file_imports)
+        return perr(p, arg, "maximum file import depth (%lu) exceeded", p->lim->max_file_imports);
     p->file_exp++;
     if (glob_too_wide(pat))
         return perr(p, arg, "Glob pattern may only contain one wildcard (*), but has others: %s",
@@ -414,8 +414,8 @@ static int do_import(parser *p, size_t i)
         const snippet *sn = find_snippet(p, pat);
         rc = sn ? import_snippet(p, sn, i + 1, &got) : import_files(p, pat, i + 1, &got);
     }
-    if (rc == 0 && p->ts.n - 2 + got.n > cf_max_tokens)
-        rc = perr(p, &p->ts.v[i + 1], "too many tokens after imports (limit %zu)", cf_max_tokens);
+    if (rc == 0 && p->ts.n - 2 + got.n > p->lim->max_tokens)
+        rc = perr(p, &p->ts.v[i + 1], "too many tokens after imports (limit %zu)", p->lim->max_tokens);
     free(pat);
     if (rc < 0) {
         cf_tokvec_free(&got);
@@ -699,10 +699,11 @@ static void parser_free(parser *p)
     free(p->snips);
 }
 
-static cf_file *parse_text(const char *name, const char *text, size_t len, char *err,
-                           size_t errlen)
+static cf_file *parse_text(const char *name, const char *text, size_t len,
+                           const cf_limits *lim, char *err, size_t errlen)
 {
     parser p = { 0 };
+    p.lim = lim;
     p.err = err;
     p.errlen = errlen;
     p.f = cf_xrealloc(NULL, sizeof *p.f);
@@ -725,16 +726,27 @@ static cf_file *parse_text(const char *name, const char *text, size_t len, char 
     return p.f;
 }
 
-cf_file *cf_parse_string(const char *name, const char *text, char *err, size_t errlen)
+cf_file *cf_parse_string_limited(const char *name, const char *text, const cf_limits *lim,
+                                 char *err, size_t errlen)
 {
     if (!name)
         name = "Corefile";
     if (!text)
         text = "";
-    return parse_text(name, text, strlen(text), err, errlen);
+    return parse_text(name, text, strlen(text), lim, err, errlen);
+}
+
+cf_file *cf_parse_string(const char *name, const char *text, char *err, size_t errlen)
+{
+    return cf_parse_string_limited(name, text, &cf_default_limits, err, errlen);
 }
 
 cf_file *cf_parse_file(const char *path, char *err, size_t errlen)
+{
+    return cf_parse_file_limited(path, &cf_default_limits, err, errlen);
+}
+
+cf_file *cf_parse_file_limited(const char *path, const cf_limits *lim, char *err, size_t errlen)
 {
     size_t n = 0;
     const char *why = NULL;
@@ -744,7 +756,7 @@ cf_file *cf_parse_file(const char *path, char *err, size_t errlen)
             snprintf(err, errlen, "%s: %s", path, why);
         return NULL;
     }
-    cf_file *f = parse_text(path, buf, n, err, errlen);
+    cf_file *f = parse_text(path, buf, n, lim, err, errlen);
     free(buf);
     return f;
 }

@@ -692,17 +692,23 @@ static void test_import_caps(void **state)
     make_dir("t7");
     write_file("t7/e.conf", "");
     write_file("t7/Corefile", "import e.conf\nimport e.conf\nimport e.conf\n");
-    unsigned long saved = cf_max_file_imports;
-    cf_max_file_imports = 2;
-    assert_null(parse_tmp("t7/Corefile"));
-    cf_max_file_imports = saved;
+    cf_limits lim = cf_default_limits;
+    lim.max_file_imports = 2;
+    char path[512];
+    snprintf(path, sizeof path, "%s/t7/Corefile", tmpdir);
+    assert_null(cf_parse_file_limited(path, &lim, errbuf, sizeof errbuf));
     assert_non_null(strstr(errbuf, "/t7/Corefile:3: maximum file import depth (2) exceeded "
                                    "near 'e.conf'"));
-    size_t savedt = cf_max_tokens;
-    cf_max_tokens = 20;
-    parse_fails("(s) {\n a b c d e f\n}\n. {\n import s\n import s\n}\n",
-                "Corefile:6: too many tokens after imports (limit 20) near 's'");
-    cf_max_tokens = savedt;
+    lim.max_file_imports = 3;                /* three imports are within a cap of 3 */
+    cf_file *ok = cf_parse_file_limited(path, &lim, errbuf, sizeof errbuf);
+    assert_non_null(ok);
+    cf_free(ok);
+    lim = cf_default_limits;
+    lim.max_tokens = 20;
+    assert_null(cf_parse_string_limited("Corefile",
+                                        "(s) {\n a b c d e f\n}\n. {\n import s\n import s\n}\n",
+                                        &lim, errbuf, sizeof errbuf));
+    assert_string_equal(errbuf, "Corefile:6: too many tokens after imports (limit 20) near 's'");
 }
 
 /* ---- dispenser --------------------------------------------------------- */

@@ -122,7 +122,15 @@ static int open_socket(const listen_group *g, int type, char *err, size_t errlen
 
 /* ---- UDP -------------------------------------------------------------- */
 
-typedef struct udp_ctx { worker *w; const listen_group *grp; int fd; } udp_ctx;
+/* One (worker, group) pair; local is the UDP socket's own address (the
+ * address it is bound to: for a wildcard bind, the wildcard), the server
+ * address a UDP query reports, as miekg/dns's LocalAddr does. */
+typedef struct udp_ctx {
+    worker *w;
+    const listen_group *grp;
+    int fd;
+    struct sockaddr_storage local;
+} udp_ctx;
 
 static void udp_read(evutil_socket_t fd, short what, void *arg)
 {
@@ -155,6 +163,7 @@ static void udp_read(evutil_socket_t fd, short what, void *arg)
         f->r.proto = PROTO_UDP;
         f->r.raw = f->raw;
         f->r.rawlen = (size_t)n;
+        f->r.local = u->local;
         core_handle_packet(f);
     }
 }
@@ -372,6 +381,9 @@ static int worker_open(worker *w, struct instance *ins, char *err, size_t errlen
             goto fail;
         w->udp_fds[i] = fd;
         ctx[i].fd = fd;
+        socklen_t ll = sizeof ctx[i].local;
+        if (getsockname(fd, (struct sockaddr *)&ctx[i].local, &ll) == 0)
+            unmap(&ctx[i].local);
         w->udp_evs[i] = event_new(w->base, fd, EV_READ | EV_PERSIST, udp_read, &ctx[i]);
         event_add(w->udp_evs[i], NULL);
         int tfd = open_socket(&ins->groups[i], SOCK_STREAM, err, errlen);

@@ -83,6 +83,12 @@ static void req_clear(req_full *f)
     f->finished = 0;
     f->result = 0;
     f->detached = 0;
+    f->nfinish = 0;
+    f->finish_ran = 0;
+    f->held = 0;
+    f->hold_at = 0;
+    f->finish_pending = 0;
+    f->pending_rc = 0;
 }
 
 static void req_destroy(req_full *f)
@@ -180,6 +186,44 @@ int req_on_done(dns_req *r, req_done_hook fn, void *data)
     return 0;
 }
 
+int req_on_finish(dns_req *r, req_done_hook fn, void *data)
+{
+    req_full *f = (req_full *)r;
+    if (f->nfinish >= REQ_MAX_HOOKS)
+        return -1;
+    f->finish_hooks[f->nfinish].fn.d = fn;
+    f->finish_hooks[f->nfinish++].data = data;
+    return 0;
+}
+
+int req_set_query(dns_req *r, const uint8_t *wire, size_t len)
+{
+    req_full *f = (req_full *)r;
+    dns_msg q;
+    int hdr_ok;
+    msg_init(&q);
+    if (len > 65535 || msg_parse(&q, wire, len, &hdr_ok) != 0 || !q.has_question) {
+        msg_free(&q);
+        return -1;
+    }
+    if (f->rawcap < len) {
+        uint8_t *p = realloc(f->raw, len);
+        if (!p) {
+            msg_free(&q);
+            return -1;
+        }
+        f->raw = p;
+        f->rawcap = len;
+    }
+    memmove(f->raw, wire, len);
+    r->raw = f->raw;
+    r->rawlen = len;
+    dns_msg old = r->q;
+    r->q = q;
+    msg_free(&old);
+    return 0;
+}
+
 /* ---- the chain -------------------------------------------------------- */
 
 int plugin_next(const handler *h, dns_req *r)
@@ -271,6 +315,21 @@ static void send_reply(req_full *f)
     transport_send(f, f->out, f->outlen);
 }
 
+/* Run the write hooks below index i, innermost first, then send; stop
+ * where a hook holds the reply (req_hold_write). */
+static void write_from(req_full *f, unsigned i)
+{
+    dns_req *r = &f->r;
+    while (i-- > 0) {
+        r->write_hooks[i].fn.w(r, r->write_hooks[i].data);
+        if (f->held) {
+            f->hold_at = i;
+            return;
+        }
+    }
+    send_reply(f);
+}
+
 int req_write(dns_req *r, const handler *writer)
 {
     req_full *f = (req_full *)r;
@@ -279,12 +338,28 @@ int req_write(dns_req *r, const handler *writer)
                   writer ? writer->def->name : "server");
         return r->resp.rcode;
     }
-    for (unsigned i = r->nwrite; i-- > 0;)
-        r->write_hooks[i].fn.w(r, r->write_hooks[i].data);
-    r->written = 1;
     r->writer = writer ? writer->def->name : "";
-    send_reply(f);
+    r->written = 1;
+    write_from(f, r->nwrite);       /* a held reply is released later */
     return r->resp.rcode;
+}
+
+void req_hold_write(dns_req *r)
+{
+    ((req_full *)r)->held = 1;
+}
+
+void req_release_write(dns_req *r)
+{
+    req_full *f = (req_full *)r;
+    if (!f->held)
+        return;
+    f->held = 0;
+    write_from(f, f->hold_at);
+    if (!f->held && f->finish_pending) {
+        f->finish_pending = 0;
+        req_finish(r, f->pending_rc);
+    }
 }
 
 /* A reply the server writes itself: header, question, rcode, OPT echoed. */
@@ -303,6 +378,16 @@ void req_finish(dns_req *r, int rcode)
     req_full *f = (req_full *)r;
     if (f->finished)
         return;
+    if (!f->finish_ran) {
+        f->finish_ran = 1;
+        for (unsigned i = f->nfinish; i-- > 0;)
+            f->finish_hooks[i].fn.d(r, rcode, f->finish_hooks[i].data);
+    }
+    if (f->held) {                  /* completed by req_release_write */
+        f->finish_pending = 1;
+        f->pending_rc = rcode;
+        return;
+    }
     f->finished = 1;
     if (!r->written) {
         if (rcode_client_write(rcode)) {

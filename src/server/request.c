@@ -64,6 +64,7 @@ static void req_clear(req_full *f)
     msg_reset(&r->resp);
     r->raw = NULL;
     r->rawlen = 0;
+    r->rawlen_in = 0;
     r->block = NULL;
     r->zone = NULL;
     r->server = NULL;
@@ -420,6 +421,7 @@ void core_dispatch(req_full *f)
 {
     dns_req *r = &f->r;
     r->start_ns = now_ns();
+    r->rawlen_in = r->rawlen;
     r->server = f->grp ? f->grp->label : "dns://:53";
     if (msg_opcode(&r->q) != 0) {
         req_finish(r, RC_NOTIMP);
@@ -457,6 +459,7 @@ void core_handle_packet(req_full *f)
 {
     dns_req *r = &f->r;
     int hdr_ok = 0;
+    r->rawlen_in = r->rawlen;
     if (r->rawlen >= 3 && (r->raw[2] & 0x80))
         goto drop;                      /* a response: never answer it */
     int rc = msg_parse(&r->q, r->raw, r->rawlen, &hdr_ok);

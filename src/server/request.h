@@ -72,8 +72,9 @@ typedef struct req_hook {
 typedef struct dns_req {
     dns_msg q;                       /* the query as parsed */
     dns_msg resp;                    /* the reply being built */
-    const uint8_t *raw;              /* the query as received */
+    const uint8_t *raw;              /* the query (as rewritten: req_set_query) */
     size_t rawlen;
+    size_t rawlen_in;                /* octets of the query as received */
     struct sockaddr_storage peer;    /* client address */
     struct sockaddr_storage local;   /* our address the query came to */
     enum req_proto proto;

@@ -1,8 +1,15 @@
-# src/common: what every layer may use (log lines, Go formats, file reads,
-# resolv.conf search lists).
+# src/common: what every layer may use (log lines, Go formats, Go regular
+# expressions, file reads, resolv.conf search lists).
 noinst_LIBRARIES += src/common/libcommon.a
 src_common_libcommon_a_SOURCES = \
 	src/common/log.c src/common/log.h \
 	src/common/gofmt.c src/common/gofmt.h \
+	src/common/goregex.c src/common/goregex.h \
 	src/common/file.c src/common/file.h \
 	src/common/resolvconf.c src/common/resolvconf.h
+
+check_PROGRAMS += tests/unit/test_goregex
+TESTS += tests/unit/test_goregex
+tests_unit_test_goregex_SOURCES = tests/unit/test_goregex.c
+tests_unit_test_goregex_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_goregex_LDADD = $(LIBCOMMON) $(CMOCKA_LIBS) $(PTHREAD_LIBS)

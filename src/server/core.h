@@ -91,6 +91,13 @@ typedef struct req_full {
     int finished;
     int result;
     int detached;                   /* internal, req_start: freed when finished */
+    req_hook finish_hooks[REQ_MAX_HOOKS];   /* req_on_finish() */
+    unsigned nfinish;
+    int finish_ran;                 /* the finish hooks ran */
+    int held;                       /* a write hook holds the reply */
+    unsigned hold_at;               /* write hooks below this index still to run */
+    int finish_pending;             /* req_finish() came while held ... */
+    int pending_rc;                 /* ... with this rcode */
     struct req_full *next_free;
 } req_full;
 

@@ -70,6 +70,7 @@ static void req_clear(req_full *f)
     msg_reset(&r->resp);
     r->raw = NULL;
     r->rawlen = 0;
+    r->rawlen_in = 0;
     r->block = NULL;
     r->zone = NULL;
     r->server = NULL;
@@ -96,6 +97,12 @@ static void req_clear(req_full *f)
     f->finished = 0;
     f->result = 0;
     f->detached = 0;
+    f->nfinish = 0;
+    f->finish_ran = 0;
+    f->held = 0;
+    f->hold_at = 0;
+    f->finish_pending = 0;
+    f->pending_rc = 0;
 }
 
 static void req_destroy(req_full *f)
@@ -250,6 +257,44 @@ const char *req_meta_get(const dns_req *r, const char *label, char *buf, size_t 
     return NULL;
 }
 
+int req_on_finish(dns_req *r, req_done_hook fn, void *data)
+{
+    req_full *f = (req_full *)r;
+    if (f->nfinish >= REQ_MAX_HOOKS)
+        return -1;
+    f->finish_hooks[f->nfinish].fn.d = fn;
+    f->finish_hooks[f->nfinish++].data = data;
+    return 0;
+}
+
+int req_set_query(dns_req *r, const uint8_t *wire, size_t len)
+{
+    req_full *f = (req_full *)r;
+    dns_msg q;
+    int hdr_ok;
+    msg_init(&q);
+    if (len > 65535 || msg_parse(&q, wire, len, &hdr_ok) != 0 || !q.has_question) {
+        msg_free(&q);
+        return -1;
+    }
+    if (f->rawcap < len) {
+        uint8_t *p = realloc(f->raw, len);
+        if (!p) {
+            msg_free(&q);
+            return -1;
+        }
+        f->raw = p;
+        f->rawcap = len;
+    }
+    memmove(f->raw, wire, len);
+    r->raw = f->raw;
+    r->rawlen = len;
+    dns_msg old = r->q;
+    r->q = q;
+    msg_free(&old);
+    return 0;
+}
+
 /* ---- the chain -------------------------------------------------------- */
 
 int plugin_next(const handler *h, dns_req *r)
@@ -368,6 +413,21 @@ static int send_reply(req_full *f)
     return transport_send(f, f->out, f->outlen);
 }
 
+/* Run the write hooks below index i, innermost first, then send; stop
+ * where a hook holds the reply (req_hold_write). */
+static void write_from(req_full *f, unsigned i)
+{
+    dns_req *r = &f->r;
+    while (i-- > 0) {
+        r->write_hooks[i].fn.w(r, r->write_hooks[i].data);
+        if (f->held) {
+            f->hold_at = i;
+            return;
+        }
+    }
+    send_reply(f);
+}
+
 int req_write(dns_req *r, const handler *writer)
 {
     req_full *f = (req_full *)r;
@@ -376,11 +436,9 @@ int req_write(dns_req *r, const handler *writer)
                   writer ? writer->def->name : "server");
         return r->resp.rcode;
     }
-    for (unsigned i = r->nwrite; i-- > 0;)
-        r->write_hooks[i].fn.w(r, r->write_hooks[i].data);
-    r->written = 1;
     r->writer = writer ? writer->def->name : "";
-    send_reply(f);
+    r->written = 1;
+    write_from(f, r->nwrite);       /* a held reply is released later */
     return r->resp.rcode;
 }
 
@@ -390,6 +448,24 @@ int req_write_more(dns_req *r)
     if (!r->written || f->finished || r->proto != PROTO_TCP)
         return -1;
     return send_reply(f);
+}
+
+void req_hold_write(dns_req *r)
+{
+    ((req_full *)r)->held = 1;
+}
+
+void req_release_write(dns_req *r)
+{
+    req_full *f = (req_full *)r;
+    if (!f->held)
+        return;
+    f->held = 0;
+    write_from(f, f->hold_at);
+    if (!f->held && f->finish_pending) {
+        f->finish_pending = 0;
+        req_finish(r, f->pending_rc);
+    }
 }
 
 /* A reply the server writes itself: header, question, rcode, OPT echoed. */
@@ -414,6 +490,16 @@ void req_finish(dns_req *r, int rcode)
     req_full *f = (req_full *)r;
     if (f->finished)
         return;
+    if (!f->finish_ran) {
+        f->finish_ran = 1;
+        for (unsigned i = f->nfinish; i-- > 0;)
+            f->finish_hooks[i].fn.d(r, rcode, f->finish_hooks[i].data);
+    }
+    if (f->held) {                  /* completed by req_release_write */
+        f->finish_pending = 1;
+        f->pending_rc = rcode;
+        return;
+    }
     f->finished = 1;
     if (!r->written && r->noreply) {
         rcode = RC_NOERROR;             /* req_drop: nothing goes out */
@@ -448,6 +534,7 @@ void core_dispatch(req_full *f)
 {
     dns_req *r = &f->r;
     r->start_ns = now_ns();
+    r->rawlen_in = r->rawlen;
     r->server = f->grp ? f->grp->label : "dns://:53";
     if (msg_opcode(&r->q) != 0) {
         req_finish(r, RC_NOTIMP);
@@ -520,6 +607,7 @@ void core_handle_packet(req_full *f)
 {
     dns_req *r = &f->r;
     int hdr_ok = 0;
+    r->rawlen_in = r->rawlen;
     if (r->rawlen >= 3 && (r->raw[2] & 0x80)) {
         debug_bad_packet(f, "response packet dropped");
         goto drop;                      /* a response: never answer it */

@@ -24,6 +24,23 @@
  *     not pass through these, as in CoreDNS.
  *   - req_on_done(): runs once when the request is finished, whatever
  *     happened, innermost first (log, prometheus and errors report here).
+ *   - req_on_finish(): runs once when the chain has ended (req_finish),
+ *     innermost first, before the server writes a bare error reply for a
+ *     handler that returned SERVFAIL/REFUSED/FORMERR/NOTIMP without writing.
+ *     A hook may write the reply itself with req_write(): rewrite answers
+ *     such errors through its own write hook, as CoreDNS's rewrite does,
+ *     whether the handler after it returned at once or finished later.
+ *
+ * A write hook that must wait before the reply may go out (rewrite's cname
+ * rule looks the new target up) calls req_hold_write() from inside the
+ * hook: the hooks outside it and the sending wait until the hook's owner
+ * calls req_release_write() from the request's event loop. A req_finish()
+ * that comes meanwhile is completed right after the held reply went out.
+ *
+ * A handler that rewrites the query for the handlers after it (rewrite)
+ * replaces it with req_set_query(): r->q and r->raw then hold the new query,
+ * and log and prometheus report it, as CoreDNS's plugins see the rewritten
+ * message.
  *
  * The serving path never blocks: a handler that needs the network uses the
  * worker's event base (req_event_base()).
@@ -69,8 +86,9 @@ typedef struct req_meta {
 typedef struct dns_req {
     dns_msg q;                       /* the query as parsed */
     dns_msg resp;                    /* the reply being built */
-    const uint8_t *raw;              /* the query as received */
+    const uint8_t *raw;              /* the query (as rewritten: req_set_query) */
     size_t rawlen;
+    size_t rawlen_in;                /* octets of the query as received */
     struct sockaddr_storage peer;    /* client address */
     struct sockaddr_storage local;   /* our address the query came to */
     enum req_proto proto;
@@ -154,6 +172,19 @@ int req_meta_set(dns_req *r, const char *key, req_meta_fn fn, const void *data);
 /* The value of label for this request (written into buf), or NULL when no
  * provider set it or its callback has none. */
 const char *req_meta_get(const dns_req *r, const char *label, char *buf, size_t cap);
+int req_on_finish(dns_req *r, req_done_hook fn, void *data);
+/* From inside a write hook: keep the reply until req_release_write(). */
+void req_hold_write(dns_req *r);
+/* Run the remaining write hooks, send the held reply, and complete a
+ * req_finish() that came while it was held (r may be gone afterwards).
+ * Called later from the request's event loop, never from inside the hook
+ * that held the reply. */
+void req_release_write(dns_req *r);
+/* Replace the query handlers after this one see: wire is parsed into r->q
+ * and copied to the server's buffer behind r->raw (valid as long as the
+ * request). 0, or -1 when it does not parse or memory runs out (r is then
+ * unchanged). */
+int req_set_query(dns_req *r, const uint8_t *wire, size_t len);
 struct event_base *req_event_base(const dns_req *r);
 /* Family of the client: 1 IPv4, 2 IPv6 (as in metrics). */
 int req_family(const dns_req *r);

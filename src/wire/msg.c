@@ -1132,6 +1132,37 @@ const char *rcode_name(unsigned rcode, char *buf)
     return buf;
 }
 
+int rr_type_from_name(const char *s)
+{
+    for (unsigned t = 1; t < 65536; t++) {
+        const char *n = type_str((uint16_t)t);
+        if (n && strcmp(n, s) == 0 && strcmp(n, "Reserved") != 0)
+            return (int)t;
+    }
+    return -1;
+}
+
+int rr_class_from_name(const char *s)
+{
+    static const struct { const char *n; int v; } cls[] = {
+        { "IN", C_IN }, { "CS", 2 }, { "CH", C_CH }, { "HS", 4 }, { "NONE", 254 },
+        { "ANY", C_ANY },
+    };
+    for (size_t i = 0; i < sizeof cls / sizeof cls[0]; i++)
+        if (strcmp(cls[i].n, s) == 0)
+            return cls[i].v;
+    return -1;
+}
+
+int rcode_from_name(const char *s)
+{
+    char buf[16];
+    for (unsigned rc = 0; rc < 24; rc++)
+        if (strcmp(rcode_name(rc, buf), s) == 0 && strncmp(buf, "RCODE", 5) != 0)
+            return (int)rc;
+    return -1;
+}
+
 int rr_to_str(const dns_rr *rr, char *out, size_t cap)
 {
     size_t ol = dname_len(rr->owner), total = ol + 10 + rr->rdlen;

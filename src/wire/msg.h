@@ -194,6 +194,12 @@ void msg_clear_section(dns_msg *m, int sec);
 const char *rr_type_name(uint16_t type, char *buf);
 const char *rr_class_name(uint16_t cls, char *buf);
 const char *rcode_name(unsigned rcode, char *buf);
+/* The reverse, as miekg/dns's StringToType / StringToClass / StringToRcode
+ * maps read them: exact (upper-case) names only, no TYPE123 forms. The
+ * value, or -1 for a name they do not hold. */
+int rr_type_from_name(const char *s);
+int rr_class_from_name(const char *s);
+int rcode_from_name(const char *s);
 /* Presentation form of one record, "owner ttl CLASS TYPE rdata" (via ldns). */
 int rr_to_str(const dns_rr *rr, char *out, size_t cap);
 

@@ -506,7 +506,7 @@ static void report(void *inst, const char *zone, int family, enum req_proto prot
     r.q.edns.present = do_bit;
     r.q.edns.do_bit = do_bit;
     r.writer = writer;
-    r.rawlen = 40;
+    r.rawlen = r.rawlen_in = 40;
     r.resp_size = 120;
     prom_report(inst, &r, rcode);
 }

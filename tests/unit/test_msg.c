@@ -1010,6 +1010,21 @@ static void names(void **state)
     assert_string_equal(rcode_name(23, b), "BADCOOKIE");
     assert_string_equal(rcode_name(12, b), "RCODE12");
     assert_string_equal(rcode_name(4000, b), "RCODE4000");
+    assert_int_equal(rr_type_from_name("A"), T_A);
+    assert_int_equal(rr_type_from_name("NSAP-PTR"), 23);
+    assert_int_equal(rr_type_from_name("CAA"), 257);
+    assert_int_equal(rr_type_from_name("ANY"), T_ANY);
+    assert_int_equal(rr_type_from_name("a"), -1);         /* exact names only */
+    assert_int_equal(rr_type_from_name("TYPE11"), -1);
+    assert_int_equal(rr_type_from_name("Reserved"), -1);
+    assert_int_equal(rr_class_from_name("CH"), C_CH);
+    assert_int_equal(rr_class_from_name("ANY"), C_ANY);
+    assert_int_equal(rr_class_from_name("in"), -1);
+    assert_int_equal(rcode_from_name("NXDOMAIN"), RC_NXDOMAIN);
+    assert_int_equal(rcode_from_name("BADSIG"), 16);
+    assert_int_equal(rcode_from_name("BADCOOKIE"), 23);
+    assert_int_equal(rcode_from_name("RCODE12"), -1);
+    assert_int_equal(rcode_from_name("nxdomain"), -1);
 }
 
 static void to_str(void **state)

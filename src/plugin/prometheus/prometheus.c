@@ -182,7 +182,7 @@ static void report(const prom_families *M, const dns_req *r, int rcode)
     metrics_add(M->requests, req, 1);
     metrics_observe(M->duration, szv, since_seconds(r->start_ns));
     metrics_observe(M->resp_size, size, (double)r->resp_size);
-    metrics_observe(M->req_size, size, (double)r->rawlen);
+    metrics_observe(M->req_size, size, (double)r->rawlen_in);   /* before any rewrite */
     metrics_add(M->responses, resp, 1);
 }
 

@@ -267,7 +267,7 @@ static const char *b64_decode(const char *in, char **out)
 /* A plain YAML null: "", "~", "null", "Null", "NULL". */
 static int ynull(const yaml_node_t *v)
 {
-    static const char *nulls[] = { "", "~", "null", "Null", "NULL" };
+    static const char *const nulls[] = { "", "~", "null", "Null", "NULL" };
     if (v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
         return 0;
     for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)

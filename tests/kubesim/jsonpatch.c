@@ -118,7 +118,8 @@ static cJSON *find_parent(cJSON *doc, const char *path, char **key)
 /* Put val (owned; freed on failure) at key of con. */
 static int con_add(cJSON *con, const char *key, cJSON *val)
 {
-    int idx;
+    int idx, n;
+    cJSON *tail;
     if (cJSON_IsObject(con)) {
         if (cJSON_GetObjectItemCaseSensitive(con, key))
             return cJSON_ReplaceItemInObjectCaseSensitive(con, key, val) ? 0 : -1;
@@ -130,7 +131,19 @@ static int con_add(cJSON *con, const char *key, cJSON *val)
         cJSON_Delete(val);
         return -1;
     }
-    return cJSON_InsertItemInArray(con, idx, val) ? 0 : -1;
+    /* insert by moving the tail behind val (cJSON_InsertItemInArray
+     * refuses inserts in some patched cJSON releases) */
+    tail = cJSON_CreateArray();
+    n = cJSON_GetArraySize(con);
+    while (tail && n-- > idx)
+        cJSON_AddItemToArray(tail, cJSON_DetachItemFromArray(con, idx));
+    cJSON_AddItemToArray(con, val);
+    while (tail && tail->child)
+        cJSON_AddItemToArray(con, cJSON_DetachItemFromArray(tail, 0));
+    if (!tail)
+        return -1;
+    cJSON_Delete(tail);
+    return 0;
 }
 
 /* Take the item at key out of con (NULL when missing or a bad index). */

@@ -4,6 +4,7 @@
  * shared event loop. Every request not under /sim/ first passes the
  * injected faults (bearer token, failNext, delayMs), then is routed:
  *   /version /healthz /livez /readyz /api /apis /api/v1 /apis/GROUP[/v1]
+ *   (each also with a trailing slash)
  *   /api/v1/{resource}[/{name}[/status]]
  *   /api/v1/namespaces/{ns}/{resource}[/{name}[/status]]
  *   /apis/GROUP/v1/... likewise (the groups of ks_groups), and the legacy
@@ -23,7 +24,10 @@
  * close, so the answer may not get out). Discovery answers
  * plain JSON (APIVersions, APIGroupList, APIResourceList) whatever Accept
  * asks for, so kubectl falls back from aggregated discovery and protobuf to
- * JSON. Errors are Status objects.
+ * JSON. Errors are Status objects. Boolean query parameters are read as
+ * the apiserver reads them (bool_value: only "0" and "false" in any case
+ * are false). PATCH picks merge or JSON patch by Content-Type; DeleteOptions
+ * come from the body or else the query and are validated (objects.c).
  */
 #include "kubesim.h"
 #include "b64url.h"

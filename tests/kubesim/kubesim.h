@@ -15,6 +15,7 @@
  *   store.c    objects per kind in key order, global resourceVersion, history,
  *              saved states (saveState/restoreState)
  *   objects.c  create/update/patch/delete semantics and validation, --load
+ *   mergepatch.c, jsonpatch.c  RFC 7386 and RFC 6902 patches (cJSON only)
  *   watch.c    chunked watch streams
  *   http.c     routing, verbs, lists, discovery, Status errors, requests
  *              waiting for a too large resourceVersion

@@ -30,6 +30,8 @@ tests_unit_test_kubesim_SOURCES = tests/unit/test_kubesim.c \
 tests_unit_test_kubesim_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_kubesim_LDADD = $(CMOCKA_LIBS) $(CJSON_LIBS) $(YAML_LIBS) $(CRYPTO_LIBS) -lm
 
-# Integration: kubectl and curl against the real binary.
-TESTS += tests/integration/kubesim_kubectl.sh
-EXTRA_DIST += tests/integration/kubesim_kubectl.sh tests/kubesim/README.md
+# Integration: kubectl and curl against the real binary; the official Python
+# client (python3-kubernetes) against it.
+TESTS += tests/integration/kubesim_kubectl.sh tests/integration/kubesim_pyclient.sh
+EXTRA_DIST += tests/integration/kubesim_kubectl.sh tests/kubesim/README.md \
+	tests/integration/kubesim_pyclient.sh tests/integration/kubesim_pyclient.py

@@ -32,7 +32,6 @@ rc=$?
 cat "$TMP/py.out"
 PASS=$(grep -c '^PASS ' "$TMP/py.out")
 FAIL=$(grep -c '^FAIL ' "$TMP/py.out")
-check() { :; }
 if [ "$rc" -ne 0 ] && [ "$FAIL" -eq 0 ]; then
     echo "FAIL: kubesim_pyclient.py exited $rc without a failed check (it broke)"
     FAIL=1

@@ -286,6 +286,8 @@ static int parse_template(cf_disp *d, setup_ctx *ctx, ttemplate *t)
     return 0;
 }
 
+static void register_metrics(tplugin *p, struct instance *ins);
+
 static int tplugin_setup(cf_disp *d, setup_ctx *ctx, void **inst)
 {
     tplugin *p = calloc(1, sizeof *p);
@@ -307,15 +309,15 @@ static int tplugin_setup(cf_disp *d, setup_ctx *ctx, void **inst)
             return -1;
         }
     }
+    if (ctx->ins)
+        register_metrics(p, ctx->ins);
     *inst = p;
     return 0;
 }
 
-static int tplugin_start(void *inst, struct instance *ins, char *err, size_t errlen)
+/* The counters, in the instance's registry (they outlive reloads). */
+static void register_metrics(tplugin *p, struct instance *ins)
 {
-    (void)err;
-    (void)errlen;
-    tplugin *p = inst;
     static const char *const l_match[] = { "server", "zone", "view", "class", "type", NULL };
     static const char *const l_fail[] = { "server", "zone", "view", "class", "type", "section",
                                           "template", NULL };
@@ -327,7 +329,6 @@ static int tplugin_start(void *inst, struct instance *ins, char *err, size_t err
                                 "Counter of go template failures.", METRIC_COUNTER, l_fail, NULL, 0);
     p->m_rrfail = metrics_family(reg, "coredns_template_rr_failures_total",
                                  "Counter of mis-templated RRs.", METRIC_COUNTER, l_fail, NULL, 0);
-    return 0;
 }
 
 /* ---- serving ---------------------------------------------------------- */
@@ -740,7 +741,6 @@ static int tplugin_serve(const handler *h, dns_req *r)
 const plugin_def plugin_template = {
     .name = "template",
     .setup = tplugin_setup,
-    .start = tplugin_start,
     .destroy = tplugin_destroy,
     .serve = tplugin_serve,
 };

@@ -655,13 +655,18 @@ int tmpl_compile(const char *text, tmpl **out, char *err, size_t errlen)
         while (e < len) {
             if (text[e] == '"' || text[e] == '`' || text[e] == '\'') {
                 char q = text[e++];
-                while (e < len && text[e] != q) {
+                while (e < len && text[e] != q && (q == '`' || text[e] != '\n')) {
                     if (q != '`' && text[e] == '\\' && e + 1 < len)
                         e++;
                     e++;
                 }
-                if (e < len)
-                    e++;
+                if (e >= len || text[e] != q) {
+                    perr(&p, q == '`' ? "unterminated raw quoted string"
+                                      : q == '"' ? "unterminated quoted string"
+                                                 : "unterminated character constant");
+                    goto fail;
+                }
+                e++;
                 continue;
             }
             if (text[e] == '}' && text[e + 1] == '}')

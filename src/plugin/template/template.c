@@ -594,7 +594,7 @@ static int falls(const ttemplate *t, const uint8_t *name)
 }
 
 static int answer(const handler *h, dns_req *r, const ttemplate *t, const tzone *zone,
-                  goregex *re, const long *off, const uint8_t *lname, const char *name)
+                  goregex *re, const long *off, const char *name)
 {
     const tplugin *p = h->inst;
     char cls[16], typ[16];
@@ -673,7 +673,6 @@ static int answer(const handler *h, dns_req *r, const ttemplate *t, const tzone 
             }
         }
     }
-    (void)lname;
     if (w->nch == 0) {
         rc = write_reply(w);
         goto out;
@@ -730,7 +729,7 @@ static int tplugin_serve(const handler *h, dns_req *r)
         for (size_t k = 0; k < t->nre; k++) {
             long off[2 * (GOREGEX_MAX_GROUPS + 1)];
             if (goregex_match(t->re[k], name, off))
-                return answer(h, r, t, z, t->re[k], off, lname, name);
+                return answer(h, r, t, z, t->re[k], off, name);
         }
         if (!falls(t, lname))
             return RC_SERVFAIL;

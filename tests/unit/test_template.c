@@ -114,6 +114,7 @@ static void fields(void **state)
     expect("{{ .Question.Name }} {{ .Question.Qtype }} {{ .Question.Qclass }} {{ .Message.Id }}",
            "IP-10-7b-3.example. 1 1 4660");
     expect("{{ .Meta \"kubernetes/client-namespace\" }}/{{ .Meta \"other\" }}", "testns/");
+    expect("{{ \"kubernetes/client-namespace\" | .Meta }}", "testns");   /* the piped value */
 }
 
 static void functions(void **state)
@@ -222,6 +223,8 @@ static void execution_errors(void **state)
     exec_fails("{{ \"a\" \"b\" }}", "can't give argument to non-function");
     exec_fails("{{ .Name \"b\" }}", "cannot be invoked as function");
     exec_fails("{{ .Meta }}", "wrong number of args for Meta: want 1 got 0");
+    exec_fails("{{ \"a\" | .Meta \"b\" }}", "wrong number of args for Meta: want 1 got 2");
+    exec_fails("{{ .Name | .Zone }}", "cannot be invoked as function");
 }
 
 /* ---- the plugin --------------------------------------------------------- */

@@ -198,6 +198,31 @@ static int in_list(const char *const *l, const char *s)
     return 0;
 }
 
+/* The UTF-8 form of code point v (at most 0x10ffff) into u; its length. */
+static size_t utf8_put(unsigned char *u, unsigned long v)
+{
+    if (v < 0x80) {
+        u[0] = (unsigned char)v;
+        return 1;
+    }
+    if (v < 0x800) {
+        u[0] = (unsigned char)(0xc0 | (v >> 6));
+        u[1] = (unsigned char)(0x80 | (v & 0x3f));
+        return 2;
+    }
+    if (v < 0x10000) {
+        u[0] = (unsigned char)(0xe0 | (v >> 12));
+        u[1] = (unsigned char)(0x80 | ((v >> 6) & 0x3f));
+        u[2] = (unsigned char)(0x80 | (v & 0x3f));
+        return 3;
+    }
+    u[0] = (unsigned char)(0xf0 | (v >> 18));
+    u[1] = (unsigned char)(0x80 | ((v >> 12) & 0x3f));
+    u[2] = (unsigned char)(0x80 | ((v >> 6) & 0x3f));
+    u[3] = (unsigned char)(0x80 | (v & 0x3f));
+    return 4;
+}
+
 /* Go's strconv.Unquote of a "..." literal starting at s[0] == '"'; the
  * value into *out. Returns the literal's length, or -1. */
 static long unquote(parser *p, const char *s, size_t avail, char **out, size_t *outlen)
@@ -253,11 +278,7 @@ static long unquote(parser *p, const char *s, size_t avail, char **out, size_t *
                 return perr(p, "invalid syntax in string literal: bad code point");
             }
             unsigned char u[4];
-            size_t n;
-            if (v < 0x80) { u[0] = (unsigned char)v; n = 1; }
-            else if (v < 0x800) { u[0] = (unsigned char)(0xc0 | (v >> 6)); u[1] = (unsigned char)(0x80 | (v & 0x3f)); n = 2; }
-            else if (v < 0x10000) { u[0] = (unsigned char)(0xe0 | (v >> 12)); u[1] = (unsigned char)(0x80 | ((v >> 6) & 0x3f)); u[2] = (unsigned char)(0x80 | (v & 0x3f)); n = 3; }
-            else { u[0] = (unsigned char)(0xf0 | (v >> 18)); u[1] = (unsigned char)(0x80 | ((v >> 12) & 0x3f)); u[2] = (unsigned char)(0x80 | ((v >> 6) & 0x3f)); u[3] = (unsigned char)(0x80 | (v & 0x3f)); n = 4; }
+            size_t n = utf8_put(u, v);
             sb_add(&b, (const char *)u, n);
         }
     }
@@ -871,11 +892,11 @@ static void print_val(sbuf *b, const tmpl_data *d, const val *v)
 
 static int eval_pipe(exec *x, const tpipe *p, val *out);
 
-static int eval_field(exec *x, const targ *a, const val *args, size_t nargs, int has_final,
-                      val *out)
+/* A field; args (the command's arguments and the previous command's
+ * value) go to .Meta, the one method. */
+static int eval_field(exec *x, const targ *a, const val *args, size_t total, val *out)
 {
     const tmpl_data *d = x->d;
-    size_t total = nargs + (has_final ? 1 : 0);
     if (a->field == F_META) {
         if (a->sub != S_NONE)
             return xerr(x, "can't evaluate %s", a->text);
@@ -926,7 +947,7 @@ static int eval_arg(exec *x, const targ *a, val *out)
     case A_STRING: *out = (val){ .k = V_STR, .s = a->str, .n = a->slen }; return 0;
     case A_NUMBER: *out = (val){ .k = V_INT, .i = a->num }; return 0;
     case A_BOOL: *out = (val){ .k = V_BOOL, .i = a->num }; return 0;
-    case A_FIELD: return eval_field(x, a, NULL, 0, 0, out);
+    case A_FIELD: return eval_field(x, a, NULL, 0, out);
     case A_PIPE: return eval_pipe(x, a->pipe, out);
     case A_FUNC: {
         /* A function named as an argument is called without arguments. */
@@ -1001,7 +1022,7 @@ static int parse_uint(exec *x, const char *s, int64_t base, int64_t bits, uint64
         int dv;
         if (c == '_' && base0) { underscores = 1; continue; }
         if (c >= '0' && c <= '9') dv = c - '0';
-        else if (tolower((unsigned char)c) >= 'a' && tolower((unsigned char)c) <= 'z') dv = tolower((unsigned char)c) - 'a' + 10;
+        else if (isalpha((unsigned char)c)) dv = tolower((unsigned char)c) - 'a' + 10;
         else dv = 99;
         if (dv >= base)
             return xerr(x, "error calling parseInt: strconv.ParseUint: parsing \"%s\": invalid syntax", s0);
@@ -1145,14 +1166,13 @@ static int eval_cmd(exec *x, const tcmd *c, const val *final, val *out)
     for (size_t i = 0; i < nargs; i++)
         if (eval_arg(x, &c->args[i + 1], &av[i]) < 0)
             return -1;
-    if (a0->kind == A_FUNC) {
-        if (final)
-            av[nargs++] = *final;
+    if (final)
+        av[nargs++] = *final;
+    if (a0->kind == A_FUNC)
         return call_func(x, a0->fn, av, nargs, out);
-    }
     if (a0->kind == A_FIELD)
-        return eval_field(x, a0, av, nargs, final != NULL, out);
-    if (nargs || final)
+        return eval_field(x, a0, av, nargs, out);
+    if (nargs)
         return xerr(x, "can't give argument to non-function %s", a0->text ? a0->text : "");
     return eval_arg(x, a0, out);
 }

@@ -204,6 +204,7 @@ static void refusals(void **state)
     refused("{{/* open }}", "unclosed comment");
     refused("{{/* x */ .Name }}", "comment ends before closing delimiter");
     refused("{{ (index .Match 1).X }}", "not supported");
+    refused("{{ print(.Name) }}", "unexpected \"(\" in operand");
 }
 
 static void execution_errors(void **state)

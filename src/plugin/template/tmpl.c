@@ -526,16 +526,14 @@ static tpipe *parse_pipe(parser *p, int in_paren)
                 break;
             }
             cmd.args = na;
-            size_t before = p->pos;
             int rc = parse_operand(p, &cmd.args[cmd.nargs++]);
             if (rc < 0)
                 break;
             if (p->pos < p->end && !is_space((unsigned char)p->s[p->pos]) &&
-                p->s[p->pos] != '|' && p->s[p->pos] != ')' && p->s[p->pos] != '(') {
+                p->s[p->pos] != '|' && p->s[p->pos] != ')') {
                 perr(p, "unexpected \"%c\" in operand", p->s[p->pos]);
                 break;
             }
-            (void)before;
         }
         tcmd *nc = realloc(pp->cmds, (pp->ncmds + 1) * sizeof *nc);
         if (!nc) {

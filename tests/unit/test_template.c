@@ -443,6 +443,7 @@ static void setup_errors(void **state)
         { ". {\n template IN A {\n  additional\n }\n}\n", ":3: Wrong argument count" },
         { ". {\n template IN A {\n  rcode\n }\n}\n", ":3: Wrong argument count" },
         { ". {\n template IN A {\n  rcode NOPE\n }\n}\n", ":3: plugin/template: unknown rcode NOPE" },
+        { ". {\n template IN A {\n  rcode NXDOMAIN NOERROR\n }\n}\n", ":3: Wrong argument count" },
         { ". {\n template IN A {\n  ederror x\n }\n}\n",
           ":3: plugin/template: error parsing extended DNS error code" },
         { ". {\n template IN A {\n  ederror 1 a b\n }\n}\n", ":3: Wrong argument count" },

@@ -204,9 +204,10 @@ static int parse_prop(cf_disp *d, ttemplate *t)
         return add_templates(d, t, sec, args, n);
     }
     if (!strcmp(key, "rcode")) {
-        if (n == 0)
+        /* CoreDNS reads one argument; a second one is then read as the
+         * next property, which is an argument error. */
+        if (n != 1)
             return cf_arg_err(d);
-        /* CoreDNS reads the first argument and leaves the rest. */
         int rc = rcode_from_name(args[0]);
         if (rc < 0)
             return cf_err(d, "plugin/template: unknown rcode %s", args[0]);

@@ -79,6 +79,13 @@ text=$(cat <<'EOF'
     template IN A badrr.test {
       answer "{{ .Name }} 60 IN A 300.1.1.1"
     }
+    template IN A multi.test {
+      answer "multi.test 60 IN CNAME target.upstream.test" "multi.test 60 IN CNAME local.test"
+    }
+    hosts {
+      192.0.2.99 local.test
+      fallthrough
+    }
     forward upstream.test 127.0.0.1:{$UP}
     file @TMP@/db.example example
 }
@@ -123,6 +130,9 @@ check "its target looked up through forward, right after it" \
 check "the target's address" answer_has '^target\.upstream\.test\..*A[[:space:]]+198\.51\.100\.7$'
 q +tcp foogle.com A
 check "over TCP too" answer_has 'A[[:space:]]+198\.51\.100\.7$'
+q multi.test A
+check "two CNAMEs, one looked up through forward (later), one through hosts (at once): each target after its CNAME" \
+    [ "$(section ANSWER | awk '{print $1, $4, $5}' | tr '\n' ',')" = "multi.test. CNAME target.upstream.test.,target.upstream.test. A 198.51.100.7,multi.test. CNAME local.test.,local.test. A 192.0.2.99," ]
 q foogle.com MX
 check "an MX query: the CNAME alone, no lookup" answer_count 1
 q www.foogle.com A

@@ -37,6 +37,7 @@ extern const plugin_def plugin_prometheus;
 extern const plugin_def plugin_ready;
 extern const plugin_def plugin_reload;
 extern const plugin_def plugin_rewrite;
+extern const plugin_def plugin_template;
 extern const plugin_def plugin_timeouts;
 extern const plugin_def plugin_topology;
 extern const plugin_def plugin_transfer;
@@ -69,6 +70,7 @@ const plugin_def *const topodns_plugins[] = {
     &plugin_ready,
     &plugin_reload,
     &plugin_rewrite,
+    &plugin_template,
     &plugin_timeouts,
     &plugin_topology,
     &plugin_transfer,

@@ -34,3 +34,4 @@ include src/plugin/local/local.mk
 include src/plugin/minimal/local.mk
 include src/plugin/header/local.mk
 include src/plugin/rewrite/local.mk
+include src/plugin/template/local.mk

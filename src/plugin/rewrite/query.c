@@ -80,7 +80,7 @@ static void replace_all(const char *s, const char *pat, const char *rep, char *o
 void rw_expand(const char *tmpl, const char *src, const long *m, size_t ngroups,
                char *out, size_t cap)
 {
-    char cur[RW_NAME_MAX * 4], next[RW_NAME_MAX * 4], key[16], val[RW_NAME_MAX];
+    char cur[RW_NAME_MAX * 4], next[RW_NAME_MAX * 4], key[32], val[RW_NAME_MAX];
     copy_str(cur, sizeof cur, tmpl, strlen(tmpl));
     for (size_t g = 0; g <= ngroups; g++) {
         snprintf(key, sizeof key, "{%zu}", g);

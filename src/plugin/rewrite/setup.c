@@ -78,7 +78,7 @@ static char *normalize(const char *s)
 static size_t subexp_usage(const char *s)
 {
     size_t n = 0;
-    char k[8];
+    char k[16];
     for (int i = 0; i <= 100; i++) {
         snprintf(k, sizeof k, "{%d}", i);
         if (strstr(s, k))

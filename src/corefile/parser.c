@@ -572,7 +572,10 @@ static int parse_body(parser *p, cf_block *b)
         if (parse_directive(p, b) < 0)
             return -1;
     }
-    if (open != (size_t)-1)
+    /* CoreDNS's parser checks for the closing brace by looking at the last
+     * token it read: a file that ends with the '}' of the last directive's
+     * own block leaves the server block's '}' out and is still accepted. */
+    if (open != (size_t)-1 && !(p->ts.n > open + 1 && is(&p->ts.v[p->ts.n - 1], "}")))
         return perr(p, &p->ts.v[open], MSG_UNCLOSED);
     return 0;
 }

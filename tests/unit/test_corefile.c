@@ -325,7 +325,14 @@ static void test_brace_errors(void **state)
     parse_fails(".\nlog\n}\n", "Corefile:3: Unexpected '}' because no matching opening brace near '}'");
     parse_fails("a }\n", "Corefile:1: Unexpected '}' because no matching opening brace near '}'");
     parse_fails(". {\n  log\n", "Corefile:1: unexpected EOF: unclosed block near '{'");
-    parse_fails(". {\n  k {\n    x\n  }\n", "Corefile:1: unexpected EOF: unclosed block near '{'");
+    /* as CoreDNS: a file ending with the '}' of the last directive's block
+     * may leave out the server block's own '}' */
+    cf_file *f = parse_ok(". {\n  log\n  k {\n    x\n  }\n");
+    assert_int_equal(f->nblocks, 1);
+    assert_int_equal(f->blocks[0].ndirs, 2);
+    assert_int_equal(dir(f, 0, "k")->ntokens, 4);
+    cf_free(f);
+    parse_fails(". {\n  k {\n    x\n  }\n  log\n", "Corefile:1: unexpected EOF: unclosed block near '{'");
     parse_fails(".\nk {\n  s {\n  x\n}\n", "Corefile:2: unexpected EOF: unclosed block near '{'");
     parse_fails(". {\n  log\n  {\n  }\n}\n",
                 "Corefile:3: Unexpected '{' at the start of a line: a block must open on the same "

@@ -15,7 +15,8 @@
  *
  * What is kept (and only that — the JSON is freed at once):
  *   services    ns/name → st_service (kind, cluster IPs, ports, ExternalName,
- *               the fields and annotations topology uses)
+ *               external IPs and load-balancer ingress, the fields and
+ *               annotations topology uses)
  *   endpoints   ns/service → st_endpoints: every endpoint of every
  *               EndpointSlice labelled kubernetes.io/service-name=service,
  *               merged in slice order (not deduplicated: readers decide)
@@ -95,6 +96,11 @@ typedef struct st_service {
     const st_port *ports;           /* spec.ports */
     uint16_t nports;
     uint8_t has_selector;
+    uint8_t n_external;
+    /* The Service's external addresses (k8s_external): spec.externalIPs,
+     * then per status.loadBalancer.ingress its ip, or its hostname when it
+     * has no ip; as written, in one block; NULL when there are none. */
+    const char *const *external;
     /* topology inputs, as written (NULL when absent) */
     const char *const *topology_keys;   /* spec.topologyKeys or topodns.io/topology-keys */
     uint8_t n_topology_keys;

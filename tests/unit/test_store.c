@@ -99,7 +99,9 @@ static void test_service_shapes(void **state)
         "{\"metadata\":{\"name\":\"web\",\"namespace\":\"shop\"},\"spec\":{\"type\":\"ClusterIP\","
         "\"clusterIP\":\"10.96.0.5\",\"clusterIPs\":[\"10.96.0.5\",\"fd00::5\"],"
         "\"ports\":[{\"name\":\"http\",\"port\":80},{\"port\":53,\"protocol\":\"UDP\"}],"
-        "\"selector\":{\"app\":\"web\"}}}"), 0);
+        "\"selector\":{\"app\":\"web\"},\"externalIPs\":[\"192.0.2.1\",\"\"]},"
+        "\"status\":{\"loadBalancer\":{\"ingress\":[{\"ip\":\"192.0.2.2\",\"hostname\":\"x.example\"},"
+        "{\"hostname\":\"lb.example.net\"},{\"ip\":\"\"}]}}}"), 0);
     assert_int_equal(apply(store_upsert_service,
         "{\"metadata\":{\"name\":\"db\",\"namespace\":\"shop\",\"annotations\":{"
         "\"service.kubernetes.io/topology-mode\":\"Auto\",\"topodns.io/topology-keys\":"
@@ -120,9 +122,15 @@ static void test_service_shapes(void **state)
     assert_int_equal(web->ports[1].proto, ST_UDP);
     assert_int_equal(web->ports[0].proto, ST_TCP);
     assert_true(web->has_selector);
+    assert_int_equal(web->n_external, 3);    /* spec first, ip over hostname, empty skipped */
+    assert_string_equal(web->external[0], "192.0.2.1");
+    assert_string_equal(web->external[1], "192.0.2.2");
+    assert_string_equal(web->external[2], "lb.example.net");
     const st_service *db = store_service(S, "shop", "db");
     assert_int_equal(db->kind, SVC_HEADLESS);
     assert_int_equal(db->nports, 0);
+    assert_int_equal(db->n_external, 0);
+    assert_null(db->external);
     assert_true(db->itp_local);
     assert_string_equal(db->topology_mode, "Auto");
     assert_string_equal(db->traffic_distribution, "PreferClose");

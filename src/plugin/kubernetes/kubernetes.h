@@ -26,6 +26,8 @@
  *                 (AXFR/IXFR, src/server/transfer.h)
  *   autopath.c    client search paths for the autopath plugin
  *                 (`autopath @kubernetes`, src/server/autopath.h)
+ *   external.c    Services' external addresses for the k8s_external
+ *                 plugin (src/server/external.h)
  *   metadata.c    kubernetes/... metadata for the metadata plugin
  *
  * Everything below is private to src/plugin/kubernetes/ and its unit tests.
@@ -321,6 +323,10 @@ int kube_write_chased(kq *q, const krrvec *ans, const krrvec *extra);
  * (src/server/transfer.h; at setup). 0, or -1. */
 struct server_block;
 int kube_publish_transfer(kube *k, struct server_block *blk);
+
+/* external.c: publish the external data source in the block
+ * (src/server/external.h; at setup). 0, or -1. */
+int kube_publish_external(kube *k, struct server_block *blk);
 
 /* autopath.c: publish the client search path source in the block
  * (src/server/autopath.h; at setup). 0, or -1. */

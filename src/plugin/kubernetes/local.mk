@@ -12,6 +12,7 @@ src_plugin_libplugins_a_SOURCES += \
 	src/plugin/kubernetes/chase.c \
 	src/plugin/kubernetes/xfr.c \
 	src/plugin/kubernetes/autopath.c \
+	src/plugin/kubernetes/external.c \
 	src/plugin/kubernetes/context.c \
 	src/plugin/kubernetes/metadata.c
 EXTRA_DIST += src/plugin/kubernetes/README.md

@@ -38,7 +38,7 @@
 enum { K_NAMESPACE, K_NODE, K_SERVICE, K_POD, K_EVENT, K_ENDPOINTSLICE,
        /* opaque kinds (kinds.c): stored as sent */
        K_CONFIGMAP, K_SERVICEACCOUNT, K_DEPLOYMENT, K_DAEMONSET, K_PDB,
-       K_CLUSTERROLE, K_CLUSTERROLEBINDING, K_ROLE, K_ROLEBINDING, K_COUNT };
+       K_CLUSTERROLE, K_CLUSTERROLEBINDING, K_ROLE, K_ROLEBINDING, K_SERVICEIMPORT, K_COUNT };
 
 typedef struct ks_kind {
     const char *resource;    /* "pods" */
@@ -59,8 +59,9 @@ extern const ks_kind ks_kinds[K_COUNT];
 typedef struct ks_group {
     const char *name;        /* "" for the core group */
     const char *group_version; /* "v1", "apps/v1" */
+    const char *version;     /* "v1", "v1alpha1" */
 } ks_group;
-#define KS_NGROUPS 5
+#define KS_NGROUPS 6
 extern const ks_group ks_groups[KS_NGROUPS];
 int ks_group_by_name(const char *group);
 

@@ -405,6 +405,52 @@ void decode_service_free(void *p)
     free(s);
 }
 
+/* ---- ServiceImports (multicluster.x-k8s.io/v1alpha1) ------------------ */
+
+st_svcimport *decode_svcimport(strtab *strs, const cJSON *obj, const char **why)
+{
+    const char *ns = decode_obj_ns(obj), *name = decode_obj_name(obj);
+    const cJSON *spec = jget(obj, "spec");
+    if ((*why = bad_names(ns, name)))
+        return NULL;
+    st_svcimport *si = calloc(1, sizeof *si);
+    if (!si) {
+        *why = "out of memory";
+        return NULL;
+    }
+    si->ns = strtab_intern(strs, ns);
+    si->name = strdup(name);
+    const char *type = jstr(spec, "type");
+    si->headless = type && strcmp(type, "Headless") == 0;
+    int n = cJSON_GetArraySize(jarray(jget(spec, "ips")));
+    si->ips = calloc((size_t)(n > 0 ? (n > 8 ? 8 : n) : 1), sizeof *si->ips);
+    const cJSON *v;
+    cJSON_ArrayForEach(v, jarray(jget(spec, "ips"))) {
+        st_ip ip;
+        if (si->ips && si->nips < 8 && cJSON_IsString(v) && st_parse_ip(v->valuestring, &ip) == 0)
+            ((st_ip *)si->ips)[si->nips++] = ip;
+    }
+    port_ctx pc = { obj, 0, NULL };
+    si->ports = decode_ports(strs, jget(spec, "ports"), &si->nports, &pc);
+    if (!si->name || !si->ips || !si->ports || pc.why) {
+        decode_svcimport_free(si);
+        *why = pc.why ? pc.why : "out of memory";
+        return NULL;
+    }
+    return si;
+}
+
+void decode_svcimport_free(void *p)
+{
+    st_svcimport *si = p;
+    if (!si)
+        return;
+    free((void *)si->name);
+    free((void *)si->ips);
+    free((void *)si->ports);
+    free(si);
+}
+
 /* ---- EndpointSlices --------------------------------------------------- */
 
 /* Endpoint strings and hint arrays of a slice live in one block per slice

@@ -102,6 +102,9 @@ typedef struct kube {
     int nfall;                      /* 0 with fall: every name */
     int ignore_empty;
     int zonal;
+    uint8_t (*mc_zones)[DNAME_MAX]; /* multicluster ZONES (MCS API) */
+    int nmc;
+    uint8_t zone_mc[KUBE_MAX_ZONES];/* zones[i] lies in a multicluster zone */
     char *stanza;                   /* every token of the directive, a line per
                                      * line (part of the context's fingerprint) */
     resolv_search search;           /* /etc/resolv.conf's search list (autopath) */
@@ -168,6 +171,7 @@ enum { ZONAL_NONE = 0, ZONAL_PIN, ZONAL_PREFER };
 typedef struct kreq {
     int podsvc;                     /* KR_NONE for the apex, svc.Z, pod.Z */
     char ns[KLABEL], service[KLABEL], endpoint[KLABEL], port[KLABEL], proto[KLABEL];
+    char cluster[KLABEL];           /* multicluster <ep>.<cluster>.<svc>... */
     int zonal;                      /* ZONAL_* */
     char topo_zone[DNAME_STR_MAX];
 } kreq;
@@ -175,6 +179,10 @@ typedef struct kreq {
 /* Parse a lower-cased name under a zone of zone_labels labels (CoreDNS
  * parseRequest, plus the zonal form when zonal is on). K_OK or K_INVALID. */
 int kube_parse(const uint8_t *name, int zone_labels, int zonal, kreq *out);
+/* The same in a multicluster zone when multicluster is set: two labels
+ * left of the service are <endpoint>.<cluster> unless either starts with
+ * '_', and there are no zonal names. */
+int kube_parse_mc(const uint8_t *name, int zone_labels, int zonal, int multicluster, kreq *out);
 /* One wire label as text, with Go's escapes (\. \\ \DDD ...). */
 size_t kube_label_text(const uint8_t *label, char *out, size_t cap);
 /* The endpoint name of an address (hostname, pod name with

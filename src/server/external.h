@@ -34,6 +34,8 @@ typedef struct ext_item {
                                       * ingress, a CNAME target); for a
                                       * PTR lookup "<service>.<namespace>" */
     int32_t port;                    /* -1: the Service has no ports */
+    const char *port_name;           /* the port's name ("" unnamed) */
+    const char *proto;               /* "tcp", "udp", "sctp" ("" with port -1) */
     uint32_t ttl;                    /* the source's own TTL */
     const uint8_t *name;             /* wire form, lower case: the item's
                                       * own name, <svc>.<ns>.<zone> or
@@ -43,6 +45,8 @@ typedef struct ext_item {
 
 /* The sink: 0, or -1 to stop (out of memory). */
 typedef int (*ext_emit_fn)(void *sink, const ext_item *it);
+/* A Service's name, for a zone transfer: 0, or -1 to stop. */
+typedef int (*ext_name_fn)(void *sink, const char *ns, const char *name);
 
 typedef struct external_source {
     /* The items for name (wire, lower case) under zone (the matched zone
@@ -58,6 +62,10 @@ typedef struct external_source {
                     void *sink);
     /* The SOA serial. */
     uint32_t (*serial)(void *data, const uint8_t *zone);
+    /* Every Service a lookup would answer (CoreDNS's ExternalServices): the
+     * ones with external addresses, and with headless the headless ones
+     * without; for zone transfers. 0, or -1 when the sink stopped. */
+    int (*names)(void *data, int headless, ext_name_fn fn, void *sink);
     void *data;                      /* the publishing plugin's instance */
 } external_source;
 

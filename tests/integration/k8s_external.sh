@@ -68,6 +68,9 @@ start_topodns ".:{\$PORT} {
     k8s_external example.com in-addr.arpa {
         headless
     }
+    transfer example.com {
+        to 127.0.0.1
+    }
 }
 example.org:{\$PORT} {
     kubernetes cluster.local {
@@ -176,6 +179,38 @@ q ns2.dns.example.com A
 check "other names under dns.<zone>: NXDOMAIN" eval 'rcode_is NXDOMAIN && soa_only'
 q a.ns1.dns.example.com A
 check "below ns1: NXDOMAIN" eval 'rcode_is NXDOMAIN && soa_only'
+
+# ---- zone transfer -------------------------------------------------------------
+axfr() { dig @127.0.0.1 -p "$PORT" +time=3 +tries=1 example.com AXFR 2>&1 | grep -v '^;' | grep . |
+         awk '{ $3 = ""; if ($4 == "SOA") $7 = "SERIAL"; print }' | tr -s ' \t' ' '; }
+X=$(axfr)
+OUT=$X
+check "AXFR: SOA first and last, then NS and ns1's address" eval \
+    '[ "$(head -1 <<<"$X")" = "example.com. 5 SOA ns1.dns.example.com. hostmaster.dns.example.com. SERIAL 7200 1800 86400 5" ] &&
+     [ "$(tail -1 <<<"$X")" = "$(head -1 <<<"$X")" ] && [ "$(sed -n 2,3p <<<"$X" | tr "\n" "|")" = "example.com. 5 NS ns1.dns.example.com.|ns1.dns.example.com. 5 A 10.9.8.7|" ]'
+want="svc1.$Z. 5 A 1.2.3.4
+svc1.$Z. 5 SRV 0 100 80 svc1.$Z.
+_http._tcp.svc1.$Z. 5 SRV 0 100 80 svc1.$Z.
+svc6.$Z. 5 AAAA 1:2::5
+svc12.$Z. 5 CNAME lb.example.test.
+_http._tcp.svc12.$Z. 5 SRV 0 100 80 lb.example.test.
+lbip.$Z. 5 A 3.3.3.3
+lbip.$Z. 5 A 4.4.4.4
+_dns._udp.lbip.$Z. 5 SRV 0 33 53 lbip.$Z.
+noports.$Z. 5 A 5.5.5.5
+svc-headless.$Z. 5 A 1.2.3.4
+svc-headless.$Z. 5 SRV 0 50 80 endpoint-svc-1.svc-headless.$Z.
+endpoint-svc-0.svc-headless.$Z. 5 A 1.2.3.4
+endpoint-svc-1.svc-headless.$Z. 5 SRV 0 100 80 endpoint-svc-1.svc-headless.$Z.
+_http._tcp.svc-headless.$Z. 5 SRV 0 50 80 endpoint-svc-0.svc-headless.$Z."
+missing=$(grep -vxF -f <(cat <<<"$X") <<<"$want")
+OUT="missing: $missing"
+check "AXFR: the records the names answer" test -z "$missing"
+OUT=$X
+check "AXFR: no record twice, nothing of Services without external addresses" eval \
+    '[ -z "$(grep -v " SOA " <<<"$X" | sort | uniq -d)" ] && ! grep -q "^internal\." <<<"$X" && [ "$(grep -c CNAME <<<"$X")" = 1 ]'
+OUT=$(dig @127.0.0.1 -p "$PORT" +time=3 +tries=1 in-addr.arpa AXFR 2>&1)
+check "AXFR of the reverse zone: not served" grep -q "Transfer failed" <<<"$OUT"
 
 # ---- beyond CoreDNS's tables ---------------------------------------------------
 q lbip.$Z A

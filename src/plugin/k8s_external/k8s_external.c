@@ -37,6 +37,7 @@
 #include <string.h>
 #include "server/external.h"
 #include "server/plugin.h"
+#include "server/transfer.h"
 #include "server/server.h"
 #include "server/zone.h"
 
@@ -101,6 +102,8 @@ typedef struct xitem {
     uint8_t addr[16];
     int32_t port;
     uint32_t ttl;
+    char port_name[64];
+    char proto[8];
     int has_name;
     uint8_t name[DNAME_MAX];        /* the item's own name (SRV target) */
     char host[256];                 /* EXT_HOST: at most 253 characters */
@@ -129,6 +132,10 @@ static int take(void *sink, const ext_item *it)
     memcpy(o->addr, it->addr, 16);
     o->port = it->port;
     o->ttl = it->ttl;
+    if ((it->port_name && snprintf(o->port_name, sizeof o->port_name, "%s", it->port_name) >=
+                              (int)sizeof o->port_name) ||
+        (it->proto && snprintf(o->proto, sizeof o->proto, "%s", it->proto) >= (int)sizeof o->proto))
+        return 0;                   /* not a label we could write: skip it */
     o->has_name = it->name != NULL;
     if (it->name)
         memcpy(o->name, it->name, dname_len(it->name));
@@ -207,7 +214,7 @@ static int add_chase(xwait *w, const k8sext *e, const char *host, uint16_t qtype
 static const xchase *find_chase(const xwait *w, const char *host, uint16_t qtype)
 {
     uint8_t name[DNAME_MAX];
-    if (dname_from_str(name, host) <= 0)
+    if (!w || dname_from_str(name, host) <= 0)
         return NULL;
     for (size_t i = 0; i < w->nch; i++)
         if (w->ch[i].qtype == qtype && dname_equal(w->ch[i].name, name))
@@ -262,19 +269,22 @@ static void add_addr(dns_msg *m, int sec, const uint8_t *owner, uint32_t ttl, co
         msg_add_aaaa(m, sec, owner, ttl, (const struct in6_addr *)it->addr);
 }
 
-/* A or AAAA (family 4 or 6): CoreDNS's a()/aaaa(). */
-static int answer_addrs(const k8sext *e, xwait *w, int family)
+/* A or AAAA (family 4 or 6) at owner into the answer section: CoreDNS's
+ * a()/aaaa(). w: the finished lookups of hostnames (NULL: none); cnames 0
+ * leaves hostnames out. 1 when one of those lookups was truncated. */
+static int add_addrs(const k8sext *e, dns_msg *m, const uint8_t *owner, const xitem *items,
+                     size_t n, int family, const xwait *w, int cnames)
 {
-    dns_msg *m = &w->r->resp;
-    const uint8_t *qn = w->r->q.qname;
     int trunc = 0;
-    for (size_t i = 0; i < w->items.n; i++) {
-        const xitem *it = &w->items.v[i];
+    for (size_t i = 0; i < n; i++) {
+        const xitem *it = &items[i];
         if (it->kind == EXT_HOST) {
+            if (!cnames)
+                continue;
             uint8_t target[DNAME_MAX];
             if (dname_from_str(target, it->host) <= 0)
                 continue;
-            msg_add_name(m, SEC_ANSWER, qn, T_CNAME, it->ttl, target);
+            msg_add_name(m, SEC_ANSWER, owner, T_CNAME, it->ttl, target);
             trunc |= copy_answers(m, SEC_ANSWER, find_chase(w, it->host, family == 4 ? T_A : T_AAAA));
             continue;
         }
@@ -282,10 +292,10 @@ static int answer_addrs(const k8sext *e, xwait *w, int family)
             continue;
         int dup = 0;
         for (size_t j = 0; j < i && !dup; j++)
-            dup = w->items.v[j].kind == EXT_ADDR && w->items.v[j].family == family &&
-                  !memcmp(w->items.v[j].addr, it->addr, 16);
+            dup = items[j].kind == EXT_ADDR && items[j].family == family &&
+                  !memcmp(items[j].addr, it->addr, 16);
         if (!dup)
-            add_addr(m, SEC_ANSWER, qn, e->ttl, it);
+            add_addr(m, SEC_ANSWER, owner, e->ttl, it);
     }
     return trunc;
 }
@@ -315,12 +325,11 @@ static int dup_seen(seen *s, size_t *n, const uint8_t *name, int port, const xit
     return 0;
 }
 
-/* CoreDNS's srv(): every item has priority 0 and weight 100. */
-static void answer_srv(const k8sext *e, xwait *w)
+/* SRV at owner (CoreDNS's srv(): every item has priority 0 and weight
+ * 100), their targets' addresses in the additional section when extra. */
+static void add_srv(const k8sext *e, dns_msg *m, const uint8_t *owner, const xitem *items,
+                    size_t n, const xwait *w, int extra)
 {
-    dns_msg *m = &w->r->resp;
-    const uint8_t *qn = w->r->q.qname;
-    size_t n = w->items.n;
     seen *s = calloc(2 * n + 1, sizeof *s);
     uint8_t (*targets)[DNAME_MAX] = calloc(n + 1, sizeof *targets);
     if (!s || !targets) {
@@ -334,15 +343,15 @@ static void answer_srv(const k8sext *e, xwait *w)
     if (weight == 0)
         weight = 1;
     for (size_t i = 0; i < n; i++) {
-        const xitem *it = &w->items.v[i];
+        const xitem *it = &items[i];
         if (it->port == -1)
             continue;
         if (it->kind == EXT_HOST) {
             if (dname_from_str(targets[i], it->host) <= 0)
                 continue;
             if (!dup_seen(s, &ns, targets[i], it->port, NULL))
-                msg_add_srv(m, SEC_ANSWER, qn, it->ttl, 0, weight, (uint16_t)it->port, targets[i]);
-            if (!dup_seen(s, &ns, targets[i], -1, it)) {
+                msg_add_srv(m, SEC_ANSWER, owner, it->ttl, 0, weight, (uint16_t)it->port, targets[i]);
+            if (!dup_seen(s, &ns, targets[i], -1, it) && extra) {
                 copy_answers(m, SEC_ADDITIONAL, find_chase(w, it->host, T_A));
                 copy_answers(m, SEC_ADDITIONAL, find_chase(w, it->host, T_AAAA));
             }
@@ -351,8 +360,8 @@ static void answer_srv(const k8sext *e, xwait *w)
         if (!it->has_name)
             continue;
         if (!dup_seen(s, &ns, it->name, it->port, NULL))
-            msg_add_srv(m, SEC_ANSWER, qn, it->ttl, 0, weight, (uint16_t)it->port, it->name);
-        if (!dup_seen(s, &ns, it->name, -1, it))
+            msg_add_srv(m, SEC_ANSWER, owner, it->ttl, 0, weight, (uint16_t)it->port, it->name);
+        if (!dup_seen(s, &ns, it->name, -1, it) && extra)
             add_addr(m, SEC_ADDITIONAL, it->name, e->ttl, it);
     }
     free(s);
@@ -384,10 +393,11 @@ static int write_items(xwait *w)
     msg_reply_to(&r->resp, &r->q);
     r->resp.flags |= F_AA;
     int trunc = 0;
+    const uint8_t *qn = r->q.qname;
     switch (r->q.qtype) {
-    case T_A: trunc = answer_addrs(e, w, 4); break;
-    case T_AAAA: trunc = answer_addrs(e, w, 6); break;
-    case T_SRV: answer_srv(e, w); break;
+    case T_A: trunc = add_addrs(e, &r->resp, qn, w->items.v, w->items.n, 4, w, 1); break;
+    case T_AAAA: trunc = add_addrs(e, &r->resp, qn, w->items.v, w->items.n, 6, w, 1); break;
+    case T_SRV: add_srv(e, &r->resp, qn, w->items.v, w->items.n, w, 1); break;
     case T_PTR: answer_ptr(e, w); break;
     default: break;
     }
@@ -552,6 +562,178 @@ static int k8sext_serve(const handler *h, dns_req *r)
     return run(w);
 }
 
+/* ---- zone transfers ------------------------------------------------------ */
+
+/* The zone as a transfer source (server/transfer.h), CoreDNS's
+ * k8s_external Transfer: the SOA, the NS and ns1.<apex> addresses, then per
+ * Service (in the store's order) the records its names answer:
+ * A/AAAA/CNAME and SRV at <svc>.<ns>.<zone>; with headless, A/AAAA and SRV
+ * at each <endpoint>.<svc>.<ns>.<zone>; SRV at
+ * _<port>._<proto>.<svc>.<ns>.<zone> per named port; the SOA again.
+ * Hostnames are not looked up (CNAMEs alone). */
+typedef struct xfr_w {
+    const k8sext *e;
+    dns_msg m;
+    xfr_emit_fn emit;
+    void *sink;
+    int failed;
+    char *names;                    /* "ns\0name\0" pairs back to back */
+    size_t len, cap;
+} xfr_w;
+
+static void flush(xfr_w *x)
+{
+    unsigned n = msg_count(&x->m, SEC_ANSWER);
+    for (unsigned i = 0; i < n && !x->failed; i++) {
+        dns_rr rr = msg_rr(&x->m, SEC_ANSWER, i);
+        x->failed = x->emit(x->sink, &rr) < 0;
+    }
+    msg_reset(&x->m);
+}
+
+static int keep_name(void *sink, const char *ns, const char *name)
+{
+    xfr_w *x = sink;
+    size_t need = strlen(ns) + strlen(name) + 2;
+    if (x->len + need > x->cap) {
+        size_t cap = (x->cap ? x->cap * 2 : 4096) + need;
+        char *nb = realloc(x->names, cap);
+        if (!nb)
+            return -1;
+        x->names = nb;
+        x->cap = cap;
+    }
+    memcpy(x->names + x->len, ns, strlen(ns) + 1);
+    x->len += strlen(ns) + 1;
+    memcpy(x->names + x->len, name, strlen(name) + 1);
+    x->len += strlen(name) + 1;
+    return 0;
+}
+
+/* label? + name + ns + zone */
+static int svc_name(uint8_t *out, const char *l1, const char *l2, const char *name,
+                    const char *ns, const uint8_t *zone)
+{
+    const char *labels[] = { l1, l2, name, ns };
+    size_t o = 0, zl = dname_len(zone);
+    for (int i = 0; i < 4; i++) {
+        size_t l = labels[i] ? strlen(labels[i]) : 0;
+        if (!labels[i])
+            continue;
+        if (l == 0 || l > 63 || o + 1 + l + zl > DNAME_MAX)
+            return -1;
+        out[o++] = (uint8_t)l;
+        memcpy(out + o, labels[i], l);
+        o += l;
+    }
+    memcpy(out + o, zone, zl);
+    return 0;
+}
+
+static void xfr_service(xfr_w *x, int zi, const char *ns, const char *name)
+{
+    const k8sext *e = x->e;
+    const uint8_t *zone = e->zones[zi];
+    uint8_t owner[DNAME_MAX];
+    xvec v = { 0 }, sub = { 0 };
+    if (svc_name(owner, NULL, NULL, name, ns, zone) < 0)
+        return;
+    if (e->src->lookup(e->src->data, owner, zone, T_A, e->headless, take, &v) < 0 || v.n == 0)
+        goto out;
+    sub.v = calloc(v.n, sizeof *sub.v);
+    if (!sub.v) {
+        x->failed = 1;
+        goto out;
+    }
+    add_addrs(e, &x->m, owner, v.v, v.n, 4, NULL, 1);
+    add_addrs(e, &x->m, owner, v.v, v.n, 6, NULL, 0);
+    add_srv(e, &x->m, owner, v.v, v.n, NULL, 0);
+    flush(x);
+    /* endpoint names (headless): each distinct one, in order */
+    for (size_t i = 0; i < v.n && !x->failed; i++) {
+        const xitem *it = &v.v[i];
+        int first = it->has_name && !dname_equal(it->name, owner);
+        for (size_t j = 0; j < i && first; j++)
+            first = !(v.v[j].has_name && dname_equal(v.v[j].name, it->name));
+        if (!first)
+            continue;
+        sub.n = 0;
+        for (size_t j = i; j < v.n; j++)
+            if (v.v[j].has_name && dname_equal(v.v[j].name, it->name))
+                sub.v[sub.n++] = v.v[j];
+        add_addrs(e, &x->m, it->name, sub.v, sub.n, 4, NULL, 1);
+        add_addrs(e, &x->m, it->name, sub.v, sub.n, 6, NULL, 0);
+        add_srv(e, &x->m, it->name, sub.v, sub.n, NULL, 0);
+        flush(x);
+    }
+    /* _<port>._<proto> names: each distinct named port */
+    for (size_t i = 0; i < v.n && !x->failed; i++) {
+        const xitem *it = &v.v[i];
+        int first = it->port_name[0] && it->proto[0];
+        for (size_t j = 0; j < i && first; j++)
+            first = strcmp(v.v[j].port_name, it->port_name) || strcmp(v.v[j].proto, it->proto);
+        if (!first)
+            continue;
+        char pl[66], tl[10];
+        uint8_t srv[DNAME_MAX];
+        snprintf(pl, sizeof pl, "_%s", it->port_name);
+        snprintf(tl, sizeof tl, "_%s", it->proto);
+        if (svc_name(srv, pl, tl, name, ns, zone) < 0)
+            continue;
+        sub.n = 0;
+        for (size_t j = i; j < v.n; j++)
+            if (!strcmp(v.v[j].port_name, it->port_name) && !strcmp(v.v[j].proto, it->proto))
+                sub.v[sub.n++] = v.v[j];
+        add_srv(e, &x->m, srv, sub.v, sub.n, NULL, 0);
+        flush(x);
+    }
+out:
+    free(v.v);
+    free(sub.v);
+}
+
+static int k8sext_xfr_walk(void *data, const uint8_t *zone, uint32_t serial, xfr_emit_fn emit,
+                           void *sink)
+{
+    const k8sext *e = data;
+    int zi = -1;
+    for (size_t i = 0; i < e->nzones && zi < 0; i++)
+        if (dname_equal(zone, e->zones[i]))
+            zi = (int)i;
+    if (zi < 0 || !e->src)
+        return XFR_NOTAUTH;
+    xfr_w x = { .e = e, .emit = emit, .sink = sink };
+    msg_init(&x.m);
+    add_soa(e, &x.m, SEC_ANSWER, zi);
+    uint32_t now = msg_count(&x.m, SEC_ANSWER) ? e->src->serial(e->src->data, e->zones[zi]) : 0;
+    flush(&x);
+    if (serial != 0 && serial >= now)
+        goto done;                  /* up to date: the SOA alone, as CoreDNS */
+    uint8_t ns[DNAME_MAX];
+    if (apex_name(ns, "ns1", e->apex, e->zones[zi]) == 0) {
+        msg_add_name(&x.m, SEC_ANSWER, e->zones[zi], T_NS, e->ttl, ns);
+        xvec v = { 0 };
+        collect_ns(e, zi, &v);
+        for (size_t i = 0; i < v.n; i++)
+            add_addr(&x.m, SEC_ANSWER, ns, e->ttl, &v.v[i]);
+        free(v.v);
+        flush(&x);
+    }
+    if (e->src->names(e->src->data, e->headless, keep_name, &x) < 0)
+        x.failed = 1;
+    for (size_t o = 0; o < x.len && !x.failed;) {
+        const char *sns = x.names + o, *sname = sns + strlen(sns) + 1;
+        o = (size_t)(sname - x.names) + strlen(sname) + 1;
+        xfr_service(&x, zi, sns, sname);
+    }
+    add_soa(e, &x.m, SEC_ANSWER, zi);
+    flush(&x);
+done:
+    msg_free(&x.m);
+    free(x.names);
+    return x.failed ? XFR_FAIL : XFR_OK;
+}
+
 /* ---- setup ------------------------------------------------------------ */
 
 static int add_zones(cf_disp *d, uint8_t (**zones)[DNAME_MAX], size_t *n, const char *text)
@@ -660,6 +842,9 @@ static int k8sext_setup(cf_disp *d, setup_ctx *ctx, void **inst)
         while (rc == 0 && cf_next_block(d))
             rc = parse_prop(d, e);
     }
+    xfr_source xs = { k8sext_xfr_walk, e };
+    if (rc == 0 && xfr_source_publish(ctx->blk, "k8s_external", &xs) < 0)
+        rc = cf_err(d, "plugin/k8s_external: out of memory");
     if (rc < 0) {
         k8sext_destroy(e);
         return -1;

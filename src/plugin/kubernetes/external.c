@@ -79,6 +79,17 @@ static int port_match(const char *port, const char *proto, const st_port *p)
            (!proto[0] || !strcasecmp(proto, proto_name(p)));
 }
 
+static const char *proto_lower(const st_port *p)
+{
+    if (p->port == -1)
+        return "";
+    switch (p->proto) {
+    case ST_UDP: return "udp";
+    case ST_SCTP: return "sctp";
+    default: return "tcp";
+    }
+}
+
 static const char *strip_us(const char *s)
 {
     return s[0] == '_' ? s + 1 : s;
@@ -116,6 +127,8 @@ static int svc_items(xctx *x, const st_service *svc, const char *endpoint, const
                 rc = RC_NOERROR;
                 ext_item it = { .kind = EXT_ADDR, .family = ep->ip.family,
                                 .port = ep->ports[j].port, .ttl = k->ttl,
+                                .port_name = ep->ports[j].name ? ep->ports[j].name : "",
+                                .proto = proto_lower(&ep->ports[j]),
                                 .name = named ? name : NULL };
                 memcpy(it.addr, ep->ip.addr, 16);
                 emit(x, &it);
@@ -134,6 +147,8 @@ static int svc_items(xctx *x, const st_service *svc, const char *endpoint, const
                 continue;
             rc = RC_NOERROR;
             ext_item it = { .kind = EXT_HOST, .host = svc->external[i], .port = ports[j].port,
+                            .port_name = ports[j].name ? ports[j].name : "",
+                            .proto = proto_lower(&ports[j]),
                             .ttl = k->ttl, .name = named ? name : NULL };
             st_ip ip;
             if (st_parse_ip(svc->external[i], &ip) == 0) {
@@ -166,7 +181,8 @@ static int rev_svc(const st_service *svc, void *arg)
             continue;
         char host[KLABEL * 2 + 2];
         snprintf(host, sizeof host, "%s.%s", svc->name, svc->ns);
-        ext_item it = { .kind = EXT_HOST, .host = host, .port = -1, .ttl = k->ttl };
+        ext_item it = { .kind = EXT_HOST, .host = host, .port = -1, .port_name = "", .proto = "",
+                        .ttl = k->ttl };
         emit(r->x, &it);
         r->found = 1;
         break;
@@ -254,7 +270,8 @@ static int collect(const st_service *svc, const st_endpoint *ep, void *arg)
 
 static void addr_item(xctx *x, const st_ip *ip)
 {
-    ext_item it = { .kind = EXT_ADDR, .family = ip->family, .port = -1, .ttl = x->q.k->ttl };
+    ext_item it = { .kind = EXT_ADDR, .family = ip->family, .port = -1, .port_name = "",
+                    .proto = "", .ttl = x->q.k->ttl };
     memcpy(it.addr, ip->addr, 16);
     emit(x, &it);
 }
@@ -301,8 +318,36 @@ static uint32_t kube_ext_serial(void *data, const uint8_t *zone)
     return k->st ? store_serial(k->st) : 0;
 }
 
+typedef struct xnames {
+    int headless;
+    ext_name_fn fn;
+    void *sink;
+    int failed;
+} xnames;
+
+static int name_of(const st_service *svc, void *arg)
+{
+    xnames *x = arg;
+    if (svc->n_external > 0 || (x->headless && svc->kind == SVC_HEADLESS))
+        x->failed = x->fn(x->sink, svc->ns, svc->name) < 0;
+    return x->failed;
+}
+
+static int kube_ext_names(void *data, int headless, ext_name_fn fn, void *sink)
+{
+    kube *k = data;
+    xnames x = { headless, fn, sink, 0 };
+    if (!k->st)
+        return 0;
+    store_read_begin();
+    store_foreach_service(k->st, name_of, &x);
+    store_read_end();
+    return x.failed ? -1 : 0;
+}
+
 int kube_publish_external(kube *k, struct server_block *blk)
 {
-    external_source src = { kube_ext_lookup, kube_ext_ns_addrs, kube_ext_serial, k };
+    external_source src = { kube_ext_lookup, kube_ext_ns_addrs, kube_ext_serial, kube_ext_names,
+                            k };
     return external_source_publish(blk, "kubernetes", &src);
 }

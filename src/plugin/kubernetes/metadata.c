@@ -41,7 +41,9 @@ static int parse_name(const kube *k, const dns_req *r, kreq *kr)
     int zi = zone_of(k, low);
     if (zi < 0)
         return K_INVALID;
-    return kube_parse_mc(low, k->zlabels[zi], k->zonal, k->zone_mc[zi], kr);
+    /* multicluster zones too: CoreDNS asks its parser with the zone its
+     * metadata collector never sets, so their names are read as in any zone */
+    return kube_parse(low, k->zlabels[zi], k->zonal, kr);
 }
 
 static const char *name_value(const dns_req *r, const char *key, const void *data, char *buf,

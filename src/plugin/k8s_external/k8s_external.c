@@ -23,7 +23,8 @@
  * this server (their external addresses), else our own. <apex>.<zone> is
  * an empty non-terminal, ns1.<apex>.<zone> has those addresses, anything
  * else below <apex>.<zone> does not exist. Every answer is authoritative;
- * empty ones carry the SOA.
+ * empty ones carry the SOA. The zones are also a transfer source
+ * (server/transfer.h, published at setup under "transfer/k8s_external").
  *
  * The instance is written by setup and start on the loading thread, read
  * by workers, freed by destroy. A query whose answer has load-balancer

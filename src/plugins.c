@@ -25,6 +25,7 @@ extern const plugin_def plugin_forward;
 extern const plugin_def plugin_header;
 extern const plugin_def plugin_health;
 extern const plugin_def plugin_hosts;
+extern const plugin_def plugin_k8s_external;
 extern const plugin_def plugin_kubernetes;
 extern const plugin_def plugin_loadbalance;
 extern const plugin_def plugin_local;
@@ -58,6 +59,7 @@ const plugin_def *const topodns_plugins[] = {
     &plugin_header,
     &plugin_health,
     &plugin_hosts,
+    &plugin_k8s_external,
     &plugin_kubernetes,
     &plugin_loadbalance,
     &plugin_local,

@@ -293,6 +293,44 @@ static int service_ips(st_service *s, const cJSON *spec)
     return 0;
 }
 
+/* spec.externalIPs, then each status.loadBalancer.ingress's ip (or its
+ * hostname without one), as CoreDNS keeps them: one block holding the
+ * pointer array and the strings, at most 255. Empty strings are skipped. */
+static int service_external(st_service *s, const cJSON *spec, const cJSON *status)
+{
+    const char *list[255];
+    int n = 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, jarray(jget(spec, "externalIPs"))) {
+        if (cJSON_IsString(v) && *v->valuestring && n < 255)
+            list[n++] = v->valuestring;
+    }
+    cJSON_ArrayForEach(v, jarray(jget(jget(status, "loadBalancer"), "ingress"))) {
+        const char *ip = jstr(v, "ip"), *host = jstr(v, "hostname");
+        const char *t = ip && *ip ? ip : host;
+        if (t && *t && n < 255)
+            list[n++] = t;
+    }
+    if (n == 0)
+        return 0;
+    size_t need = (size_t)n * sizeof(char *);
+    for (int i = 0; i < n; i++)
+        need += strlen(list[i]) + 1;
+    char **arr = malloc(need);
+    if (!arr)
+        return -1;
+    char *p = (char *)(arr + n);
+    for (int i = 0; i < n; i++) {
+        size_t l = strlen(list[i]) + 1;
+        memcpy(p, list[i], l);
+        arr[i] = p;
+        p += l;
+    }
+    s->external = (const char *const *)arr;
+    s->n_external = (uint8_t)n;
+    return 0;
+}
+
 /* Why an object's names are unusable, or NULL. Namespaces are DNS labels
  * (at most 63 characters) and names DNS subdomains (at most 253), as the API
  * server validates them; anything else did not come from one. ns NULL: a
@@ -335,6 +373,11 @@ st_service *decode_service(strtab *strs, const cJSON *obj, const char **why)
             return NULL;
         }
     }
+    if (service_external(s, spec, jget(obj, "status")) < 0) {
+        decode_service_free(s);
+        *why = "out of memory";
+        return NULL;
+    }
     port_ctx pc = { obj, 0, NULL };
     s->ports = decode_ports(strs, jget(spec, "ports"), &s->nports, &pc);
     if (pc.why) {
@@ -356,9 +399,56 @@ void decode_service_free(void *p)
     free((void *)s->name);
     free((void *)s->cluster_ips);
     free((void *)s->external_name);
+    free((void *)s->external);
     free((void *)s->ports);
     free((void *)s->topology_keys);
     free(s);
+}
+
+/* ---- ServiceImports (multicluster.x-k8s.io/v1alpha1) ------------------ */
+
+st_svcimport *decode_svcimport(strtab *strs, const cJSON *obj, const char **why)
+{
+    const char *ns = decode_obj_ns(obj), *name = decode_obj_name(obj);
+    const cJSON *spec = jget(obj, "spec");
+    if ((*why = bad_names(ns, name)))
+        return NULL;
+    st_svcimport *si = calloc(1, sizeof *si);
+    if (!si) {
+        *why = "out of memory";
+        return NULL;
+    }
+    si->ns = strtab_intern(strs, ns);
+    si->name = strdup(name);
+    const char *type = jstr(spec, "type");
+    si->headless = type && strcmp(type, "Headless") == 0;
+    int n = cJSON_GetArraySize(jarray(jget(spec, "ips")));
+    si->ips = calloc((size_t)(n > 0 ? (n > 8 ? 8 : n) : 1), sizeof *si->ips);
+    const cJSON *v;
+    cJSON_ArrayForEach(v, jarray(jget(spec, "ips"))) {
+        st_ip ip;
+        if (si->ips && si->nips < 8 && cJSON_IsString(v) && st_parse_ip(v->valuestring, &ip) == 0)
+            ((st_ip *)si->ips)[si->nips++] = ip;
+    }
+    port_ctx pc = { obj, 0, NULL };
+    si->ports = decode_ports(strs, jget(spec, "ports"), &si->nports, &pc);
+    if (!si->name || !si->ips || !si->ports || pc.why) {
+        decode_svcimport_free(si);
+        *why = pc.why ? pc.why : "out of memory";
+        return NULL;
+    }
+    return si;
+}
+
+void decode_svcimport_free(void *p)
+{
+    st_svcimport *si = p;
+    if (!si)
+        return;
+    free((void *)si->name);
+    free((void *)si->ips);
+    free((void *)si->ports);
+    free(si);
 }
 
 /* ---- EndpointSlices --------------------------------------------------- */

@@ -33,6 +33,11 @@ typedef struct slice_blob {
     const char *ns;                 /* interned */
     char *name;
     const char *service;            /* interned; NULL without the label */
+    const char *cluster;            /* interned: a multicluster slice's
+                                     * multicluster.kubernetes.io/source-cluster
+                                     * (service is then its
+                                     * multicluster.kubernetes.io/service-name) */
+    uint8_t mcs;                    /* a multicluster slice (store.c sets it) */
     size_t n;
     st_endpoint *eps;
     st_port *ports;
@@ -44,6 +49,9 @@ typedef struct slice_blob {
 slice_blob *decode_slice(strtab *strs, const struct cJSON *obj, const char **why);
 void decode_slice_ref(slice_blob *b);
 void decode_slice_unref(slice_blob *b);
+
+st_svcimport *decode_svcimport(strtab *strs, const struct cJSON *obj, const char **why);
+void decode_svcimport_free(void *si);
 
 /* The pod's name points into obj until the caller points it elsewhere. */
 st_pod *decode_pod(strtab *strs, const struct cJSON *obj, const char **why);

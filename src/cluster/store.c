@@ -11,6 +11,9 @@
  *   nss     name           → st_namespace
  *   svcip   st_ip          → ip_svcs: services with that cluster IP
  *   epip    st_ip          → ip_svcs: services with a ready endpoint there
+ *   simp    "ns\0name"     → st_svcimport
+ *   eps also holds the multicluster slices of a service, under the key
+ *   "\1ns\0service" (merged views like any other, never in epip).
  *
  * Writer side (API thread only, uthash): one record per object name, with a
  * relist generation, plus what is needed to rebuild the published entries:
@@ -31,9 +34,9 @@
 #include "cluster/pmap.h"
 #include "common/log.h"
 
-enum { R_SVC, R_SLICE, R_POD, R_NODE, R_NS, R_COUNT };
+enum { R_SVC, R_SLICE, R_POD, R_NODE, R_NS, R_SIMP, R_COUNT };
 static const char *const resource_names[R_COUNT] = {
-    "services", "endpointslices", "pods", "nodes", "namespaces",
+    "services", "endpointslices", "pods", "nodes", "namespaces", "serviceimports",
 };
 
 /* A writer-side record: one per object, keyed "ns/name". */
@@ -86,7 +89,7 @@ typedef struct wpodip {
 
 struct store {
     store_opts opts;
-    pmap *svc, *eps, *pods, *nodes, *naddr, *nss, *svcip, *epip;
+    pmap *svc, *eps, *pods, *nodes, *naddr, *nss, *svcip, *epip, *simp;
     wrec *recs[R_COUNT];
     uint32_t gen[R_COUNT];
     int relisting[R_COUNT];
@@ -393,7 +396,8 @@ static void publish_service_eps(store *s, wsvc *ws, size_t kl)
         m->pub.eps = m->arr ? m->arr : ws->slices[0]->eps;
         m->pub.version = s->next_version++;
     }
-    ready_ips_move(s, ws, ws->published, m, kl);
+    if (ws->key[0] != 1)            /* multicluster slices answer no PTR */
+        ready_ips_move(s, ws, ws->published, m, kl);
     ws->published = m;
     if (m)
         pmap_put(s->eps, ws->key, kl, m, merged_free);
@@ -401,12 +405,14 @@ static void publish_service_eps(store *s, wsvc *ws, size_t kl)
         pmap_del(s->eps, ws->key, kl);
 }
 
-static wsvc *wsvc_get(store *s, const char *ns, const char *svc, size_t *kl)
+static wsvc *wsvc_get(store *s, const slice_blob *b, size_t *kl)
 {
     char key[512];
-    *kl = nskey(key, sizeof key, ns, svc);
+    key[0] = 1;                     /* multicluster slices: "\1ns\0service" */
+    *kl = nskey(key + b->mcs, sizeof key - 1, b->ns, b->service);
     if (!*kl)
         return NULL;
+    *kl += b->mcs;
     wsvc *ws;
     HASH_FIND(hh, s->svcslices, key, *kl, ws);
     if (!ws && (ws = calloc(1, sizeof *ws + *kl))) {
@@ -422,7 +428,7 @@ static void slice_detach(store *s, slice_blob *b)
     if (!b || !b->service)
         return;
     size_t kl;
-    wsvc *ws = wsvc_get(s, b->ns, b->service, &kl);
+    wsvc *ws = wsvc_get(s, b, &kl);
     if (!ws)
         return;
     for (size_t i = 0; i < ws->n; i++)
@@ -445,7 +451,7 @@ static void slice_attach(store *s, slice_blob *b)
     if (!b->service)
         return;
     size_t kl;
-    wsvc *ws = wsvc_get(s, b->ns, b->service, &kl);
+    wsvc *ws = wsvc_get(s, b, &kl);
     if (!ws)
         return;
     if (ws->n == ws->cap) {
@@ -468,16 +474,24 @@ int store_upsert_slice(store *s, const cJSON *obj)
         logskip("endpointslice", obj, why);
         return -1;
     }
+    const char *mc;
+    if (!b->service && s->opts.multicluster &&
+        (mc = decode_obj_label(obj, "multicluster.kubernetes.io/service-name"))) {
+        const char *cl = decode_obj_label(obj, "multicluster.kubernetes.io/source-cluster");
+        b->service = strtab_intern(s->strs, mc);
+        b->cluster = strtab_intern(s->strs, cl ? cl : "");
+        b->mcs = 1;
+    }
     wrec *w = rec_get(s, R_SLICE, b->ns, b->name, 1);
     if (!w) {
         decode_slice_unref(b);
         return -1;
     }
     slice_blob *old = w->slice;
-    if (old && old->service == b->service && b->service) {
+    if (old && old->service == b->service && old->mcs == b->mcs && b->service) {
         /* replace in place: keeps slice order stable */
         size_t kl;
-        wsvc *ws = wsvc_get(s, b->ns, b->service, &kl);
+        wsvc *ws = wsvc_get(s, b, &kl);
         for (size_t i = 0; ws && i < ws->n; i++)
             if (ws->slices[i] == old)
                 ws->slices[i] = b;
@@ -718,6 +732,44 @@ static void remove_namespace(store *s, wrec *w)
     free(w);
 }
 
+/* ---- ServiceImports ----------------------------------------------------- */
+
+int store_upsert_svcimport(store *s, const cJSON *obj)
+{
+    const char *why = NULL;
+    st_svcimport *si = decode_svcimport(s->strs, obj, &why);
+    if (!si) {
+        logskip("serviceimport", obj, why);
+        return -1;
+    }
+    char key[512];
+    size_t kl = nskey(key, sizeof key, si->ns, si->name);
+    if (!kl || !rec_get(s, R_SIMP, si->ns, si->name, 1)) {
+        decode_svcimport_free(si);
+        return -1;
+    }
+    pmap_put(s->simp, key, kl, si, decode_svcimport_free);
+    bump(s);
+    return 0;
+}
+
+static void remove_svcimport(store *s, wrec *w)
+{
+    char key[512], ns[256];
+    const char *slash = strchr(w->key, '/');
+    size_t nl = (size_t)(slash - w->key);
+    if (nl < sizeof ns) {
+        memcpy(ns, w->key, nl);
+        ns[nl] = '\0';
+        size_t kl = nskey(key, sizeof key, ns, slash + 1);
+        if (kl)
+            pmap_del(s->simp, key, kl);
+    }
+    HASH_DEL(s->recs[R_SIMP], w);
+    free(w);
+    bump(s);
+}
+
 /* ---- removal and relists ---------------------------------------------- */
 
 static int resource_index(const char *resource)
@@ -735,6 +787,7 @@ static void remove_rec(store *s, int r, wrec *w)
     case R_SLICE: remove_slice(s, w); break;
     case R_POD: remove_pod(s, w); break;
     case R_NODE: remove_node(s, w); break;
+    case R_SIMP: remove_svcimport(s, w); break;
     default: remove_namespace(s, w); break;
     }
 }
@@ -796,6 +849,26 @@ const st_endpoints *store_endpoints(store *s, const char *ns, const char *servic
     size_t kl = nskey(key, sizeof key, ns, service);
     merged *m = kl ? pmap_get(s->eps, key, kl) : NULL;
     return m ? &m->pub : NULL;
+}
+
+const st_svcimport *store_svcimport(store *s, const char *ns, const char *name)
+{
+    char key[512];
+    size_t kl = nskey(key, sizeof key, ns, name);
+    return kl ? pmap_get(s->simp, key, kl) : NULL;
+}
+
+void store_foreach_mcslice(store *s, const char *ns, const char *service, st_mcslice_cb cb,
+                           void *arg)
+{
+    char key[512];
+    key[0] = 1;
+    size_t kl = nskey(key + 1, sizeof key - 1, ns, service);
+    const merged *m = kl ? pmap_get(s->eps, key, kl + 1) : NULL;
+    for (size_t i = 0; m && i < m->nblobs; i++)
+        if (cb(m->blobs[i]->cluster ? m->blobs[i]->cluster : "", m->blobs[i]->eps,
+               m->blobs[i]->n, arg))
+            return;
 }
 
 const st_namespace *store_namespace(store *s, const char *name)
@@ -898,10 +971,13 @@ store *store_new(const store_opts *opts)
     s->opts.zone_label = opts && opts->zone_label ? opts->zone_label : "topology.kubernetes.io/zone";
     s->opts.region_label = opts && opts->region_label ? opts->region_label
                                                       : "topology.kubernetes.io/region";
+    s->opts.multicluster = opts && opts->multicluster;
     /* initial sizes for the scale limits in docs/benchmarks.md
      * (150k pods, 10k services, 5k nodes); the maps still grow beyond */
-    pmap **maps[] = { &s->svc, &s->eps, &s->pods, &s->nodes, &s->naddr, &s->nss, &s->svcip, &s->epip };
-    static const unsigned long sizes[] = { 16384, 16384, 131072, 8192, 16384, 1024, 16384, 131072 };
+    pmap **maps[] = { &s->svc, &s->eps, &s->pods, &s->nodes, &s->naddr, &s->nss, &s->svcip, &s->epip,
+                      &s->simp };
+    static const unsigned long sizes[] = { 16384, 16384, 131072, 8192, 16384, 1024, 16384, 131072,
+                                           64 };
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         if (!(*maps[i] = pmap_new_sized(sizes[i]))) {
             store_free(s);
@@ -921,7 +997,8 @@ void store_free(store *s)
         HASH_ITER(hh, s->recs[r], w, tmp) remove_rec(s, r, w);
     }
     pmap_barrier();
-    pmap **maps[] = { &s->svc, &s->eps, &s->pods, &s->nodes, &s->naddr, &s->nss, &s->svcip, &s->epip };
+    pmap **maps[] = { &s->svc, &s->eps, &s->pods, &s->nodes, &s->naddr, &s->nss, &s->svcip, &s->epip,
+                      &s->simp };
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         pmap_free(*maps[i], NULL);
     pmap_barrier();                 /* values freed: now their strings */

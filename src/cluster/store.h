@@ -15,7 +15,8 @@
  *
  * What is kept (and only that — the JSON is freed at once):
  *   services    ns/name → st_service (kind, cluster IPs, ports, ExternalName,
- *               the fields and annotations topology uses)
+ *               external IPs and load-balancer ingress, the fields and
+ *               annotations topology uses)
  *   endpoints   ns/service → st_endpoints: every endpoint of every
  *               EndpointSlice labelled kubernetes.io/service-name=service,
  *               merged in slice order (not deduplicated: readers decide)
@@ -23,6 +24,11 @@
  *   nodes       name → st_node (labels, zone, region, allocatable CPU,
  *               addresses, Ready); address → node
  *   namespaces  name → st_namespace (labels)
+ *   serviceimports  ns/name → st_svcimport (multicluster: spec.type, ips, ports)
+ *   multicluster slices  ns/service → the EndpointSlices labelled
+ *               multicluster.kubernetes.io/service-name=service (without
+ *               kubernetes.io/service-name), each with its source cluster;
+ *               kept only with store_opts.multicluster
  * Strings that repeat (label keys and values, zones, node names) are interned
  * in the store's own string table (strtab.h).
  *
@@ -95,6 +101,11 @@ typedef struct st_service {
     const st_port *ports;           /* spec.ports */
     uint16_t nports;
     uint8_t has_selector;
+    uint8_t n_external;
+    /* The Service's external addresses (k8s_external): spec.externalIPs,
+     * then per status.loadBalancer.ingress its ip, or its hostname when it
+     * has no ip; as written, in one block; NULL when there are none. */
+    const char *const *external;
     /* topology inputs, as written (NULL when absent) */
     const char *const *topology_keys;   /* spec.topologyKeys or topodns.io/topology-keys */
     uint8_t n_topology_keys;
@@ -139,11 +150,22 @@ typedef struct st_namespace {
     uint16_t nlabels;
 } st_namespace;
 
+/* A ServiceImport of the Multi-Cluster Services API (multicluster only). */
+typedef struct st_svcimport {
+    const char *ns, *name;
+    uint8_t headless;               /* spec.type Headless (else ClusterSetIP) */
+    uint8_t nips;
+    const st_ip *ips;               /* spec.ips (at most 8) */
+    const st_port *ports;           /* spec.ports */
+    uint16_t nports;
+} st_svcimport;
+
 typedef struct store store;
 
 typedef struct store_opts {
     const char *zone_label;         /* default topology.kubernetes.io/zone */
     const char *region_label;       /* default topology.kubernetes.io/region */
+    int multicluster;               /* keep multicluster EndpointSlices */
 } store_opts;
 
 store *store_new(const store_opts *opts);
@@ -163,6 +185,13 @@ const st_namespace *store_namespace(store *s, const char *name);
 const st_pod *store_pod_by_ip(store *s, const st_ip *ip);
 const st_node *store_node(store *s, const char *name);
 const st_node *store_node_by_addr(store *s, const st_ip *ip);
+const st_svcimport *store_svcimport(store *s, const char *ns, const char *name);
+/* Every multicluster EndpointSlice of (ns, service), in arrival order:
+ * cb(cluster, endpoints, n, arg), non-zero to stop. cluster is "" when the
+ * slice has no source-cluster label. */
+typedef int (*st_mcslice_cb)(const char *cluster, const st_endpoint *eps, size_t n, void *arg);
+void store_foreach_mcslice(store *s, const char *ns, const char *service, st_mcslice_cb cb,
+                           void *arg);
 /* Label value of a node, NULL when absent. */
 const char *st_node_label(const st_node *n, const char *key);
 
@@ -194,10 +223,11 @@ int store_upsert_slice(store *s, const struct cJSON *obj);
 int store_upsert_pod(store *s, const struct cJSON *obj);
 int store_upsert_node(store *s, const struct cJSON *obj);
 int store_upsert_namespace(store *s, const struct cJSON *obj);
+int store_upsert_svcimport(store *s, const struct cJSON *obj);
 /* Remove by the object's last state (namespace + name from metadata). */
 int store_remove(store *s, const char *resource, const struct cJSON *obj);
 /* Relist reconciliation for one resource ("services", "endpointslices",
- * "pods", "nodes", "namespaces"): objects not upserted between begin and end
+ * "pods", "nodes", "namespaces", "serviceimports"): objects not upserted between begin and end
  * are removed at end. */
 void store_relist_begin(store *s, const char *resource);
 void store_relist_end(store *s, const char *resource);

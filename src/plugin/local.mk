@@ -18,6 +18,7 @@ include src/plugin/bind/local.mk
 include src/plugin/timeouts/local.mk
 include src/plugin/any/local.mk
 include src/plugin/kubernetes/local.mk
+include src/plugin/k8s_external/local.mk
 include src/plugin/topology/local.mk
 include src/plugin/loop/local.mk
 include src/plugin/forward/local.mk

@@ -1,6 +1,7 @@
 /*
  * sources.c — what plugins offer each other through their server block
- * (transfer.h: zones to transfer; autopath.h: client search paths): each
+ * (transfer.h: zones to transfer; autopath.h: client search paths;
+ * external.h: Services' external addresses): each
  * offer is a small struct copied into a named value of
  * the block under "<kind>/<plugin>", so the block owns it and frees it with
  * its other values, after every plugin's destroy(). Written from setup() on
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "server/autopath.h"
+#include "server/external.h"
 #include "server/server.h"
 #include "server/transfer.h"
 
@@ -58,4 +60,14 @@ int autopath_source_publish(server_block *b, const char *plugin, const autopath_
 const autopath_source *autopath_source_find(const server_block *b, const char *plugin)
 {
     return find(b, "autopath", plugin);
+}
+
+int external_source_publish(server_block *b, const char *plugin, const external_source *src)
+{
+    return publish(b, "external", plugin, src, sizeof *src);
+}
+
+const external_source *external_source_find(const server_block *b, const char *plugin)
+{
+    return find(b, "external", plugin);
 }

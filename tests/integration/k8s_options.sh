@@ -1,7 +1,7 @@
 #!/bin/bash
 # k8s_options.sh — every option example of src/plugin/kubernetes/README.md
 # ("Every option by example") is accepted by the real binary, and the
-# options CoreDNS rejects (or topodns rejects, multicluster) stop startup
+# options CoreDNS rejects stop startup
 # with file:line and the message.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/kubernetes_lib.sh"
@@ -42,7 +42,7 @@ check "ttl -1 rejected" bad_conf "ttl -1" 'ttl must be in range'
 check "pods bogus rejected" bad_conf "pods bogus" 'bogus'
 check "unknown property rejected" bad_conf "resyncperiod 30s" "unknown property 'resyncperiod'"
 check "upstream (removed keyword) rejected" bad_conf "upstream" "unknown property 'upstream'"
-check "multicluster rejected clearly" bad_conf "multicluster clusterset.local" 'multicluster'
+check "multicluster with a bad zone rejected" bad_conf "multicluster 10.0.0.0/99" 'invalid zone'
 check "zonal with noendpoints rejected" bad_conf "noendpoints
         zonal" 'zonal requires the endpoint cache; remove noendpoints' 6
 check "bad label selector rejected" bad_conf "labels a in (b" 'label|selector|\('

@@ -199,8 +199,23 @@ OUT=$(K get pdb,daemonset,serviceaccount,configmap -n kube-system -o name)
 check "get pdb, daemonset, serviceaccount, configmap" [ "$(echo $OUT)" = \
     "poddisruptionbudget.policy/dns daemonset.apps/node-dns serviceaccount/dns configmap/conf" ]
 get "$KS/apis"
-check "discovery: apps, events, policy, rbac groups" \
-    [ "$(jqo '[.groups[].name] | join(" ")')" = "apps discovery.k8s.io events.k8s.io policy rbac.authorization.k8s.io" ]
+check "discovery: apps, events, policy, rbac, multicluster groups" \
+    [ "$(jqo '[.groups[].name] | join(" ")')" = "apps discovery.k8s.io events.k8s.io policy rbac.authorization.k8s.io multicluster.x-k8s.io" ]
+check "discovery: multicluster.x-k8s.io at v1alpha1" \
+    [ "$(jqo '[.groups[] | select(.name == "multicluster.x-k8s.io") | .preferredVersion.version] | join(" ")')" = v1alpha1 ]
+get "$KS/apis/multicluster.x-k8s.io/v1alpha1"
+check "discovery: serviceimports in multicluster.x-k8s.io/v1alpha1" \
+    [ "$(jqo '.groupVersion + " " + ([.resources[].name] | join(" "))')" = "multicluster.x-k8s.io/v1alpha1 serviceimports" ]
+printf '%s\n' 'apiVersion: multicluster.x-k8s.io/v1alpha1' 'kind: ServiceImport' \
+    'metadata: {name: db, namespace: kube-system}' \
+    'spec: {type: ClusterSetIP, ips: [10.0.0.1], ports: [{name: sql, protocol: TCP, port: 5432}]}' \
+    > "$TMP/si.yaml"
+K apply --validate=false -f "$TMP/si.yaml" > /dev/null
+OUT=$(K get serviceimport db -n kube-system -o json)
+check "kubectl apply + get of a ServiceImport, spec as sent" \
+    [ "$(jqo '.apiVersion + " " + .spec.type + " " + .spec.ips[0]')" = "multicluster.x-k8s.io/v1alpha1 ClusterSetIP 10.0.0.1" ]
+get "$KS/apis/multicluster.x-k8s.io/v1/serviceimports"
+check "serviceimports at another version: not found" grep -q NotFound <<<"$OUT"
 check "clusterrole name '..' is invalid: 422" \
     [ "$(code -X POST -d '{"metadata":{"name":".."}}' "$KS/apis/rbac.authorization.k8s.io/v1/clusterroles")" = 422 ]
 OUT=$(K delete -f "$TMP/deploy.yaml" --wait=false)

@@ -261,6 +261,17 @@ OUT=$(diff <(echo "$want") <(sort <<<"$RBAC_PLAIN"))
 check "RBAC (default): exactly list+watch of what topodns watches" test -z "$OUT"
 OUT=$(diff <(printf '%s\ncore/events create\n' "$want" | sort) <(sort <<<"$RBAC_EVENTS"))
 check "RBAC (--events): that and create on events" test -z "$OUT"
+"$RENDER" --multicluster clusterset.local > "$TMP/kube-dns-mc.yaml"
+F=$(facts "$TMP/kube-dns-mc.yaml")
+OUT=$(diff <(printf '%s\nmulticluster.x-k8s.io/serviceimports list\nmulticluster.x-k8s.io/serviceimports watch\n' "$want" | sort) \
+           <(fact rbac | sort))
+check "RBAC (--multicluster): that and list+watch on serviceimports" test -z "$OUT"
+OUT=$(cat "$TMP/kube-dns-mc.yaml.coredns.Corefile")
+check "--multicluster: the zone and the option in the kubernetes stanza" eval \
+    'grep -q "^    kubernetes cluster.local clusterset.local in-addr.arpa ip6.arpa {$" <<<"$OUT" &&
+     grep -q "^        multicluster clusterset.local$" <<<"$OUT" && [ "$(fact leftover)" = 0 ]'
+OUT=$("$RENDER" --multicluster 'a b' 2>&1); rc=$?
+check "render: a bad --multicluster zone exits 2" eval '[ $rc -eq 2 ] && grep -q -- "--multicluster" <<<"$OUT"'
 
 # ---------------------------------------------------------------- node-local caches
 # node_local [--ecs]: a rendered node-local Corefile for loopback, its

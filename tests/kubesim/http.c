@@ -3,11 +3,11 @@
  * One evhttp server (optionally TLS through bufferevent_openssl) on the
  * shared event loop. Every request not under /sim/ first passes the
  * injected faults (bearer token, failNext, delayMs), then is routed:
- *   /version /healthz /livez /readyz /api /apis /api/v1 /apis/GROUP[/v1]
+ *   /version /healthz /livez /readyz /api /apis /api/v1 /apis/GROUP[/VERSION]
  *   (each also with a trailing slash)
  *   /api/v1/{resource}[/{name}[/status]]
  *   /api/v1/namespaces/{ns}/{resource}[/{name}[/status]]
- *   /apis/GROUP/v1/... likewise (the groups of ks_groups), and the legacy
+ *   /apis/GROUP/VERSION/... likewise (the groups of ks_groups), and the legacy
  *   /watch/ prefix.
  * Lists implement limit/continue over a consistent revision (continue token
  * = unpadded base64url JSON {"v","rv","start"} (b64url.c), 400 BadRequest
@@ -858,9 +858,10 @@ static void reply_resources(struct evhttp_request *req, const char *group, const
 static void add_group(struct evbuffer *b, int g)
 {
     const char *gv = ks_groups[g].group_version;
+    const char *v = ks_groups[g].version;
     evbuffer_add_printf(b, "\"name\":\"%s\",\"versions\":[{\"groupVersion\":\"%s\","
-                        "\"version\":\"v1\"}],\"preferredVersion\":{\"groupVersion\":\"%s\","
-                        "\"version\":\"v1\"}", ks_groups[g].name, gv, gv);
+                        "\"version\":\"%s\"}],\"preferredVersion\":{\"groupVersion\":\"%s\","
+                        "\"version\":\"%s\"}", ks_groups[g].name, gv, v, gv, v);
 }
 
 static void reply_buffer(struct evhttp_request *req, struct evbuffer *b)
@@ -888,7 +889,7 @@ static int group_discovery(struct evhttp_request *req, const char *path)
             reply_buffer(req, b);
             return 1;
         }
-        if (!strcmp(path + 6 + n, "/v1")) {
+        if (path[6 + n] == '/' && !strcmp(path + 7 + n, ks_groups[g].version)) {
             reply_resources(req, name, ks_groups[g].group_version);
             return 1;
         }
@@ -999,7 +1000,7 @@ static int route_path(const char *path, route *r)
         group = "";
         i = 2;
     } else if (n >= 4 && !strcmp(seg[0], "apis") && ks_group_by_name(seg[1]) > 0 &&
-               !strcmp(seg[2], "v1")) {
+               !strcmp(seg[2], ks_groups[ks_group_by_name(seg[1])].version)) {
         group = ks_groups[ks_group_by_name(seg[1])].name;
         i = 3;
     } else {

@@ -49,16 +49,20 @@ const ks_kind ks_kinds[K_COUNT] = {
      * apart, each as sent. */
     [K_EVENT_V1] = {"events", "event", "Event", "EventList", "events.k8s.io",
                     "events.k8s.io/v1", "ev", 1, 0},
+    /* the Multi-Cluster Services API's CRD (the kubernetes plugin's multicluster) */
+    [K_SERVICEIMPORT] = {"serviceimports", "serviceimport", "ServiceImport", "ServiceImportList",
+                         "multicluster.x-k8s.io", "multicluster.x-k8s.io/v1alpha1", "svcim", 1, 0},
 };
 
 /* API groups, in the order discovery lists them (the core group first). */
 const ks_group ks_groups[KS_NGROUPS] = {
-    {"", "v1"},
-    {"apps", "apps/v1"},
-    {"discovery.k8s.io", "discovery.k8s.io/v1"},
-    {"events.k8s.io", "events.k8s.io/v1"},
-    {"policy", "policy/v1"},
-    {"rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1"},
+    {"", "v1", "v1"},
+    {"apps", "apps/v1", "v1"},
+    {"discovery.k8s.io", "discovery.k8s.io/v1", "v1"},
+    {"events.k8s.io", "events.k8s.io/v1", "v1"},
+    {"policy", "policy/v1", "v1"},
+    {"rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1", "v1"},
+    {"multicluster.x-k8s.io", "multicluster.x-k8s.io/v1alpha1", "v1alpha1"},
 };
 
 const char *const ks_field_paths[F_COUNT] = {

@@ -42,7 +42,7 @@ enum { K_NAMESPACE, K_NODE, K_SERVICE, K_POD, K_EVENT, K_ENDPOINTSLICE,
        K_CONFIGMAP, K_SERVICEACCOUNT, K_DEPLOYMENT, K_DAEMONSET, K_PDB,
        K_CLUSTERROLE, K_CLUSTERROLEBINDING, K_ROLE, K_ROLEBINDING,
        K_EVENT_V1, /* events.k8s.io/v1 Events, opaque, stored apart from core/v1 */
-       K_COUNT };
+       K_SERVICEIMPORT, K_COUNT };
 
 typedef struct ks_kind {
     const char *resource;    /* "pods" */
@@ -63,8 +63,9 @@ extern const ks_kind ks_kinds[K_COUNT];
 typedef struct ks_group {
     const char *name;        /* "" for the core group */
     const char *group_version; /* "v1", "apps/v1" */
+    const char *version;     /* "v1", "v1alpha1" */
 } ks_group;
-#define KS_NGROUPS 6
+#define KS_NGROUPS 7
 extern const ks_group ks_groups[KS_NGROUPS];
 int ks_group_by_name(const char *group);
 

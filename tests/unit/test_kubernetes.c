@@ -46,6 +46,40 @@ static kreq parse(const char *name, int zone_labels, int zonal, int expect)
     return r;
 }
 
+/* CoreDNS parseRequest with multicluster: two labels left of the service
+ * are <endpoint>.<cluster> unless either starts with '_'; no zonal names. */
+static void test_grammar_multicluster(void **state)
+{
+    (void)state;
+    uint8_t w[DNAME_MAX];
+    kreq r;
+    dname_from_str(w, "ep1a.cluster1.svc1.testns.svc.clusterset.local.");
+    assert_int_equal(kube_parse_mc(w, 2, 0, 1, &r), K_OK);
+    assert_string_equal(r.endpoint, "ep1a");
+    assert_string_equal(r.cluster, "cluster1");
+    assert_string_equal(r.port, "");
+    assert_int_equal(kube_parse_mc(w, 2, 0, 0, &r), K_OK);     /* not multicluster */
+    assert_string_equal(r.port, "ep1a");
+    assert_string_equal(r.proto, "cluster1");
+    assert_string_equal(r.cluster, "");
+    dname_from_str(w, "_http.tcp.svc1.testns.svc.clusterset.local.");
+    assert_int_equal(kube_parse_mc(w, 2, 0, 1, &r), K_OK);
+    assert_string_equal(r.port, "http");
+    assert_string_equal(r.proto, "tcp");
+    assert_string_equal(r.endpoint, "");
+    dname_from_str(w, "http._tcp.svc1.testns.svc.clusterset.local.");
+    assert_int_equal(kube_parse_mc(w, 2, 0, 1, &r), K_OK);
+    assert_string_equal(r.port, "http");
+    assert_string_equal(r.cluster, "");
+    dname_from_str(w, "ep1a.svc1.testns.svc.clusterset.local.");
+    assert_int_equal(kube_parse_mc(w, 2, 0, 1, &r), K_OK);
+    assert_string_equal(r.endpoint, "ep1a");
+    assert_string_equal(r.cluster, "");
+    dname_from_str(w, "a.pin._zone.svc1.testns.svc.clusterset.local.");
+    assert_int_equal(kube_parse_mc(w, 2, 1, 1, &r), K_INVALID);   /* zonal: not there */
+    assert_int_equal(kube_parse_mc(w, 2, 1, 0, &r), K_OK);
+}
+
 static void test_grammar(void **state)
 {
     (void)state;
@@ -1293,7 +1327,7 @@ static void test_setup(void **state)
     conf_fails("kubernetes cluster.local { zonal\nnoendpoints }", "zonal requires the endpoint cache");
     conf_fails("kubernetes cluster.local { namespaces a\nnamespace_labels x=y }", "cannot both be set");
     conf_fails("kubernetes cluster.local { labels a in () }", "invalid label selector");
-    conf_fails("kubernetes cluster.local { multicluster clusterset.local }", "multicluster");
+    conf_fails("kubernetes cluster.local { multicluster 10.0.0.0/99 }", "invalid zone");
     conf_fails("kubernetes cluster.local { tls a b }", "Wrong argument count");
     conf_fails("kubernetes cluster.local { endpoint_pod_names x }", "Wrong argument count");
     conf_fails("kubernetes in-addr.arpa 10.0.0.0/8", "non-reverse zone name must be used");
@@ -1340,6 +1374,7 @@ int main(void)
     store_reader_register();
     const struct CMUnitTest pure[] = {
         cmocka_unit_test(test_grammar),
+        cmocka_unit_test(test_grammar_multicluster),
         cmocka_unit_test(test_endpoint_names),
         cmocka_unit_test(test_pod_labels),
         cmocka_unit_test(test_reverse_names),

@@ -31,6 +31,15 @@ static int teardown(void **state)
     return 0;
 }
 
+static int setup_mc(void **state)
+{
+    (void)state;
+    store_reader_register();
+    store_opts o = { NULL, NULL, 1 };
+    S = store_new(&o);
+    return S ? 0 : -1;
+}
+
 static int apply(int (*fn)(store *, const cJSON *), const char *json)
 {
     cJSON *o = cJSON_Parse(json);
@@ -99,7 +108,9 @@ static void test_service_shapes(void **state)
         "{\"metadata\":{\"name\":\"web\",\"namespace\":\"shop\"},\"spec\":{\"type\":\"ClusterIP\","
         "\"clusterIP\":\"10.96.0.5\",\"clusterIPs\":[\"10.96.0.5\",\"fd00::5\"],"
         "\"ports\":[{\"name\":\"http\",\"port\":80},{\"port\":53,\"protocol\":\"UDP\"}],"
-        "\"selector\":{\"app\":\"web\"}}}"), 0);
+        "\"selector\":{\"app\":\"web\"},\"externalIPs\":[\"192.0.2.1\",\"\"]},"
+        "\"status\":{\"loadBalancer\":{\"ingress\":[{\"ip\":\"192.0.2.2\",\"hostname\":\"x.example\"},"
+        "{\"hostname\":\"lb.example.net\"},{\"ip\":\"\"}]}}}"), 0);
     assert_int_equal(apply(store_upsert_service,
         "{\"metadata\":{\"name\":\"db\",\"namespace\":\"shop\",\"annotations\":{"
         "\"service.kubernetes.io/topology-mode\":\"Auto\",\"topodns.io/topology-keys\":"
@@ -120,9 +131,15 @@ static void test_service_shapes(void **state)
     assert_int_equal(web->ports[1].proto, ST_UDP);
     assert_int_equal(web->ports[0].proto, ST_TCP);
     assert_true(web->has_selector);
+    assert_int_equal(web->n_external, 3);    /* spec first, ip over hostname, empty skipped */
+    assert_string_equal(web->external[0], "192.0.2.1");
+    assert_string_equal(web->external[1], "192.0.2.2");
+    assert_string_equal(web->external[2], "lb.example.net");
     const st_service *db = store_service(S, "shop", "db");
     assert_int_equal(db->kind, SVC_HEADLESS);
     assert_int_equal(db->nports, 0);
+    assert_int_equal(db->n_external, 0);
+    assert_null(db->external);
     assert_true(db->itp_local);
     assert_string_equal(db->topology_mode, "Auto");
     assert_string_equal(db->traffic_distribution, "PreferClose");
@@ -650,10 +667,99 @@ static void test_two_stores_two_writers(void **state)
     store_free(w[1].st);
 }
 
+typedef struct mcseen {
+    char clusters[64];
+    size_t eps;
+} mcseen;
+
+static int mc_cb(const char *cluster, const st_endpoint *eps, size_t n, void *arg)
+{
+    (void)eps;
+    mcseen *m = arg;
+    strcat(m->clusters, cluster);
+    strcat(m->clusters, ",");
+    m->eps += n;
+    return 0;
+}
+
+#define MCSLICE(name, svc, cluster, addr) \
+    "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"ns\",\"labels\":{" \
+    "\"multicluster.kubernetes.io/service-name\":\"" svc "\"," \
+    "\"multicluster.kubernetes.io/source-cluster\":\"" cluster "\"}}," \
+    "\"addressType\":\"IPv4\",\"ports\":[{\"name\":\"http\",\"port\":80}]," \
+    "\"endpoints\":[{\"addresses\":[\"" addr "\"]}]}"
+
+/* ServiceImports and multicluster slices: kept apart from Services and
+ * their slices, per cluster, removed and relisted like the others. */
+static void test_multicluster(void **state)
+{
+    (void)state;
+    assert_int_equal(apply(store_upsert_svcimport,
+        "{\"metadata\":{\"name\":\"svc1\",\"namespace\":\"ns\"},\"spec\":{\"type\":\"ClusterSetIP\","
+        "\"ips\":[\"10.0.0.1\",\"bad\",\"10::1\"],\"ports\":[{\"name\":\"http\",\"port\":80}]}}"), 0);
+    assert_int_equal(apply(store_upsert_svcimport,
+        "{\"metadata\":{\"name\":\"h\",\"namespace\":\"ns\"},\"spec\":{\"type\":\"Headless\"}}"), 0);
+    assert_int_equal(apply(store_upsert_slice, MCSLICE("s1", "svc1", "c1", "172.0.0.1")), 0);
+    assert_int_equal(apply(store_upsert_slice, MCSLICE("s2", "svc1", "c2", "172.0.0.2")), 0);
+    /* a local slice of a Service of the same name stays the Service's */
+    assert_int_equal(apply(store_upsert_slice,
+        "{\"metadata\":{\"name\":\"l\",\"namespace\":\"ns\",\"labels\":{"
+        "\"kubernetes.io/service-name\":\"svc1\"}},\"addressType\":\"IPv4\","
+        "\"endpoints\":[{\"addresses\":[\"10.244.0.1\"]}]}"), 0);
+    store_read_begin();
+    const st_svcimport *si = store_svcimport(S, "ns", "svc1");
+    assert_non_null(si);
+    assert_false(si->headless);
+    assert_int_equal(si->nips, 2);
+    assert_int_equal(si->ips[1].family, 6);
+    assert_int_equal(si->nports, 1);
+    assert_int_equal(si->ports[0].port, 80);
+    assert_true(store_svcimport(S, "ns", "h")->headless);
+    mcseen m = { "", 0 };
+    store_foreach_mcslice(S, "ns", "svc1", mc_cb, &m);
+    assert_string_equal(m.clusters, "c1,c2,");
+    assert_int_equal(m.eps, 2);
+    const st_endpoints *local = store_endpoints(S, "ns", "svc1");
+    assert_non_null(local);
+    assert_int_equal(local->n, 1);
+    store_read_end();
+    assert_int_equal(store_count(S, "serviceimports"), 2);
+
+    del("endpointslices", MCSLICE("s1", "svc1", "c1", "172.0.0.1"));
+    del("serviceimports", "{\"metadata\":{\"name\":\"h\",\"namespace\":\"ns\"}}");
+    store_relist_begin(S, "serviceimports");
+    assert_int_equal(apply(store_upsert_svcimport,
+        "{\"metadata\":{\"name\":\"svc2\",\"namespace\":\"ns\"},\"spec\":{}}"), 0);
+    store_relist_end(S, "serviceimports");
+    store_read_begin();
+    memset(&m, 0, sizeof m);
+    store_foreach_mcslice(S, "ns", "svc1", mc_cb, &m);
+    assert_string_equal(m.clusters, "c2,");
+    assert_null(store_svcimport(S, "ns", "h"));
+    assert_null(store_svcimport(S, "ns", "svc1"));    /* not in the relist */
+    assert_non_null(store_svcimport(S, "ns", "svc2"));
+    store_read_end();
+}
+
+/* Without multicluster, such slices are nobody's. */
+static void test_multicluster_off(void **state)
+{
+    (void)state;
+    assert_int_equal(apply(store_upsert_slice, MCSLICE("s1", "svc1", "c1", "172.0.0.1")), 0);
+    mcseen m = { "", 0 };
+    store_read_begin();
+    store_foreach_mcslice(S, "ns", "svc1", mc_cb, &m);
+    assert_null(store_endpoints(S, "ns", "svc1"));
+    store_read_end();
+    assert_int_equal(m.eps, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cpu_quantities),
+        cmocka_unit_test_setup_teardown(test_multicluster, setup_mc, teardown),
+        cmocka_unit_test_setup_teardown(test_multicluster_off, setup, teardown),
         cmocka_unit_test(test_cpu_quantities_out_of_range),
         cmocka_unit_test_setup_teardown(test_service_shapes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slices_merge_and_defaults, setup, teardown),

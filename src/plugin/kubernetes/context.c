@@ -61,7 +61,7 @@ static void h_end(void *arg)
     store_relist_end(r->ctx->st, r->resource);
 }
 
-enum { W_SVC, W_SLICE, W_NS, W_POD, W_NODE, W_COUNT };
+enum { W_SVC, W_SLICE, W_NS, W_POD, W_NODE, W_SIMP, W_COUNT };
 
 static int watch(kube_ctx *c, int i, const char *resource, const char *path, const char *sel,
                  int (*upsert)(store *, const cJSON *))
@@ -99,7 +99,7 @@ char *kube_fingerprint(const kube *k)
 static kube_ctx *ctx_new(kube *k)
 {
     const topo_cfg *c = k->topo ? topo_engine_cfg(k->topo) : NULL;
-    store_opts o = { c ? c->zone_label : NULL, c ? c->region_label : NULL };
+    store_opts o = { c ? c->zone_label : NULL, c ? c->region_label : NULL, k->nmc > 0 };
     kube_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return NULL;
@@ -181,7 +181,8 @@ static int make_config(kube *k, k8s_config *cfg, char *err, size_t errlen)
 
 /* services, endpointslices (unless noendpoints), namespaces (filtered by
  * namespace_labels), pods (with `pods verified`, and every pod for
- * topology), nodes (topology); `labels` filters services, slices and pods. */
+ * topology), nodes (topology), serviceimports (multicluster); `labels`
+ * filters services, slices and pods. */
 static int watch_all(kube *k, kube_ctx *c)
 {
     int rc = watch(c, W_SVC, "services", "/api/v1/services", k->label_selector,
@@ -197,6 +198,13 @@ static int watch_all(kube *k, kube_ctx *c)
                    store_upsert_pod);
     if (rc == 0 && k->topo)
         rc = watch(c, W_NODE, "nodes", "/api/v1/nodes", NULL, store_upsert_node);
+    /* multicluster: ServiceImports, filtered by namespace_labels' selector
+     * as CoreDNS lists them; the multicluster EndpointSlices come with the
+     * slices above */
+    if (rc == 0 && k->nmc > 0)
+        rc = watch(c, W_SIMP, "serviceimports",
+                   "/apis/multicluster.x-k8s.io/v1alpha1/serviceimports", k->ns_selector,
+                   store_upsert_svcimport);
     return rc;
 }
 

@@ -298,7 +298,8 @@ static int kube_setup_plugin(cf_disp *d, setup_ctx *ctx, void **inst)
     const char *why = NULL;
     if (resolv_search_read("/etc/resolv.conf", &k->search, &why) < 0)
         k->search.n = 0;            /* as CoreDNS: no search domains of our own */
-    if (kube_publish_transfer(k, ctx->blk) < 0 || kube_publish_autopath(k, ctx->blk) < 0) {
+    if (kube_publish_transfer(k, ctx->blk) < 0 || kube_publish_autopath(k, ctx->blk) < 0 ||
+        kube_publish_external(k, ctx->blk) < 0) {
         kube_free_config(k);
         *inst = NULL;
         return cf_err(d, "plugin/kubernetes: out of memory");

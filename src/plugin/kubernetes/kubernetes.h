@@ -26,6 +26,8 @@
  *                 (AXFR/IXFR, src/server/transfer.h)
  *   autopath.c    client search paths for the autopath plugin
  *                 (`autopath @kubernetes`, src/server/autopath.h)
+ *   external.c    Services' external addresses for the k8s_external
+ *                 plugin (src/server/external.h)
  *   metadata.c    kubernetes/... metadata for the metadata plugin
  *
  * Everything below is private to src/plugin/kubernetes/ and its unit tests.
@@ -100,6 +102,9 @@ typedef struct kube {
     int nfall;                      /* 0 with fall: every name */
     int ignore_empty;
     int zonal;
+    uint8_t (*mc_zones)[DNAME_MAX]; /* multicluster ZONES (MCS API) */
+    int nmc;
+    uint8_t zone_mc[KUBE_MAX_ZONES];/* zones[i] lies in a multicluster zone */
     char *stanza;                   /* every token of the directive, a line per
                                      * line (part of the context's fingerprint) */
     resolv_search search;           /* /etc/resolv.conf's search list (autopath) */
@@ -166,6 +171,7 @@ enum { ZONAL_NONE = 0, ZONAL_PIN, ZONAL_PREFER };
 typedef struct kreq {
     int podsvc;                     /* KR_NONE for the apex, svc.Z, pod.Z */
     char ns[KLABEL], service[KLABEL], endpoint[KLABEL], port[KLABEL], proto[KLABEL];
+    char cluster[KLABEL];           /* multicluster <ep>.<cluster>.<svc>... */
     int zonal;                      /* ZONAL_* */
     char topo_zone[DNAME_STR_MAX];
 } kreq;
@@ -173,6 +179,10 @@ typedef struct kreq {
 /* Parse a lower-cased name under a zone of zone_labels labels (CoreDNS
  * parseRequest, plus the zonal form when zonal is on). K_OK or K_INVALID. */
 int kube_parse(const uint8_t *name, int zone_labels, int zonal, kreq *out);
+/* The same in a multicluster zone when multicluster is set: two labels
+ * left of the service are <endpoint>.<cluster> unless either starts with
+ * '_', and there are no zonal names. */
+int kube_parse_mc(const uint8_t *name, int zone_labels, int zonal, int multicluster, kreq *out);
 /* One wire label as text, with Go's escapes (\. \\ \DDD ...). */
 size_t kube_label_text(const uint8_t *label, char *out, size_t cap);
 /* The endpoint name of an address (hostname, pod name with
@@ -321,6 +331,10 @@ int kube_write_chased(kq *q, const krrvec *ans, const krrvec *extra);
  * (src/server/transfer.h; at setup). 0, or -1. */
 struct server_block;
 int kube_publish_transfer(kube *k, struct server_block *blk);
+
+/* external.c: publish the external data source in the block
+ * (src/server/external.h; at setup). 0, or -1. */
+int kube_publish_external(kube *k, struct server_block *blk);
 
 /* autopath.c: publish the client search path source in the block
  * (src/server/autopath.h; at setup). 0, or -1. */

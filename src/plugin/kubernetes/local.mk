@@ -12,6 +12,7 @@ src_plugin_libplugins_a_SOURCES += \
 	src/plugin/kubernetes/chase.c \
 	src/plugin/kubernetes/xfr.c \
 	src/plugin/kubernetes/autopath.c \
+	src/plugin/kubernetes/external.c \
 	src/plugin/kubernetes/context.c \
 	src/plugin/kubernetes/metadata.c
 EXTRA_DIST += src/plugin/kubernetes/README.md
@@ -30,9 +31,11 @@ TESTS += tests/integration/reload_handover.sh
 EXTRA_DIST += tests/integration/reload_handover.sh
 TESTS += tests/integration/kubernetes.sh tests/integration/k8s_acceptance.sh \
 	tests/integration/k8s_changes.sh tests/integration/k8s_chase.sh \
-	tests/integration/k8s_ready.sh tests/integration/k8s_options.sh
+	tests/integration/k8s_ready.sh tests/integration/k8s_options.sh \
+	tests/integration/multicluster.sh
 EXTRA_DIST += tests/integration/kubernetes.sh tests/integration/kubernetes_lib.sh \
 	tests/integration/k8s_acceptance.sh tests/integration/k8s_changes.sh \
 	tests/integration/k8s_chase.sh tests/integration/k8s_ready.sh \
-	tests/integration/k8s_options.sh \
+	tests/integration/k8s_options.sh tests/integration/multicluster.sh \
+	tests/data/kubernetes/multicluster.yaml tests/data/kubernetes/k8s_external.yaml \
 	conf/Corefile.kubeadm

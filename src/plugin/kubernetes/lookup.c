@@ -289,6 +289,91 @@ static int find_services(kq *q, const kreq *r, kvec *out)
     return cluster_ip_entries(q, svc, r, out);
 }
 
+/* ---- multicluster (ServiceImports) ------------------------------------------ */
+
+typedef struct mcwalk {
+    kq *q;
+    const st_svcimport *si;
+    const kreq *r;
+    kvec *out;
+    int err;
+    size_t ready;
+} mcwalk;
+
+static int mc_count(const char *cluster, const st_endpoint *eps, size_t n, void *arg)
+{
+    (void)cluster;
+    mcwalk *w = arg;
+    for (size_t i = 0; i < n; i++)
+        w->ready += eps[i].ready;
+    return 0;
+}
+
+/* CoreDNS findMultiClusterServices, endpoint part: every ready endpoint
+ * of every multicluster slice (an endpoint name must match the endpoint
+ * and its slice's cluster), per matching port. */
+static int mc_endpoints(const char *cluster, const st_endpoint *eps, size_t n, void *arg)
+{
+    mcwalk *w = arg;
+    kq *q = w->q;
+    char name[KLABEL];
+    for (size_t i = 0; i < n; i++) {
+        const st_endpoint *ep = &eps[i];
+        if (!ep->ready)
+            continue;
+        kube_endpoint_name(ep, q->k->endpoint_pod_names, name, sizeof name);
+        if (w->r->endpoint[0] &&
+            (strcasecmp(w->r->cluster, cluster) || strcasecmp(w->r->endpoint, name)))
+            continue;
+        const char *labels[] = { name, cluster, w->si->name, w->si->ns, "svc" };
+        const uint8_t *key = NULL;
+        for (uint16_t p = 0; p < ep->nports; p++) {
+            if (!port_match(w->r, &ep->ports[p]))
+                continue;
+            if (!key && !(key = entry_key(q, labels, 5)) && q->need_keys)
+                break;
+            if (push_ip(q, w->out, &ep->ip, ep->ports[p].port, key) < 0) {
+                w->err = K_FAIL;
+                return 1;
+            }
+            w->err = K_OK;
+        }
+    }
+    return 0;
+}
+
+static int find_mc_services(kq *q, const kreq *r, kvec *out)
+{
+    if (!r->service[0])
+        return K_OK;                /* <ns>.svc: NODATA */
+    const st_svcimport *si = store_svcimport(q->st, r->ns, r->service);
+    if (!si)
+        return K_NOITEMS;
+    mcwalk w = { q, si, r, out, K_NOITEMS, 0 };
+    if (q->k->ignore_empty && !si->headless) {
+        store_foreach_mcslice(q->st, si->ns, si->name, mc_count, &w);
+        if (w.ready == 0)
+            return K_NOITEMS;
+    }
+    if (si->headless || r->endpoint[0]) {
+        store_foreach_mcslice(q->st, si->ns, si->name, mc_endpoints, &w);
+        return w.err;
+    }
+    const char *labels[] = { si->name, si->ns, "svc" };
+    const uint8_t *key = NULL;
+    for (uint16_t p = 0; p < si->nports; p++) {
+        if (!port_match(r, &si->ports[p]))
+            continue;
+        w.err = K_OK;
+        if (!key && !(key = entry_key(q, labels, 3)) && q->need_keys)
+            return K_NOITEMS;
+        for (uint8_t i = 0; i < si->nips; i++)
+            if (push_ip(q, out, &si->ips[i], si->ports[p].port, key) < 0)
+                return K_FAIL;
+    }
+    return w.err;
+}
+
 /* ---- pods ------------------------------------------------------------------- */
 
 static int find_pods(kq *q, const kreq *r, kvec *out)
@@ -326,7 +411,8 @@ static int find_pods(kq *q, const kreq *r, kvec *out)
 int kube_records(kq *q, const uint8_t *name, kvec *out)
 {
     kreq r;
-    int e = kube_parse(name, q->k->zlabels[q->zi], q->k->zonal, &r);
+    int mc = q->k->zone_mc[q->zi];
+    int e = kube_parse_mc(name, q->k->zlabels[q->zi], q->k->zonal, mc, &r);
     if (e != K_OK)
         return e;
     if (r.podsvc == KR_NONE)
@@ -335,7 +421,9 @@ int kube_records(kq *q, const uint8_t *name, kvec *out)
         return K_NOITEMS;
     if (!kube_ns_exposed(q, r.ns))
         return K_NSNOTEXPOSED;
-    return r.podsvc == KR_POD ? find_pods(q, &r, out) : find_services(q, &r, out);
+    if (r.podsvc == KR_POD)
+        return find_pods(q, &r, out);
+    return mc ? find_mc_services(q, &r, out) : find_services(q, &r, out);
 }
 
 /* name is exactly <label>.<zone> */

@@ -41,6 +41,8 @@ static int parse_name(const kube *k, const dns_req *r, kreq *kr)
     int zi = zone_of(k, low);
     if (zi < 0)
         return K_INVALID;
+    /* multicluster zones too: CoreDNS asks its parser with the zone its
+     * metadata collector never sets, so their names are read as in any zone */
     return kube_parse(low, k->zlabels[zi], k->zonal, kr);
 }
 

@@ -9,6 +9,8 @@
  *   <svc>.<ns>.svc|pod                     service (or pod label)
  *   <ep>.<svc>.<ns>.svc|pod                endpoint
  *   <port>.<proto>.<svc>.<ns>.svc|pod      SRV form, one leading '_' stripped
+ *   <ep>.<cluster>.<svc>.<ns>.svc          multicluster zones, when neither
+ *                                          label starts with '_'
  *   <zone…>.pin|prefer._zone.<svc>.<ns>.svc  zonal form (option zonal)
  *   anything longer                        invalid ("too long")
  *
@@ -59,6 +61,11 @@ static void join_labels(const uint8_t *const *labs, int upto, char *out, size_t 
 
 int kube_parse(const uint8_t *name, int zone_labels, int zonal, kreq *r)
 {
+    return kube_parse_mc(name, zone_labels, zonal, 0, r);
+}
+
+int kube_parse_mc(const uint8_t *name, int zone_labels, int zonal, int mc, kreq *r)
+{
     memset(r, 0, sizeof *r);
     const uint8_t *labs[128];
     int n = 0;
@@ -87,6 +94,11 @@ int kube_parse(const uint8_t *name, int zone_labels, int zonal, kreq *r)
         kube_label_text(labs[0], r->endpoint, sizeof r->endpoint);
         return K_OK;
     }
+    if (last == 1 && mc && labs[0][1] != '_' && labs[1][1] != '_') {
+        kube_label_text(labs[1], r->cluster, sizeof r->cluster);
+        kube_label_text(labs[0], r->endpoint, sizeof r->endpoint);
+        return K_OK;
+    }
     if (last == 1) {
         kube_label_text(labs[1], seg, sizeof seg);
         snprintf(r->proto, sizeof r->proto, "%s", strip_us(seg));
@@ -96,7 +108,7 @@ int kube_parse(const uint8_t *name, int zone_labels, int zonal, kreq *r)
     }
     /* three or more labels: only <zone…>.<directive>._zone is defined */
     kube_label_text(labs[last], seg, sizeof seg);
-    if (!zonal || r->podsvc != KR_SVC || strcmp(seg, "_zone"))
+    if (!zonal || mc || r->podsvc != KR_SVC || strcmp(seg, "_zone"))
         return K_INVALID;
     kube_label_text(labs[last - 1], seg, sizeof seg);
     if (!strcmp(seg, "pin"))

@@ -9,13 +9,15 @@
  *       endpoint_pod_names           ttl 0..3600
  *       noendpoints                  fallthrough [ZONES...]
  *       ignore empty_service         zonal
- *       startup_timeout DURATION
+ *       startup_timeout DURATION     multicluster [ZONES...]
  *       apiserver_qps N  apiserver_burst N  apiserver_max_inflight N
  *   }
  *
  * Zones come from the arguments or else the server block's keys; CIDRs
  * become reverse zones; the first forward zone is the primary one (PTR
- * targets). `multicluster` is rejected: topodns has no MCS support.
+ * targets). `multicluster` names the plugin zones answered from
+ * ServiceImports (the Multi-Cluster Services API) instead of Services;
+ * without arguments it names none, as in CoreDNS.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +54,9 @@ static int finish_zones(kube *k, cf_disp *d)
             k->primary = i;
     if (k->primary < 0)
         return cf_err(d, "non-reverse zone name must be used");
+    for (int i = 0; i < k->nzones; i++)
+        for (int j = 0; j < k->nmc && !k->zone_mc[i]; j++)
+            k->zone_mc[i] = dname_is_sub(k->zwire[i], k->mc_zones[j]);
     return 0;
 }
 
@@ -265,8 +270,27 @@ static int property(kube *k, cf_disp *d)
         return opt_number(d, &k->burst);
     if (!strcmp(p, "apiserver_max_inflight"))
         return opt_number(d, &k->max_inflight);
-    if (!strcmp(p, "multicluster"))
-        return cf_err(d, "multicluster is not supported by topodns (no ServiceImport support)");
+    if (!strcmp(p, "multicluster")) {
+        const char *args[KUBE_MAX_ZONES];
+        int n = cf_remaining_args(d, args, KUBE_MAX_ZONES);
+        free(k->mc_zones);
+        k->mc_zones = NULL;
+        k->nmc = 0;
+        for (int i = 0; i < n && i < KUBE_MAX_ZONES; i++) {
+            char out[ZONE_MAX_SPLIT][DNAME_STR_MAX];
+            int m = zone_from_key(args[i], out, ZONE_MAX_SPLIT);
+            if (m < 0)
+                return cf_err(d, "invalid zone '%s'", args[i]);
+            uint8_t (*nz)[DNAME_MAX] = realloc(k->mc_zones, (size_t)(k->nmc + m) * sizeof *nz);
+            if (!nz)
+                return cf_err(d, "out of memory");
+            k->mc_zones = nz;
+            for (int j = 0; j < m; j++)
+                if (dname_from_str(k->mc_zones[k->nmc++], out[j]) < 0)
+                    return cf_err(d, "invalid zone '%s'", args[i]);
+        }
+        return 0;
+    }
     return cf_prop_err(d);
 }
 
@@ -350,6 +374,7 @@ void kube_free_config(kube *k)
     free(k->ns_selector);
     free(k->label_selector);
     free(k->fall_zones);
+    free(k->mc_zones);
     free(k->stanza);
     free(k);
 }

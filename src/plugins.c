@@ -37,6 +37,7 @@ extern const plugin_def plugin_prometheus;
 extern const plugin_def plugin_ready;
 extern const plugin_def plugin_reload;
 extern const plugin_def plugin_timeouts;
+extern const plugin_def plugin_tls;
 extern const plugin_def plugin_topology;
 extern const plugin_def plugin_transfer;
 extern const plugin_def plugin_whoami;
@@ -68,6 +69,7 @@ const plugin_def *const topodns_plugins[] = {
     &plugin_ready,
     &plugin_reload,
     &plugin_timeouts,
+    &plugin_tls,
     &plugin_topology,
     &plugin_transfer,
     &plugin_whoami,

@@ -33,3 +33,4 @@ include src/plugin/metadata/local.mk
 include src/plugin/local/local.mk
 include src/plugin/minimal/local.mk
 include src/plugin/header/local.mk
+include src/plugin/tls/local.mk

@@ -14,7 +14,7 @@ TOPODNS_PKGS=(
     libldns-dev libevent-dev libcurl4-openssl-dev libcjson-dev libc-ares-dev
     libcmocka-dev libyaml-dev uthash-dev liburcu-dev libssl-dev
     bind9-dnsutils knot-dnsutils knot ldnsutils curl jq python3 python3-dnspython python3-yaml
-    iproute2 valgrind dnsperf nsd nghttp2-proxy bc
+    iproute2 valgrind dnsperf nsd nghttp2-proxy bc unbound
     podman libcap2-bin ca-certificates
 )
 

@@ -52,6 +52,8 @@
 #include "plugin/forward/forward.h"
 #include "server/metrics.h"
 
+#define SYSTEM_CA_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
+
 enum { T_CONNECT, T_HANDSHAKE, T_WRITE, T_READ, T_IDLE };
 
 typedef struct tconn {
@@ -117,8 +119,13 @@ struct ssl_ctx_st *fwd_tls_ctx(const char *cert, const char *key, const char *ca
         SSL_CTX_free(ctx);
         return NULL;
     }
-    if (!ca)
+    if (!ca) {
+        /* OpenSSL's default paths, and Debian's bundle where the image keeps it */
         SSL_CTX_set_default_verify_paths(ctx);
+        if (access(SYSTEM_CA_BUNDLE, R_OK) == 0)
+            SSL_CTX_load_verify_locations(ctx, SYSTEM_CA_BUNDLE, NULL);
+        ERR_clear_error();
+    }
     return ctx;
 }
 

@@ -8,12 +8,15 @@
 # The image (scripts/image, tests/integration/image.sh): podman builds it,
 # libcap2-bin gives the binary its file capability (setcap) and runs it as
 # the pod would (capsh), ca-certificates is the bundle it ships.
+# python3-kubernetes is the official Kubernetes Python client that
+# tests/integration/kubesim_pyclient.sh drives kubesim with.
 
 TOPODNS_PKGS=(
     build-essential autoconf automake libtool pkg-config
     libldns-dev libevent-dev libcurl4-openssl-dev libcjson-dev libc-ares-dev
     libcmocka-dev libyaml-dev uthash-dev liburcu-dev libssl-dev
     bind9-dnsutils knot-dnsutils knot ldnsutils curl jq python3 python3-dnspython python3-yaml
+    python3-kubernetes
     iproute2 valgrind dnsperf nsd nghttp2-proxy bc unbound
     podman libcap2-bin ca-certificates
 )

@@ -36,6 +36,8 @@ extern const plugin_def plugin_nsid;
 extern const plugin_def plugin_prometheus;
 extern const plugin_def plugin_ready;
 extern const plugin_def plugin_reload;
+extern const plugin_def plugin_rewrite;
+extern const plugin_def plugin_template;
 extern const plugin_def plugin_timeouts;
 extern const plugin_def plugin_tls;
 extern const plugin_def plugin_topology;
@@ -68,6 +70,8 @@ const plugin_def *const topodns_plugins[] = {
     &plugin_prometheus,
     &plugin_ready,
     &plugin_reload,
+    &plugin_rewrite,
+    &plugin_template,
     &plugin_timeouts,
     &plugin_tls,
     &plugin_topology,

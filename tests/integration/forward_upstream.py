@@ -7,6 +7,8 @@ Listens on 127.0.0.1:PORT (UDP and TCP) and answers by query name:
   echo.test. TXT   what it received: "name=NAME" "proto=udp|tcp" "id=N"
                    "edns=SIZE|none" "do=0|1" "opts=CODE,..." "rd=0|1"
   who.test.  TXT   "NAME"
+  optdata.test. TXT  the query's EDNS options, one string each: "CODE=HEX"
+                   (their data in wire form), or "none"
   slow.test. TXT   "NAME" after 1.5 s
   servfail.test.   SERVFAIL;  refused.test. REFUSED;  nx.test. NXDOMAIN
   nodata.test.     NOERROR, no records
@@ -51,6 +53,9 @@ def build(wire, proto):
             "edns=%s" % (q.payload if q.edns >= 0 else "none"),
             "do=%d" % (1 if q.ednsflags & dns.flags.DO else 0),
             "opts=" + opts, "rd=%d" % (1 if q.flags & dns.flags.RD else 0))
+    elif qn == "optdata.test.":
+        strs = ["%d=%s" % (int(o.otype), o.to_wire().hex()) for o in q.options] or ["none"]
+        txt(resp, q.question[0].name, *strs)
     elif qn in ("who.test.", "slow.test."):
         if qn == "slow.test.":
             time.sleep(1.5)

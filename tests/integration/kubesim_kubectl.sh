@@ -1,7 +1,7 @@
 #!/bin/bash
 # kubesim_kubectl.sh — tests/kubesim/kubesim against the real kubectl and curl.
 #
-# kubectl (create -f, get -o json, replace -f, patch --type=merge, delete -f,
+# kubectl (create -f, get -o json, replace -f, patch --type=merge|json, delete -f,
 # get after delete) through discovery fallback, then the list/watch protocol
 # with curl: pagination with continue over a consistent revision, selectors,
 # watch streams (ADDED/MODIFIED/DELETED/BOOKMARK, selector transitions,
@@ -199,8 +199,8 @@ OUT=$(K get pdb,daemonset,serviceaccount,configmap -n kube-system -o name)
 check "get pdb, daemonset, serviceaccount, configmap" [ "$(echo $OUT)" = \
     "poddisruptionbudget.policy/dns daemonset.apps/node-dns serviceaccount/dns configmap/conf" ]
 get "$KS/apis"
-check "discovery: apps, policy, rbac groups" \
-    [ "$(jqo '[.groups[].name] | join(" ")')" = "apps discovery.k8s.io policy rbac.authorization.k8s.io" ]
+check "discovery: apps, events, policy, rbac groups" \
+    [ "$(jqo '[.groups[].name] | join(" ")')" = "apps discovery.k8s.io events.k8s.io policy rbac.authorization.k8s.io" ]
 check "clusterrole name '..' is invalid: 422" \
     [ "$(code -X POST -d '{"metadata":{"name":".."}}' "$KS/apis/rbac.authorization.k8s.io/v1/clusterroles")" = 422 ]
 OUT=$(K delete -f "$TMP/deploy.yaml" --wait=false)
@@ -443,7 +443,13 @@ check "continue token of base64url non-JSON: 400" [ "$(code "$KS/api/v1/pods?lim
 get "$KS/api/v1/pods?limit=1&continue=Zm9v"
 check "undecodable continue token: BadRequest Status" [ "$(jqo .code) $(jqo .reason)" = "400 BadRequest" ]
 check "unknown resource: 404" [ "$(code "$KS/api/v1/secrets")" = 404 ]
-check "json-patch: 415" [ "$(code -X PATCH -H 'Content-Type: application/json-patch+json' -d '[]' "$KS/api/v1/nodes/node-00001")" = 415 ]
+check "apply patch: 415" [ "$(code -X PATCH -H 'Content-Type: application/apply-patch+yaml' -d '{}' "$KS/api/v1/nodes/node-00001")" = 415 ]
+OUT=$(K patch node node-00001 --type=json -p '[{"op":"add","path":"/metadata/labels/jp~1x","value":"1"}]')
+check "kubectl patch --type=json" [ "$(K get node node-00001 -o jsonpath='{.metadata.labels.jp/x}')" = 1 ]
+OUT=$(K patch node node-00001 --type=json -p '[{"op":"test","path":"/metadata/name","value":"other"}]')
+check "kubectl patch --type=json, failed test: the apiserver's 422 message" \
+    grep -q 'the server rejected our request due to an error in our request' <<<"$OUT"
+check "json-patch of an object (not an array): 400" [ "$(code -X PATCH -H 'Content-Type: application/json-patch+json' -d '{}' "$KS/api/v1/nodes/node-00001")" = 400 ]
 check "bad faults body: 400" [ "$(code -X POST -d '{"failNext":"x"}' "$KS/sim/v1/faults")" = 400 ]
 check "kubesim still alive after bad input" alive
 

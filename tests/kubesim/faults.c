@@ -25,7 +25,9 @@
  *   GET  /sim/v1/state   {"resourceVersion":"N","compactedResourceVersion":"M",
  *                         "watches":W,"namespaces":[...],"nodes":[...],
  *                         "services":[...],"pods":[...],"events":[...],
- *                         "endpointslices":[...]} (full objects)
+ *                         "endpointslices":[...],...} (full objects; one array
+ *                         per resource, "events.events.k8s.io" for the
+ *                         events.k8s.io/v1 ones)
  */
 #include "kubesim.h"
 
@@ -163,7 +165,12 @@ static void reply_state(struct evhttp_request *req)
                         (unsigned long long)store_compact_rv(), watch_count());
     for (k = 0; k < K_COUNT; k++) {
         size_t i, n = store_count(k);
-        evbuffer_add_printf(b, ",\"%s\":[", ks_kinds[k].resource);
+        /* a resource name the core group has too gets its group:
+         * "events.events.k8s.io" */
+        if (*ks_kinds[k].group && ks_kind_by_resource("", ks_kinds[k].resource) >= 0)
+            evbuffer_add_printf(b, ",\"%s.%s\":[", ks_kinds[k].resource, ks_kinds[k].group);
+        else
+            evbuffer_add_printf(b, ",\"%s\":[", ks_kinds[k].resource);
         for (i = 0; i < n; i++) {
             ks_ver *v = store_at(k, i);
             if (i)

@@ -607,7 +607,7 @@ static void flip_pod(void)
     cs = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(st, "containerStatuses"), 0);
     if (cs)
         cJSON_ReplaceItemInObjectCaseSensitive(cs, "ready", cJSON_CreateBool(now));
-    ver_unref(obj_update(K_POD, v->ns, v->name, o, &e));
+    ver_unref(obj_update(K_POD, v->ns, v->name, o, 0, &e));
     cJSON_Delete(o);
 }
 
@@ -630,7 +630,7 @@ static void flip_slice(void)
         cJSON_DeleteItemFromObjectCaseSensitive(cond, "serving");
         cJSON_AddBoolToObject(cond, "ready", now);
         cJSON_AddBoolToObject(cond, "serving", now);
-        ver_unref(obj_update(K_ENDPOINTSLICE, v->ns, v->name, o, &e));
+        ver_unref(obj_update(K_ENDPOINTSLICE, v->ns, v->name, o, 0, &e));
     }
     cJSON_Delete(o);
 }

@@ -4,6 +4,7 @@
  * shared event loop. Every request not under /sim/ first passes the
  * injected faults (bearer token, failNext, delayMs), then is routed:
  *   /version /healthz /livez /readyz /api /apis /api/v1 /apis/GROUP[/v1]
+ *   (each also with a trailing slash)
  *   /api/v1/{resource}[/{name}[/status]]
  *   /api/v1/namespaces/{ns}/{resource}[/{name}[/status]]
  *   /apis/GROUP/v1/... likewise (the groups of ks_groups), and the legacy
@@ -23,7 +24,10 @@
  * close, so the answer may not get out). Discovery answers
  * plain JSON (APIVersions, APIGroupList, APIResourceList) whatever Accept
  * asks for, so kubectl falls back from aggregated discovery and protobuf to
- * JSON. Errors are Status objects.
+ * JSON. Errors are Status objects. Boolean query parameters are read as
+ * the apiserver reads them (bool_value: only "0" and "false" in any case
+ * are false). PATCH picks merge or JSON patch by Content-Type; DeleteOptions
+ * come from the body or else the query and are validated (objects.c).
  */
 #include "kubesim.h"
 #include "b64url.h"
@@ -34,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <event2/buffer.h>
@@ -205,7 +210,7 @@ static int parse_continue(const char *tok, uint64_t *rv, char **key)
 typedef struct route {
     int kind;
     char ns[256], name[256];
-    int has_ns, has_name, watch_prefix;
+    int has_ns, has_name, watch_prefix, status;
     struct evkeyvalq q;
 } route;
 
@@ -214,10 +219,18 @@ static const char *qp(route *r, const char *k)
     return evhttp_find_header(&r->q, k);
 }
 
-static int qtrue(route *r, const char *k)
+/* A boolean query parameter as the apiserver reads one (its query-to-options
+ * conversion, not strconv.ParseBool): absent, "0" or "false" in any case is
+ * false, every other value ("1", "true", "True", "yes", "" ...) is true, and
+ * nothing is an error. */
+static int bool_value(const char *v)
 {
-    const char *v = qp(r, k);
-    return v && (!strcmp(v, "true") || !strcmp(v, "1"));
+    return v && strcmp(v, "0") && strcasecmp(v, "false");
+}
+
+static int qbool(route *r, const char *k)
+{
+    return bool_value(qp(r, k));
 }
 
 static int parse_selectors(route *r, selector *ls, selector *fs, ks_err *e)
@@ -557,8 +570,8 @@ static void do_watch(struct evhttp_request *req, route *r)
 
     memset(&o, 0, sizeof o);
     o.kind = r->kind;
-    o.bookmarks = qtrue(r, "allowWatchBookmarks");
-    if (sie && !strcmp(sie, "true")) {
+    o.bookmarks = qbool(r, "allowWatchBookmarks");
+    if (bool_value(sie)) {
         if (!match || strcmp(match, "NotOlderThan")) {
             reply_simple(req, 422, "Invalid", "resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan");
             return;
@@ -573,7 +586,7 @@ static void do_watch(struct evhttp_request *req, route *r)
             return;
         }
     } else if (!rvs || !*rvs || !strcmp(rvs, "0")) {
-        o.initial = !(sie && !strcmp(sie, "false"));
+        o.initial = !sie; /* sendInitialEvents=false: no synthetic ADDEDs */
         o.from_rv = store_rv();
     } else if (parse_rv(rvs, &o.from_rv, &e) < 0) {
         http_reply_err(req, &e);
@@ -634,8 +647,18 @@ static void do_update(struct evhttp_request *req, route *r)
         http_reply_err(req, &e);
         return;
     }
-    reply_result(req, 200, obj_update(r->kind, r->ns, r->name, b, &e), &e);
+    reply_result(req, 200, obj_update(r->kind, r->ns, r->name, b, r->status, &e), &e);
     cJSON_Delete(b);
+}
+
+/* The Content-Type without parameters is one of the patch types: the
+ * apiserver compares it exactly. */
+static int patch_type_is(const char *ct, const char *type)
+{
+    size_t n = strcspn(ct, ";");
+    while (n && ct[n - 1] == ' ')
+        n--;
+    return n == strlen(type) && !strncmp(ct, type, n);
 }
 
 static void do_patch(struct evhttp_request *req, route *r)
@@ -643,37 +666,71 @@ static void do_patch(struct evhttp_request *req, route *r)
     const char *ct = evhttp_find_header(evhttp_request_get_input_headers(req), "Content-Type");
     ks_err e;
     cJSON *b;
-    if (!ct || (strncmp(ct, "application/merge-patch+json", 28) &&
-                strncmp(ct, "application/strategic-merge-patch+json", 38))) {
+    int type;
+    size_t len;
+    char *s;
+    if (ct && patch_type_is(ct, "application/json-patch+json")) {
+        type = KS_PATCH_JSON;
+    } else if (ct && (patch_type_is(ct, "application/merge-patch+json") ||
+                      patch_type_is(ct, "application/strategic-merge-patch+json"))) {
+        type = KS_PATCH_MERGE;
+    } else {
         ks_seterr(&e, 415, "UnsupportedMediaType", "the body of the request was in an unknown "
-                  "format - accepted media types include: application/merge-patch+json, "
-                  "application/strategic-merge-patch+json (applied as a merge patch)");
+                  "format - accepted media types include: application/json-patch+json, "
+                  "application/merge-patch+json, application/strategic-merge-patch+json");
         http_reply_err(req, &e);
         return;
     }
-    b = parse_body(req, &e);
+    s = http_body(req, &len);
+    b = s ? cJSON_ParseWithLength(s, len) : NULL;
+    free(s);
     if (!b) {
-        http_reply_err(req, &e);
+        reply_simple(req, 400, "BadRequest", "invalid JSON patch");
         return;
     }
-    reply_result(req, 200, obj_patch(r->kind, r->ns, r->name, b, &e), &e);
+    reply_result(req, 200, obj_patch(r->kind, r->ns, r->name, b, type, r->status, &e), &e);
     cJSON_Delete(b);
 }
 
-static cJSON *delete_options(struct evhttp_request *req, ks_err *e, int *bad)
+/* DeleteOptions: the body when there is one, else the query parameters
+ * (gracePeriodSeconds, propagationPolicy, orphanDependents), as the
+ * apiserver reads them; then validated like the apiserver does (422). */
+static cJSON *delete_options(struct evhttp_request *req, route *r, ks_err *e, int *bad)
 {
     size_t len;
     char *s = http_body(req, &len);
     cJSON *j = NULL;
+    const char *v;
     *bad = 0;
     if (s && len) {
         j = cJSON_ParseWithLength(s, len);
-        if (!j) {
+        if (!j || !cJSON_IsObject(j)) {
             ks_seterr(e, 400, "BadRequest", "invalid DeleteOptions body");
             *bad = 1;
         }
+    } else {
+        j = cJSON_CreateObject();
+        if ((v = qp(r, "gracePeriodSeconds"))) {
+            char *end;
+            long long g = strtoll(v, &end, 10);
+            if (!*v || *end) {
+                ks_seterr(e, 400, "BadRequest", "strconv.ParseInt: parsing \"%s\": invalid syntax", v);
+                *bad = 1;
+            }
+            cJSON_AddNumberToObject(j, "gracePeriodSeconds", (double)g);
+        }
+        if ((v = qp(r, "propagationPolicy")))
+            cJSON_AddStringToObject(j, "propagationPolicy", v);
+        if ((v = qp(r, "orphanDependents")))
+            cJSON_AddBoolToObject(j, "orphanDependents", bool_value(v));
     }
     free(s);
+    if (!*bad && obj_check_delete_options(j, e) < 0)
+        *bad = 1;
+    if (*bad) {
+        cJSON_Delete(j);
+        return NULL;
+    }
     return j;
 }
 
@@ -681,7 +738,7 @@ static void do_delete(struct evhttp_request *req, route *r)
 {
     ks_err e;
     int bad;
-    cJSON *opts = delete_options(req, &e, &bad);
+    cJSON *opts = delete_options(req, r, &e, &bad);
     if (bad) {
         http_reply_err(req, &e);
         return;
@@ -716,7 +773,10 @@ static void do_delete_collection(struct evhttp_request *req, route *r)
     ks_err e;
     struct evbuffer *out;
     size_t i, n = 0;
-    if (parse_selectors(r, &c.ls, &c.fs, &e) < 0) {
+    int bad;
+    cJSON *opts = delete_options(req, r, &e, &bad);
+    cJSON_Delete(opts); /* validated; preconditions are not applied per item */
+    if (bad || parse_selectors(r, &c.ls, &c.fs, &e) < 0) {
         http_reply_err(req, &e);
         return;
     }
@@ -880,6 +940,20 @@ static int discovery(struct evhttp_request *req, const char *path)
     return 1;
 }
 
+/* Discovery paths are served with one trailing slash too ("/version/",
+ * "/api/v1/"), as the apiserver does; clients generated from its OpenAPI
+ * document ask for those. */
+static int discovery_path(struct evhttp_request *req, const char *path)
+{
+    char buf[300];
+    size_t n = strlen(path);
+    if (n < 2 || path[n - 1] != '/' || path[n - 2] == '/' || n >= sizeof buf)
+        return discovery(req, path);
+    memcpy(buf, path, n - 1);
+    buf[n - 1] = '\0';
+    return discovery(req, buf);
+}
+
 /* ---------- routing ---------- */
 
 static int split_path(const char *path, char seg[][256], int max)
@@ -949,8 +1023,10 @@ static int route_path(const char *path, route *r)
         snprintf(r->name, sizeof r->name, "%s", seg[i++]);
         r->has_name = 1;
     }
-    if (i < n && !strcmp(seg[i], "status"))
+    if (i < n && r->has_name && !strcmp(seg[i], "status")) {
+        r->status = 1;
         i++;
+    }
     return i == n ? 0 : -1;
 }
 
@@ -961,6 +1037,10 @@ static void serve_resource(struct evhttp_request *req, route *r)
 
     if (!namespaced)
         r->ns[0] = '\0';
+    if (r->status && cmd != EVHTTP_REQ_GET && cmd != EVHTTP_REQ_PUT && cmd != EVHTTP_REQ_PATCH) {
+        reply_simple(req, 405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
+        return;
+    }
     if (namespaced && !r->has_ns && (r->has_name || cmd != EVHTTP_REQ_GET)) {
         reply_simple(req, 404, "NotFound", "the server could not find the requested resource");
         return;
@@ -968,7 +1048,7 @@ static void serve_resource(struct evhttp_request *req, route *r)
     if (cmd == EVHTTP_REQ_GET) {
         if (r->has_name)
             do_get(req, r);
-        else if (r->watch_prefix || qtrue(r, "watch"))
+        else if (r->watch_prefix || qbool(r, "watch"))
             do_watch(req, r);
         else
             do_list(req, r);
@@ -988,6 +1068,36 @@ static void serve_resource(struct evhttp_request *req, route *r)
     }
 }
 
+/* The query as Go's url.ParseQuery reads it: empty parts are skipped and
+ * "watch" without "=" is watch="" (so true), which evhttp alone refuses. */
+static int parse_query(const char *query, struct evkeyvalq *q)
+{
+    size_t n = strlen(query);
+    char *buf = malloc(2 * n + 1), *o = buf;
+    const char *p = query;
+    int rc;
+    if (!buf)
+        return -1;
+    while (*p) {
+        size_t len = strcspn(p, "&");
+        if (len) {
+            if (o != buf)
+                *o++ = '&';
+            memcpy(o, p, len);
+            o += len;
+            if (!memchr(p, '=', len))
+                *o++ = '=';
+        }
+        p += len;
+        if (*p)
+            p++;
+    }
+    *o = '\0';
+    rc = evhttp_parse_query_str(buf, q);
+    free(buf);
+    return rc;
+}
+
 static void serve(struct evhttp_request *req)
 {
     const struct evhttp_uri *u = evhttp_request_get_evhttp_uri(req);
@@ -999,11 +1109,11 @@ static void serve(struct evhttp_request *req)
         reply_simple(req, 400, "BadRequest", "bad request URI");
         return;
     }
-    if (discovery(req, path))
+    if (discovery_path(req, path))
         return;
     memset(&r, 0, sizeof r);
     TAILQ_INIT(&r.q);
-    if ((query && evhttp_parse_query_str(query, &r.q) < 0) || route_path(path, &r) < 0) {
+    if ((query && parse_query(query, &r.q) < 0) || route_path(path, &r) < 0) {
         reply_simple(req, 404, "NotFound", "the server could not find the requested resource");
     } else {
         serve_resource(req, &r);

@@ -44,6 +44,11 @@ const ks_kind ks_kinds[K_COUNT] = {
                 "rbac.authorization.k8s.io/v1", NULL, 1, 1},
     [K_ROLEBINDING] = {"rolebindings", "rolebinding", "RoleBinding", "RoleBindingList",
                        "rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1", NULL, 1, 1},
+    /* The apiserver serves core/v1 and events.k8s.io/v1 Events from one
+     * storage (converting between the two schemas); kubesim keeps them
+     * apart, each as sent. */
+    [K_EVENT_V1] = {"events", "event", "Event", "EventList", "events.k8s.io",
+                    "events.k8s.io/v1", "ev", 1, 0},
 };
 
 /* API groups, in the order discovery lists them (the core group first). */
@@ -51,6 +56,7 @@ const ks_group ks_groups[KS_NGROUPS] = {
     {"", "v1"},
     {"apps", "apps/v1"},
     {"discovery.k8s.io", "discovery.k8s.io/v1"},
+    {"events.k8s.io", "events.k8s.io/v1"},
     {"policy", "policy/v1"},
     {"rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1"},
 };

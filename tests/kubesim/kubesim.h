@@ -5,15 +5,17 @@
  * and discovery.k8s.io/v1 endpointslices, plus the kinds of the cluster-DNS
  * manifests stored as opaque objects (configmaps, serviceaccounts, apps/v1
  * deployments and daemonsets, policy/v1 poddisruptionbudgets, RBAC roles
- * and bindings); get, list (limit/continue,
+ * and bindings, events.k8s.io/v1 events); get, list (limit/continue,
  * resourceVersion, selectors), watch (chunked JSON lines, bookmarks, 410),
- * create, update, merge patch, delete; discovery; fault injection.
+ * create, update, merge and JSON patch, status subresources, delete;
+ * discovery; fault injection.
  *
  * Layout:
  *   kinds.c    resource table, object versions (immutable, refcounted JSON)
  *   store.c    objects per kind in key order, global resourceVersion, history,
  *              saved states (saveState/restoreState)
  *   objects.c  create/update/patch/delete semantics and validation, --load
+ *   mergepatch.c, jsonpatch.c  RFC 7386 and RFC 6902 patches (cJSON only)
  *   watch.c    chunked watch streams
  *   http.c     routing, verbs, lists, discovery, Status errors, requests
  *              waiting for a too large resourceVersion
@@ -38,7 +40,9 @@
 enum { K_NAMESPACE, K_NODE, K_SERVICE, K_POD, K_EVENT, K_ENDPOINTSLICE,
        /* opaque kinds (kinds.c): stored as sent */
        K_CONFIGMAP, K_SERVICEACCOUNT, K_DEPLOYMENT, K_DAEMONSET, K_PDB,
-       K_CLUSTERROLE, K_CLUSTERROLEBINDING, K_ROLE, K_ROLEBINDING, K_COUNT };
+       K_CLUSTERROLE, K_CLUSTERROLEBINDING, K_ROLE, K_ROLEBINDING,
+       K_EVENT_V1, /* events.k8s.io/v1 Events, opaque, stored apart from core/v1 */
+       K_COUNT };
 
 typedef struct ks_kind {
     const char *resource;    /* "pods" */
@@ -60,7 +64,7 @@ typedef struct ks_group {
     const char *name;        /* "" for the core group */
     const char *group_version; /* "v1", "apps/v1" */
 } ks_group;
-#define KS_NGROUPS 5
+#define KS_NGROUPS 6
 extern const ks_group ks_groups[KS_NGROUPS];
 int ks_group_by_name(const char *group);
 
@@ -165,8 +169,11 @@ typedef struct ks_err {
     char msg[600];
     char name[256];      /* details.name */
     const char *dkind;   /* details.kind (resource or Kind) */
+    const char *group;   /* details.group, or NULL */
+    int details;         /* details even when empty ("details":{}) */
     char field[96];      /* first cause field for Invalid */
-    const char *cause;   /* else details.causes[0].reason, with cause_msg */
+    const char *cause;   /* details.causes[0].reason (default FieldValueInvalid
+                          * with a field), with cause_msg (default msg) */
     const char *cause_msg;
     int retry_after;     /* > 0: details.retryAfterSeconds and Retry-After */
 } ks_err;
@@ -178,10 +185,15 @@ char *ks_status_json(const ks_err *e);
 
 /* All return a new reference or NULL with *e filled. */
 ks_ver *obj_create(int kind, const char *ns, const cJSON *body, int need_ns, ks_err *e);
+/* status_only: the status subresource (only .status changes) */
 ks_ver *obj_update(int kind, const char *ns, const char *name, const cJSON *body,
-                   ks_err *e);
-ks_ver *obj_patch(int kind, const char *ns, const char *name, const cJSON *patch,
-                  ks_err *e);
+                   int status_only, ks_err *e);
+enum { KS_PATCH_MERGE, KS_PATCH_JSON }; /* merge (RFC 7386), JSON patch (RFC 6902) */
+ks_ver *obj_patch(int kind, const char *ns, const char *name, const cJSON *patch, int type,
+                  int status_only, ks_err *e);
+/* DeleteOptions as the apiserver validates them: 0, or -1 with a 422 in *e
+ * (NULL opts are valid). */
+int obj_check_delete_options(const cJSON *opts, ks_err *e);
 /* opts: DeleteOptions (preconditions.resourceVersion/uid honoured) or NULL */
 ks_ver *obj_delete(int kind, const char *ns, const char *name, const cJSON *opts,
                    ks_err *e);

@@ -5,6 +5,7 @@ KUBESIM_CORE = \
 	tests/kubesim/kubesim.h \
 	tests/kubesim/selector.c tests/kubesim/selector.h \
 	tests/kubesim/mergepatch.c tests/kubesim/mergepatch.h \
+	tests/kubesim/jsonpatch.c tests/kubesim/jsonpatch.h \
 	tests/kubesim/yamljson.c tests/kubesim/yamljson.h \
 	tests/kubesim/kinds.c tests/kubesim/store.c tests/kubesim/objects.c \
 	tests/kubesim/watch.c tests/kubesim/http.c tests/kubesim/faults.c \
@@ -15,18 +16,22 @@ tests_kubesim_kubesim_SOURCES = $(KUBESIM_CORE) tests/kubesim/main.c
 tests_kubesim_kubesim_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_OPENSSL_CFLAGS)
 tests_kubesim_kubesim_LDADD = $(KUBESIM_LIBS)
 
-# Unit tests: selector parser/matcher, RFC 7386 merge patch (+ YAML loader),
+# Unit tests: selector parser/matcher, RFC 7386 merge patch, RFC 6902 JSON
+# patch (+ YAML loader),
 # base64url of continue tokens.
 check_PROGRAMS += tests/unit/test_kubesim
 TESTS += tests/unit/test_kubesim
 tests_unit_test_kubesim_SOURCES = tests/unit/test_kubesim.c \
 	tests/kubesim/selector.c tests/kubesim/selector.h \
 	tests/kubesim/mergepatch.c tests/kubesim/mergepatch.h \
+	tests/kubesim/jsonpatch.c tests/kubesim/jsonpatch.h \
 	tests/kubesim/yamljson.c tests/kubesim/yamljson.h \
 	tests/kubesim/b64url.c tests/kubesim/b64url.h
 tests_unit_test_kubesim_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_kubesim_LDADD = $(CMOCKA_LIBS) $(CJSON_LIBS) $(YAML_LIBS) $(CRYPTO_LIBS) -lm
 
-# Integration: kubectl and curl against the real binary.
-TESTS += tests/integration/kubesim_kubectl.sh
-EXTRA_DIST += tests/integration/kubesim_kubectl.sh tests/kubesim/README.md
+# Integration: kubectl and curl against the real binary; the official Python
+# client (python3-kubernetes) against it.
+TESTS += tests/integration/kubesim_kubectl.sh tests/integration/kubesim_pyclient.sh
+EXTRA_DIST += tests/integration/kubesim_kubectl.sh tests/kubesim/README.md \
+	tests/integration/kubesim_pyclient.sh tests/integration/kubesim_pyclient.py

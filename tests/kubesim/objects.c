@@ -1,5 +1,5 @@
 /* kubesim objects — write semantics of the API: create, update, merge
- * patch, delete, and loading manifests.
+ * and JSON patch, delete (DeleteOptions validated), and loading manifests.
  *
  * What the apiserver does and kubesim copies: names are validated (DNS-1123
  * label/subdomain, DNS-1035 for Services) and an invalid object is a 422
@@ -9,7 +9,9 @@
  * another uid) is 409 Conflict; an update that changes nothing is a no-op
  * (no new resourceVersion, no watch event). uid, creationTimestamp,
  * generation (bumped when anything but metadata/status changes) and
- * resourceVersion are server-owned. Services get ClusterIP defaults,
+ * resourceVersion are server-owned. Writes through the status subresource
+ * change only .status (and take resourceVersion/uid as preconditions).
+ * Services get ClusterIP defaults,
  * Namespaces their finalizer, phase and kubernetes.io/metadata.name label.
  * A deleted namespace turns Terminating (new content refused with 403) and
  * its objects and then itself are deleted about a second later.
@@ -17,6 +19,7 @@
  * other objects are immediate (no graceful termination, no finalizers).
  */
 #include "kubesim.h"
+#include "jsonpatch.h"
 #include "mergepatch.h"
 
 #include <ctype.h>
@@ -47,16 +50,18 @@ char *ks_status_json(const ks_err *e)
     cJSON_AddStringToObject(s, "status", "Failure");
     cJSON_AddStringToObject(s, "message", e->msg);
     cJSON_AddStringToObject(s, "reason", e->reason ? e->reason : "");
-    if (e->name[0] || e->dkind || e->cause || e->retry_after > 0) {
+    if (e->name[0] || e->dkind || e->cause || e->retry_after > 0 || e->details) {
         d = cJSON_AddObjectToObject(s, "details");
         if (e->name[0])
             cJSON_AddStringToObject(d, "name", e->name);
+        if (e->group)
+            cJSON_AddStringToObject(d, "group", e->group);
         if (e->dkind)
             cJSON_AddStringToObject(d, "kind", e->dkind);
         if (e->field[0] || e->cause) {
             cJSON *c = cJSON_CreateObject();
-            cJSON_AddStringToObject(c, "reason", e->field[0] ? "FieldValueInvalid" : e->cause);
-            cJSON_AddStringToObject(c, "message", e->field[0] ? e->msg : e->cause_msg);
+            cJSON_AddStringToObject(c, "reason", e->cause ? e->cause : "FieldValueInvalid");
+            cJSON_AddStringToObject(c, "message", e->cause_msg ? e->cause_msg : e->msg);
             if (e->field[0])
                 cJSON_AddStringToObject(c, "field", e->field);
             cJSON_AddItemToArray(cJSON_AddArrayToObject(d, "causes"), c);
@@ -519,7 +524,28 @@ out:
     return v;
 }
 
-ks_ver *obj_update(int kind, const char *ns, const char *name, const cJSON *body, ks_err *e)
+/* The status subresource: the current object with o's status (consumed),
+ * o's resourceVersion and uid kept as preconditions. */
+static cJSON *status_only_object(const ks_ver *cur, cJSON *o)
+{
+    cJSON *n = ver_parse(cur), *md = obj_child(n, "metadata");
+    cJSON *st = cJSON_DetachItemFromObjectCaseSensitive(o, "status");
+    const cJSON *omd = cJSON_GetObjectItemCaseSensitive(o, "metadata");
+    const char *rv = get_str(omd, "resourceVersion"), *uid = get_str(omd, "uid");
+    cJSON_DeleteItemFromObjectCaseSensitive(n, "status");
+    if (st)
+        cJSON_AddItemToObject(n, "status", st);
+    cJSON_DeleteItemFromObjectCaseSensitive(md, "resourceVersion");
+    if (rv)
+        set_str(md, "resourceVersion", rv);
+    if (uid)
+        set_str(md, "uid", uid);
+    cJSON_Delete(o);
+    return n;
+}
+
+ks_ver *obj_update(int kind, const char *ns, const char *name, const cJSON *body,
+                   int status_only, ks_err *e)
 {
     cJSON *o = check_body(kind, body, e), *md;
     const char *bname;
@@ -546,10 +572,13 @@ ks_ver *obj_update(int kind, const char *ns, const char *name, const cJSON *body
         cJSON_Delete(o);
         return NULL;
     }
+    if (status_only)
+        o = status_only_object(cur, o);
     return replace(kind, cur, o, e);
 }
 
-ks_ver *obj_patch(int kind, const char *ns, const char *name, const cJSON *patch, ks_err *e)
+ks_ver *obj_patch(int kind, const char *ns, const char *name, const cJSON *patch, int type,
+                  int status_only, ks_err *e)
 {
     ks_ver *cur = store_get(kind, ns, name);
     cJSON *o, *md;
@@ -559,13 +588,36 @@ ks_ver *obj_patch(int kind, const char *ns, const char *name, const cJSON *patch
         not_found(e, kind, name);
         return NULL;
     }
-    if (!cJSON_IsObject(patch)) {
-        ks_seterr(e, 400, "BadRequest", "the patch must be a JSON object");
-        return NULL;
+    if (type == KS_PATCH_JSON) {
+        char err[400];
+        int code = 0;
+        o = json_patch_apply(ver_parse(cur), patch, &code, err, sizeof err);
+        if (!o && code == 422) {
+            /* the apiserver answers every failed operation so (a generic
+             * 422 without the reason) */
+            ks_seterr(e, 422, "Invalid", "the server rejected our request due to an error in "
+                      "our request");
+            e->details = 1;
+            return NULL;
+        }
+        if (!o) {
+            ks_seterr(e, code, code == 413 ? "RequestEntityTooLarge" : "BadRequest", "%s", err);
+            return NULL;
+        }
+    } else {
+        if (!cJSON_IsObject(patch)) {
+            ks_seterr(e, 400, "BadRequest", "the patch must be a JSON object");
+            return NULL;
+        }
+        o = merge_patch_apply(ver_parse(cur), patch);
+        if (!o) {
+            ks_seterr(e, 500, "InternalError", "patch failed");
+            return NULL;
+        }
     }
-    o = merge_patch_apply(ver_parse(cur), patch);
-    if (!o) {
-        ks_seterr(e, 500, "InternalError", "patch failed");
+    if (!cJSON_IsObject(o)) {
+        ks_seterr(e, 400, "BadRequest", "the patched object is not a JSON object");
+        cJSON_Delete(o);
         return NULL;
     }
     md = obj_child(o, "metadata");
@@ -579,6 +631,8 @@ ks_ver *obj_patch(int kind, const char *ns, const char *name, const cJSON *patch
     }
     set_str(o, "kind", ks_kinds[kind].kind);
     set_str(o, "apiVersion", ks_kinds[kind].api_version);
+    if (status_only)
+        o = status_only_object(cur, o);
     return replace(kind, cur, o, e);
 }
 
@@ -722,6 +776,36 @@ static ks_ver *terminate_namespace(ks_ver *cur, ks_err *e)
     return v;
 }
 
+int obj_check_delete_options(const cJSON *opts, ks_err *e)
+{
+    const cJSON *pp = cJSON_GetObjectItemCaseSensitive(opts, "propagationPolicy");
+    const cJSON *orphan = cJSON_GetObjectItemCaseSensitive(opts, "orphanDependents");
+    const char *p = cJSON_IsString(pp) ? pp->valuestring : NULL;
+    static const char supported[] = "supported values: \"Foreground\", \"Background\", "
+                                    "\"Orphan\", \"nil\"";
+    if (!opts || !pp || cJSON_IsNull(pp))
+        return 0;
+    if (orphan && !cJSON_IsNull(orphan)) {
+        ks_seterr(e, 422, "Invalid", "DeleteOptions.meta.k8s.io \"\" is invalid: "
+                  "propagationPolicy: Invalid value: \"%s\": orphanDependents and "
+                  "deletionPropagation cannot be both set", p ? p : "");
+        snprintf(e->field, sizeof e->field, "propagationPolicy");
+        e->cause_msg = strstr(e->msg, "Invalid value:");
+    } else if (p && (!strcmp(p, "Foreground") || !strcmp(p, "Background") ||
+                     !strcmp(p, "Orphan"))) {
+        return 0;
+    } else {
+        ks_seterr(e, 422, "Invalid", "DeleteOptions.meta.k8s.io \"\" is invalid: "
+                  "propagationPolicy: Unsupported value: \"%s\": %s", p ? p : "", supported);
+        snprintf(e->field, sizeof e->field, "propagationPolicy");
+        e->cause = "FieldValueNotSupported";
+        e->cause_msg = strstr(e->msg, "Unsupported value:");
+    }
+    e->group = "meta.k8s.io";
+    e->dkind = "DeleteOptions";
+    return -1;
+}
+
 ks_ver *obj_delete(int kind, const char *ns, const char *name, const cJSON *opts, ks_err *e)
 {
     ks_ver *cur = store_get(kind, ns, name), *dv;
@@ -788,7 +872,7 @@ int obj_load(const cJSON *doc, ks_err *e)
     if (name && store_get(kind, ns ? ns : "", name)) {
         cJSON *c = cJSON_Duplicate(doc, 1);
         cJSON_DeleteItemFromObjectCaseSensitive(obj_child(c, "metadata"), "resourceVersion");
-        v = obj_update(kind, ns ? ns : "", name, c, e);
+        v = obj_update(kind, ns ? ns : "", name, c, 0, e);
         cJSON_Delete(c);
     } else {
         cJSON *c = cJSON_Duplicate(doc, 1);

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "../kubesim/b64url.h"
+#include "../kubesim/jsonpatch.h"
 #include "../kubesim/mergepatch.h"
 #include "../kubesim/selector.h"
 #include "../kubesim/yamljson.h"
@@ -146,6 +147,130 @@ static void test_merge_patch(void **state)
     mp_case("{}", "{\"a\":{\"bb\":{\"ccc\":null}}}", "{\"a\":{\"bb\":{}}}");
 }
 
+/* ---------- JSON patch (RFC 6902, as the apiserver applies it) ---------- */
+
+/* JSON written with ' for " (readable cases) */
+static cJSON *jq(const char *s)
+{
+    char *d = strdup(s), *p;
+    cJSON *j;
+    for (p = d; *p; p++)
+        if (*p == '\'')
+            *p = '"';
+    j = cJSON_Parse(d);
+    free(d);
+    assert_non_null(j);
+    return j;
+}
+
+/* want: the patched document, or NULL with the HTTP code the patch gets */
+static void jp_case(const char *doc, const char *patch, const char *want, int want_code)
+{
+    cJSON *p = jq(patch), *out;
+    char err[300] = "";
+    int code = 0;
+    out = json_patch_apply(jq(doc), p, &code, err, sizeof err);
+    if (want) {
+        cJSON *w = jq(want);
+        if (!out || !cJSON_Compare(out, w, 1)) {
+            char *got = out ? cJSON_PrintUnformatted(out) : NULL;
+            print_error("doc %s patch %s: got %s (%s), want %s\n", doc, patch,
+                        got ? got : "NULL", err, want);
+            free(got);
+            fail();
+        }
+        cJSON_Delete(w);
+    } else {
+        if (out || code != want_code) {
+            print_error("doc %s patch %s: want failure %d, got code %d\n", doc, patch,
+                        want_code, code);
+            fail();
+        }
+        assert_true(err[0] != '\0');
+    }
+    cJSON_Delete(out);
+    cJSON_Delete(p);
+}
+
+static void test_json_patch_rfc(void **state)
+{
+    (void)state;
+    /* RFC 6902 appendix A */
+    jp_case("{'foo':'bar'}", "[{'op':'add','path':'/baz','value':'qux'}]",
+            "{'baz':'qux','foo':'bar'}", 0);
+    jp_case("{'foo':['bar','baz']}", "[{'op':'add','path':'/foo/1','value':'qux'}]",
+            "{'foo':['bar','qux','baz']}", 0);
+    jp_case("{'baz':'qux','foo':'bar'}", "[{'op':'remove','path':'/baz'}]", "{'foo':'bar'}", 0);
+    jp_case("{'foo':['bar','qux','baz']}", "[{'op':'remove','path':'/foo/1'}]",
+            "{'foo':['bar','baz']}", 0);
+    jp_case("{'baz':'qux','foo':'bar'}", "[{'op':'replace','path':'/baz','value':'boo'}]",
+            "{'baz':'boo','foo':'bar'}", 0);
+    jp_case("{'foo':{'bar':'baz','waldo':'fred'},'qux':{'corge':'grault'}}",
+            "[{'op':'move','from':'/foo/waldo','path':'/qux/thud'}]",
+            "{'foo':{'bar':'baz'},'qux':{'corge':'grault','thud':'fred'}}", 0);
+    jp_case("{'foo':['all','grass','cows','eat']}",
+            "[{'op':'move','from':'/foo/1','path':'/foo/3'}]",
+            "{'foo':['all','cows','eat','grass']}", 0);
+    jp_case("{'baz':'qux','foo':['a',2,'c']}",
+            "[{'op':'test','path':'/baz','value':'qux'},{'op':'test','path':'/foo/1','value':2}]",
+            "{'baz':'qux','foo':['a',2,'c']}", 0);
+    jp_case("{'baz':'qux'}", "[{'op':'test','path':'/baz','value':'bar'}]", NULL, 422);
+    jp_case("{'foo':'bar'}", "[{'op':'add','path':'/child','value':{'grandchild':{}}}]",
+            "{'foo':'bar','child':{'grandchild':{}}}", 0);
+    jp_case("{'foo':'bar'}", "[{'op':'add','path':'/baz','value':'qux','xyz':123}]",
+            "{'foo':'bar','baz':'qux'}", 0);
+    jp_case("{'foo':'bar'}", "[{'op':'add','path':'/baz/bat','value':'qux'}]", NULL, 422);
+    jp_case("{'/':9,'~1':10}", "[{'op':'test','path':'/~01','value':10}]", "{'/':9,'~1':10}", 0);
+    jp_case("{'/':9,'~1':10}", "[{'op':'test','path':'/~01','value':'10'}]", NULL, 422);
+    jp_case("{'foo':['bar']}", "[{'op':'add','path':'/foo/-','value':['abc','def']}]",
+            "{'foo':['bar',['abc','def']]}", 0);
+    /* escapes in every position, copy, a failed op leaves nothing applied */
+    jp_case("{'a/b':{'c~d':1}}", "[{'op':'copy','from':'/a~1b/c~0d','path':'/e'}]",
+            "{'a/b':{'c~d':1},'e':1}", 0);
+    jp_case("{'a':{'b':[1,2]}}", "[{'op':'copy','from':'/a/b','path':'/a/c'},"
+            "{'op':'add','path':'/a/c/0','value':0}]", "{'a':{'b':[1,2],'c':[0,1,2]}}", 0);
+    jp_case("{'a':[1]}", "[{'op':'test','path':'/a','value':[1]},"
+            "{'op':'test','path':'','value':{'a':[1]}}]", "{'a':[1]}", 0);
+}
+
+static void test_json_patch_apiserver(void **state)
+{
+    (void)state;
+    /* the apiserver's deviations from the RFC */
+    jp_case("{'a':1}", "[{'op':'replace','path':'/b','value':2}]", "{'a':1,'b':2}", 0);
+    jp_case("{'a':[1,2,3]}", "[{'op':'remove','path':'/a/-1'}]", "{'a':[1,2]}", 0);
+    jp_case("{'a':[1,2,3]}", "[{'op':'add','path':'/a/-1','value':4}]", "{'a':[1,2,3,4]}", 0);
+    jp_case("{'a':[1,2,3]}", "[{'op':'replace','path':'/a/-3','value':0}]", "{'a':[0,2,3]}", 0);
+    jp_case("{'a':1}", "[{'op':'copy','from':'/x','path':'/y'}]", "{'a':1,'y':null}", 0);
+    jp_case("{'a':null}", "[{'op':'test','path':'/a','value':null},"
+            "{'op':'test','path':'/b','value':null},{'op':'test','path':'/c'}]",
+            "{'a':null}", 0);
+    jp_case("{'a':1}", "[{'op':'add','path':'/b'}]", "{'a':1,'b':null}", 0);
+    jp_case("{'a':1}", "[{'op':'replace','path':'','value':{'b':2}}]", "{'b':2}", 0);
+    jp_case("{'a':1}", "null", "{'a':1}", 0);
+    /* failures: 422 for an operation, 400 for a patch that does not decode */
+    jp_case("{'a':1}", "[{'op':'add','path':'','value':{}}]", NULL, 422);
+    jp_case("{'a':1}", "[{'op':'remove','path':'/b'}]", NULL, 422);
+    jp_case("{'a':[1]}", "[{'op':'remove','path':'/a/1'}]", NULL, 422);
+    jp_case("{'a':[1]}", "[{'op':'remove','path':'/a/-'}]", NULL, 422);
+    jp_case("{'a':[1]}", "[{'op':'add','path':'/a/2','value':3}]", NULL, 422);
+    jp_case("{'a':[1]}", "[{'op':'add','path':'/a/-2','value':3}]", "{'a':[3,1]}", 0);
+    jp_case("{'a':[1]}", "[{'op':'add','path':'/a/-3','value':3}]", NULL, 422);
+    jp_case("{'a':[1]}", "[{'op':'add','path':'/a/x','value':3}]", NULL, 422);
+    jp_case("{'a':'s'}", "[{'op':'add','path':'/a/b','value':3}]", NULL, 422);
+    jp_case("{'a':1}", "[{'op':'move','from':'/b','path':'/c'}]", NULL, 422);
+    jp_case("{'a':{'b':1}}", "[{'op':'move','from':'/a','path':'/a/c'}]", NULL, 422);
+    jp_case("{'a':1}", "[{'op':'frobnicate','path':'/a'}]", NULL, 422);
+    jp_case("{'a':1}", "[{'path':'/a'}]", NULL, 422);
+    jp_case("{'a':1}", "[{'op':'add','value':1}]", NULL, 422);
+    jp_case("{'a':1}", "[{'op':'copy','path':'/b'}]", NULL, 422);
+    jp_case("{'a':1}", "[null]", NULL, 422);
+    jp_case("{'a':1}", "[{'op':'test','path':'/a'}]", NULL, 422);
+    jp_case("{'a':1}", "[{'op':'replace','path':'','value':3}]", NULL, 422);
+    jp_case("{'a':1}", "{'op':'add','path':'/b','value':1}", NULL, 400);
+    jp_case("{'a':1}", "['add']", NULL, 400);
+}
+
 /* ---------- YAML loader ---------- */
 
 static void test_yaml(void **state)
@@ -247,6 +372,8 @@ int main(void)
         cmocka_unit_test(test_label_errors),
         cmocka_unit_test(test_field_selectors),
         cmocka_unit_test(test_merge_patch),
+        cmocka_unit_test(test_json_patch_rfc),
+        cmocka_unit_test(test_json_patch_apiserver),
         cmocka_unit_test(test_yaml),
         cmocka_unit_test(test_b64url_encode),
         cmocka_unit_test(test_b64url_roundtrip),

@@ -17,7 +17,7 @@ TOPODNS_PKGS=(
     libcmocka-dev libyaml-dev uthash-dev liburcu-dev libssl-dev
     bind9-dnsutils knot-dnsutils knot ldnsutils curl jq python3 python3-dnspython python3-yaml
     python3-kubernetes
-    iproute2 valgrind dnsperf nsd nghttp2-proxy bc
+    iproute2 valgrind dnsperf nsd nghttp2-proxy bc unbound
     podman libcap2-bin ca-certificates
 )
 

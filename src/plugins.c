@@ -40,6 +40,7 @@ extern const plugin_def plugin_reload;
 extern const plugin_def plugin_rewrite;
 extern const plugin_def plugin_template;
 extern const plugin_def plugin_timeouts;
+extern const plugin_def plugin_tls;
 extern const plugin_def plugin_topology;
 extern const plugin_def plugin_transfer;
 extern const plugin_def plugin_whoami;
@@ -74,6 +75,7 @@ const plugin_def *const topodns_plugins[] = {
     &plugin_rewrite,
     &plugin_template,
     &plugin_timeouts,
+    &plugin_tls,
     &plugin_topology,
     &plugin_transfer,
     &plugin_whoami,

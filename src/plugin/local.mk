@@ -34,5 +34,6 @@ include src/plugin/metadata/local.mk
 include src/plugin/local/local.mk
 include src/plugin/minimal/local.mk
 include src/plugin/header/local.mk
+include src/plugin/tls/local.mk
 include src/plugin/rewrite/local.mk
 include src/plugin/template/local.mk

@@ -12,7 +12,8 @@
  * suffix and runs through that block's chain.
  *
  * listener.c owns the sockets, the UDP path and the workers; tcp.c owns the
- * TCP connections (framing, deadlines, connection limits).
+ * TCP connections (framing, deadlines, connection limits); tls.c wraps the
+ * connections of tls:// listeners in TLS.
  */
 #ifndef TOPODNS_CORE_H
 #define TOPODNS_CORE_H
@@ -43,6 +44,9 @@ typedef struct listen_group {
     tcp_timeouts tcp;               /* the blocks' timeouts merged, defaults
                                      * filled in (server.c); read by tcp.c */
     int any_class;                  /* a block has a PLUGIN_ANY_CLASS plugin */
+    int tls;                        /* a tls:// listener: TCP only, ... */
+    struct ssl_ctx_st *tls_ctx;     /* ... with TLS when a block set it
+                                     * (tls.c; freed with the instance) */
 } listen_group;
 
 enum { TRANSPORT_UDP, TRANSPORT_TCP, TRANSPORT_INTERNAL };
@@ -167,6 +171,15 @@ int tcp_send(req_full *f, const uint8_t *wire, size_t len);
 void tcp_query_done(struct tcp_conn *c);
 /* Close and free every connection of the worker (it is stopping). */
 void tcp_close_all(worker *w);
+
+/* tls.c */
+/* The TLS context of a tls:// group from a block's tls settings: 0, or -1
+ * with "file:line: plugin/tls: ..." in err. Loading thread. */
+int tls_group_init(listen_group *g, const server_tls *t, char *err, size_t errlen);
+void tls_group_free(listen_group *g);
+/* A server-side TLS bufferevent over the accepted socket fd (closed with
+ * it), for tcp.c; NULL on failure (fd left open). Worker thread. */
+struct bufferevent *tls_bev_new(struct event_base *base, const listen_group *g, evutil_socket_t fd);
 
 uint64_t now_ns(void);
 

@@ -15,6 +15,7 @@
  *   query to 127.0.0.5 or 169.254.20.10 from that address (clients drop
  *   replies from another one). Without the control message the kernel's
  *   route picks the source, as before.
+ * tls:// groups have no UDP socket; their TCP connections run over TLS.
  * TCP: accepted connections belong to tcp.c (framing, deadlines, limits);
  *   each one remembers its local address from getsockname. A request may
  *   send several messages (req_write_more: a zone transfer), each framed
@@ -395,13 +396,15 @@ static int worker_open(worker *w, struct instance *ins, char *err, size_t errlen
         w->udp_fds[i] = -1;
         ctx[i].w = w;
         ctx[i].grp = &ins->groups[i];
-        int fd = group_socket(ins, w->id, i, SOCK_DGRAM, err, errlen);
-        if (fd < 0)
-            goto fail;
-        w->udp_fds[i] = fd;
-        ctx[i].fd = fd;
-        w->udp_evs[i] = event_new(w->base, fd, EV_READ | EV_PERSIST, udp_read, &ctx[i]);
-        event_add(w->udp_evs[i], NULL);
+        if (!ins->groups[i].tls) {          /* tls:// listens on TCP only */
+            int fd = group_socket(ins, w->id, i, SOCK_DGRAM, err, errlen);
+            if (fd < 0)
+                goto fail;
+            w->udp_fds[i] = fd;
+            ctx[i].fd = fd;
+            w->udp_evs[i] = event_new(w->base, fd, EV_READ | EV_PERSIST, udp_read, &ctx[i]);
+            event_add(w->udp_evs[i], NULL);
+        }
         int tfd = group_socket(ins, w->id, i, SOCK_STREAM, err, errlen);
         if (tfd < 0)
             goto fail;

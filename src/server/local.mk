@@ -6,7 +6,7 @@ src_server_libserver_a_SOURCES = \
 	src/server/plugin.h src/server/order.h \
 	src/server/request.c src/server/request.h \
 	src/server/server.c src/server/server.h \
-	src/server/listener.c src/server/tcp.c \
+	src/server/listener.c src/server/tcp.c src/server/tls.c \
 	src/server/zone.c src/server/zone.h \
 	src/server/sources.c src/server/transfer.h src/server/autopath.h src/server/external.h \
 	src/server/periodic.c src/server/periodic.h \

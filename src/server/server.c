@@ -4,8 +4,8 @@
  * instance_load():
  *   1. parse the Corefile (src/corefile/);
  *   2. for every server block, turn its keys into zones and ports
- *      ([dns://]ZONE[:PORT], CIDR keys become reverse zones), refusing a
- *      zone/port that another block already serves;
+ *      ([dns://|tls://]ZONE[:PORT], CIDR keys become reverse zones),
+ *      refusing a zone/port that another block already serves;
  *   3. for every directive of the block, in plugin.cfg order (order.h), run
  *      the plugin's setup() once with a dispenser over all its occurrences;
  *      unknown directives, unsupported plugins and a second occurrence of a
@@ -14,7 +14,8 @@
  *   5. group the zones by listen address and port (listen_group), with the
  *      TCP timeouts of the blocks listening there merged; a group lets every
  *      query class through when one of its blocks has a plugin flagged
- *      PLUGIN_ANY_CLASS, else only IN.
+ *      PLUGIN_ANY_CLASS, else only IN; a tls:// group gets the TLS context
+ *      of its blocks' tls settings (tls.c).
  * instance_start() starts plugins, binds the sockets, starts the workers and
  * the HTTP thread. A reload does it in two steps: instance_prepare() starts
  * the plugins beside the running instance (which they may take state over
@@ -198,7 +199,8 @@ static int keyerr(char *err, size_t errlen, const cf_token *t, const char *msg)
     return -1;
 }
 
-/* [SCHEME://]ZONE[:PORT] → one or more zone keys (CIDRs expand). */
+/* [SCHEME://]ZONE[:PORT] → one or more zone keys (CIDRs expand). SCHEME
+ * is dns (the default; port -dns.port, else 53) or tls (port 853). */
 static int parse_key(server_block *b, const cf_token *t, int dns_port, char *err, size_t errlen)
 {
     char buf[DNAME_STR_MAX];
@@ -213,12 +215,12 @@ static int parse_key(server_block *b, const cf_token *t, int dns_port, char *err
         scheme[sl] = '\0';
         for (char *p = scheme; *p; p++)
             *p = (char)tolower((unsigned char)*p);
-        if (strcmp(scheme, "dns") != 0)
-            return keyerr(err, errlen, t, "only dns:// servers are supported");
+        if (strcmp(scheme, "dns") != 0 && strcmp(scheme, "tls") != 0)
+            return keyerr(err, errlen, t, "only dns:// and tls:// servers are supported");
         s = sep + 3;
     }
     snprintf(buf, sizeof buf, "%s", s);
-    int port = dns_port;
+    int port = strcmp(scheme, "tls") == 0 ? 853 : dns_port;
     char *colon = strrchr(buf, ':');
     if (colon) {
         char *end;
@@ -337,7 +339,8 @@ static int setup_block(instance *ins, server_block *b, char *err, size_t errlen)
 
 /* ---- listen groups ---------------------------------------------------- */
 
-static listen_group *group_for(instance *ins, const char *addr, int port, const char *label)
+static listen_group *group_for(instance *ins, const char *addr, int port, const char *label,
+                               int tls)
 {
     for (size_t i = 0; i < ins->ngroups; i++)
         if (ins->groups[i].port == port && strcmp(ins->groups[i].addr, addr) == 0)
@@ -350,6 +353,7 @@ static listen_group *group_for(instance *ins, const char *addr, int port, const 
     memset(g, 0, sizeof *g);
     snprintf(g->addr, sizeof g->addr, "%s", addr);
     g->port = port;
+    g->tls = tls;
     snprintf(g->label, sizeof g->label, "%s", label);
     return g;
 }
@@ -416,7 +420,15 @@ static int build_groups(instance *ins, char *err, size_t errlen)
                              k->port);
                 else
                     snprintf(label, sizeof label, "%s://:%d", k->scheme, k->port);
-                listen_group *g = group_for(ins, addr, k->port, label);
+                int tls = strcmp(k->scheme, "tls") == 0;
+                listen_group *g = group_for(ins, addr, k->port, label, tls);
+                if (g && g->tls != tls) {
+                    snprintf(err, errlen, "%s:%d: cannot serve %s://%s:%d - port %d is served "
+                             "by %s:// already near '%s'", k->tok->file, k->tok->line,
+                             k->scheme, k->zone, k->port, k->port, g->tls ? "tls" : "dns",
+                             k->tok->text);
+                    return -1;
+                }
                 int rc = g ? group_add(g, k, b) : -1;
                 if (rc < 0) {
                     snprintf(err, errlen, "out of memory");
@@ -432,8 +444,18 @@ static int build_groups(instance *ins, char *err, size_t errlen)
             }
         }
     }
-    for (size_t i = 0; i < ins->ngroups; i++)
-        timeouts_defaults(&ins->groups[i].tcp);
+    for (size_t i = 0; i < ins->ngroups; i++) {
+        listen_group *g = &ins->groups[i];
+        timeouts_defaults(&g->tcp);
+        /* as CoreDNS: the TLS settings of the last block (file order) that
+         * has some; none: plain TCP */
+        const server_tls *t = NULL;
+        for (size_t z = 0; g->tls && z < g->nzones; z++)
+            if (g->zones[z].blk->tls.set && (!t || &g->zones[z].blk->tls > t))
+                t = &g->zones[z].blk->tls;
+        if (t && tls_group_init(g, t, err, errlen) < 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -609,9 +631,14 @@ void instance_free(instance *ins)
         for (size_t i = 0; i < b->nbind; i++)
             free(b->bind[i]);
         free(b->bind);
+        free(b->tls.cert);
+        free(b->tls.key);
+        free(b->tls.ca);
     }
-    for (size_t i = 0; i < ins->ngroups; i++)
+    for (size_t i = 0; i < ins->ngroups; i++) {
         free(ins->groups[i].zones);
+        tls_group_free(&ins->groups[i]);
+    }
     free(ins->groups);
     values_free(ins->values);
     free(ins->blocks);

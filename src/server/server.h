@@ -34,7 +34,7 @@
 typedef struct zone_key {
     char zone[DNAME_STR_MAX];        /* lower-case FQDN, "." for the root */
     uint8_t wire[DNAME_MAX];
-    char scheme[8];                  /* "dns" */
+    char scheme[8];                  /* "dns" or "tls" (DNS over TLS, port 853) */
     int port;
     const cf_token *tok;             /* the key as written, for errors */
 } zone_key;
@@ -72,6 +72,33 @@ typedef struct tcp_timeouts {
 #define TCP_MAX_CONNS_DEFAULT 1024u
 #define TCP_MAX_PER_SOURCE_DEFAULT 256u
 
+/* DNS over TLS on a block's tls:// listeners, in CoreDNS's `tls` plugin
+ * terms. The tls plugin's setup() fills its block's copy (set = 1, the
+ * paths as written, strdup'd: the block owns and frees them); server.c
+ * loads the certificate, key and CA when it builds the listen groups (a
+ * file that cannot be loaded stops the load with the directive's file:line,
+ * tok) and tls.c serves with the result. Blocks without tls:// keys ignore
+ * it, as CoreDNS does; a tls:// listener whose blocks set none serves plain
+ * DNS over TCP. Read-only once the instance is loaded.
+ *   client_auth  what a client must show (Go's tls.ClientAuthType):
+ *     nocert             nothing is asked;
+ *     request            a certificate is asked for, not required nor checked;
+ *     require            a certificate is required, not checked;
+ *     verify_if_given    one that is given must verify against ca;
+ *     require_and_verify one is required and must verify against ca. */
+enum {
+    TLS_AUTH_NOCERT, TLS_AUTH_REQUEST, TLS_AUTH_REQUIRE, TLS_AUTH_VERIFY_IF_GIVEN,
+    TLS_AUTH_REQUIRE_AND_VERIFY
+};
+
+typedef struct server_tls {
+    int set;
+    char *cert, *key;
+    char *ca;                        /* NULL: the system's trust store */
+    int client_auth;
+    const cf_token *tok;             /* the directive, for errors */
+} server_tls;
+
 typedef struct server_block {
     zone_key *keys;
     size_t nkeys;
@@ -81,6 +108,7 @@ typedef struct server_block {
     char **bind;                     /* addresses from the bind plugin; none = all */
     size_t nbind;
     tcp_timeouts timeouts;           /* from the timeouts plugin; 0: unset */
+    server_tls tls;                  /* from the tls plugin; set 0: unset */
     const cf_block *cf;
     struct named_value *values;      /* block_set_value() */
 } server_block;

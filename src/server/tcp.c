@@ -9,6 +9,9 @@
  * the client or a deadline closed stays allocated, without its socket, until
  * its last query is done; then it is freed.
  *
+ * A connection of a tls:// listener is the same, over a TLS bufferevent
+ * (tls.c) instead of the socket's.
+ *
  * Framing is RFC 7766's: a 2-octet length, then the message. Several queries
  * may be pipelined; they are answered as they complete, possibly out of
  * order. A length under 12 (no room for a header) closes the connection.
@@ -328,6 +331,8 @@ static void tcp_write_done(struct bufferevent *bev, void *arg)
 
 static void tcp_event(struct bufferevent *bev, short what, void *arg)
 {
+    if (what & BEV_EVENT_CONNECTED)
+        return;                     /* tls://: the handshake is done */
     conn_close(arg);                /* EOF or error */
 }
 
@@ -359,7 +364,8 @@ static int conn_open(const sock_ctx *u, evutil_socket_t fd, const struct sockadd
     c->deadline = evtimer_new(w->base, deadline_passed, c);
     c->write_deadline = evtimer_new(w->base, deadline_passed, c);
     if (c->deadline && c->write_deadline && (c->src = source_get(w, peer)))
-        c->bev = bufferevent_socket_new(w->base, fd, BEV_OPT_CLOSE_ON_FREE);
+        c->bev = c->grp->tls_ctx ? tls_bev_new(w->base, c->grp, fd)    /* tls:// */
+                                 : bufferevent_socket_new(w->base, fd, BEV_OPT_CLOSE_ON_FREE);
     if (!c->bev) {
         if (c->src)
             source_put(w, c->src);

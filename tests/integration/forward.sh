@@ -331,14 +331,19 @@ bad "unknown policy" '.:1053 {
         policy fastest
     }
 }' 3 "unknown policy 'fastest'"
-bad "tls unsupported" '.:1053 {
+bad "doh_method unsupported" '.:1053 {
     forward . 127.0.0.1 {
-        tls
+        doh_method GET
     }
 }' 3 "not supported"
-bad "tls:// unsupported" '.:1053 {
-    forward . tls://127.0.0.1
+bad "https:// unsupported" '.:1053 {
+    forward . https://127.0.0.1
 }' 2 "not supported"
+bad "tls CA that does not exist" '.:1053 {
+    forward . tls://127.0.0.1 {
+        tls /nonexistent/ca.pem
+    }
+}' 3 "error reading /nonexistent/ca.pem"
 bad "no upstream" '.:1053 {
     forward .
 }' 2 "Wrong argument count"

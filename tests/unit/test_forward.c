@@ -141,7 +141,21 @@ static void test_errors(void **state)
     expect_err(". {\n forward . 127.0.0.1 {\n  health_check 1s domain\n }\n}\n", "Corefile:3: Wrong argument count");
     expect_err(". {\n forward . 127.0.0.1 {\n  next BOGUS\n }\n}\n", "BOGUS is not a valid rcode");
     expect_err(". {\n forward . 127.0.0.1 {\n  failover NOERROR\n }\n}\n", "NoError cannot be used");
-    expect_err(". {\n forward . 127.0.0.1 {\n  tls_servername x\n }\n}\n", "not supported by topodns");
+    expect_err(". {\n forward . 127.0.0.1 {\n  doh_method GET\n }\n}\n", "not supported by topodns");
+    /* DNS over TLS options */
+    expect_err(". {\n forward . tls://127.0.0.1 {\n  tls a b c d\n }\n}\n",
+               "Corefile:3: Wrong argument count");
+    expect_err(". {\n forward . tls://127.0.0.1 {\n  tls /nonexistent/ca.pem\n }\n}\n",
+               "Corefile:3: plugin/forward: error reading /nonexistent/ca.pem");
+    expect_err(". {\n forward . tls://127.0.0.1 {\n  tls /nonexistent/c.pem /nonexistent/k.pem\n }\n}\n",
+               "Corefile:3: plugin/forward: could not load TLS cert: /nonexistent/c.pem");
+    expect_err(". {\n forward . tls://127.0.0.1 {\n  tls_servername\n }\n}\n",
+               "Corefile:3: Wrong argument count");
+    expect_err(". {\n forward . tls://127.0.0.1%a.test {\n  tls_servername b.test\n }\n}\n",
+               "both forward ('b.test') and proxy level ('a.test') TLS servernames are set");
+    expect_err(". {\n forward . tls://dns.example\n}\n", "Corefile:2: plugin/forward: not an IP address");
+    expect_err(". {\n forward . tls://127.0.0.1%\n}\n", "empty TLS server name");
+    expect_err(". {\n forward . tls://127.0.0.1:0\n}\n", "not an IP address");
     expect_err(". {\n forward . https://127.0.0.1\n}\n", "not supported as a destination protocol");
     expect_err(". {\n forward . udp://127.0.0.1\n}\n", "not supported as a destination protocol");
     expect_err(". {\n forward . 127.0.0.1:0\n}\n", "not an IP address or file");
@@ -154,6 +168,43 @@ static void test_errors(void **state)
         n += snprintf(text + n, sizeof text - (size_t)n, " 127.0.0.%d", i);
     snprintf(text + n, sizeof text - (size_t)n, "\n}\n");
     expect_err(text, "more than 15 TOs configured: 16");
+}
+
+/* tls:// upstreams: port 853 by default, a port, the per-upstream server
+ * name of IP%NAME (v4 and [v6%NAME]:port), mixed with plain upstreams; the
+ * client context is made (system trust store) without a `tls` line. */
+static void test_tls_upstreams(void **state)
+{
+    (void)state;
+    forward *f = load(". {\n forward . tls://127.0.0.1 tls://[::1%dns.test]:8853 "
+                      "tls://127.0.0.3%b.test:9953 127.0.0.2 {\n  max_idle_conns 4\n  expire 3s\n }\n}\n");
+    if (!f)
+        fail_msg("%s", errbuf);
+    fwd_stanza *st = f->st[0];
+    assert_int_equal(st->nups, 4);
+    assert_true(st->ups[0].tls);
+    assert_string_equal(st->ups[0].to, "127.0.0.1:853");
+    assert_string_equal(st->ups[0].servername, "");
+    assert_true(st->ups[1].tls);
+    assert_string_equal(st->ups[1].to, "[::1]:8853");
+    assert_string_equal(st->ups[1].servername, "dns.test");
+    assert_string_equal(st->ups[2].to, "127.0.0.3:9953");
+    assert_string_equal(st->ups[2].servername, "b.test");
+    assert_false(st->ups[3].tls);
+    assert_string_equal(st->ups[3].to, "127.0.0.2:53");
+    assert_non_null(st->tls_ctx);
+    assert_int_equal(st->max_idle_conns, 4);
+    assert_true(st->expire == 3);
+    fwd_free(f);
+    f = load(". {\n forward . 127.0.0.1\n}\n");    /* plain only: no TLS context */
+    assert_non_null(f);
+    assert_null(f->st[0]->tls_ctx);
+    fwd_free(f);
+    f = load(". {\n forward . tls://127.0.0.1 {\n  tls\n  tls_servername dns.test\n }\n}\n");
+    assert_non_null(f);
+    assert_string_equal(f->st[0]->tls_servername, "dns.test");
+    assert_true(f->st[0]->tls_set);
+    fwd_free(f);
 }
 
 /* add_client_subnet: off by default, 32/128 without arguments, prefixes
@@ -322,6 +373,7 @@ int main(void)
         cmocka_unit_test(test_options),
         cmocka_unit_test(test_stanzas_and_file),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_tls_upstreams),
         cmocka_unit_test(test_add_client_subnet),
         cmocka_unit_test(test_rcodes),
         cmocka_unit_test(test_policy),

@@ -34,6 +34,11 @@
  * holding the client's address cut to the configured prefix, replacing any
  * ECS the client sent, and an OPT when it had none (the reply's EDNS is
  * still the client's own: see echo_edns in server/request.c).
+ *
+ * tls:// upstreams (DNS over TLS) go through tls.c's connection pools
+ * instead of c-ares, with the same retries, health checks and metrics;
+ * their transport is always TLS over TCP (force_tcp / prefer_udp do not
+ * apply), as in CoreDNS.
  */
 #include <ares.h>
 #include <event2/event.h>
@@ -72,9 +77,12 @@ typedef struct fwd_chan {
     int reset;                       /* c-ares dropped EDNS: rebuild when idle */
 } fwd_chan;
 
+#define FWD_KIND_TLS FWD_NCH          /* q->kind of a tls:// upstream */
+
 typedef struct fwd_loop {
     struct event_base *base;
     fwd_chan *ch[FWD_MAX_UP][FWD_NCH];
+    fwd_tpool *tp[FWD_MAX_UP];       /* tls:// upstreams' connections */
     struct fwd_loop *next;
 } fwd_loop;
 
@@ -93,7 +101,8 @@ typedef struct fwd_q {
     int cur, kind;
     int outstanding, sending, status, got;
     int holds_slot;
-    char err[200];
+    char err[400];
+    char why[200];                   /* a tls:// upstream's error */
     size_t wlen;
     uint8_t wire[];                  /* the query as sent: client's, new ID */
 } fwd_q;
@@ -323,9 +332,11 @@ void fwd_loops_free(fwd_stanza *st)
     fwd_loop *next;
     for (fwd_loop *l = atomic_load(&st->loops); l; l = next) {
         next = l->next;
-        for (size_t i = 0; i < FWD_MAX_UP; i++)
+        for (size_t i = 0; i < FWD_MAX_UP; i++) {
             for (int k = 0; k < FWD_NCH; k++)
                 chan_free(l->ch[i][k]);
+            fwd_tpool_free(l->tp[i]);
+        }
         free(l);
     }
 }
@@ -439,7 +450,7 @@ static void on_answer(void *arg, int status, int timeouts, unsigned char *abuf, 
         free(q);                        /* shutdown: the worker is gone */
         return;
     }
-    fwd_chan *c = q->loop->ch[q->cur][q->kind];
+    fwd_chan *c = q->kind < FWD_NCH ? q->loop->ch[q->cur][q->kind] : NULL;
     if (c)
         c->pending--;
     q->outstanding = 0;
@@ -460,11 +471,56 @@ static void on_answer(void *arg, int status, int timeouts, unsigned char *abuf, 
         fwd_resume(q);
 }
 
+/* A tls:// upstream's reply or failure (tls.c), from the loop. */
+static void on_tls_answer(void *arg, int status, const char *why, const uint8_t *msg, size_t len)
+{
+    fwd_q *q = arg;
+    if (status == FWD_TLS_GONE) {
+        free(q);                        /* shutdown: the worker is gone */
+        return;
+    }
+    q->outstanding = 0;
+    q->got = 0;
+    q->status = ARES_SUCCESS;
+    if (status == FWD_TLS_OK) {
+        int hdr_ok;
+        if (msg_parse(&q->r->resp, msg, len, &hdr_ok) == 0)
+            q->got = 1;
+        else
+            q->status = ARES_EBADRESP;
+    } else {
+        q->status = ARES_ECONNREFUSED;
+        snprintf(q->why, sizeof q->why, "%s", why ? why : "error");
+    }
+    fwd_resume(q);
+}
+
+static int q_send_tls(fwd_q *q, unsigned up)
+{
+    fwd_tpool **tp = &q->loop->tp[up];
+    if (!*tp && !(*tp = fwd_tpool_new(q->st, &q->st->ups[up], q->loop->base)))
+        return -1;
+    q->sent_at = mono_ns();
+    q->outstanding = 1;
+    uint16_t id = (uint16_t)rnd32();
+    q->wire[0] = (uint8_t)(id >> 8);
+    q->wire[1] = (uint8_t)id;
+    if (fwd_tpool_send(*tp, q->wire, q->wlen, on_tls_answer, q, q->why, sizeof q->why) < 0) {
+        q->outstanding = 0;
+        return -1;
+    }
+    return 0;
+}
+
 /* Send to upstream `up`. 0 when the query is in flight or already answered
  * (synchronous callback), -1 when no channel could be made. */
 static int q_send(fwd_q *q, unsigned up)
 {
     q->cur = (int)up;
+    if (q->st->ups[up].tls) {
+        q->kind = FWD_KIND_TLS;
+        return q_send_tls(q, up);
+    }
     q->kind = q_kind(q);
     fwd_chan *c = chan_get(q, up, q->kind);
     if (!c)
@@ -567,9 +623,12 @@ static int q_drive(fwd_q *q)
                     return rc;
                 }
             } else {
-                snprintf(q->err, sizeof q->err, "%s %s: %s",
-                         q->kind == FWD_CH_TCP ? "tcp" : "udp", q->st->ups[up].to,
-                         status_text(q->status));
+                if (q->kind == FWD_KIND_TLS && q->status != ARES_EBADRESP)
+                    snprintf(q->err, sizeof q->err, "tcp-tls %s: %s", q->st->ups[up].to, q->why);
+                else
+                    snprintf(q->err, sizeof q->err, "%s %s: %s",
+                             q->kind == FWD_KIND_TLS ? "tcp-tls" : q->kind == FWD_CH_TCP ? "tcp" : "udp",
+                             q->st->ups[up].to, status_text(q->status));
                 if (q->st->max_fails)
                     fwd_health_kick(&q->st->ups[up]);
                 q->attempts++;
@@ -583,7 +642,11 @@ static int q_drive(fwd_q *q)
         if (up < 0)
             break;
         if (q_send(q, (unsigned)up) < 0) {
-            snprintf(q->err, sizeof q->err, "cannot create a c-ares channel for %s", q->st->ups[up].to);
+            if (q->st->ups[up].tls)
+                snprintf(q->err, sizeof q->err, "tcp-tls %s: %s", q->st->ups[up].to, q->why);
+            else
+                snprintf(q->err, sizeof q->err, "cannot create a c-ares channel for %s",
+                         q->st->ups[up].to);
             break;
         }
     }

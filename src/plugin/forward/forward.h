@@ -11,7 +11,8 @@
  * of c-ares channels (one upstream per channel, UDP with and without EDNS,
  * TCP) whose sockets and timer are libevent events on that loop; see
  * forward.c. Health is tracked per upstream with an atomic failure counter
- * updated by a background probe thread (health.c).
+ * updated by a background probe thread (health.c). tls:// upstreams do not
+ * use c-ares: per event loop they have a pool of TLS connections (tls.c).
  */
 #ifndef TOPODNS_FORWARD_H
 #define TOPODNS_FORWARD_H
@@ -20,6 +21,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <time.h>
 #include "server/plugin.h"
 #include "wire/dname.h"
 
@@ -33,10 +35,13 @@ struct fwd_stanza;
 struct periodic;
 struct fwd_loop;
 struct metric_family;
+struct ssl_ctx_st;
+struct event_base;
 
 /* The families of the instance's registry (looked up at setup). */
 typedef struct fwd_metrics {
     struct metric_family *duration, *broken, *rejects, *hc_fail;
+    struct metric_family *conn_hits, *conn_misses;   /* tls:// connection reuse */
 } fwd_metrics;
 
 typedef struct fwd_upstream {
@@ -46,6 +51,8 @@ typedef struct fwd_upstream {
     atomic_uint fails;               /* failed health checks in a row */
     atomic_int probing;              /* a probe loop is running */
     struct periodic *hc;             /* probe thread */
+    int tls;                         /* tls:// (DNS over TLS, c-ares not used) */
+    char servername[256];            /* tls://IP%NAME: its own tls_servername */
     struct fwd_stanza *st;
 } fwd_upstream;
 
@@ -57,6 +64,10 @@ typedef struct fwd_stanza {
     size_t nups;
     int force_tcp, prefer_udp;
     double expire, read_timeout, hc_interval;
+    unsigned long max_idle_conns;    /* idle TLS connections kept per loop; 0 = any */
+    struct ssl_ctx_st *tls_ctx;      /* client context of the tls:// upstreams */
+    char tls_servername[256];        /* tls_servername: SNI and the name to verify */
+    int tls_set;                     /* a `tls` line was read */
     unsigned max_fails;
     unsigned long max_attempts;      /* max_connect_attempts; 0 = unlimited */
     int attempts_set;
@@ -107,6 +118,29 @@ size_t fwd_policy_list(int policy, size_t n, unsigned rnd, unsigned robin, unsig
 int fwd_down(const fwd_stanza *st, const fwd_upstream *u);
 /* Release the per-loop state of a stanza (channels closed, events dropped). */
 void fwd_loops_free(fwd_stanza *st);
+
+/* tls.c — DNS over TLS to tls:// upstreams. */
+enum { FWD_TLS_OK, FWD_TLS_ERROR, FWD_TLS_GONE };
+/* A query's end: FWD_TLS_OK with the reply (msg, len: valid during the
+ * call), FWD_TLS_ERROR with why, or FWD_TLS_GONE when the pool is freed
+ * under it (shutdown). Called from the loop, never inside fwd_tpool_send. */
+typedef void (*fwd_tls_cb)(void *arg, int status, const char *why, const uint8_t *msg, size_t len);
+typedef struct fwd_tpool fwd_tpool;
+/* The client context for `tls [CERT KEY [CA]]` / `tls CA` (cert NULL: no
+ * client certificate; ca NULL: the system's trust store). NULL with err. */
+struct ssl_ctx_st *fwd_tls_ctx(const char *cert, const char *key, const char *ca, char *err,
+                               size_t errlen);
+void fwd_tls_ctx_free(struct ssl_ctx_st *ctx);
+/* The connections to upstream u on one event loop (freed with the stanza,
+ * after the loop stopped). */
+fwd_tpool *fwd_tpool_new(fwd_stanza *st, fwd_upstream *u, struct event_base *base);
+void fwd_tpool_free(fwd_tpool *p);
+/* Send the query wire over an idle or new connection; 0, or -1 with why. */
+int fwd_tpool_send(fwd_tpool *p, const uint8_t *wire, size_t len, fwd_tls_cb cb, void *arg,
+                   char *why, size_t wlen);
+/* One blocking health probe over TLS until end: 0 when a sane reply to id came. */
+int fwd_tls_probe(const fwd_stanza *st, const fwd_upstream *u, const uint8_t *q, size_t qlen,
+                  uint16_t id, const struct timespec *end);
 
 /* health.c */
 int fwd_health_start(fwd_stanza *st, char *err, size_t errlen);

@@ -4,7 +4,8 @@
  * A query that fails on an upstream (network error, timeout) starts that
  * upstream's probe loop: every health_check interval (0.5 s) a `. IN NS`
  * query (RD unless no_rec; `domain` changes the name) goes to the upstream
- * over UDP (TCP with force_tcp) with a 1 s timeout. Any reply counts as
+ * over UDP (TCP with force_tcp; a tls:// upstream always over a fresh TLS
+ * connection, verified as queries are) with a 1 s timeout. Any reply counts as
  * healthy and ends the loop with the failure counter reset to 0; each
  * failure increments it and coredns_proxy_healthcheck_failures_total. An
  * upstream is down while the counter exceeds max_fails (max_fails 0: never).
@@ -42,6 +43,13 @@ void fwd_metrics_init(fwd_metrics *m, metrics_registry *reg)
     m->broken = metrics_family(reg, "coredns_forward_healthcheck_broken_total",
                                "Counter of the number of complete failures of the healthchecks.",
                                METRIC_COUNTER, NULL, NULL, 0);
+    static const char *const cc[] = { "proxy_name", "to", "proto", NULL };
+    m->conn_hits = metrics_family(reg, "coredns_proxy_conn_cache_hits_total",
+                                  "Counter of connection cache hits per upstream and protocol.",
+                                  METRIC_COUNTER, cc, NULL, 0);
+    m->conn_misses = metrics_family(reg, "coredns_proxy_conn_cache_misses_total",
+                                    "Counter of connection cache misses per upstream and protocol.",
+                                    METRIC_COUNTER, cc, NULL, 0);
     m->rejects = metrics_family(reg, "coredns_forward_max_concurrent_rejects_total",
                                 "Counter of the number of queries rejected because the "
                                 "concurrent queries were at maximum.",
@@ -145,11 +153,16 @@ int fwd_probe(const fwd_stanza *st, const fwd_upstream *u)
     size_t qlen = build_probe(st, q, sizeof q, id);
     if (qlen == 0)
         return -1;
+    struct timespec end;
+    if (u->tls) {                    /* always over TLS, as CoreDNS's tcp-tls checks */
+        clock_gettime(CLOCK_MONOTONIC, &end);
+        end.tv_sec += PROBE_TIMEOUT_MS / 1000;
+        return fwd_tls_probe(st, u, q, qlen, id, &end);
+    }
     int tcp = st->force_tcp;
     int fd = socket(u->sa.ss_family, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
         return -1;
-    struct timespec end;
     clock_gettime(CLOCK_MONOTONIC, &end);
     end.tv_sec += PROBE_TIMEOUT_MS / 1000;
     int rc = -1;

@@ -4,7 +4,10 @@
  *   forward FROM TO... {
  *       except IGNORED_NAMES...
  *       force_tcp | prefer_udp
- *       expire DURATION | max_idle_conns N | max_age DURATION   (accepted)
+ *       expire DURATION | max_idle_conns N    (tls:// connection reuse)
+ *       max_age DURATION                      (accepted)
+ *       tls [CERT KEY [CA]] | tls CA
+ *       tls_servername NAME
  *       read_timeout DURATION
  *       max_fails N
  *       max_connect_attempts N
@@ -18,11 +21,14 @@
  *   }
  *
  * Defaults and checks follow CoreDNS's plugin/forward/setup.go. TO is an IP
- * with an optional port (dns:// prefix allowed) or a resolv.conf-style file
- * whose nameserver lines are used; at most 15 upstreams. What topodns does
- * not implement (tls://, https://, tls, tls_servername, doh_method, hostname
- * upstreams and their resolver) stops startup with a clear error rather than
- * being silently ignored.
+ * with an optional port (dns:// prefix allowed), tls://IP[%NAME][:PORT]
+ * (DNS over TLS, port 853; NAME is that upstream's own server name), or a
+ * resolv.conf-style file whose nameserver lines are used; at most 15
+ * upstreams, plain and tls:// ones may be mixed as in CoreDNS. The `tls`
+ * line's files are loaded when it is read (an error names its line). What
+ * topodns does not implement (https://, doh_method, hostname upstreams and
+ * their resolver) stops startup with a clear error rather than being
+ * silently ignored.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -53,7 +59,8 @@ int fwd_rcode_from_str(const char *s)
 
 /* ---- upstream addresses ----------------------------------------------- */
 
-static int add_addr(cf_disp *d, fwd_stanza *st, const char *ip, int port)
+static int add_addr(cf_disp *d, fwd_stanza *st, const char *ip, int port, int tls,
+                    const char *servername)
 {
     if (st->nups >= FWD_MAX_UP) {
         st->nups++;                      /* counted for the error message */
@@ -77,19 +84,25 @@ static int add_addr(cf_disp *d, fwd_stanza *st, const char *ip, int port)
         return cf_err(d, "plugin/forward: not an IP address or file: \"%s\"", ip);
     }
     u->st = st;
+    u->tls = tls;
+    if (servername && *servername) {
+        if (strlen(servername) >= sizeof u->servername)
+            return cf_err(d, "plugin/forward: TLS server name too long: %s", servername);
+        snprintf(u->servername, sizeof u->servername, "%s", servername);
+    }
     st->nups++;
     return 0;
 }
 
 /* "IP", "IP:PORT", "[IP6]", "[IP6]:PORT", "IP6". 1 parsed (ip/port set),
  * 0 when the text is not an address. */
-static int split_hostport(const char *s, char *ip, size_t iplen, int *port)
+static int split_hostport(const char *s, char *ip, size_t iplen, int *port, int defport)
 {
     char buf[128];
     if (strlen(s) >= sizeof buf)
         return 0;
     snprintf(buf, sizeof buf, "%s", s);
-    *port = 53;
+    *port = defport;
     char *host = buf, *p = NULL;
     if (buf[0] == '[') {
         char *close = strchr(buf, ']');
@@ -138,16 +151,65 @@ static int add_file(cf_disp *d, fwd_stanza *st, const char *path)
             continue;
         char *v = strtok_r(NULL, " \t\r\n", &save), ip[64];
         int port;
-        if (v && split_hostport(v, ip, sizeof ip, &port))
-            rc = add_addr(d, st, ip, 53);
+        if (v && split_hostport(v, ip, sizeof ip, &port, 53))
+            rc = add_addr(d, st, ip, 53, 0, NULL);
     }
     fclose(fp);
     return rc;
 }
 
+/* tls://IP[%SERVERNAME][:PORT] or tls://[IP6%SERVERNAME]:PORT, port 853 by
+ * default; SERVERNAME is this upstream's own tls_servername, as CoreDNS
+ * reads it. */
+static int add_tls(cf_disp *d, fwd_stanza *st, const char *to)
+{
+    char host[128], name[256] = "", ip[64];
+    const char *h = to + 6;
+    const char *pct = strrchr(h, '%');
+    int port;
+    if (strlen(h) >= sizeof host)
+        return cf_err(d, "plugin/forward: not an IP address: \"%s\"", to);
+    snprintf(host, sizeof host, "%s", h);
+    if (pct) {
+        size_t hl = (size_t)(pct - h);
+        snprintf(name, sizeof name, "%s", pct + 1);
+        host[hl] = '\0';
+        char *colon = strrchr(name, ':');
+        if (colon) {
+            size_t l = strlen(host);
+            snprintf(host + l, sizeof host - l, "%s", colon);
+            *colon = '\0';
+        }
+        size_t nl = strlen(name);
+        if (nl && name[nl - 1] == ']')
+            name[nl - 1] = '\0';
+        if (host[0] == '[' && !strchr(host, ']')) {
+            char *c = strrchr(host, ':');
+            char tail[16] = "";
+            if (c) {
+                snprintf(tail, sizeof tail, "%s", c);
+                *c = '\0';
+            }
+            size_t l = strlen(host);
+            snprintf(host + l, sizeof host - l, "]%s", tail);
+        }
+        if (!name[0])
+            return cf_err(d, "plugin/forward: empty TLS server name in \"%s\"", to);
+    }
+    if (!split_hostport(host, ip, sizeof ip, &port, 853))
+        return cf_err(d, "plugin/forward: not an IP address: \"%s\" "
+                      "(hostname upstreams are not supported by topodns)", to);
+    if (name[0] && st->tls_servername[0])
+        return cf_err(d, "plugin/forward: both forward ('%s') and proxy level ('%s') TLS "
+                      "servernames are set for upstream proxy '%s'", st->tls_servername, name, to);
+    return add_addr(d, st, ip, port, 1, name);
+}
+
 int fwd_add_to(cf_disp *d, fwd_stanza *st, const char *to)
 {
-    if (!strncasecmp(to, "tls://", 6) || !strncasecmp(to, "https://", 8))
+    if (!strncasecmp(to, "tls://", 6))
+        return add_tls(d, st, to);
+    if (!strncasecmp(to, "https://", 8))
         return cf_err(d, "plugin/forward: '%.*s' is not supported as a destination protocol in forward by topodns: %s",
                       (int)(strstr(to, "://") - to), to, to);
     if (!strncasecmp(to, "dns://", 6))
@@ -157,8 +219,8 @@ int fwd_add_to(cf_disp *d, fwd_stanza *st, const char *to)
                       (int)(strstr(to, "://") - to), to, to);
     char ip[64];
     int port;
-    if (split_hostport(to, ip, sizeof ip, &port))
-        return add_addr(d, st, ip, port);
+    if (split_hostport(to, ip, sizeof ip, &port, 53))
+        return add_addr(d, st, ip, port, 0, NULL);
     struct stat sb;
     if (stat(to, &sb) == 0 && S_ISREG(sb.st_mode))
         return add_file(d, st, to);
@@ -302,6 +364,26 @@ static int parse_add_ecs(cf_disp *d, fwd_stanza *st)
     return 0;
 }
 
+/* tls [CERT KEY [CA]] | tls CA: the client context, built here so that a
+ * file that does not load stops startup at this line. */
+static int parse_tls(cf_disp *d, fwd_stanza *st)
+{
+    const char *a[4] = { NULL, NULL, NULL, NULL };
+    int n = cf_remaining_args(d, a, 4);
+    if (n > 3)
+        return cf_arg_err(d);
+    char err[512];
+    const char *cert = n >= 2 ? a[0] : NULL, *key = n >= 2 ? a[1] : NULL;
+    const char *ca = n == 1 ? a[0] : n == 3 ? a[2] : NULL;
+    struct ssl_ctx_st *ctx = fwd_tls_ctx(cert, key, ca, err, sizeof err);
+    if (!ctx)
+        return cf_err(d, "plugin/forward: %s", err);
+    fwd_tls_ctx_free(st->tls_ctx);   /* a later `tls` line wins, as in CoreDNS */
+    st->tls_ctx = ctx;
+    st->tls_set = 1;
+    return 0;
+}
+
 static int parse_prop(cf_disp *d, fwd_stanza *st)
 {
     const char *p = cf_val(d), *a = "";
@@ -319,6 +401,8 @@ static int parse_prop(cf_disp *d, fwd_stanza *st)
             st->max_attempts = v, st->attempts_set = 1;
         else if (!strcmp(p, "max_concurrent"))
             st->max_concurrent = (long)v;
+        else
+            st->max_idle_conns = v;
         return 0;
     }
     if (!strcmp(p, "health_check"))
@@ -358,8 +442,17 @@ static int parse_prop(cf_disp *d, fwd_stanza *st)
         return parse_source(d, st);
     if (!strcmp(p, "add_client_subnet"))
         return parse_add_ecs(d, st);
-    if (!strcmp(p, "tls") || !strcmp(p, "tls_servername") || !strcmp(p, "doh_method") ||
-        !strcmp(p, "resolver"))
+    if (!strcmp(p, "tls"))
+        return parse_tls(d, st);
+    if (!strcmp(p, "tls_servername")) {
+        if (one_arg(d, &a) < 0)
+            return -1;
+        if (strlen(a) >= sizeof st->tls_servername)
+            return cf_err(d, "plugin/forward: TLS server name too long: %s", a);
+        snprintf(st->tls_servername, sizeof st->tls_servername, "%s", a);
+        return 0;
+    }
+    if (!strcmp(p, "doh_method") || !strcmp(p, "resolver"))
         return cf_err(d, "plugin/forward: '%s' is not supported by topodns (plain DNS upstreams only)", p);
     return cf_err(d, "unknown property '%s'", p);
 }
@@ -388,6 +481,7 @@ static void stanza_free(fwd_stanza *st)
         return;
     fwd_health_stop(st);
     fwd_loops_free(st);
+    fwd_tls_ctx_free(st->tls_ctx);
     pthread_mutex_destroy(&st->mu);
     free(st->except);
     free(st);
@@ -435,6 +529,14 @@ static int parse_stanza(cf_disp *d, forward *f)
         return cf_err(d, "plugin/forward: more than %d TOs configured: %zu", FWD_MAX_UP, st->nups);
     if (st->nups == 0)
         return cf_err(d, "plugin/forward: no valid upstream addresses found");
+    int any_tls = 0;
+    for (size_t i = 0; i < st->nups; i++)
+        any_tls |= st->ups[i].tls;
+    if (any_tls && !st->tls_ctx) {  /* no `tls` line: the system's trust store */
+        char err[512];
+        if (!(st->tls_ctx = fwd_tls_ctx(NULL, NULL, NULL, err, sizeof err)))
+            return cf_err(d, "plugin/forward: %s", err);
+    }
     if (!st->attempts_set)
         st->max_attempts = 2 * st->nups;
     return 0;

@@ -1,0 +1,667 @@
+/*
+ * forward/tls.c — DNS over TLS to tls:// upstreams (RFC 7858), on OpenSSL
+ * and the worker's libevent loop; c-ares keeps plain DNS.
+ *
+ * Connections. Per event loop and upstream a pool (fwd_tpool) holds the
+ * open connections. A query takes the most recently used idle connection
+ * (coredns_proxy_conn_cache_hits_total) or dials a new one (..._misses_total),
+ * has it to itself until the reply is read (no pipelining, as CoreDNS's
+ * persistent connections), then gives it back: idle connections are closed
+ * `expire` after their last use (expire 0: never kept), past
+ * `max_idle_conns` idle ones (0: no limit), or when the upstream closes
+ * them. A cached connection that turns out closed before any octet of the
+ * reply arrived is replaced by a fresh one for the same query, as CoreDNS
+ * retries ErrCachedClosed.
+ *
+ * Each connection is a non-blocking socket with its SSL object, one socket
+ * event and one timer, both embedded and re-armed as OpenSSL asks
+ * (WANT_READ / WANT_WRITE); the states are connect, handshake, write, read,
+ * idle. The timer is read_timeout for the connect and handshake, then
+ * read_timeout again from the query's write: a silent upstream costs the
+ * query one read_timeout per phase, never a blocked worker.
+ *
+ * Verification is on: the certificate must chain to the `tls` CA (the
+ * system's trust store without one) and name the server: tls_servername
+ * (or the upstream's own `tls://IP%NAME`) when set, which is also sent as
+ * SNI; otherwise the upstream's IP address must be in the certificate, as
+ * Go's TLS client checks when CoreDNS dials an IP.
+ *
+ * Callbacks always come from the loop, never from inside fwd_tpool_send().
+ * A pool is freed with its stanza, after the loops have stopped: then its
+ * busy queries are called back with FWD_TLS_GONE and nothing of libevent
+ * is touched (the base is gone), as c-ares channels are freed.
+ *
+ * The health probe (fwd_tls_probe) is the blocking equivalent on the
+ * upstream's probe thread: a fresh connection with the same verification.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <event2/event.h>
+#include <event2/event_struct.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include "plugin/forward/forward.h"
+#include "server/metrics.h"
+
+#define SYSTEM_CA_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
+
+enum { T_CONNECT, T_HANDSHAKE, T_WRITE, T_READ, T_IDLE };
+
+typedef struct tconn {
+    struct fwd_tpool *p;
+    int fd;
+    SSL *ssl;
+    struct event ev, timer;
+    int ev_on, timer_on;
+    int state;
+    int dial_err;                   /* connect() failed at once: this errno */
+    int reused;                     /* taken from the idle list */
+    uint8_t *out;                   /* the framed query */
+    size_t outlen, outoff;
+    uint8_t *in;                    /* the framed reply as read */
+    size_t inlen, incap;
+    fwd_tls_cb cb;                  /* the query's; NULL while idle */
+    void *arg;
+    struct tconn *prev, *next;      /* p->conns: idle ones first, newest first */
+} tconn;
+
+struct fwd_tpool {
+    fwd_stanza *st;
+    fwd_upstream *u;
+    struct event_base *base;
+    tconn *conns;
+    unsigned nidle;
+};
+
+/* ---- contexts ------------------------------------------------------------- */
+
+static void ssl_errtext(char *buf, size_t len)
+{
+    unsigned long e = ERR_peek_last_error();
+    buf[0] = '\0';
+    if (e)
+        ERR_error_string_n(e, buf, len);
+    ERR_clear_error();
+}
+
+struct ssl_ctx_st *fwd_tls_ctx(const char *cert, const char *key, const char *ca, char *err,
+                               size_t errlen)
+{
+    char why[256];
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    if (!ctx) {
+        snprintf(err, errlen, "cannot create a TLS context");
+        return NULL;
+    }
+    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+    SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+    if (cert && (SSL_CTX_use_certificate_chain_file(ctx, cert) != 1 ||
+                 SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1 ||
+                 SSL_CTX_check_private_key(ctx) != 1)) {
+        ssl_errtext(why, sizeof why);
+        snprintf(err, errlen, "could not load TLS cert: %s %s: %s", cert, key, why);
+        SSL_CTX_free(ctx);
+        return NULL;
+    }
+    if (ca && SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1) {
+        ssl_errtext(why, sizeof why);
+        snprintf(err, errlen, "error reading %s: %s", ca, why);
+        SSL_CTX_free(ctx);
+        return NULL;
+    }
+    if (!ca) {
+        /* OpenSSL's default paths, and Debian's bundle where the image keeps it */
+        SSL_CTX_set_default_verify_paths(ctx);
+        if (access(SYSTEM_CA_BUNDLE, R_OK) == 0)
+            SSL_CTX_load_verify_locations(ctx, SYSTEM_CA_BUNDLE, NULL);
+        ERR_clear_error();
+    }
+    return ctx;
+}
+
+void fwd_tls_ctx_free(struct ssl_ctx_st *ctx)
+{
+    SSL_CTX_free(ctx);
+}
+
+/* The upstream's address without the port, for IP verification. */
+static void up_ip(const fwd_upstream *u, char *buf, size_t len)
+{
+    if (u->sa.ss_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)&u->sa)->sin_addr, buf, (socklen_t)len);
+    else
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)&u->sa)->sin6_addr, buf, (socklen_t)len);
+}
+
+/* A client SSL for u over fd: SNI and the name (or IP) to verify. */
+static SSL *up_ssl(const fwd_stanza *st, const fwd_upstream *u, int fd)
+{
+    SSL *ssl = SSL_new(st->tls_ctx);
+    if (!ssl)
+        return NULL;
+    SSL_set_fd(ssl, fd);
+    const char *name = u->servername[0] ? u->servername : st->tls_servername;
+    int ok;
+    if (name[0]) {
+        ok = SSL_set_tlsext_host_name(ssl, name) == 1 && SSL_set1_host(ssl, name) == 1;
+    } else {
+        char ip[INET6_ADDRSTRLEN];
+        up_ip(u, ip, sizeof ip);
+        ok = X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), ip) == 1;
+    }
+    if (!ok) {
+        SSL_free(ssl);
+        return NULL;
+    }
+    SSL_set_connect_state(ssl);
+    return ssl;
+}
+
+/* Why the TLS operation that returned r failed, as text. */
+static void tls_why(SSL *ssl, int r, char *buf, size_t len)
+{
+    int e = SSL_get_error(ssl, r);
+    long vr = SSL_get_verify_result(ssl);
+    char txt[256];
+    if (vr != X509_V_OK) {
+        snprintf(buf, len, "tls: failed to verify certificate: %s", X509_verify_cert_error_string(vr));
+        ERR_clear_error();
+        return;
+    }
+    ssl_errtext(txt, sizeof txt);
+    if (txt[0])
+        snprintf(buf, len, "tls: %s", txt);
+    else if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && errno == 0))
+        snprintf(buf, len, "EOF");
+    else if (e == SSL_ERROR_SYSCALL)
+        snprintf(buf, len, "%s", strerror(errno));
+    else
+        snprintf(buf, len, "tls: error %d", e);
+}
+
+/* A non-blocking TCP socket connecting to u (from source_address); -1
+ * with why when there is none. A connect that failed at once leaves the
+ * socket and its errno in *cerr, for the caller to report from the loop. */
+static int up_socket(const fwd_stanza *st, const fwd_upstream *u, char *why, size_t wlen,
+                     int *cerr)
+{
+    *cerr = 0;
+    int fd = socket(u->sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        snprintf(why, wlen, "socket: %s", strerror(errno));
+        return -1;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (st->has_src && st->src.ss_family == u->sa.ss_family &&
+        bind(fd, (const struct sockaddr *)&st->src,
+             st->src.ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6)) < 0) {
+        snprintf(why, wlen, "bind: %s", strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (connect(fd, (const struct sockaddr *)&u->sa, u->salen) < 0 && errno != EINPROGRESS)
+        *cerr = errno;
+    return fd;
+}
+
+/* ---- one connection --------------------------------------------------------- */
+
+static void conn_step(tconn *c);
+
+static void io_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    tconn *c = arg;
+    c->ev_on = 0;
+    conn_step(c);
+}
+
+static void conn_wait(tconn *c, short what)
+{
+    if (c->ev_on)
+        event_del(&c->ev);
+    event_assign(&c->ev, c->p->base, c->fd, what, io_cb, c);
+    event_add(&c->ev, NULL);
+    c->ev_on = 1;
+}
+
+static void timer_arm(tconn *c, double secs)
+{
+    struct timeval tv = { (time_t)secs, (suseconds_t)((secs - (double)(time_t)secs) * 1e6) };
+    evtimer_add(&c->timer, &tv);
+    c->timer_on = 1;
+}
+
+static void list_unlink(tconn *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        c->p->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+}
+
+static void list_push(tconn *c)
+{
+    c->prev = NULL;
+    c->next = c->p->conns;
+    if (c->next)
+        c->next->prev = c;
+    c->p->conns = c;
+}
+
+/* Close and free c; its query (if any) is not called back. */
+static void conn_free(tconn *c, int touch_loop)
+{
+    if (touch_loop) {
+        if (c->ev_on)
+            event_del(&c->ev);
+        if (c->timer_on)
+            evtimer_del(&c->timer);
+    }
+    if (c->state == T_IDLE && !c->cb)
+        c->p->nidle--;
+    list_unlink(c);
+    SSL_free(c->ssl);
+    if (c->fd >= 0)
+        close(c->fd);
+    free(c->out);
+    free(c->in);
+    free(c);
+}
+
+static void count_conn(fwd_tpool *p, int hit)
+{
+    const char *lv[] = { "forward", p->u->to, "tcp-tls" };
+    const fwd_metrics *m = p->st->m;
+    if (m)
+        metrics_add(hit ? m->conn_hits : m->conn_misses, lv, 1);
+}
+
+/* A new connection in state connect for query (out, cb, arg); NULL with
+ * why when the socket cannot even be made. */
+static tconn *conn_dial(fwd_tpool *p, char *why, size_t wlen)
+{
+    tconn *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(why, wlen, "out of memory");
+        return NULL;
+    }
+    c->p = p;
+    c->fd = up_socket(p->st, p->u, why, wlen, &c->dial_err);
+    if (c->fd < 0) {
+        free(c);
+        return NULL;
+    }
+    if (!(c->ssl = up_ssl(p->st, p->u, c->fd))) {
+        snprintf(why, wlen, "tls: cannot set up the connection");
+        close(c->fd);
+        free(c);
+        return NULL;
+    }
+    c->state = T_CONNECT;
+    list_push(c);
+    count_conn(p, 0);
+    return c;
+}
+
+static void timer_cb(evutil_socket_t fd, short what, void *arg);
+
+/* The query of c failed: call it back after freeing c. */
+static void conn_fail(tconn *c, const char *why)
+{
+    fwd_tls_cb cb = c->cb;
+    void *arg = c->arg;
+    conn_free(c, 1);
+    if (cb)
+        cb(arg, FWD_TLS_ERROR, why, NULL, 0);
+}
+
+/* Give the query of c (out, cb, arg) to a fresh connection: a cached one
+ * was closed under it. */
+static void conn_redial(tconn *c)
+{
+    char why[160];
+    fwd_tpool *p = c->p;
+    tconn *n = conn_dial(p, why, sizeof why);
+    if (!n || n->dial_err) {
+        if (n)
+            snprintf(why, sizeof why, "dial tcp %s: connect: %s", p->u->to, strerror(n->dial_err));
+        if (n)
+            conn_free(n, 0);
+        conn_fail(c, why);
+        return;
+    }
+    n->out = c->out;
+    n->outlen = c->outlen;
+    n->cb = c->cb;
+    n->arg = c->arg;
+    c->out = NULL;
+    c->cb = NULL;
+    conn_free(c, 1);
+    evtimer_assign(&n->timer, p->base, timer_cb, n);
+    timer_arm(n, p->st->read_timeout);
+    conn_wait(n, EV_WRITE);
+}
+
+static void timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    tconn *c = arg;
+    c->timer_on = 0;
+    if (c->state == T_IDLE && !c->cb)
+        conn_free(c, 1);            /* expired */
+    else
+        conn_fail(c, "i/o timeout");
+}
+
+/* The reply is complete: keep c for later (or close it) and call back. */
+static void conn_done(tconn *c)
+{
+    fwd_tpool *p = c->p;
+    fwd_tls_cb cb = c->cb;
+    void *arg = c->arg;
+    uint8_t *in = c->in;
+    size_t len = c->inlen - 2;
+    c->in = NULL;
+    c->inlen = c->incap = 0;
+    c->cb = NULL;
+    free(c->out);
+    c->out = NULL;
+    c->state = T_IDLE;
+    c->reused = 0;
+    if (c->timer_on)
+        evtimer_del(&c->timer);
+    c->timer_on = 0;
+    if (p->st->expire > 0 && (p->st->max_idle_conns == 0 || p->nidle < p->st->max_idle_conns)) {
+        p->nidle++;
+        list_unlink(c);
+        list_push(c);               /* newest idle first */
+        timer_arm(c, p->st->expire);
+        conn_wait(c, EV_READ);      /* notice the upstream closing it */
+    } else {
+        p->nidle++;                 /* conn_free counts it out */
+        conn_free(c, 1);
+    }
+    cb(arg, FWD_TLS_OK, NULL, in + 2, len);
+    free(in);
+}
+
+/* SSL wants more: wait for it; 1 when waiting, 0 when r was an error. */
+static int want(tconn *c, int r)
+{
+    int e = SSL_get_error(c->ssl, r);
+    if (e == SSL_ERROR_WANT_READ) {
+        conn_wait(c, EV_READ);
+        return 1;
+    }
+    if (e == SSL_ERROR_WANT_WRITE) {
+        conn_wait(c, EV_WRITE);
+        return 1;
+    }
+    return 0;
+}
+
+/* An error on c during its query: a reused connection that closed before
+ * any octet of the reply is replaced, anything else fails the query. */
+static void conn_error(tconn *c, int r)
+{
+    char why[300];
+    tls_why(c->ssl, r, why, sizeof why);
+    if (c->reused && c->inlen == 0 && c->state != T_CONNECT && c->state != T_HANDSHAKE)
+        conn_redial(c);
+    else
+        conn_fail(c, why);
+}
+
+static void conn_step(tconn *c)
+{
+    int r;
+    switch (c->state) {
+    case T_CONNECT: {
+        int soerr = 0;
+        socklen_t sl = sizeof soerr;
+        if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr) {
+            char why[160];
+            snprintf(why, sizeof why, "dial tcp %s: connect: %s", c->p->u->to,
+                     strerror(soerr ? soerr : errno));
+            conn_fail(c, why);
+            return;
+        }
+        c->state = T_HANDSHAKE;
+    }   /* fall through */
+    case T_HANDSHAKE:
+        ERR_clear_error();
+        r = SSL_connect(c->ssl);
+        if (r != 1) {
+            if (!want(c, r))
+                conn_error(c, r);
+            return;
+        }
+        c->state = T_WRITE;
+        timer_arm(c, c->p->st->read_timeout);   /* the exchange's own */
+        /* fall through */
+    case T_WRITE:
+        while (c->outoff < c->outlen) {
+            ERR_clear_error();
+            r = SSL_write(c->ssl, c->out + c->outoff, (int)(c->outlen - c->outoff));
+            if (r <= 0) {
+                if (!want(c, r))
+                    conn_error(c, r);
+                return;
+            }
+            c->outoff += (size_t)r;
+        }
+        c->state = T_READ;
+        /* fall through */
+    case T_READ:
+        for (;;) {
+            size_t need = c->inlen < 2 ? 2 : 2 + ((size_t)c->in[0] << 8 | c->in[1]);
+            if (c->inlen >= 2 && c->inlen == need) {
+                conn_done(c);
+                return;
+            }
+            if (!c->in) {
+                if (!(c->in = malloc(2 + 65535))) {
+                    conn_fail(c, "out of memory");
+                    return;
+                }
+                c->incap = 2 + 65535;
+            }
+            ERR_clear_error();
+            r = SSL_read(c->ssl, c->in + c->inlen, (int)(need - c->inlen));
+            if (r <= 0) {
+                if (!want(c, r))
+                    conn_error(c, r);
+                return;
+            }
+            c->inlen += (size_t)r;
+        }
+    case T_IDLE: {
+        /* readable while idle: a session ticket, or the upstream closed */
+        uint8_t b[64];
+        ERR_clear_error();
+        r = SSL_read(c->ssl, b, sizeof b);
+        if (r <= 0 && want(c, r))
+            return;
+        conn_free(c, 1);            /* closed, or octets nobody asked for */
+        return;
+    }
+    }
+}
+
+/* ---- pools ---------------------------------------------------------------- */
+
+fwd_tpool *fwd_tpool_new(fwd_stanza *st, fwd_upstream *u, struct event_base *base)
+{
+    fwd_tpool *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->st = st;
+    p->u = u;
+    p->base = base;
+    return p;
+}
+
+void fwd_tpool_free(fwd_tpool *p)
+{
+    if (!p)
+        return;
+    while (p->conns) {
+        tconn *c = p->conns;
+        fwd_tls_cb cb = c->cb;
+        void *arg = c->arg;
+        conn_free(c, 0);            /* the loop is gone: leave libevent alone */
+        if (cb)
+            cb(arg, FWD_TLS_GONE, NULL, NULL, 0);
+    }
+    free(p);
+}
+
+static void start_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    tconn *c = arg;
+    c->timer_on = 0;
+    evtimer_assign(&c->timer, c->p->base, timer_cb, c);
+    if (c->state == T_IDLE) {       /* a cached connection: write now */
+        c->state = T_WRITE;
+        timer_arm(c, c->p->st->read_timeout);
+        conn_step(c);
+    } else if (c->dial_err) {
+        char why[160];
+        snprintf(why, sizeof why, "dial tcp %s: connect: %s", c->p->u->to, strerror(c->dial_err));
+        conn_fail(c, why);
+    } else {
+        timer_arm(c, c->p->st->read_timeout);
+        conn_wait(c, EV_WRITE);     /* connect done */
+    }
+}
+
+int fwd_tpool_send(fwd_tpool *p, const uint8_t *wire, size_t len, fwd_tls_cb cb, void *arg,
+                   char *why, size_t wlen)
+{
+    uint8_t *out = malloc(len + 2);
+    if (!out) {
+        snprintf(why, wlen, "out of memory");
+        return -1;
+    }
+    out[0] = (uint8_t)(len >> 8);
+    out[1] = (uint8_t)len;
+    memcpy(out + 2, wire, len);
+    tconn *c = NULL;
+    for (tconn *i = p->conns; i; i = i->next)
+        if (i->state == T_IDLE && !i->cb) {
+            c = i;
+            break;
+        }
+    if (c) {
+        p->nidle--;
+        c->reused = 1;
+        if (c->ev_on)
+            event_del(&c->ev);
+        c->ev_on = 0;
+        if (c->timer_on)
+            evtimer_del(&c->timer);
+        count_conn(p, 1);
+    } else if (!(c = conn_dial(p, why, wlen))) {
+        free(out);
+        return -1;
+    }
+    c->out = out;
+    c->outlen = len + 2;
+    c->outoff = 0;
+    c->inlen = 0;
+    c->cb = cb;
+    c->arg = arg;
+    /* start from the loop: the caller's callback never runs inside this call */
+    evtimer_assign(&c->timer, p->base, start_cb, c);
+    struct timeval now = { 0, 0 };
+    evtimer_add(&c->timer, &now);
+    c->timer_on = 1;
+    return 0;
+}
+
+/* ---- the health probe (blocking, the probe thread) --------------------------- */
+
+static int ms_left(const struct timespec *end)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long ms = (end->tv_sec - now.tv_sec) * 1000 + (end->tv_nsec - now.tv_nsec) / 1000000;
+    return ms < 0 ? 0 : (int)ms;
+}
+
+/* Wait for what SSL wants after r; 0 to retry, -1 on error or timeout. */
+static int probe_want(SSL *ssl, int fd, int r, const struct timespec *end)
+{
+    int e = SSL_get_error(ssl, r);
+    short ev = e == SSL_ERROR_WANT_READ ? POLLIN : e == SSL_ERROR_WANT_WRITE ? POLLOUT : 0;
+    if (!ev)
+        return -1;
+    struct pollfd pf = { .fd = fd, .events = ev };
+    int ms = ms_left(end);
+    return ms > 0 && poll(&pf, 1, ms) == 1 ? 0 : -1;
+}
+
+int fwd_tls_probe(const fwd_stanza *st, const fwd_upstream *u, const uint8_t *q, size_t qlen,
+                  uint16_t id, const struct timespec *end)
+{
+    char why[160];
+    int cerr, fd = up_socket(st, u, why, sizeof why, &cerr), rc = -1, r;
+    if (fd < 0)
+        return -1;
+    if (cerr) {
+        close(fd);
+        return -1;
+    }
+    SSL *ssl = up_ssl(st, u, fd);
+    uint8_t out[2 + 512], in[2 + 65535];
+    size_t got = 0, need = 2, off = 0;
+    struct pollfd pf = { .fd = fd, .events = POLLOUT };
+    if (!ssl || qlen > 512 || poll(&pf, 1, ms_left(end)) != 1)
+        goto out;
+    while ((r = SSL_connect(ssl)) != 1)
+        if (probe_want(ssl, fd, r, end) < 0)
+            goto out;
+    out[0] = (uint8_t)(qlen >> 8);
+    out[1] = (uint8_t)qlen;
+    memcpy(out + 2, q, qlen);
+    while (off < qlen + 2) {
+        if ((r = SSL_write(ssl, out + off, (int)(qlen + 2 - off))) > 0)
+            off += (size_t)r;
+        else if (probe_want(ssl, fd, r, end) < 0)
+            goto out;
+    }
+    while (got < need) {
+        if ((r = SSL_read(ssl, in + got, (int)(need - got))) > 0) {
+            got += (size_t)r;
+            if (got == 2)
+                need = 2 + ((size_t)in[0] << 8 | in[1]);
+        } else if (probe_want(ssl, fd, r, end) < 0) {
+            goto out;
+        }
+    }
+    rc = need >= 2 + 12 && ((in[2] << 8) | in[3]) == id && (in[4] & 0x80) ? 0 : -1;
+out:
+    ERR_clear_error();
+    SSL_free(ssl);
+    close(fd);
+    return rc;
+}

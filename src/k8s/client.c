@@ -499,13 +499,19 @@ k8s_client *k8s_client_new(const k8s_config *cfg, metrics_registry *reg, char *e
 k8s_reflector *k8s_reflect(k8s_client *c, const char *path, const char *label_selector,
                            const k8s_handler *h)
 {
+    return k8s_reflect_fields(c, path, label_selector, NULL, h);
+}
+
+k8s_reflector *k8s_reflect_fields(k8s_client *c, const char *path, const char *label_selector,
+                                  const char *field_selector, const k8s_handler *h)
+{
     k8s_reflector *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
     r->c = c;
     r->p = refl_new(c->cfg.server, path, label_selector, h, &ops, r);
     r->timer = evtimer_new(c->base, on_timer, r);
-    if (!r->p || !r->timer) {
+    if (!r->p || !r->timer || refl_set_fields(r->p, field_selector) < 0) {
         refl_free(r->p);
         if (r->timer)
             event_free(r->timer);

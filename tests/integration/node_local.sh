@@ -86,6 +86,10 @@ check "explain: located on a1 by node-local mode" \
 M=$(curl -s "http://127.0.0.1:$METRICS/metrics"); OUT=$(grep topology_answers <<<"$M")
 check "metric: no client counted unknown" eval '! grep -q "outcome=\"unknown_client\"" <<<"$M"'
 check "metric: hints answered locally" grep -qE '^topodns_topology_answers_total\{outcome="local",policy="hints"\} [1-9]' <<<"$M"
+OUT=$(grep received_bytes <<<"$M")
+check "metric: bytes received for nodes, none for pods" \
+    eval 'grep -qE "^topodns_kubernetes_received_bytes_total\{resource=\"nodes\"\} [1-9]" <<<"$M" &&
+          ! grep -q "received_bytes_total{resource=\"pods\"}" <<<"$M"'
 
 # --- what was asked of the API server ----------------------------------------
 R=$(curl -s "$KS/sim/v1/requests" | jq -r '.requests[].uri')

@@ -104,6 +104,8 @@ static void test_node_option(void **state)
     expect_node("node -a", ":4: invalid node name '-a'");
     expect_node("node a..b", ":4: invalid node name 'a..b'");
     expect_node("node a_b", ":4: invalid node name 'a_b'");
+    expect_node("node a\n        events", ":5: events and node cannot be combined");
+    expect_node("events\n        node a", ":5: events and node cannot be combined");
 }
 
 int main(void)

@@ -164,6 +164,12 @@ static int dns1123_subdomain(const char *n)
     return 1;
 }
 
+/* Events say whether a Service's computed policy can be honoured, which
+ * takes every node's zone and CPU; a node-local instance knows one node,
+ * and one per node would post the same Event thousands of times. */
+#define NODE_EVENTS \
+    "events and node cannot be combined: Events need every node (post them from a central instance)"
+
 /* `node NAME`: node-local mode. Operators write `node {$NODE_NAME}` with
  * NODE_NAME from the downward API (spec.nodeName), so an empty value (the
  * variable unset) is named as such. */
@@ -172,6 +178,8 @@ static int prop_node(cf_disp *d, topo_cfg *c)
     const char *v[2];
     if (c->node)
         return cf_err(d, "node given twice");
+    if (c->events)
+        return cf_err(d, NODE_EVENTS);
     if (cf_remaining_args(d, v, 2) != 1)
         return cf_arg_err(d);
     if (!*v[0])
@@ -202,6 +210,8 @@ static int parse_prop(cf_disp *d, topo_cfg *c)
     if (!strcmp(p, "events")) {
         if (cf_next_arg(d))
             return cf_arg_err(d);
+        if (c->node)
+            return cf_err(d, NODE_EVENTS);
         c->events = 1;
         return 0;
     }

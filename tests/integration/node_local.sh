@@ -13,7 +13,8 @@
 #   - with `pods verified` (autopath's need) pods are watched again, and a
 #     known pod of another node is located there, not on a1;
 #   - kubesim's field selectors on nodes behave as the API server's
-#     (metadata.name = and !=, 400 for metadata.namespace).
+#     (metadata.name = and !=, 400 for metadata.namespace, a watch by name
+#     gets no other node's events).
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
 . "$top_srcdir/tests/integration/kubernetes_lib.sh"
@@ -33,6 +34,21 @@ OUT=$(curl -s -o /dev/null -w '%{http_code}' "$KS/api/v1/nodes?fieldSelector=met
 check "kubesim: nodes have no metadata.namespace field label (400)" test "$OUT" = 400
 OUT=$(curl -s -o /dev/null -w '%{http_code}' "$KS/api/v1/nodes?fieldSelector=spec.unschedulable%3Dfalse")
 check "kubesim: nodes spec.unschedulable is supported" test "$OUT" = 200
+# a watch by name gets that node's events only
+RV=$(curl -s "$KS/api/v1/nodes" | jq -r .metadata.resourceVersion)
+curl -sN --max-time 30 "$KS/api/v1/nodes?watch=1&resourceVersion=$RV&fieldSelector=metadata.name%3Da2" \
+    > "$TMP/watch.out" 2>/dev/null &
+WATCH=$!
+label() {
+    curl -s -X PATCH -H 'Content-Type: application/merge-patch+json' \
+        -d "{\"metadata\":{\"labels\":{\"watched\":\"$2\"}}}" "$KS/api/v1/nodes/$1" > /dev/null
+}
+label b2 no     # first: the watch must skip it
+label a2 yes
+until_ok 10 grep -q '"watched":"yes"' "$TMP/watch.out"
+kill "$WATCH" 2>/dev/null; wait "$WATCH" 2>/dev/null
+OUT=$(jq -r '.type + " " + .object.metadata.name + " " + (.object.metadata.labels.watched // "-")' "$TMP/watch.out")
+check "kubesim: a watch by name sends that node's event, not another's" test "$OUT" = "MODIFIED a2 yes"
 curl -s -X DELETE "$KS/sim/v1/requests" > /dev/null
 
 # --- topodns as node a1's instance -------------------------------------------

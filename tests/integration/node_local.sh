@@ -12,6 +12,7 @@
 #     changes nothing (its events are never sent);
 #   - with `pods verified` (autopath's need) pods are watched again, and a
 #     known pod of another node is located there, not on a1;
+#   - a reload naming another node watches that node instead;
 #   - kubesim's field selectors on nodes behave as the API server's
 #     (metadata.name = and !=, 400 for metadata.namespace, a watch by name
 #     gets no other node's events).
@@ -130,7 +131,7 @@ expect "a1 moved to zone-b: require follows" require 127.0.2.1 "10.20.5.3"
 
 # --- pods verified: pods come back, a known pod of another node is there ------
 curl -s -X DELETE "$KS/sim/v1/requests" > /dev/null
-P1=$PORT
+P1=$PORT C1=$CONF T1=$TOPO_PID
 start_topodns ".:{\$PORT} {
     kubernetes cluster.local {
         endpoint $KS
@@ -148,5 +149,16 @@ check "pods verified: pods listed and watched" grep -q '^/api/v1/pods?watch=1' <
 check "pods verified: nodes still by name only" \
     eval '! grep "^/api/v1/nodes" <<<"$R" | grep -qv "fieldSelector=metadata\.name%3Da1"'
 expect "first instance unaffected" hinted 127.0.1.1 "10.20.2.3" "$P1"
+
+# --- a reload to another node: a new watch of that node ----------------------
+stop_topodns        # the pods verified instance: its requests would mix in
+curl -s -X DELETE "$KS/sim/v1/requests" > /dev/null
+sed -i 's/node {\$NODE_NAME}/node b1/' "$C1"
+kill -USR1 "$T1"
+within "reloaded as b1's instance (b1 is in zone-c now)" hinted 127.0.1.1 "10.20.2.4" "$P1"
+R=$(curl -s "$KS/sim/v1/requests" | jq -r '.requests[].uri'); OUT=$R
+check "reloaded: b1 listed and watched by name" \
+    eval 'grep "^/api/v1/nodes" <<<"$R" | grep -q "fieldSelector=metadata.name%3Db1" &&
+          ! grep "^/api/v1/nodes" <<<"$R" | grep -q "fieldSelector=metadata.name%3Da1$"'
 
 finish

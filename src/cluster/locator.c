@@ -38,3 +38,13 @@ int locator_find(store *st, const st_ip *ip, topo_loc *out)
     }
     return out->via;
 }
+
+int locator_find_on(store *st, const st_ip *ip, const char *self, topo_loc *out)
+{
+    if (locator_find(st, ip, out) != LOC_UNKNOWN || !self)
+        return out->via;
+    out->via = LOC_NODE_LOCAL;
+    from_node(out, store_node(st, self));
+    out->node_name = self;
+    return out->via;
+}

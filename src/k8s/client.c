@@ -83,7 +83,7 @@ struct k8s_client {
     char token[8192];
     double token_read;
     uint64_t rng;
-    metric_family *m_req, *m_dur, *m_restart, *m_last;
+    metric_family *m_req, *m_dur, *m_restart, *m_last, *m_bytes;
 };
 
 static double now(void)
@@ -111,6 +111,9 @@ static void metrics_init(k8s_client *c, metrics_registry *reg)
     c->m_last = metrics_family(reg, "topodns_kubernetes_last_event_timestamp_seconds",
                             "Unix time of the last watch event applied, by resource.",
                             METRIC_GAUGE, last_l, NULL, 0);
+    c->m_bytes = metrics_family(reg, "topodns_kubernetes_received_bytes_total",
+                             "Response body bytes received from the API server (lists and watches), "
+                             "by resource.", METRIC_COUNTER, last_l, NULL, 0);
 }
 
 /* ---- token ------------------------------------------------------------ */
@@ -171,6 +174,8 @@ static size_t write_cb(char *b, size_t size, size_t n, void *arg)
 {
     xfer *x = arg;
     size_t len = size * n;
+    const char *v[] = { refl_resource(x->r->p) };
+    metrics_add(x->r->c->m_bytes, v, (double)len);
     return refl_on_body(x->r->p, b, len) < 0 ? 0 : len;
 }
 
@@ -499,13 +504,19 @@ k8s_client *k8s_client_new(const k8s_config *cfg, metrics_registry *reg, char *e
 k8s_reflector *k8s_reflect(k8s_client *c, const char *path, const char *label_selector,
                            const k8s_handler *h)
 {
+    return k8s_reflect_fields(c, path, label_selector, NULL, h);
+}
+
+k8s_reflector *k8s_reflect_fields(k8s_client *c, const char *path, const char *label_selector,
+                                  const char *field_selector, const k8s_handler *h)
+{
     k8s_reflector *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
     r->c = c;
     r->p = refl_new(c->cfg.server, path, label_selector, h, &ops, r);
     r->timer = evtimer_new(c->base, on_timer, r);
-    if (!r->p || !r->timer) {
+    if (!r->p || !r->timer || refl_set_fields(r->p, field_selector) < 0) {
         refl_free(r->p);
         if (r->timer)
             event_free(r->timer);

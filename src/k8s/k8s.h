@@ -81,6 +81,11 @@ k8s_client *k8s_client_new(const k8s_config *cfg, struct metrics_registry *reg, 
  * "/apis/discovery.k8s.io/v1/endpointslices"; label_selector may be NULL. */
 k8s_reflector *k8s_reflect(k8s_client *c, const char *path, const char *label_selector,
                            const k8s_handler *h);
+/* The same with a field selector too (NULL: none), e.g. one Node by
+ * "metadata.name=NAME": the server then lists, and sends watch events
+ * for, only the objects it matches. */
+k8s_reflector *k8s_reflect_fields(k8s_client *c, const char *path, const char *label_selector,
+                                  const char *field_selector, const k8s_handler *h);
 /* Start the API thread (after every k8s_reflect). 0, or -1 with err. */
 int k8s_client_start(k8s_client *c, char *err, size_t errlen);
 /* 1 once every reflector has completed its first list (any thread). */

@@ -59,7 +59,7 @@ enum { RS_IDLE, RS_LIST, RS_WATCH, RS_WAIT };
 #define RV_LEN 64                       /* longer resourceVersions are ignored */
 
 struct refl {
-    char *base, *path, *selector, *resource;
+    char *base, *path, *selector, *fields, *resource;
     k8s_handler h;
     const refl_ops *ops;
     void *ctx;
@@ -257,6 +257,10 @@ static void request(refl *r, int state, sbuf *url)
     if (r->selector) {
         sb_str(url, "&labelSelector=");
         sb_escaped(url, r->selector);
+    }
+    if (r->fields) {
+        sb_str(url, "&fieldSelector=");
+        sb_escaped(url, r->fields);
     }
     r->state = state;
     r->len = 0;
@@ -667,6 +671,13 @@ refl *refl_new(const char *base, const char *path, const char *selector,
     return r;
 }
 
+int refl_set_fields(refl *r, const char *field_selector)
+{
+    free(r->fields);
+    r->fields = field_selector && *field_selector ? strdup(field_selector) : NULL;
+    return field_selector && *field_selector && !r->fields ? -1 : 0;
+}
+
 void refl_start(refl *r) { relist(r); }
 
 void refl_free(refl *r)
@@ -677,6 +688,7 @@ void refl_free(refl *r)
     free(r->path);
     free(r->resource);
     free(r->selector);
+    free(r->fields);
     free(r->cont);
     free(r->buf);
     free(r);

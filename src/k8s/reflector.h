@@ -62,6 +62,9 @@ typedef struct refl_ops {
 refl *refl_new(const char *base, const char *path, const char *selector,
                const k8s_handler *h, const refl_ops *ops, void *ctx);
 void refl_free(refl *r);
+/* Also send fieldSelector (e.g. "metadata.name=node-a") on every list and
+ * watch; NULL or "" for none. Before refl_start. 0, or -1 (no memory). */
+int refl_set_fields(refl *r, const char *field_selector);
 /* Begin with the first list. */
 void refl_start(refl *r);
 

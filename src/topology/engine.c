@@ -24,7 +24,8 @@ void topo_cfg_clear(topo_cfg *c)
     free(c->zone_label);
     free(c->region_label);
     free(c->explain);
-    c->zone_label = c->region_label = c->explain = NULL;
+    free(c->node);
+    c->zone_label = c->region_label = c->explain = c->node = NULL;
 }
 
 topo_engine *topo_engine_new(const topo_cfg *cfg, metrics_registry *reg)
@@ -36,9 +37,11 @@ topo_engine *topo_engine_new(const topo_cfg *cfg, metrics_registry *reg)
     e->cfg.zone_label = dup_or_null(cfg->zone_label);
     e->cfg.region_label = dup_or_null(cfg->region_label);
     e->cfg.explain = dup_or_null(cfg->explain);
+    e->cfg.node = dup_or_null(cfg->node);
     atomic_init(&e->zones, NULL);
     if ((cfg->zone_label && !e->cfg.zone_label) || (cfg->region_label && !e->cfg.region_label) ||
-        (cfg->explain && !e->cfg.explain) || !(e->prefer = pmap_new())) {
+        (cfg->explain && !e->cfg.explain) || (cfg->node && !e->cfg.node) ||
+        !(e->prefer = pmap_new())) {
         topo_engine_free(e);
         return NULL;
     }
@@ -145,8 +148,18 @@ void topo_locate(const topo_engine *e, const dns_req *r, topo_loc *loc)
     memset(loc, 0, sizeof *loc);
     if (topo_client_addr(&e->cfg, r, &ip, &ecs) < 0 || !e->st)
         return;
-    locator_find(e->st, &ip, loc);
+    topo_locate_ip(e, &ip, loc);
     loc->ecs = ecs;
+}
+
+int topo_locate_ip(const topo_engine *e, const st_ip *ip, topo_loc *loc)
+{
+    if (!e->st) {
+        memset(loc, 0, sizeof *loc);
+        loc->ip = *ip;
+        return loc->via;
+    }
+    return locator_find_on(e->st, ip, e->cfg.node, loc);
 }
 
 void topo_mark(dns_req *r, int dep, int via_ecs)

@@ -76,6 +76,8 @@ typedef struct topo_cfg {
     char *zone_label, *region_label;         /* NULL: the defaults */
     char *explain;                           /* explain ADDR, NULL when off */
     int events;                              /* post Kubernetes Events */
+    char *node;                              /* node NAME: node-local mode (the
+                                              * DaemonSet shape), NULL when off */
 } topo_cfg;
 
 /* The block value under which the topology plugin publishes its engine. */
@@ -147,9 +149,13 @@ void topo_select(topo_engine *e, const st_service *svc, const st_endpoints *eps,
  * Sets *via_ecs. -1 when the request has no IP source (internal). */
 int topo_client_addr(const topo_cfg *c, const dns_req *r, st_ip *out, int *via_ecs);
 
-/* Locate the client of a request (topo_client_addr + locator_find), inside
- * store_read_begin/_end. loc->ecs says whether ECS was used. */
+/* Locate the client of a request (topo_client_addr + topo_locate_ip),
+ * inside store_read_begin/_end. loc->ecs says whether ECS was used. */
 void topo_locate(const topo_engine *e, const dns_req *r, topo_loc *loc);
+/* Locate one address: locator_find, and in node-local mode (cfg.node) an
+ * address that is no known pod or node address is on the configured node
+ * (LOC_NODE_LOCAL). Inside store_read_begin/_end. Returns loc->via. */
+int topo_locate_ip(const topo_engine *e, const st_ip *ip, topo_loc *loc);
 
 /* Record on the request what the answer depended on: r->topo_dep = the
  * largest dep seen, and, when via_ecs, that the client was located by its

@@ -16,7 +16,11 @@
 #   - node-local: two node-local caches (a zone-a and a zone-b node) in
 #     front of the central topodns; with --ecs (forward's add_client_subnet
 #     and the central's client_subnet) each pod gets its own zone's
-#     endpoints, without it the central sees only the cache.
+#     endpoints, without it the central sees only the cache;
+#   - node-local --node-mode: the cache answers the cluster domain itself in
+#     node-local mode (NODE_NAME from the downward API): a client gets its
+#     node's zone's endpoints, no pod is asked for, nodes only by name, and
+#     every API request it makes is granted by its ClusterRole.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/kubernetes_lib.sh"
 need_kube
@@ -78,6 +82,12 @@ if "DaemonSet" in by:
     pod = by["DaemonSet"]["spec"]["template"]["spec"]
     print("daemonset", pod["hostNetwork"], pod["priorityClassName"], pod["securityContext"]["runAsUser"],
           len(pod.get("initContainers", [])))
+    print("token", pod.get("automountServiceAccountToken", True),
+          by["ServiceAccount"].get("automountServiceAccountToken", True))
+    print("env", " ".join("%s=%s" % (e["name"], e["valueFrom"]["fieldRef"]["fieldPath"])
+                          for e in pod["containers"][0].get("env", [])))
+    res = pod["containers"][0]["resources"]
+    print("memory", res["requests"]["memory"], res["limits"]["memory"])
 for d in docs:
     if d["kind"] == "ConfigMap":
         open(sys.argv[1] + "." + d["metadata"]["name"] + ".Corefile", "w").write(d["data"]["Corefile"])
@@ -134,6 +144,25 @@ check "node-local: cluster domain forwarded to the kube-dns IP with ECS, bound t
     'grep -q "forward . 10.96.0.10 {" "$TMP/node-local.yaml.node-local-dns.Corefile" &&
      grep -q "^        add_client_subnet$" "$TMP/node-local.yaml.node-local-dns.Corefile" &&
      [ "$(grep -c "^    bind 169.254.20.10$" "$TMP/node-local.yaml.node-local-dns.Corefile")" -eq 4 ]'
+check "node-local: no API access (no token, no RBAC, no env)" \
+    test "$(fact token) $(fact env)" = "False False "
+
+"$RENDER" node-local --node-mode --services 10000 --endpoints 150000 > "$TMP/node-mode.yaml"
+F=$(facts "$TMP/node-mode.yaml")
+OUT=$F
+check "node-local --node-mode: the objects" test "$(fact kinds)" = \
+    "ClusterRole ClusterRoleBinding ConfigMap DaemonSet ServiceAccount"
+check "node-local --node-mode: filled in" test "$(fact leftover)" = 0
+check "node-local --node-mode: the token mounted, NODE_NAME from spec.nodeName" \
+    test "$(fact token) $(fact env)" = "True True NODE_NAME=spec.nodeName"
+RBAC_NODE=$(fact rbac)
+OUT=$(cat "$TMP/node-mode.yaml.node-local-dns.Corefile")
+check "node-local --node-mode: the cluster domain from kubernetes in node-local mode, not forwarded" eval \
+    'grep -q "^        node {\$NODE_NAME}$" <<<"$OUT" && grep -q "^    kubernetes cluster.local {$" <<<"$OUT" &&
+     [ "$(grep -c "forward . 10.96.0.10 {" <<<"$OUT")" -eq 2 ]'
+# the formula without pods and with one node: 18 MiB + 1500 B × 10,000
+# + 260 B × 150,000 + 700 B, rounded up; limit twice that + 32 MiB
+check "node-local --node-mode: memory from services and endpoints" test "$(fact memory)" = "70Mi 172Mi"
 
 # ---------------------------------------------------------------- kubectl apply
 start_kubesim --load "$top_srcdir/tests/data/topology/cluster.yaml"
@@ -308,4 +337,43 @@ OUT=$(nl_ask "$PORT" 127.0.2.1)
 ALL=$(dig @127.0.0.1 -p "$CENTRAL" -b 127.0.0.1 +short +time=2 +tries=1 hinted.$S A | sort | tr '\n' ' ')
 check "node-local without --ecs: the central sees only the cache (an unknown client: every endpoint)" \
     eval '[ "$OUT" = "$ALL" ] && [ "$OUT" != "10.20.2.3 " ] && [ -n "$OUT" ]'
+
+# --node-mode on node b1: answers for b1's zone from its own watches, and
+# what it asked of the API server is what its ClusterRole grants
+curl -s -X DELETE "$KS/sim/v1/requests" > /dev/null
+"$RENDER" node-local --node-mode --cluster-ip 127.0.0.1 --local-ip 127.0.0.1 > "$TMP/nm.yaml"
+facts "$TMP/nm.yaml" > /dev/null
+NODE_NAME=b1 start_topodns "$(sed -e 's/:53 {$/:{$PORT} {/' \
+    -e "s/prometheus :9253/prometheus 127.0.0.1:$(free_port)/" \
+    -e "s/health 127.0.0.1:8080/health 127.0.0.1:$(free_port)/" \
+    -e "s#^    kubernetes cluster.local {#&\\n        endpoint $KS#" \
+    -e "s/forward \. 127.0.0.1 {/forward . 127.0.0.1:$CENTRAL {/" \
+    -e "s#forward \. /etc/resolv.conf#forward . 127.0.0.1:$UP#" \
+    "$TMP/nm.yaml.node-local-dns.Corefile")" || exit 1
+NM=$PORT
+until_ok 5 eval '[ "$(nl_ask "$NM" 127.0.1.1)" = "10.20.2.3 " ]'
+OUT=$(nl_ask "$NM" 127.0.1.1)
+check "node-local --node-mode on b1: a client is on b1, so zone-b's endpoints" test "$OUT" = "10.20.2.3 "
+OUT=$(dig @127.0.0.1 -p "$NM" +short +time=2 +tries=1 www.example.org A)
+check "node-local --node-mode: other names through the node's resolvers" test "$OUT" = 192.0.2.10
+# ks_uris: the URIs of the API requests kubesim logged (GET /sim/v1/requests)
+ks_uris() { curl -s "$KS/sim/v1/requests" | python3 -c 'import json, sys
+for r in json.load(sys.stdin)["requests"]: print(r["uri"])'; }
+USED=$(ks_uris | python3 -c '
+import sys, urllib.parse
+for line in sys.stdin:
+    u = urllib.parse.urlsplit(line.strip())
+    parts = u.path.strip("/").split("/")
+    q = urllib.parse.parse_qs(u.query)
+    res = parts[-1]
+    g = "core" if parts[0] == "api" else parts[1]
+    print("%s/%s %s" % (g, res, "watch" if q.get("watch") == ["1"] else "list"))
+' | sort -u)
+OUT="used: $USED
+granted: $RBAC_NODE"
+check "node-local --node-mode: no pods asked for" eval '! grep -q "core/pods" <<<"$USED"'
+check "node-local --node-mode: every request granted by its ClusterRole" \
+    eval 'while read -r r; do grep -qx "$r" <<<"$RBAC_NODE" || exit 1; done <<<"$USED"'
+check "node-local --node-mode: the nodes are asked for by name only" eval \
+    '! ks_uris | grep "^/api/v1/nodes" | grep -qv "fieldSelector=metadata.name%3Db1"'
 finish

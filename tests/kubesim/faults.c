@@ -28,6 +28,10 @@
  *                         "endpointslices":[...],...} (full objects; one array
  *                         per resource, "events.events.k8s.io" for the
  *                         events.k8s.io/v1 ones)
+ *   GET  /sim/v1/requests {"total":N,"requests":[{"method":"GET","uri":"..."},...]}:
+ *                         the last KS_REQLOG_MAX API requests (not /sim/), oldest
+ *                         first, the URI as received; total counts them all
+ *   DELETE /sim/v1/requests  empty the log (total back to 0)
  */
 #include "kubesim.h"
 
@@ -37,6 +41,55 @@
 #include <event2/buffer.h>
 
 ks_faults ks_fault;
+
+/* ---------- the request log ---------- */
+
+typedef struct reqlog_entry {
+    char method[8];
+    char *uri;
+} reqlog_entry;
+
+static reqlog_entry reqlog[KS_REQLOG_MAX];
+static unsigned long long reqlog_total;   /* requests ever logged since the last clear */
+
+void reqlog_add(const char *method, const char *uri)
+{
+    reqlog_entry *e = &reqlog[reqlog_total % KS_REQLOG_MAX];
+    free(e->uri);
+    snprintf(e->method, sizeof e->method, "%s", method);
+    e->uri = strdup(uri ? uri : "");
+    reqlog_total++;
+}
+
+void reqlog_free(void)
+{
+    size_t i;
+    for (i = 0; i < KS_REQLOG_MAX; i++) {
+        free(reqlog[i].uri);
+        reqlog[i].uri = NULL;
+    }
+    reqlog_total = 0;
+}
+
+static void reply_requests(struct evhttp_request *req)
+{
+    cJSON *o = cJSON_CreateObject(), *a;
+    unsigned long long i, first = reqlog_total > KS_REQLOG_MAX ? reqlog_total - KS_REQLOG_MAX : 0;
+    char *text;
+    cJSON_AddNumberToObject(o, "total", (double)reqlog_total);
+    a = cJSON_AddArrayToObject(o, "requests");
+    for (i = first; i < reqlog_total; i++) {
+        const reqlog_entry *e = &reqlog[i % KS_REQLOG_MAX];
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddStringToObject(r, "method", e->method);
+        cJSON_AddStringToObject(r, "uri", e->uri ? e->uri : "");
+        cJSON_AddItemToArray(a, r);
+    }
+    text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    http_reply_json(req, 200, text ? text : "{}", text ? strlen(text) : 2);
+    free(text);
+}
 
 static void reply_settings(struct evhttp_request *req)
 {
@@ -196,6 +249,13 @@ void faults_handle(struct evhttp_request *req, const char *path)
         reply_settings(req);
     else if (!strcmp(path, "/sim/v1/state") && cmd == EVHTTP_REQ_GET)
         reply_state(req);
+    else if (!strcmp(path, "/sim/v1/requests") && cmd == EVHTTP_REQ_GET)
+        reply_requests(req);
+    else if (!strcmp(path, "/sim/v1/requests") && cmd == EVHTTP_REQ_DELETE) {
+        static const char empty[] = "{\"total\":0,\"requests\":[]}";
+        reqlog_free();
+        http_reply_json(req, 200, empty, sizeof empty - 1);
+    }
     else {
         ks_seterr(&e, 404, "NotFound", "unknown kubesim control path %s", path);
         http_reply_err(req, &e);

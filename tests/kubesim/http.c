@@ -1167,6 +1167,20 @@ static void fail_injected(struct evhttp_request *req)
     http_reply_err(req, &e);
 }
 
+static const char *method_name(enum evhttp_cmd_type cmd)
+{
+    switch (cmd) {
+    case EVHTTP_REQ_GET: return "GET";
+    case EVHTTP_REQ_POST: return "POST";
+    case EVHTTP_REQ_PUT: return "PUT";
+    case EVHTTP_REQ_PATCH: return "PATCH";
+    case EVHTTP_REQ_DELETE: return "DELETE";
+    case EVHTTP_REQ_HEAD: return "HEAD";
+    case EVHTTP_REQ_OPTIONS: return "OPTIONS";
+    default: return "OTHER";
+    }
+}
+
 static void on_request(struct evhttp_request *req, void *arg)
 {
     const struct evhttp_uri *u = evhttp_request_get_evhttp_uri(req);
@@ -1180,6 +1194,7 @@ static void on_request(struct evhttp_request *req, void *arg)
         faults_handle(req, path);
         return;
     }
+    reqlog_add(method_name(evhttp_request_get_command(req)), evhttp_request_get_uri(req));
     if (ks_fault.token && !auth_ok(req)) {
         reply_simple(req, 401, "Unauthorized", "Unauthorized");
         return;

@@ -112,13 +112,15 @@ static int field_index(const char *path)
 int ks_field_supported(int kind, const char *path)
 {
     int f;
+    /* nodes: the apiserver's field label conversion for Node knows only
+     * metadata.name and spec.unschedulable (no metadata.namespace) */
+    if (kind == K_NODE)
+        return !strcmp(path, "metadata.name") || field_index(path) == F_UNSCHED;
     if (!strcmp(path, "metadata.name") || !strcmp(path, "metadata.namespace"))
         return 1;
     f = field_index(path);
     if (kind == K_POD)
         return f >= 0 && f != F_UNSCHED;
-    if (kind == K_NODE)
-        return f == F_UNSCHED;
     return 0;
 }
 

@@ -19,7 +19,7 @@
  *   watch.c    chunked watch streams
  *   http.c     routing, verbs, lists, discovery, Status errors, requests
  *              waiting for a too large resourceVersion
- *   faults.c   /sim/v1/faults and /sim/v1/state
+ *   faults.c   /sim/v1/faults, /sim/v1/state and /sim/v1/requests
  *   generate.c --generate clusters and --churn
  *   main.c     flags
  * Everything runs on one libevent loop; nothing is locked.
@@ -260,6 +260,12 @@ typedef struct ks_faults {
 
 extern ks_faults ks_fault;
 void faults_handle(struct evhttp_request *req, const char *path);
+/* The request log (faults.c): every API request (not /sim/), its method
+ * and URI as received, the last KS_REQLOG_MAX kept; GET /sim/v1/requests
+ * shows it, DELETE /sim/v1/requests empties it. */
+#define KS_REQLOG_MAX 4096
+void reqlog_add(const char *method, const char *uri);
+void reqlog_free(void);
 
 /* ---------- generator (generate.c) ---------- */
 

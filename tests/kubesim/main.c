@@ -167,6 +167,7 @@ int main(int argc, char **argv)
 out:
     churn_stop();
     http_stop();
+    reqlog_free();
     objects_free();
     store_free();
     gen_free();

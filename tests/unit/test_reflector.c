@@ -246,6 +246,37 @@ static void test_paginated_list_then_watch(void **state)
     refl_free(r);
 }
 
+/* One object by name (node-local mode's own Node): the field selector
+ * goes on the list and on every watch, next to a label selector. */
+static void test_field_selector_on_list_and_watch(void **state)
+{
+    (void)state;
+    static const char *const p1[] = { "node-a", NULL };
+    refl *r = refl_new("http://k:1", "/api/v1/nodes", "tier=x", &H, &OPS, NULL);
+    assert_int_equal(refl_set_fields(r, "metadata.name=node-a"), 0);
+    refl_start(r);
+    assert_string_equal(last_url(), "http://k:1/api/v1/nodes?limit=500&labelSelector=tier%3Dx"
+                                    "&fieldSelector=metadata.name%3Dnode-a");
+    respond(r, 200, NULL, list_body("9", NULL, p1));
+    calls_are("begin up:node-a end ");
+    assert_true(!strncmp(last_url(), "http://k:1/api/v1/nodes?watch=1&", 32));
+    assert_string_equal(param(last_url(), "resourceVersion"), "9");
+    assert_string_equal(param(last_url(), "fieldSelector"), "metadata.name%3Dnode-a");
+    assert_string_equal(param(last_url(), "labelSelector"), "tier%3Dx");
+    /* a re-watch keeps it */
+    E.t += 400;
+    respond(r, 200, NULL, "");
+    assert_true(!strncmp(last_url(), "http://k:1/api/v1/nodes?watch=1&", 32));
+    assert_string_equal(param(last_url(), "resourceVersion"), "9");
+    assert_string_equal(param(last_url(), "fieldSelector"), "metadata.name%3Dnode-a");
+    /* cleared: neither list nor watch carries one */
+    assert_int_equal(refl_set_fields(r, ""), 0);
+    E.t += 400;
+    respond(r, 200, NULL, "");
+    assert_null(strstr(last_url(), "fieldSelector"));
+    refl_free(r);
+}
+
 static void test_watch_timeout_range(void **state)
 {
     (void)state;
@@ -1090,6 +1121,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_paginated_list_then_watch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_field_selector_on_list_and_watch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_watch_timeout_range, setup, teardown),
         cmocka_unit_test_setup_teardown(test_expired_continue_restarts_list, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_failures_back_off_then_list_again, setup, teardown),

@@ -17,9 +17,9 @@
 #include "topology/topology.h"
 #include "testenv.h"
 
-/* The explain address the topology stanza props configures, or the load
- * error (malloc'd either way). */
-static char *explain_of(const char *props)
+/* The explain address (or, with want_node, the node) the topology stanza
+ * props configures, or the load error (malloc'd either way). */
+static char *cfg_of(const char *props, int want_node)
 {
     char path[] = "/tmp/test_topology_plugin.XXXXXX", text[512], err[1024] = "";
     snprintf(text, sizeof text, ".:53 {\n    kubernetes cluster.local\n    topology {\n        %s\n"
@@ -34,11 +34,13 @@ static char *explain_of(const char *props)
         return strdup(err);
     topo_engine *e = block_value(instance_block(ins, 0), TOPO_ENGINE_KEY);
     assert_non_null(e);
-    const char *addr = topo_engine_cfg(e)->explain;
+    const char *addr = want_node ? topo_engine_cfg(e)->node : topo_engine_cfg(e)->explain;
     char *out = strdup(addr ? addr : "(none)");
     instance_free(ins);
     return out;
 }
+
+static char *explain_of(const char *props) { return cfg_of(props, 0); }
 
 static void expect(const char *props, const char *want)
 {
@@ -71,10 +73,46 @@ static void test_explain_loopback_by_default(void **state)
     expect("explain a:1 b:2", ":4: Wrong argument count");
 }
 
+static void expect_node(const char *props, const char *want)
+{
+    char *got = cfg_of(props, 1);
+    if (strcmp(got, want) && !strstr(got, want))
+        fail_msg("%s: got '%s', want '%s'", props, got, want);
+    free(got);
+}
+
+/* `node NAME` (node-local mode): the name, from the environment as
+ * operators write it; a missing, empty, repeated or invalid name stops the
+ * load at file:line and the token. */
+static void test_node_option(void **state)
+{
+    (void)state;
+    unsetenv("TOPODNS_DEFAULT_BIND");
+    expect_node("hints off", "(none)");
+    expect_node("node node-a", "node-a");
+    expect_node("node ip-10-0-1-5.eu-west-1.compute.internal",
+                "ip-10-0-1-5.eu-west-1.compute.internal");
+    setenv("TOPODNS_TEST_NODE", "worker-7", 1);
+    expect_node("node {$TOPODNS_TEST_NODE}", "worker-7");
+    unsetenv("TOPODNS_TEST_NODE");
+    expect_node("node {$TOPODNS_TEST_NODE}",
+                ":4: node name is empty (is the environment variable set?)");
+    expect_node("node", ":4: Wrong argument count");
+    expect_node("node a b", ":4: Wrong argument count");
+    expect_node("node a\n        node b", ":5: node given twice near 'node'");
+    expect_node("node Node-A", ":4: invalid node name 'Node-A'");
+    expect_node("node -a", ":4: invalid node name '-a'");
+    expect_node("node a..b", ":4: invalid node name 'a..b'");
+    expect_node("node a_b", ":4: invalid node name 'a_b'");
+    expect_node("node a\n        events", ":5: events and node cannot be combined");
+    expect_node("events\n        node a", ":5: events and node cannot be combined");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_explain_loopback_by_default),
+        cmocka_unit_test(test_node_option),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -64,12 +64,12 @@ static void h_end(void *arg)
 enum { W_SVC, W_SLICE, W_NS, W_POD, W_NODE, W_SIMP, W_COUNT };
 
 static int watch(kube_ctx *c, int i, const char *resource, const char *path, const char *sel,
-                 int (*upsert)(store *, const cJSON *))
+                 const char *fields, int (*upsert)(store *, const cJSON *))
 {
     kref *r = &c->handlers[i];
     *r = (kref){ c, resource, upsert, 0 };
     k8s_handler h = { r, h_upsert, h_remove, h_begin, h_end };
-    return k8s_reflect(c->client, path, sel, &h) ? 0 : -1;
+    return k8s_reflect_fields(c->client, path, sel, fields, &h) ? 0 : -1;
 }
 
 /* ---- fingerprint ------------------------------------------------------------------ */
@@ -82,15 +82,16 @@ char *kube_fingerprint(const kube *k)
         len += strlen(k->zones[i]) + 1;
     if (c)
         len += strlen(c->zone_label ? c->zone_label : "") +
-               strlen(c->region_label ? c->region_label : "");
+               strlen(c->region_label ? c->region_label : "") + strlen(c->node ? c->node : "");
     char *s = malloc(len);
     if (!s)
         return NULL;
     size_t o = (size_t)snprintf(s, len, "%s\nzones", k->stanza ? k->stanza : "");
     for (int i = 0; i < k->nzones; i++)
         o += (size_t)snprintf(s + o, len - o, " %s", k->zones[i]);
-    snprintf(s + o, len - o, "\ntopology %d %s %s", c != NULL,
-             c && c->zone_label ? c->zone_label : "-", c && c->region_label ? c->region_label : "-");
+    snprintf(s + o, len - o, "\ntopology %d %s %s %s", c != NULL,
+             c && c->zone_label ? c->zone_label : "-", c && c->region_label ? c->region_label : "-",
+             c && c->node ? c->node : "-");
     return s;
 }
 
@@ -180,31 +181,41 @@ static int make_config(kube *k, k8s_config *cfg, char *err, size_t errlen)
 }
 
 /* services, endpointslices (unless noendpoints), namespaces (filtered by
- * namespace_labels), pods (with `pods verified`, and every pod for
- * topology), nodes (topology), serviceimports (multicluster); `labels`
- * filters services, slices and pods. */
+ * namespace_labels), serviceimports (multicluster, filtered by
+ * namespace_labels); `labels` filters services, slices and pods.
+ * Pods: with `pods verified` (filtered by `labels`); with topology in the
+ * block, every pod, so that any client address finds its pod.
+ * Nodes: with topology, every node; in node-local mode (`topology { node
+ * NAME }`) only that Node (fieldSelector metadata.name=NAME) and no pod
+ * watch for topology: every client is on NAME unless `pods verified`
+ * brought its pod in (then its pod's node, whose labels are not known). */
 static int watch_all(kube *k, kube_ctx *c)
 {
-    int rc = watch(c, W_SVC, "services", "/api/v1/services", k->label_selector,
+    const char *self = k->topo ? topo_engine_cfg(k->topo)->node : NULL;
+    char fields[300] = "";
+    if (self)
+        snprintf(fields, sizeof fields, "metadata.name=%s", self);
+    int rc = watch(c, W_SVC, "services", "/api/v1/services", k->label_selector, NULL,
                    store_upsert_service);
     if (rc == 0 && !k->noendpoints)
         rc = watch(c, W_SLICE, "endpointslices", "/apis/discovery.k8s.io/v1/endpointslices",
-                   k->label_selector, store_upsert_slice);
+                   k->label_selector, NULL, store_upsert_slice);
     if (rc == 0)
-        rc = watch(c, W_NS, "namespaces", "/api/v1/namespaces", k->ns_selector,
+        rc = watch(c, W_NS, "namespaces", "/api/v1/namespaces", k->ns_selector, NULL,
                    store_upsert_namespace);
-    if (rc == 0 && (k->pod_mode == POD_VERIFIED || k->topo))
-        rc = watch(c, W_POD, "pods", "/api/v1/pods", k->topo ? NULL : k->label_selector,
-                   store_upsert_pod);
+    if (rc == 0 && (k->pod_mode == POD_VERIFIED || (k->topo && !self)))
+        rc = watch(c, W_POD, "pods", "/api/v1/pods", k->topo && !self ? NULL : k->label_selector,
+                   NULL, store_upsert_pod);
     if (rc == 0 && k->topo)
-        rc = watch(c, W_NODE, "nodes", "/api/v1/nodes", NULL, store_upsert_node);
+        rc = watch(c, W_NODE, "nodes", "/api/v1/nodes", NULL, self ? fields : NULL,
+                   store_upsert_node);
     /* multicluster: ServiceImports, filtered by namespace_labels' selector
      * as CoreDNS lists them; the multicluster EndpointSlices come with the
      * slices above */
     if (rc == 0 && k->nmc > 0)
         rc = watch(c, W_SIMP, "serviceimports",
                    "/apis/multicluster.x-k8s.io/v1alpha1/serviceimports", k->ns_selector,
-                   store_upsert_svcimport);
+                   NULL, store_upsert_svcimport);
     return rc;
 }
 

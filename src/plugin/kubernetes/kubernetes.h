@@ -140,7 +140,7 @@ typedef struct kube_ctx {
 } kube_ctx;
 
 /* What a context depends on: the stanza's tokens, the zones, whether
- * topology is on and its labels. malloc'd. */
+ * topology is on, its labels and its node (node-local mode). malloc'd. */
 char *kube_fingerprint(const kube *k);
 /* The context of k: adopted from prev (the instance being replaced, may be
  * NULL) when one there has the same fingerprint, else a new one (store

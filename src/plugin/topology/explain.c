@@ -69,7 +69,7 @@ static int service_of(const char *name, char *ns, char *svc, size_t cap)
 static cJSON *client_json(const topo_loc *loc, const char *addr)
 {
     cJSON *c = cJSON_CreateObject();
-    static const char *const via[] = { "unknown", "pod", "node-address" };
+    static const char *const via[] = { "unknown", "pod", "node-address", "node-local" };
     cJSON_AddStringToObject(c, "address", addr);
     cJSON_AddStringToObject(c, "located_by", via[loc->via]);
     if (loc->pod) {
@@ -230,7 +230,7 @@ static void explain_handler(struct evhttp_request *req, void *data)
     cJSON_AddStringToObject(qo, "type", qtype == T_A ? "A" : qtype == T_AAAA ? "AAAA" : "SRV");
     store_read_begin();
     topo_loc loc;
-    locator_find(topo_engine_store(t->engine), &ip, &loc);
+    topo_locate_ip(t->engine, &ip, &loc);
     cJSON_AddItemToObject(o, "client", client_json(&loc, client));
     decision_json(o, t, ns, svc, &loc, qtype);
     store_read_end();

@@ -8,3 +8,6 @@ tests_unit_test_topology_plugin_SOURCES = tests/unit/test_topology_plugin.c \
 	tests/unit/testenv.c tests/unit/testenv.h src/plugins.c
 tests_unit_test_topology_plugin_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_topology_plugin_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)
+
+TESTS += tests/integration/node_local.sh
+EXTRA_DIST += tests/integration/node_local.sh

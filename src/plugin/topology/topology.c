@@ -10,6 +10,7 @@
  *       region_label LABEL
  *       explain [ADDR]          # no host: loopback only
  *       events
+ *       node NAME               # node-local: every client is on NAME
  *   }
  *
  * The plugin does not serve queries itself: it parses the directive into
@@ -22,6 +23,7 @@
  * (explain.c).
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +142,54 @@ static int prop_explain(cf_disp *d, topo_cfg *c)
     return c->explain ? 0 : cf_err(d, "out of memory");
 }
 
+/* A DNS-1123 subdomain, as the API server validates a Node's name:
+ * dot-separated labels of [a-z0-9-], each starting and ending with an
+ * alphanumeric, 253 characters at most. */
+static int dns1123_subdomain(const char *n)
+{
+    size_t len = strlen(n);
+    if (!len || len > 253)
+        return 0;
+    for (const char *l = n; *l;) {
+        size_t ll = strcspn(l, ".");
+        if (!ll || !isalnum((unsigned char)l[0]) || !isalnum((unsigned char)l[ll - 1]))
+            return 0;
+        for (size_t i = 0; i < ll; i++)
+            if (!(islower((unsigned char)l[i]) || isdigit((unsigned char)l[i]) || l[i] == '-'))
+                return 0;
+        l += ll;
+        if (*l == '.' && !*++l)
+            return 0;                         /* a trailing dot */
+    }
+    return 1;
+}
+
+/* Events say whether a Service's computed policy can be honoured, which
+ * takes every node's zone and CPU; a node-local instance knows one node,
+ * and one per node would post the same Event thousands of times. */
+#define NODE_EVENTS \
+    "events and node cannot be combined: Events need every node (post them from a central instance)"
+
+/* `node NAME`: node-local mode. Operators write `node {$NODE_NAME}` with
+ * NODE_NAME from the downward API (spec.nodeName), so an empty value (the
+ * variable unset) is named as such. */
+static int prop_node(cf_disp *d, topo_cfg *c)
+{
+    const char *v[2];
+    if (c->node)
+        return cf_err(d, "node given twice");
+    if (c->events)
+        return cf_err(d, NODE_EVENTS);
+    if (cf_remaining_args(d, v, 2) != 1)
+        return cf_arg_err(d);
+    if (!*v[0])
+        return cf_err(d, "node name is empty (is the environment variable set?)");
+    if (!dns1123_subdomain(v[0]))
+        return cf_err(d, "invalid node name '%s': must be a lowercase DNS-1123 subdomain", v[0]);
+    c->node = strdup(v[0]);
+    return c->node ? 0 : cf_err(d, "out of memory");
+}
+
 static int parse_prop(cf_disp *d, topo_cfg *c)
 {
     const char *p = cf_val(d);
@@ -155,9 +205,13 @@ static int parse_prop(cf_disp *d, topo_cfg *c)
         return one_arg(d, &c->region_label);
     if (!strcmp(p, "explain"))
         return prop_explain(d, c);
+    if (!strcmp(p, "node"))
+        return prop_node(d, c);
     if (!strcmp(p, "events")) {
         if (cf_next_arg(d))
             return cf_arg_err(d);
+        if (c->node)
+            return cf_err(d, NODE_EVENTS);
         c->events = 1;
         return 0;
     }

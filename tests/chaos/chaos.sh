@@ -9,7 +9,8 @@
 # the oracle, the fault cycle and the criteria).
 #
 # Short form (make check): CHAOS_SECONDS=35 of faults, about 50 s in all.
-# Long form: `make chaos` (CHAOS_SECONDS=300), or set CHAOS_SECONDS.
+# Long form: `make chaos` (CHAOS_SECONDS=300), or set CHAOS_SECONDS;
+# CHAOS_CHURN changes the churn rate (20 changes/s).
 # The cluster is small on purpose (6 nodes in 3 zones, 60 Services, 180
 # pods, churn 20 changes/s): the machine running the suite is shared, and
 # the 2 s convergence limit should measure topodns, not a starved CPU.
@@ -76,7 +77,7 @@ check "topodns synced with kubesim" until_ok 20 synced
 # reflectors: services, endpointslices, namespaces, pods, nodes
 /usr/bin/python3 "$top_srcdir/tests/chaos/chaos.py" --kubesim "$KS" --dns-port "$PORT" \
     --token "$TOKEN" --token-file "$TMP/token" --seconds "$SECONDS_OF_FAULTS" \
-    --reflectors 5 --churn 20 > "$TMP/chaos.out" 2>&1
+    --reflectors 5 --churn "${CHAOS_CHURN:-20}" > "$TMP/chaos.out" 2>&1
 rc=$?
 cat "$TMP/chaos.out"
 OUT=$(tail -1 "$TMP/chaos.out")

@@ -13,7 +13,9 @@
 #    largest sample stays within 5 % of the first, and the open file
 #    descriptors (/proc/PID/fd) counted at rest after the flood are no more
 #    than at rest before it. Every reply dnsperf got is NOERROR or NXDOMAIN
-#    (no SERVFAIL or REFUSED), and topodns keeps answering.
+#    (no SERVFAIL or REFUSED), and topodns keeps answering. Meanwhile 400
+#    TCP connections that send a length and nothing more (slowloris.sh's
+#    tests/integration/slowtcp.py) are each closed at the read deadline.
 # 2. Reloads: 50 times (ABUSE_RELOADS) the Corefile changes (gen.test's
 #    address) and SIGUSR1 reloads it while dnsperf keeps UDP at saturation and
 #    four checking clients query: www.example.org, a missing name, a Service
@@ -100,7 +102,15 @@ sleep 1
 FD0=$(fds)
 flood "$SECS" main
 sleep 1   # the flood is on: sample from here
-"$PY" "$ABUSE" sample "$PID" "$((SECS - 2))" "$TMP/samples"
+"$PY" "$ABUSE" sample "$PID" "$((SECS - 2))" "$TMP/samples" &
+SAMPLER=$!
+# meanwhile, 400 TCP connections from two addresses that send a length and
+# then (almost) nothing: slowloris.sh's flood, reused; each must be closed
+# at its read deadline although the server is saturated
+sleep 2
+IDLE=$(/usr/bin/python3 "$top_srcdir/tests/integration/slowtcp.py" flood "$PORT" \
+       --step 127.0.7.1:200 --step 127.0.7.2:200 --trickle 60 --wait 8)
+wait "$SAMPLER"
 wait "${FLOOD_PIDS[@]}"
 sleep 2
 FD1=$(fds)
@@ -114,9 +124,14 @@ check "saturation: NXDOMAIN for the missing names" eval "rcodes main | grep -qE 
 RSS=$(awk 'NR == 1 { f = $2 } $2 > m { m = $2 } END { printf "first %d kB, max %d kB, %.2f %%", f, m, (m - f) * 100 / f }' "$TMP/samples")
 OUT="RSS over $(wc -l < "$TMP/samples") samples: $RSS; fds at rest $FD0 before, $FD1 after"
 echo "$OUT"
+echo "idle TCP flood: $(tr '\n' ' ' <<<"$IDLE")"
 check "saturation: RSS flat within 5 % after warm-up" \
     awk 'NR == 1 { f = $2 } $2 > m { m = $2 } END { exit !(NR >= 10 && m <= f * 1.05) }' "$TMP/samples"
 check "saturation: no file descriptor growth" [ "$FD1" -le "$FD0" ]
+OUT=$IDLE
+check "saturation: 400 idle TCP connections all closed by their deadline" \
+    eval 'grep -q "^survivors 0$" <<<"$IDLE" &&
+          awk "/^lifetime_max/ { exit !(\$2 >= 2.5 && \$2 <= 6) }" <<<"$IDLE"'
 q www.example.org A +short
 check "saturation: still answering" [ "$OUT" = 192.0.2.10 ]
 

@@ -12,7 +12,8 @@
 #    form). After a warm-up of the same (8 s), RSS (VmRSS) is sampled every 0.5 s: the
 #    largest sample stays within 5 % of the first, and the open file
 #    descriptors (/proc/PID/fd) counted at rest after the flood are no more
-#    than at rest before it. Every reply dnsperf got is NOERROR or NXDOMAIN
+#    than at rest before it (RSS is not judged in an AddressSanitizer build,
+#    whose quarantine keeps freed memory). Every reply dnsperf got is NOERROR or NXDOMAIN
 #    (no SERVFAIL or REFUSED), and topodns keeps answering. Meanwhile 400
 #    TCP connections that send a length and nothing more (slowloris.sh's
 #    tests/integration/slowtcp.py) are each closed at the read deadline.
@@ -130,8 +131,14 @@ OUT="RSS over $(wc -l < "$TMP/samples") samples: $RSS; fds at rest $FD0 before, 
 echo "$OUT"
 echo "RSS (kB) every 2 s: $(awk 'NR % 4 == 1 { printf "%d ", $2 }' "$TMP/samples")"
 echo "idle TCP flood: $(tr '\n' ' ' <<<"$IDLE")"
-check "saturation: RSS flat within 5 % after warm-up" \
-    awk 'NR == 1 { f = $2 } $2 > m { m = $2 } END { exit !(NR >= 10 && m <= f * 1.05) }' "$TMP/samples"
+if ldd "$TOPODNS" 2>/dev/null | grep -q libasan; then
+    # AddressSanitizer keeps freed memory in its quarantine (up to 256 MB):
+    # RSS grows under any load, so it says nothing about topodns here
+    echo "RSS not judged: an AddressSanitizer build"
+else
+    check "saturation: RSS flat within 5 % after warm-up" \
+        awk 'NR == 1 { f = $2 } $2 > m { m = $2 } END { exit !(NR >= 10 && m <= f * 1.05) }' "$TMP/samples"
+fi
 check "saturation: no file descriptor growth" [ "$FD1" -le "$FD0" ]
 OUT=$IDLE
 check "saturation: 400 idle TCP connections all closed by their deadline" \

@@ -24,7 +24,9 @@ generator makes none of them.
 
 Pass criteria:
   - every answer equals the oracle within --converge seconds of T_END
-    (polled: one round asks every name from every zone);
+    (polled: one round asks every name from every zone at once, the first
+    starting at T_END; the time is that of the last reply of the first round
+    without a mismatch, so the round's own length counts against topodns);
   - during the whole run, no SERVFAIL for any name, and neither NXDOMAIN nor
     a wrong address for a name that existed throughout (generated ClusterIP
     Services and pods: the faults never remove them);

@@ -367,8 +367,9 @@ class Monitor(threading.Thread):
 
 
 class Mutator(threading.Thread):
-    """Creates a ClusterIP Service in namespace chaos every ~0.3 s and deletes
-    the oldest when more than 8 exist (failures, e.g. injected ones, are
+    """Creates a ClusterIP Service in namespace chaos every ~0.3 s (names
+    chaos-0..39 in turn) and deletes the oldest when more than 8 exist
+    (failures, e.g. injected ones or a name a restore brought back, are
     ignored: the oracle reads kubesim's state)."""
 
     def __init__(self, api):
@@ -380,7 +381,7 @@ class Mutator(threading.Thread):
     def run(self):
         live, i = [], 0
         while not self.stop.is_set():
-            name = "chaos-%d" % i
+            name = "chaos-%d" % (i % 40)   # a bounded pool: rounds stay short
             i += 1
             self.created.add((MUTATE_NS, name))
             self.api.write("POST", "/api/v1/namespaces/%s/services" % MUTATE_NS, {

@@ -77,13 +77,15 @@ with open(sys.argv[1], "w") as f:
             f.write("miss-%d.example.org A\n" % r.randrange(20000))
 PY
 # flood SECONDS TAG: three dnsperf from three sources; their reports in $TMP/TAG.*
+# (niced: topodns is saturated all the same, tests running beside this one
+# are disturbed less)
 flood() {
     local p=()
-    dnsperf -s 127.0.0.1 -p "$PORT" -a 127.0.5.1 -d "$TMP/queries" -l "$1" -c 4 -q 200 -t 2 \
+    nice -n 10 dnsperf -s 127.0.0.1 -p "$PORT" -a 127.0.5.1 -d "$TMP/queries" -l "$1" -c 4 -q 200 -t 2 \
         > "$TMP/$2.udp1" 2>&1 & p+=($!)
-    dnsperf -s 127.0.0.1 -p "$PORT" -a 127.0.5.2 -d "$TMP/queries" -l "$1" -c 4 -q 200 -t 2 \
+    nice -n 10 dnsperf -s 127.0.0.1 -p "$PORT" -a 127.0.5.2 -d "$TMP/queries" -l "$1" -c 4 -q 200 -t 2 \
         > "$TMP/$2.udp2" 2>&1 & p+=($!)
-    dnsperf -s 127.0.0.1 -p "$PORT" -a 127.0.5.3 -m tcp -d "$TMP/queries" -l "$1" -c 8 -q 64 -t 2 \
+    nice -n 10 dnsperf -s 127.0.0.1 -p "$PORT" -a 127.0.5.3 -m tcp -d "$TMP/queries" -l "$1" -c 8 -q 64 -t 2 \
         > "$TMP/$2.tcp" 2>&1 & p+=($!)
     FLOOD_PIDS=("${p[@]}")
 }

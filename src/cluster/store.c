@@ -618,6 +618,27 @@ static void podip_drop(store *s, wrec *w, const st_ip *ip)
     free(e);
 }
 
+static int pod_has_ip(const st_pod *p, const st_ip *ip)
+{
+    for (uint8_t i = 0; i < p->nips; i++)
+        if (!memcmp(&p->ips[i], ip, sizeof *ip))
+            return 1;
+    return 0;
+}
+
+/* w's pod (already the new record) keeps ip, under which its previous
+ * record was indexed: publish the best holder again, replacing the entry in
+ * one step (never deleted in between). */
+static void podip_replace(store *s, wrec *w, const st_ip *ip)
+{
+    wpodip *e;
+    HASH_FIND(hh, s->podips, ip, sizeof *ip, e);
+    if (e)
+        podip_refresh(s, e);
+    else
+        pod_publish(s, ip, w->pod);
+}
+
 static void podip_link(store *s, wrec *w, int add)
 {
     if (!w->pod || pod_rank(w->pod) == 0)
@@ -646,10 +667,23 @@ int store_upsert_pod(store *s, const cJSON *obj)
     p->name = strchr(w->key, '/') + 1;     /* was the JSON's string */
     int changed_ip = !w->pod || w->pod->nips != p->nips ||
                      memcmp(w->pod->ips, p->ips, sizeof p->ips) != 0;
-    podip_link(s, w, 0);
     st_pod *old = w->pod;
+    int was = old && pod_rank(old) > 0, is = pod_rank(p) > 0;
+    /* Readers must never find an address of the pod unpublished while it
+     * keeps it: the addresses it loses go, those it keeps are replaced in
+     * place, those it gains are added. */
+    if (was)
+        for (uint8_t i = 0; i < old->nips; i++)
+            if (!is || !pod_has_ip(p, &old->ips[i]))
+                podip_drop(s, w, &old->ips[i]);
     w->pod = p;
-    podip_link(s, w, 1);
+    if (is)
+        for (uint8_t i = 0; i < p->nips; i++) {
+            if (was && pod_has_ip(old, &p->ips[i]))
+                podip_replace(s, w, &p->ips[i]);
+            else
+                podip_add(s, w, &p->ips[i]);
+        }
     pod_release(old);
     if (changed_ip)
         bump(s);
@@ -680,18 +714,29 @@ int store_upsert_node(store *s, const cJSON *obj)
         decode_node_free(n);
         return -1;
     }
-    for (uint8_t i = 0; i < w->naddrs; i++)
-        pmap_del(s->naddr, &w->addrs[i], sizeof w->addrs[i]);
-    w->naddrs = 0;
     if (!w->addrs && !(w->addrs = calloc(8, sizeof *w->addrs))) {
         decode_node_free(n);
         return -1;
     }
+    /* The node first, then its addresses (replaced in place, never deleted
+     * and put back: a reader must always find a node by an address it
+     * keeps), then the addresses it lost. */
+    st_ip old[8];
+    uint8_t nold = w->naddrs;
+    memcpy(old, w->addrs, nold * sizeof *old);
+    pmap_put(s->nodes, n->name, strlen(n->name), n, decode_node_free);
+    w->naddrs = 0;
     for (uint8_t i = 0; i < n->naddrs && w->naddrs < 8; i++) {
         w->addrs[w->naddrs++] = n->addrs[i];
         pmap_put(s->naddr, &n->addrs[i], sizeof n->addrs[i], (void *)n->name, NULL);
     }
-    pmap_put(s->nodes, n->name, strlen(n->name), n, decode_node_free);
+    for (uint8_t i = 0; i < nold; i++) {
+        int kept = 0;
+        for (uint8_t j = 0; j < w->naddrs && !kept; j++)
+            kept = !memcmp(&old[i], &w->addrs[j], sizeof old[i]);
+        if (!kept)
+            pmap_del(s->naddr, &old[i], sizeof old[i]);
+    }
     atomic_fetch_add(&s->nodes_version, 1);
     return 0;
 }

@@ -18,6 +18,10 @@ EXTRA_DIST += tests/integration/server.sh tests/integration/rawdns.py \
 	tests/integration/slowloris.sh tests/integration/slowtcp.py \
 	tests/integration/reply_source.sh tests/integration/reply_source_netns.sh \
 	tests/integration/process.sh
+# Saturation (RSS and fds flat) and 50 reloads under load: abuse.sh
+# (ABUSE_SECONDS=60 for the long form; 20 s here).
+TESTS += tests/integration/abuse.sh
+EXTRA_DIST += tests/integration/abuse.sh tests/integration/abuse.py
 
 # The registry and the HTTP endpoints; the prometheus plugin's reporting.
 check_PROGRAMS += tests/unit/test_metrics

@@ -429,6 +429,23 @@ T=$(curl -s -o /dev/null -w '%{time_total}' "$KS/version")
 fault '{"delayMs":0}'
 check "delayMs delays responses" awk -v t="$T" 'BEGIN { exit !(t >= 0.29) }'
 
+# churn switched at run time: changes while on, none once off
+ksrv() { curl -s "$KS/sim/v1/faults" | jq -r .resourceVersion; }
+check "churn: a negative rate is 400" [ "$(code -X POST -d '{"churn":-1}' "$KS/sim/v1/faults")" = 400 ]
+check "churn: a string is 400" [ "$(code -X POST -d '{"churn":"5"}' "$KS/sim/v1/faults")" = 400 ]
+R0=$(ksrv)
+check "churn: the settings show the rate" [ "$(curl -s -X POST -d '{"churn":50}' "$KS/sim/v1/faults" | jq -r .churn)" = 50 ]
+sleep 0.6
+R1=$(ksrv)
+OUT="resourceVersion $R0 before, $R1 after 0.6 s of churn 50/s"
+check "churn on: objects change" [ "$R1" -ge $((R0 + 10)) ]
+fault '{"churn":0}'
+R2=$(ksrv)
+sleep 0.4
+OUT="resourceVersion $R2 when stopped, $(ksrv) 0.4 s later"
+check "churn off: nothing changes" [ "$(ksrv)" = "$R2" ]
+check "churn off: the settings show 0" [ "$(curl -s "$KS/sim/v1/faults" | jq -r .churn)" = 0 ]
+
 # malformed watch line, split chunks, closeWatches
 curl -sN "$KS/api/v1/nodes?watch=1&resourceVersion=0&timeoutSeconds=20" > "$TMP/w4" &
 WPID=$!

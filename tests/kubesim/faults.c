@@ -20,6 +20,8 @@
  *                                  then (lower), no history; every open watch
  *                                  ends (the apiserver restarts); 400 when NAME
  *                                  was never saved. saveState goes first.
+ *     {"churn":N}                  N changes per second from now on, as
+ *                                  --churn N (0 stops the churn)
  *     {"reset":true}               clear failNext, delayMs and splitChunks
  *   GET  /sim/v1/faults  the current settings
  *   GET  /sim/v1/state   {"resourceVersion":"N","compactedResourceVersion":"M",
@@ -96,10 +98,10 @@ static void reply_settings(struct evhttp_request *req)
     char buf[512];
     int n = snprintf(buf, sizeof buf, "{\"failNext\":{\"count\":%d,\"code\":%d,\"retryAfter\":%d},"
                      "\"delayMs\":%d,\"splitChunks\":%s,\"tokenRequired\":%s,"
-                     "\"watches\":%d,\"resourceVersion\":\"%llu\"}",
+                     "\"churn\":%d,\"watches\":%d,\"resourceVersion\":\"%llu\"}",
                      ks_fault.fail_count, ks_fault.fail_code, ks_fault.retry_after,
                      ks_fault.delay_ms, ks_fault.split_chunks ? "true" : "false",
-                     ks_fault.token ? "true" : "false", watch_count(),
+                     ks_fault.token ? "true" : "false", churn_rate_now(), watch_count(),
                      (unsigned long long)store_rv());
     http_reply_json(req, 200, buf, (size_t)n);
 }
@@ -142,6 +144,7 @@ static int validate(struct evhttp_request *req, const cJSON *j)
     const cJSON *fn = cJSON_GetObjectItemCaseSensitive(j, "failNext");
     const cJSON *rt = cJSON_GetObjectItemCaseSensitive(j, "rotateToken");
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(j, "delayMs");
+    const cJSON *ch = cJSON_GetObjectItemCaseSensitive(j, "churn");
     if (!cJSON_IsObject(j))
         return bad(req, "body must be a JSON object");
     if (fn && (!cJSON_IsObject(fn) || get_int(fn, "code", 0) < 400 ||
@@ -151,6 +154,8 @@ static int validate(struct evhttp_request *req, const cJSON *j)
         return bad(req, "rotateToken must be a non-empty string");
     if (d && (!cJSON_IsNumber(d) || d->valueint < 0 || d->valueint > 600000))
         return bad(req, "delayMs must be a number of milliseconds (0..600000)");
+    if (ch && (!cJSON_IsNumber(ch) || ch->valuedouble < 0 || ch->valuedouble > 100000))
+        return bad(req, "churn must be a number of changes per second (0..100000)");
     return validate_states(req, j);
 }
 
@@ -171,6 +176,8 @@ static void apply(const cJSON *j)
         ks_fault.delay_ms = get_int(j, "delayMs", 0);
     if (sc)
         ks_fault.split_chunks = cJSON_IsTrue(sc);
+    if (cJSON_GetObjectItemCaseSensitive(j, "churn"))
+        churn_start(get_int(j, "churn", 0));
     if (rt) {
         free(ks_fault.token);
         ks_fault.token = strdup(rt->valuestring);

@@ -24,6 +24,7 @@
  * --churn N makes N changes per second (10 ticks/s): alternately a pod's
  * readiness flips (Ready/ContainersReady conditions, container ready) and a
  * random EndpointSlice endpoint's ready/serving flips, each as an update.
+ * The fault API changes the rate at run time ({"churn":N}, 0 stops it).
  */
 #include "kubesim.h"
 
@@ -653,11 +654,18 @@ static void on_churn(evutil_socket_t fd, short what, void *arg)
 void churn_start(int per_sec)
 {
     struct timeval tv = {0, 100000};
+    churn_stop();
+    churn_acc = 0;
     if (per_sec <= 0)
         return;
     churn_rate = per_sec;
     churn_ev = event_new(ks_base, -1, EV_PERSIST, on_churn, NULL);
     evtimer_add(churn_ev, &tv);
+}
+
+int churn_rate_now(void)
+{
+    return churn_ev ? (int)churn_rate : 0;
 }
 
 void churn_stop(void)

@@ -276,7 +276,8 @@ typedef struct ks_gen {
 int gen_parse(const char *spec, ks_gen *g, char *err, size_t errlen);
 void gen_run(const ks_gen *g);
 void gen_free(void); /* release the generator's JSON arena (at exit) */
-void churn_start(int per_sec);
+void churn_start(int per_sec); /* (re)start at per_sec changes/s; <= 0 stops */
 void churn_stop(void);
+int churn_rate_now(void);      /* changes per second now, 0 when stopped */
 
 #endif

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 #include <curl/curl.h>
 #include "k8s/k8s.h"
@@ -89,6 +90,24 @@ static void test_kubeconfig_bad(void **state)
     snprintf(p, sizeof p, "%s/broken", dir);
     assert_int_equal(k8s_config_kubeconfig(&c, p, NULL, err, sizeof err), -1);
     assert_non_null(strstr(err, "not valid YAML"));
+}
+
+/* Only a regular file is a kubeconfig: a FIFO (whose open or read would
+ * block startup for ever) and a directory are errors at once; the alarm
+ * turns a hang into a failure. */
+static void test_kubeconfig_not_regular(void **state)
+{
+    char p[256], err[256];
+    k8s_config c;
+    alarm(10);
+    snprintf(p, sizeof p, "%s/fifo", dir);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    err[0] = '\0';
+    assert_int_equal(k8s_config_kubeconfig(&c, p, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "fifo"));
+    unlink(p);
+    assert_int_equal(k8s_config_kubeconfig(&c, dir, NULL, err, sizeof err), -1);
+    alarm(0);
 }
 
 /* A kubeconfig with one cluster and one user, plus the lines cl and us
@@ -427,6 +446,7 @@ int main(void)
         cmocka_unit_test(test_kubeconfig_current_context),
         cmocka_unit_test(test_kubeconfig_named_context),
         cmocka_unit_test(test_kubeconfig_bad),
+        cmocka_unit_test(test_kubeconfig_not_regular),
         cmocka_unit_test(test_data_only_padding),
         cmocka_unit_test(test_data_invalid_ca),
         cmocka_unit_test(test_data_invalid_each_field),

@@ -7,10 +7,12 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 #include "cluster/store.h"
@@ -754,6 +756,84 @@ static void test_multicluster_off(void **state)
     assert_int_equal(m.eps, 0);
 }
 
+/* Regression (found by tests/chaos/chaos.sh: a pod name that existed
+ * throughout answered NXDOMAIN once under churn): an update of a pod or a
+ * node that keeps its address took the address out of the published index
+ * and put it back, so a reader in between found no pod (pods verified:
+ * NXDOMAIN; topology: an unknown client) or no node. A reader thread looks
+ * both up all the time while the writer flips the pod's readiness and the
+ * node's labels; it must find them every time. */
+typedef struct watcher {
+    store *st;
+    st_ip pa, na;                   /* the pod's and the node's address */
+    atomic_int stop;
+    atomic_long looks, misses;
+} watcher;
+
+static void *watch_index(void *arg)
+{
+    watcher *w = arg;
+    store_reader_register();
+    while (!atomic_load(&w->stop)) {
+        store_read_begin();
+        if (!store_pod_by_ip(w->st, &w->pa) || !store_node_by_addr(w->st, &w->na))
+            atomic_fetch_add(&w->misses, 1);
+        atomic_fetch_add(&w->looks, 1);
+        store_read_end();
+    }
+    store_reader_unregister();
+    return NULL;
+}
+
+static void test_updates_keep_addresses_published(void **state)
+{
+    static const char *const pods[2] = {
+        "{\"metadata\":{\"name\":\"p\",\"namespace\":\"r\"},\"spec\":{\"nodeName\":\"n\"},"
+        "\"status\":{\"phase\":\"Running\",\"podIP\":\"10.9.0.1\",\"conditions\":"
+        "[{\"type\":\"Ready\",\"status\":\"True\"}]}}",
+        "{\"metadata\":{\"name\":\"p\",\"namespace\":\"r\"},\"spec\":{\"nodeName\":\"n\"},"
+        "\"status\":{\"phase\":\"Running\",\"podIP\":\"10.9.0.1\",\"conditions\":"
+        "[{\"type\":\"Ready\",\"status\":\"False\"}]}}" };
+    static const char *const nodes[2] = {
+        "{\"metadata\":{\"name\":\"n\",\"labels\":{\"topology.kubernetes.io/zone\":\"a\"}},"
+        "\"status\":{\"addresses\":[{\"type\":\"InternalIP\",\"address\":\"10.0.9.1\"}]}}",
+        "{\"metadata\":{\"name\":\"n\",\"labels\":{\"topology.kubernetes.io/zone\":\"b\"}},"
+        "\"status\":{\"addresses\":[{\"type\":\"InternalIP\",\"address\":\"10.0.9.1\"}]}}" };
+    cJSON *po[2], *no[2];
+    for (int i = 0; i < 2; i++) {
+        assert_non_null(po[i] = cJSON_Parse(pods[i]));
+        assert_non_null(no[i] = cJSON_Parse(nodes[i]));
+    }
+    assert_int_equal(store_upsert_pod(S, po[0]), 0);
+    assert_int_equal(store_upsert_node(S, no[0]), 0);
+    watcher w = { .st = S, .pa = ip("10.9.0.1"), .na = ip("10.0.9.1") };
+    atomic_init(&w.stop, 0);
+    atomic_init(&w.looks, 0);
+    atomic_init(&w.misses, 0);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, watch_index, &w), 0);
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < 20000 && atomic_load(&w.misses) == 0; i++) {
+        if (i % 256 == 0) {         /* at most 3 s (valgrind, TSan) */
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            if (t.tv_sec - t0.tv_sec > 3)
+                break;
+        }
+        assert_int_equal(store_upsert_pod(S, po[i % 2]), 0);
+        assert_int_equal(store_upsert_node(S, no[i % 2]), 0);
+    }
+    atomic_store(&w.stop, 1);
+    pthread_join(th, NULL);
+    for (int i = 0; i < 2; i++) {
+        cJSON_Delete(po[i]);
+        cJSON_Delete(no[i]);
+    }
+    if (atomic_load(&w.misses))
+        fail_msg("the pod or the node was unpublished %ld times in %ld lookups",
+                 atomic_load(&w.misses), atomic_load(&w.looks));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -776,6 +856,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_node_cpu_range, setup, teardown),
         cmocka_unit_test_setup_teardown(test_label_count_range, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_stores_two_writers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_updates_keep_addresses_published, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

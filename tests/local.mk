@@ -14,3 +14,4 @@ EXTRA_DIST += tests/integration/reload_churn.sh
 # liburcu annotations linked into its programs, and its report summary.
 EXTRA_DIST += tests/tsan_urcu.c tests/tsan_summary.py
 include tests/kubesim/local.mk
+include tests/fuzz/local.mk

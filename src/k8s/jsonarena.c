@@ -194,6 +194,8 @@ size_t json_strip_managed_fields(char *s, size_t n)
     static const char key[] = "\"managedFields\":";
     const size_t kl = sizeof key - 1;
     size_t r = 0, w = 0;                /* read and write positions */
+    if (n == 0)
+        return 0;                       /* s may be NULL (an empty body) */
     for (;;) {
         char *hit = r < n ? memmem(s + r, n - r, key, kl) : NULL;
         size_t at = hit ? (size_t)(hit - s) : n;

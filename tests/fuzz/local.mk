@@ -27,7 +27,8 @@ EXTRA_DIST += tests/fuzz/replay.c tests/fuzz/fuzz_store.sh \
 	tests/fuzz/corpus_msg tests/fuzz/corpus_store tests/fuzz/corpus_corefile \
 	tests/fuzz/corpus_kube tests/fuzz/corpus_watch tests/fuzz/corpus_kubeconfig \
 	tests/fuzz/corpus_zone tests/fuzz/corpus_hosts tests/fuzz/corpus_forward \
-	tests/fuzz/corpus_tcp tests/fuzz/corpus_http
+	tests/fuzz/corpus_tcp tests/fuzz/corpus_http \
+	tests/fuzz/regress_watch
 
 # the wire library: parse, encode, round trip (own main: ok-/bad- corpus names)
 tests_fuzz_fuzz_msg_SOURCES = tests/fuzz/fuzz_msg.c

@@ -15,6 +15,9 @@
  * every query that parses, keep the query's ID and question, and encode
  * within 512 octets over UDP when the query had no EDNS.
  *
+ * With FUZZ_KUBE_SHOW set in the environment each query's name, client,
+ * rcode and record counts are printed (to see what the seeds reach).
+ *
  * Nothing listens and no API server is contacted: the instances are loaded,
  * never started; ExternalName targets outside the cluster (a query through
  * the chain that needs an event base) fail as without one.
@@ -281,6 +284,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     req_run(r);
     const dns_msg *q = &r->q, *a = &r->resp;
+    if (getenv("FUZZ_KUBE_SHOW")) {         /* to see what the seeds reach */
+        char name[DNAME_STR_MAX];
+        dname_to_str(name, sizeof name, q->qname);
+        printf("%s %u from %s: rcode %d, %u answers, %u additional\n", name, q->qtype, peer,
+               a->rcode, msg_count(a, SEC_ANSWER), msg_count(a, SEC_ADDITIONAL));
+    }
     if (r->written) {
         if (a->id != q->id)
             fail("reply ID differs from the query's");

@@ -23,7 +23,7 @@ TESTS += tests/fuzz/fuzz_msg tests/fuzz/fuzz_store.sh tests/fuzz/fuzz_corefile \
 	tests/fuzz/fuzz_kube tests/fuzz/fuzz_watch tests/fuzz/fuzz_kubeconfig \
 	tests/fuzz/fuzz_zone tests/fuzz/fuzz_hosts tests/fuzz/fuzz_forward \
 	tests/fuzz/fuzz_tcp tests/fuzz/fuzz_http
-EXTRA_DIST += tests/fuzz/replay.c tests/fuzz/fuzz_store.sh \
+EXTRA_DIST += tests/fuzz/replay.c tests/fuzz/fuzz_store.sh tests/fuzz/seeds.py \
 	tests/fuzz/corpus_msg tests/fuzz/corpus_store tests/fuzz/corpus_corefile \
 	tests/fuzz/corpus_kube tests/fuzz/corpus_watch tests/fuzz/corpus_kubeconfig \
 	tests/fuzz/corpus_zone tests/fuzz/corpus_hosts tests/fuzz/corpus_forward \
@@ -100,5 +100,5 @@ tests_fuzz_fuzz_http_LDADD = $(ALL_LIBS) $(DEP_LIBS)
 # `make fuzz`: every harness under libFuzzer for FUZZ_SECONDS each (build/fuzz)
 FUZZ_SECONDS = 60
 fuzz:
-	FUZZ_SECONDS=$(FUZZ_SECONDS) $(SHELL) $(abs_top_srcdir)/scripts/fuzz
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash $(abs_top_srcdir)/scripts/fuzz
 .PHONY: fuzz

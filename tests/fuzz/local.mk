@@ -49,7 +49,8 @@ tests_fuzz_fuzz_corefile_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_corefile_LDADD = $(LIBCOREFILE) $(LIBCOMMON) $(DEP_LIBS)
 
 # a query through kubernetes + topology over the fixture store
-tests_fuzz_fuzz_kube_SOURCES = tests/fuzz/fuzz_kube.c tests/fuzz/replay.c src/plugins.c
+tests_fuzz_fuzz_kube_SOURCES = tests/fuzz/fuzz_kube.c tests/fuzz/fixture.c tests/fuzz/fixture.h \
+	tests/fuzz/replay.c src/plugins.c
 tests_fuzz_fuzz_kube_CFLAGS = $(FUZZ_CC_FLAGS) -DSRCDIR='"$(abs_top_srcdir)"'
 tests_fuzz_fuzz_kube_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_kube_LDADD = $(ALL_LIBS) $(DEP_LIBS)
@@ -91,9 +92,10 @@ tests_fuzz_fuzz_tcp_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_tcp_LDADD = $(LIBSERVER) $(LIBCOREFILE) $(LIBCLUSTER) $(LIBWIRE) $(LIBCOMMON) \
 	$(DEP_LIBS)
 
-# the HTTP endpoints (health, ready, metrics) behind libevent's parser
-tests_fuzz_fuzz_http_SOURCES = tests/fuzz/fuzz_http.c tests/fuzz/replay.c src/plugins.c
-tests_fuzz_fuzz_http_CFLAGS = $(FUZZ_CC_FLAGS)
+# the HTTP endpoints (health, ready, metrics, explain) behind libevent's parser
+tests_fuzz_fuzz_http_SOURCES = tests/fuzz/fuzz_http.c tests/fuzz/fixture.c tests/fuzz/fixture.h \
+	tests/fuzz/replay.c src/plugins.c
+tests_fuzz_fuzz_http_CFLAGS = $(FUZZ_CC_FLAGS) -DSRCDIR='"$(abs_top_srcdir)"'
 tests_fuzz_fuzz_http_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_http_LDADD = $(ALL_LIBS) $(DEP_LIBS)
 

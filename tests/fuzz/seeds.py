@@ -55,13 +55,13 @@ data = {'A': ['192.0.2.1', '192.0.2.2'], 'AAAA': ['2001:db8::1'], 'CNAME': ['exa
         'MX': ['10 mail.example.org.'], 'NS': ['a.ns.org.'], 'PTR': ['localhost.'],
         'TXT': ['"hello" "world"'], 'SRV': ['0 5 5060 sip.example.org.']}
 for i, (name, t) in enumerate(qs):
-    m = dns.message.make_query(name, t, use_edns=0)
+    m = dns.message.make_query(name, t, use_edns=0, id=0x4242)
     r = dns.message.make_response(m)
     r.answer.append(dns.rrset.from_text(name, 300, 'IN', t, *data[t]))
     if t == 'CNAME':
         r.answer.append(dns.rrset.from_text('example.org.', 300, 'IN', 'A', '192.0.2.1'))
     w(F, 'ok-%d-%s' % (i, t), bytes([i]) + r.to_wire())
-m = dns.message.make_query('example.org.', 'A', use_edns=0)
+m = dns.message.make_query('example.org.', 'A', use_edns=0, id=0x4242)
 r = dns.message.make_response(m)
 r.set_rcode(3)
 r.authority.append(dns.rrset.from_text('example.org.', 300, 'IN', 'SOA', 'ns. host. 1 2 3 4 5'))
@@ -71,8 +71,8 @@ w(F, 'truncated-udp', bytes([0]) + b'\x00\x00\x87\x80\x00\x01' + b'\xff' * 600)
 w(F, 'no-qr', bytes([0x10]) + m.to_wire())
 
 # tcp: seed octet for the cuts, then the stream
-m1 = dns.message.make_query('example.org.', 'A').to_wire()
-m2 = dns.message.make_query('www.example.org.', 'AAAA', use_edns=False).to_wire()
+m1 = dns.message.make_query('example.org.', 'A', id=1).to_wire()
+m2 = dns.message.make_query('www.example.org.', 'AAAA', use_edns=False, id=2).to_wire()
 fr = lambda b: struct.pack('>H', len(b)) + b
 w('corpus_tcp', 'two', bytes([0]) + fr(m1) + fr(m2))
 w('corpus_tcp', 'pipelined-split', bytes([7]) + fr(m1) + fr(m2) + fr(m1))
@@ -207,6 +207,11 @@ w(P, 'ready-pipelined', 'GET /ready HTTP/1.1\r\nHost: x\r\n\r\n'
 w(P, 'post-body', 'POST /metrics?x=1&y=%41 HTTP/1.0\r\nContent-Length: 5\r\n\r\nhello')
 w(P, 'chunked', 'PUT /health HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n')
 w(P, 'http10', 'GET /nothing HTTP/1.0\r\n\r\n')
+w(P, 'explain', 'GET /explain?name=close.prod.svc.cluster.local&type=A&client=127.0.2.1 HTTP/1.1\r\n'
+  'Host: x\r\n\r\n')
+w(P, 'explain-srv', 'GET /explain?name=_http._tcp.hinted.prod.svc.cluster.local.&type=SRV'
+  '&client=fd00%3A%3A1 HTTP/1.0\r\n\r\n')
+w(P, 'explain-bad', 'GET /explain?name=x&type=MX&client=nope&&=%zz HTTP/1.1\r\n\r\n')
 
 # store: some objects of the topology fixture, one per file
 docs = [d for d in yaml.safe_load_all(open('../data/topology/cluster.yaml')) if d]

@@ -6,12 +6,8 @@
  * input every service is looked up, its endpoints walked, every client of
  * the fixture located and the topology decision run for it.
  *
- * libFuzzer: configure a build with CC=clang and
- * CFLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined", make it, then
- *   clang -g -fsanitize=fuzzer,address,undefined -DFUZZING_LIBFUZZER -D_GNU_SOURCE -Isrc \
- *       tests/fuzz/fuzz_store.c -Wl,--whole-archive BUILD/src/libtopo.a \
- *       -Wl,--no-whole-archive <topodns's libraries, see BUILD/Makefile DEP_LIBS> -o fuzz_store
- *   ./fuzz_store -max_len=8192 CORPUS_DIR
+ * libFuzzer: scripts/fuzz (`make fuzz`) builds and runs it, starting from
+ * tests/fuzz/corpus_store/ (single objects of the topology fixture).
  *
  * Without FUZZING_LIBFUZZER a main() replays every object of
  * tests/data/topology/cluster.yaml (converted to JSON by the test's caller

@@ -5,6 +5,8 @@
 # only when no kubectl is on the PATH already (never two of them).
 # The sanitizer runtimes of scripts/test (libasan8, libubsan1, libtsan2) come
 # with build-essential: gcc's libgcc-N-dev depends on them.
+# The fuzz stage (scripts/fuzz): clang and its libFuzzer runtime
+# (libclang-rt-14-dev; --no-install-recommends would leave it out).
 # The image (scripts/image, tests/integration/image.sh): podman builds it,
 # libcap2-bin gives the binary its file capability (setcap) and runs it as
 # the pod would (capsh), ca-certificates is the bundle it ships.
@@ -19,6 +21,7 @@ TOPODNS_PKGS=(
     python3-kubernetes
     iproute2 valgrind dnsperf nsd nghttp2-proxy bc unbound
     podman libcap2-bin ca-certificates
+    clang libclang-rt-14-dev
 )
 
 install_deps() {

@@ -15,3 +15,4 @@ EXTRA_DIST += tests/integration/reload_churn.sh
 EXTRA_DIST += tests/tsan_urcu.c tests/tsan_summary.py
 include tests/kubesim/local.mk
 include tests/chaos/local.mk
+include tests/fuzz/local.mk

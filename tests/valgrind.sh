@@ -1,6 +1,7 @@
 #!/bin/bash
 # tests/valgrind.sh BUILD_DIR — the memory check of the suite (run by
-# scripts/test on the default build): every unit test, then topodns itself
+# scripts/test on the default build): every unit test, the replays of the
+# fuzz harnesses (seed and regression inputs), then topodns itself
 # serving a kubesim cluster with kubernetes, topology, forward, file and
 # prometheus, under valgrind memcheck. Any invalid access, use of
 # uninitialised memory or definite/indirect leak fails. Prints one line per
@@ -36,6 +37,14 @@ if [ $nunit -eq 0 ]; then
     skipped=$((skipped + 1))
     echo "   SKIP: tests/valgrind.sh:unit: no unit test built in $build/tests/unit (make check builds them)"
 fi
+
+# the fuzz harnesses' replays: every seed and regression input once
+# (tests/fuzz/replay.c; fuzz_store's damage sweep is left to the ASan build)
+for t in "$build"/tests/fuzz/fuzz_*; do
+    [ -x "$t" ] && [ "$(basename "$t")" != fuzz_store ] || continue
+    top_srcdir=$top "${VG[@]}" "$t" > "$tmp/$(basename "$t").log" 2>&1
+    result "$(basename "$t")" $? "$tmp/$(basename "$t").log"
+done
 
 # the server: a zone upstream for forward, kubesim, and topodns under valgrind
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }

@@ -11,4 +11,4 @@ TESTS += tests/unit/test_corefile
 tests_unit_test_corefile_SOURCES = tests/unit/test_corefile.c
 tests_unit_test_corefile_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_corefile_LDADD = $(LIBCOREFILE) $(LIBCOMMON) $(CMOCKA_LIBS)
-EXTRA_DIST += tests/fuzz/fuzz_corefile.c
+# Its fuzz harness (tests/fuzz/fuzz_corefile.c) is registered in tests/fuzz/local.mk.

@@ -194,10 +194,16 @@ size_t json_strip_managed_fields(char *s, size_t n)
     static const char key[] = "\"managedFields\":";
     const size_t kl = sizeof key - 1;
     size_t r = 0, w = 0;                /* read and write positions */
+    if (n == 0)
+        return 0;                       /* s may be NULL (an empty body) */
     for (;;) {
         char *hit = r < n ? memmem(s + r, n - r, key, kl) : NULL;
         size_t at = hit ? (size_t)(hit - s) : n;
-        if (hit && (at == 0 || (s[at - 1] != ',' && s[at - 1] != '{'))) {
+        /* what precedes the key in the output: a hit right where the last
+         * drop ended (at == r) follows what was written last, not s[at-1]
+         * (that comma, say, was consumed with the member before) */
+        char prev = at > r ? s[at - 1] : w > 0 ? s[w - 1] : '\0';
+        if (hit && prev != ',' && prev != '{') {
             at++;                       /* not a member: copy past it */
             memmove(s + w, s + r, at - r);
             w += at - r;
@@ -213,9 +219,13 @@ size_t json_strip_managed_fields(char *s, size_t n)
             memmove(s + w, s + r, n - r);
             return w + (n - r);
         }
-        if (s[at - 1] == ',') {         /* drop ,"managedFields":V */
-            memmove(s + w, s + r, at - 1 - r);
-            w += at - 1 - r;
+        if (prev == ',') {              /* drop ,"managedFields":V */
+            if (at > r) {
+                memmove(s + w, s + r, at - 1 - r);
+                w += at - 1 - r;
+            } else {
+                w--;                    /* the comma is the output's last octet */
+            }
             r = end;
         } else {                        /* drop "managedFields":V and its comma */
             memmove(s + w, s + r, at - r);

@@ -164,6 +164,14 @@ void transport_done(req_full *f);
 /* evconnlistener callback; arg is the group's sock_ctx. */
 void tcp_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int salen,
                 void *arg);
+/* RFC 7766 framing of a connection's input (what tcp.c reads queries
+ * with; tests/fuzz/fuzz_tcp.c feeds it arbitrary streams): 1 when a
+ * complete message follows its 2-octet length at the front of in (*len set
+ * to the message's length; the caller drains 2 + *len octets), 0 when more
+ * octets are needed, -1 when the length is under 12 (no room for a header:
+ * the connection is closed). Reads in, never changes it. */
+struct evbuffer;
+int tcp_frame(struct evbuffer *in, size_t *len);
 /* Queue a framed reply on f's connection: 0, or -1 when it is closed (the
  * reply is dropped). A request may queue several (zone transfers). */
 int tcp_send(req_full *f, const uint8_t *wire, size_t len);

@@ -394,3 +394,27 @@ int http_addr_arg(cf_disp *d, const char *plugin, char *addr, size_t cap)
     }
     return 0;
 }
+
+/* ---- tests: another listening socket for a listener ------------------ */
+
+int http_accept_on(struct instance *ins, const char *addr, int fd)
+{
+    struct sockaddr_storage ss;
+    socklen_t len;
+    int wild;
+    char err[300];
+    hinst *h = ins->http;
+    if (!h || addr_to_sockaddr(addr, &ss, &len, &wild, err, sizeof err) < 0)
+        return -1;
+    for (hlisten *l = h->ls; l; l = l->next)
+        if (same_sockaddr(&l->ss, &ss)) {
+            return evhttp_accept_socket(l->http, fd);
+        }
+    return -1;
+}
+
+int http_run_once(struct instance *ins)
+{
+    hinst *h = ins->http;
+    return h && !h->running ? event_base_loop(h->base, EVLOOP_NONBLOCK) : -1;
+}

@@ -49,4 +49,15 @@ int http_draining(struct instance *ins);
 struct cf_disp;
 int http_addr_arg(struct cf_disp *d, const char *plugin, char *addr, size_t cap);
 
+/* For tests (tests/fuzz/fuzz_http.c), on an instance whose plugins started
+ * but whose HTTP thread did not (instance_prepare without instance_serve):
+ * http_accept_on() makes the listener of addr also accept connections on
+ * fd, a listening stream socket the caller made (e.g. a Unix socket; 0, or
+ * -1 when the instance has no listener for addr; the server owns fd from
+ * then on); http_run_once() runs the instance's HTTP loop once without
+ * waiting, on the caller's thread (event_base_loop's result, -1 when the
+ * HTTP thread runs). */
+int http_accept_on(struct instance *ins, const char *addr, int fd);
+int http_run_once(struct instance *ins);
+
 #endif

@@ -258,21 +258,31 @@ static void conn_flow(tcp_conn *c)
 
 /* ---- reading ------------------------------------------------------------ */
 
+/* The framing alone (core.h), apart so that it can be fuzzed. */
+int tcp_frame(struct evbuffer *in, size_t *len)
+{
+    uint8_t lenb[2];
+    if (evbuffer_copyout(in, lenb, 2) < 2)
+        return 0;
+    *len = (size_t)lenb[0] << 8 | lenb[1];
+    if (*len < 12)
+        return -1;
+    return evbuffer_get_length(in) >= *len + 2;
+}
+
 /* The next complete message of the input as a new request, or NULL: none
  * complete yet, no memory (the rest waits), or *bad set for a length under
  * 12. */
 static req_full *conn_message(tcp_conn *c, int *bad)
 {
     struct evbuffer *in = bufferevent_get_input(c->bev);
-    uint8_t lenb[2];
-    if (evbuffer_copyout(in, lenb, 2) < 2)
-        return NULL;
-    size_t len = (size_t)lenb[0] << 8 | lenb[1];
-    if (len < 12) {
+    size_t len;
+    int framed = tcp_frame(in, &len);
+    if (framed < 0) {
         *bad = 1;
         return NULL;
     }
-    if (evbuffer_get_length(in) < len + 2)
+    if (framed == 0)
         return NULL;
     req_full *f = req_alloc(c->w);
     if (!f)

@@ -30,11 +30,4 @@ tests_unit_test_alloc_SOURCES = tests/unit/test_alloc.c
 tests_unit_test_alloc_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_alloc_LDADD = $(LIBTOPOLOGY) $(LIBCLUSTER) $(LIBCOMMON) $(CMOCKA_LIBS) $(DEP_LIBS)
 
-# The store/topology fuzz harness (libFuzzer with -DFUZZING_LIBFUZZER; a
-# deterministic damage sweep over the topology fixture under make check).
-check_PROGRAMS += tests/fuzz/fuzz_store
-TESTS += tests/fuzz/fuzz_store.sh
-EXTRA_DIST += tests/fuzz/fuzz_store.sh
-tests_fuzz_fuzz_store_SOURCES = tests/fuzz/fuzz_store.c
-tests_fuzz_fuzz_store_CFLAGS = $(AM_CFLAGS)
-tests_fuzz_fuzz_store_LDADD = $(TOPOLOGY_LIBS) $(DEP_LIBS)
+# Its fuzz harness (tests/fuzz/fuzz_store.c) is registered in tests/fuzz/local.mk.

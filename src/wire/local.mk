@@ -3,8 +3,8 @@
 noinst_LIBRARIES += src/wire/libwire.a
 src_wire_libwire_a_SOURCES = src/wire/dname.c src/wire/dname.h src/wire/msg.c src/wire/msg.h
 
-check_PROGRAMS += tests/unit/test_dname tests/unit/test_msg tests/fuzz/fuzz_msg
-TESTS += tests/unit/test_dname tests/unit/test_msg tests/fuzz/fuzz_msg
+check_PROGRAMS += tests/unit/test_dname tests/unit/test_msg
+TESTS += tests/unit/test_dname tests/unit/test_msg
 tests_unit_test_dname_SOURCES = tests/unit/test_dname.c
 tests_unit_test_dname_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_dname_LDADD = $(LIBWIRE) $(CMOCKA_LIBS) $(LDNS_LIBS)
@@ -12,10 +12,4 @@ tests_unit_test_msg_SOURCES = tests/unit/test_msg.c
 tests_unit_test_msg_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_msg_LDADD = $(LIBWIRE) $(CMOCKA_LIBS) $(LDNS_LIBS)
 
-# The message fuzz harness. Built with -fsanitize=fuzzer it is a libFuzzer
-# target (see its top comment); here its standalone main() replays the
-# corpus in tests/fuzz/corpus_msg/ (found through $top_srcdir) as a test.
-tests_fuzz_fuzz_msg_SOURCES = tests/fuzz/fuzz_msg.c
-tests_fuzz_fuzz_msg_CFLAGS = $(AM_CFLAGS)
-tests_fuzz_fuzz_msg_LDADD = $(LIBWIRE) $(LDNS_LIBS)
-EXTRA_DIST += tests/fuzz/corpus_msg
+# Its fuzz harness (tests/fuzz/fuzz_msg.c) is registered in tests/fuzz/local.mk.

@@ -7,17 +7,15 @@
  * relative imports find nothing; absolute imports are limited to regular
  * files by the parser.
  *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Isrc \
- *       tests/fuzz/fuzz_corefile.c src/corefile/lexer.c src/corefile/parser.c \
- *       src/corefile/dispenser.c src/server/log.c -o fuzz_corefile
- *   ./fuzz_corefile -max_len=4096 -max_total_time=60
+ * Built and run by scripts/fuzz (`make fuzz`); under `make check`
+ * tests/fuzz/replay.c replays tests/fuzz/corpus_corefile/ and
+ * tests/fuzz/regress_corefile/ through it.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "corefile/corefile.h"
-#include "common/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -48,7 +46,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(text, data, size);
     text[size] = '\0';
-    log_quiet = 1;
     char err[CF_ERR_MAX];
     cf_file *f = cf_parse_string("/nonexistent-fuzz-dir/Corefile", text, err, sizeof err);
     if (f) {

@@ -7,14 +7,11 @@
  * the round trip when nothing was truncated. Never a crash, leak or read out
  * of bounds.
  *
- * libFuzzer:
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DFUZZING_LIBFUZZER \
- *       -D_GNU_SOURCE -Isrc tests/fuzz/fuzz_msg.c src/server/msg.c \
- *       src/server/dname.c -lldns -o fuzz_msg
- *   ./fuzz_msg -max_len=4096 -max_total_time=60 tests/fuzz/corpus_msg
+ * libFuzzer: scripts/fuzz (`make fuzz`) builds and runs it, starting from
+ * tests/fuzz/corpus_msg/.
  *
  * Without FUZZING_LIBFUZZER a main() replays files (arguments, or every file
- * in $top_srcdir/tests/fuzz/corpus_msg) and prints "N passed, M failed";
+ * in $top_srcdir/tests/fuzz/corpus_msg and regress_msg) and prints "N passed, M failed";
  * `make check` runs it that way. Corpus files whose name starts with "ok-"
  * must parse; "bad-" ones must be rejected.
  */
@@ -143,22 +140,27 @@ int main(int argc, char **argv)
         }
     } else {
         const char *top = getenv("top_srcdir");
-        char dir[4096], path[8192];
-        snprintf(dir, sizeof dir, "%s/tests/fuzz/corpus_msg", top ? top : ".");
-        struct dirent **ents;
-        int n = scandir(dir, &ents, NULL, alphasort);
-        if (n < 0) {
-            printf("FAIL cannot read %s\n", dir);
-            return 1;
-        }
-        for (int i = 0; i < n; i++) {
-            if (ents[i]->d_name[0] != '.') {
-                snprintf(path, sizeof path, "%s/%s", dir, ents[i]->d_name);
-                run_file(path, ents[i]->d_name) ? pass++ : failed++;
+        static const char *const dirs[] = { "corpus_msg", "regress_msg" };
+        for (size_t d = 0; d < 2; d++) {
+            char dir[4096], path[8192];
+            snprintf(dir, sizeof dir, "%s/tests/fuzz/%s", top ? top : ".", dirs[d]);
+            struct dirent **ents;
+            int n = scandir(dir, &ents, NULL, alphasort);
+            if (n < 0) {
+                if (d == 1)
+                    continue;               /* no regression input yet */
+                printf("FAIL cannot read %s\n", dir);
+                return 1;
             }
-            free(ents[i]);
+            for (int i = 0; i < n; i++) {
+                if (ents[i]->d_name[0] != '.') {
+                    snprintf(path, sizeof path, "%s/%s", dir, ents[i]->d_name);
+                    run_file(path, ents[i]->d_name) ? pass++ : failed++;
+                }
+                free(ents[i]);
+            }
+            free(ents);
         }
-        free(ents);
     }
     printf("%d passed, %d failed\n", pass, failed);
     return failed || pass == 0 ? 1 : 0;

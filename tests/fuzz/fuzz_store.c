@@ -6,12 +6,8 @@
  * input every service is looked up, its endpoints walked, every client of
  * the fixture located and the topology decision run for it.
  *
- * libFuzzer: configure a build with CC=clang and
- * CFLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined", make it, then
- *   clang -g -fsanitize=fuzzer,address,undefined -DFUZZING_LIBFUZZER -D_GNU_SOURCE -Isrc \
- *       tests/fuzz/fuzz_store.c -Wl,--whole-archive BUILD/src/libtopo.a \
- *       -Wl,--no-whole-archive <topodns's libraries, see BUILD/Makefile DEP_LIBS> -o fuzz_store
- *   ./fuzz_store -max_len=8192 CORPUS_DIR
+ * libFuzzer: scripts/fuzz (`make fuzz`) builds and runs it, starting from
+ * tests/fuzz/corpus_store/ (single objects of the topology fixture).
  *
  * Without FUZZING_LIBFUZZER a main() replays every object of
  * tests/data/topology/cluster.yaml (converted to JSON by the test's caller
@@ -21,7 +17,8 @@
  * JSON text cannot carry but a decoder must still refuse), a string, an
  * empty object, an empty array and a huge string. The good objects must be accepted; then the
  * damaged ones go in on top and the store must still serve. `make check`
- * runs it that way through tests/fuzz/fuzz_store.sh.
+ * runs it that way through tests/fuzz/fuzz_store.sh, and then, with
+ * --replay, every file of tests/fuzz/regress_store/ (once there is one).
  */
 #include <math.h>
 #include <stdint.h>
@@ -176,8 +173,29 @@ static void sweep(const cJSON *root)
     }
 }
 
+/* --replay FILE...: each file once through LLVMFuzzerTestOneInput (the
+ * regression inputs of tests/fuzz/regress_store/, see fuzz_store.sh). */
+static int replay(int n, char **files)
+{
+    for (int i = 0; i < n; i++) {
+        FILE *f = fopen(files[i], "rb");
+        static uint8_t buf[1 << 20];
+        size_t len = f ? fread(buf, 1, sizeof buf, f) : 0;
+        if (!f) {
+            fprintf(stderr, "cannot open %s\n", files[i]);
+            return 1;
+        }
+        fclose(f);
+        LLVMFuzzerTestOneInput(buf, len);
+    }
+    printf("fuzz_store: %d regression inputs replayed\n", n);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "--replay"))
+        return replay(argc - 2, argv + 2);
     const char *path = argc > 1 ? argv[1] : getenv("FUZZ_STORE_CORPUS");
     FILE *f = path ? fopen(path, "r") : NULL;
     if (!f) {

@@ -2,7 +2,8 @@
 # fuzz_store.sh — replay mode of tests/fuzz/fuzz_store.c: every object of the
 # topology fixture, then every member of each damaged in turn (removed, or
 # replaced by a value of another type), into the store; the store must
-# accept the good objects, survive the damaged ones and keep serving.
+# accept the good objects, survive the damaged ones and keep serving. Then
+# the regression inputs of tests/fuzz/regress_store/, if any.
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-.}
@@ -19,4 +20,10 @@ rc=$?
 echo "$(grep -c 'skipping' "$tmp/out") damaged objects were logged and skipped," \
     "$(grep -cE 'dropping|ignoring' "$tmp/out") damaged fields dropped"
 grep -vE 'skipping|dropping|ignoring' "$tmp/out" | tail -30
+# the regression inputs found by libFuzzer, if any
+reg=("$top_srcdir"/tests/fuzz/regress_store/*)
+if [ $rc -eq 0 ] && [ -f "${reg[0]}" ]; then
+    "$top_builddir/tests/fuzz/fuzz_store" --replay "${reg[@]}" 2>&1 | grep -vE 'skipping|dropping|ignoring'
+    rc=${PIPESTATUS[0]}
+fi
 exit $rc

@@ -429,15 +429,29 @@ static const char *status_text(int status)
 
 /* An unparsable UDP reply at the size limit: CoreDNS answers with an empty
  * truncated reply so the client retries over TCP. */
-static int truncated_reply(fwd_q *q, const unsigned char *abuf, int alen)
+static int truncated_reply(dns_msg *resp, const dns_msg *q, const unsigned char *abuf, int alen,
+                           int tcp)
 {
-    dns_req *r = q->r;
-    if (q->kind == FWD_CH_TCP || alen < 512)
+    if (tcp || alen < 512)
         return -1;
-    msg_reply_to(&r->resp, &r->q);
-    r->resp.flags |= F_TC | (uint16_t)(((abuf[2] << 8) | abuf[3]) & (F_AA | F_RA));
-    r->resp.rcode = abuf[3] & 0xf;
+    msg_reply_to(resp, q);
+    resp->flags |= F_TC | (uint16_t)(((abuf[2] << 8) | abuf[3]) & (F_AA | F_RA));
+    resp->rcode = abuf[3] & 0xf;
     return 0;
+}
+
+int fwd_take_answer(dns_msg *resp, const dns_msg *q, const unsigned char *abuf, int alen,
+                    int tcp)
+{
+    int hdr_ok;
+    return msg_parse(resp, abuf, (size_t)alen, &hdr_ok) == 0 ||
+           truncated_reply(resp, q, abuf, alen, tcp) == 0 ? 0 : -1;
+}
+
+int fwd_answers(const dns_msg *resp, const dns_msg *q)
+{
+    return (resp->flags & F_QR) && resp->has_question && resp->qtype == q->qtype &&
+           dname_equal(resp->qname, q->qname);
 }
 
 static void fwd_resume(fwd_q *q);
@@ -457,9 +471,7 @@ static void on_answer(void *arg, int status, int timeouts, unsigned char *abuf, 
     q->status = status;
     q->got = 0;
     if (status == ARES_SUCCESS) {
-        int hdr_ok;
-        if (msg_parse(&q->r->resp, abuf, (size_t)alen, &hdr_ok) == 0 ||
-            truncated_reply(q, abuf, alen) == 0) {
+        if (fwd_take_answer(&q->r->resp, &q->r->q, abuf, alen, q->kind == FWD_CH_TCP) == 0) {
             q->got = 1;
             if (c && q->kind == FWD_CH_UDP_EDNS && q->r->resp.rcode == RC_FORMERR)
                 c->reset = 1;
@@ -580,8 +592,7 @@ static int q_reply(fwd_q *q, int up)
     const char *lv[] = { "forward", st->ups[up].to, rcode_name(r->resp.rcode, rcb) };
     metrics_observe(q->f->m.duration, lv, (double)(mono_ns() - q->sent_at) / 1e9);
     r->resp.id = r->q.id;
-    if (!(r->resp.flags & F_QR) || !r->resp.has_question || r->resp.qtype != r->q.qtype ||
-        !dname_equal(r->resp.qname, r->q.qname)) {
+    if (!fwd_answers(&r->resp, &r->q)) {
         msg_reply_to(&r->resp, &r->q);
         r->resp.rcode = RC_FORMERR;
         return req_write(r, q->h);

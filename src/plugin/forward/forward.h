@@ -116,6 +116,18 @@ int fwd_add_to(cf_disp *d, fwd_stanza *st, const char *to);
 size_t fwd_policy_list(int policy, size_t n, unsigned rnd, unsigned robin, unsigned *out);
 /* Whether upstream u counts as down (fails > max_fails, never with 0). */
 int fwd_down(const fwd_stanza *st, const fwd_upstream *u);
+/* An upstream's answer abuf[0..alen) to the query q (tcp: it came over
+ * TCP) into resp: 0 when it is taken — it parses, or it is a UDP answer of
+ * 512 octets or more that does not (resp is then an empty reply to q with
+ * TC set and the answer's AA, RA and rcode, so the client retries over TCP,
+ * as CoreDNS does) — or -1, a bad response. c-ares has already matched
+ * its ID and question. */
+struct dns_msg;
+int fwd_take_answer(struct dns_msg *resp, const struct dns_msg *q, const unsigned char *abuf,
+                    int alen, int tcp);
+/* 1 when the taken answer resp answers q (QR set, q's question); otherwise
+ * the client gets FORMERR, as from CoreDNS. */
+int fwd_answers(const struct dns_msg *resp, const struct dns_msg *q);
 /* Release the per-loop state of a stanza (channels closed, events dropped). */
 void fwd_loops_free(fwd_stanza *st);
 

@@ -32,6 +32,7 @@ typedef struct listen_zone {
     const uint8_t *wire;
     const char *zone;
     server_block *blk;
+    int nlabels;                    /* dname_labels(wire), for core_match */
 } listen_zone;
 
 typedef struct listen_group {

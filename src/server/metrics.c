@@ -217,15 +217,32 @@ static const char *val_at(const metric_family *f, const char *const *values, siz
     return values && values[i] ? values[i] : "";
 }
 
+/* The chain a series lives in: a word-at-a-time multiplicative hash of each
+ * value and its length (values are short strings; this runs for every
+ * series touched by every query, so not byte by byte). Only ever compared
+ * within this process. */
 static uint64_t hash_values(const metric_family *f, const char *const *values)
 {
-    uint64_t h = 1469598103934665603ull;            /* FNV-1a */
+    uint64_t h = 1469598103934665603ull;
     for (size_t i = 0; i < f->nlabels; i++) {
-        for (const unsigned char *p = (const unsigned char *)val_at(f, values, i); *p; p++)
-            h = (h ^ *p) * 1099511628211ull;
-        h = (h ^ 0xff) * 1099511628211ull;
+        const char *p = val_at(f, values, i);
+        size_t n = strlen(p);
+        h = (h ^ n) * 0x9e3779b97f4a7c15ull;
+        for (; n >= 8; n -= 8, p += 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+            h ^= h >> 29;
+        }
+        if (n) {
+            uint64_t w = 0;
+            for (size_t j = 0; j < n; j++)   /* not memcpy: a call for < 8 octets */
+                w |= (uint64_t)(unsigned char)p[j] << (8 * j);
+            h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+            h ^= h >> 29;
+        }
     }
-    return h;
+    return h ^ (h >> 32);
 }
 
 static int same_values(const series *s, const char *const *values)

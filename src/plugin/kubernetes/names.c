@@ -125,12 +125,21 @@ void kube_dashed_ip(const char *addr, char *out, size_t cap)
     out[o] = '\0';
 }
 
+static void copy_str(char *out, size_t cap, const char *s)
+{
+    size_t l = strlen(s);
+    if (l >= cap)
+        l = cap - 1;
+    memcpy(out, s, l);
+    out[l] = '\0';
+}
+
 const char *kube_endpoint_name(const st_endpoint *ep, int pod_names, char *out, size_t cap)
 {
     if (ep->hostname && *ep->hostname)
-        snprintf(out, cap, "%s", ep->hostname);
+        copy_str(out, cap, ep->hostname);
     else if (pod_names && ep->pod_name && *ep->pod_name)
-        snprintf(out, cap, "%s", ep->pod_name);
+        copy_str(out, cap, ep->pod_name);
     else
         kube_dashed_ip(ep->addr ? ep->addr : "", out, cap);
     return out;
@@ -148,17 +157,14 @@ void kube_pod_label_ip(const char *label, char *out, size_t cap)
     out[o] = '\0';
 }
 
-static int ends_with_arpa(const uint8_t *name, const char *suffix)
-{
-    uint8_t z[DNAME_MAX];
-    if (dname_from_str(z, suffix) < 0)
-        return 0;
-    return dname_is_sub(name, z);
-}
+/* in-addr.arpa. and ip6.arpa. in wire format: checked on every query, so
+ * not converted from text each time */
+static const uint8_t in_addr_arpa[] = "\007in-addr\004arpa";
+static const uint8_t ip6_arpa[] = "\003ip6\004arpa";
 
 int kube_is_reverse(const uint8_t *name)
 {
-    return ends_with_arpa(name, "in-addr.arpa.") || ends_with_arpa(name, "ip6.arpa.");
+    return dname_is_sub(name, in_addr_arpa) || dname_is_sub(name, ip6_arpa);
 }
 
 static int hexval(uint8_t c)
@@ -213,9 +219,9 @@ static int reverse_v6(const uint8_t *name, st_ip *out)
 int kube_reverse_addr(const uint8_t *name, st_ip *out)
 {
     int n = dname_labels(name);
-    if (n == 6 && ends_with_arpa(name, "in-addr.arpa."))
+    if (n == 6 && dname_is_sub(name, in_addr_arpa))
         return reverse_v4(name, out);
-    if (n == 34 && ends_with_arpa(name, "ip6.arpa."))
+    if (n == 34 && dname_is_sub(name, ip6_arpa))
         return reverse_v6(name, out);
     return 0;
 }

@@ -70,6 +70,11 @@ typedef struct worker {
     struct event *drain_ev;         /* listener.c: activated by listeners_stop */
     struct event *drain_timer;
     int drain_ticks;
+    /* listener.c: while a recvmmsg batch is being answered, UDP replies to
+     * its socket are queued here and leave in one sendmmsg at its end;
+     * replies written later (asynchronous requests) are sent at once.
+     * Allocated with the worker, freed by worker_close. */
+    struct udp_outq *outq;
 } worker;
 
 /* A request with its transport state; dns_req first so a dns_req* is a

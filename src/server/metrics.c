@@ -38,9 +38,9 @@
 
 #define NSLOTS 64
 
-typedef struct series {
-    _Atomic(struct series *) next;   /* hash chain */
-    struct series *all;              /* every live series, under the lock */
+typedef struct metric_series {
+    _Atomic(struct metric_series *) next;   /* hash chain */
+    struct metric_series *all;              /* every live series, under the lock */
     struct metric_family *fam;
     uint64_t hash;
     char **values;                   /* in label-name order as registered */
@@ -368,6 +368,18 @@ void metrics_add(metric_family *f, const char *const *values, double delta)
         atomic_add_double(&s->value, delta);
 }
 
+metric_series *metrics_series(metric_family *f, const char *const *values)
+{
+    return f ? get_series(f, values) : NULL;
+}
+
+void metrics_series_add(metric_series *s, double delta)
+{
+    if (!s || s->fam->type == METRIC_HISTOGRAM || (s->fam->type == METRIC_COUNTER && !(delta >= 0)))
+        return;
+    atomic_add_double(&s->value, delta);
+}
+
 void metrics_set(metric_family *f, const char *const *values, double value)
 {
     if (!f || f->type == METRIC_HISTOGRAM)
@@ -391,15 +403,19 @@ static size_t bucket_of(const metric_family *f, double v)
     return lo;
 }
 
+void metrics_series_observe(metric_series *s, double value)
+{
+    if (!s || s->fam->type != METRIC_HISTOGRAM)
+        return;
+    atomic_fetch_add_explicit(&s->counts[bucket_of(s->fam, value)], 1, memory_order_relaxed);
+    atomic_add_double(&s->value, value);
+}
+
 void metrics_observe(metric_family *f, const char *const *values, double value)
 {
     if (!f || f->type != METRIC_HISTOGRAM)
         return;
-    series *s = get_series(f, values);
-    if (!s)
-        return;
-    atomic_fetch_add_explicit(&s->counts[bucket_of(f, value)], 1, memory_order_relaxed);
-    atomic_add_double(&s->value, value);
+    metrics_series_observe(get_series(f, values), value);
 }
 
 static int matches(const series *s, const char *const *values)

@@ -21,6 +21,15 @@
 #include <string.h>
 #include "plugin/kubernetes/kubernetes.h"
 
+static void copy_str(char *out, size_t cap, const char *s)
+{
+    size_t l = strlen(s);
+    if (l >= cap)
+        l = cap - 1;
+    memcpy(out, s, l);
+    out[l] = '\0';
+}
+
 size_t kube_label_text(const uint8_t *label, char *out, size_t cap)
 {
     size_t len = label[0], o = 0;
@@ -89,9 +98,9 @@ int kube_parse(const uint8_t *name, int zone_labels, int zonal, kreq *r)
     }
     if (last == 1) {
         kube_label_text(labs[1], seg, sizeof seg);
-        snprintf(r->proto, sizeof r->proto, "%s", strip_us(seg));
+        copy_str(r->proto, sizeof r->proto, strip_us(seg));
         kube_label_text(labs[0], seg, sizeof seg);
-        snprintf(r->port, sizeof r->port, "%s", strip_us(seg));
+        copy_str(r->port, sizeof r->port, strip_us(seg));
         return K_OK;
     }
     /* three or more labels: only <zone…>.<directive>._zone is defined */
@@ -123,15 +132,6 @@ void kube_dashed_ip(const char *addr, char *out, size_t cap)
     if (from == ':' && o > 0 && out[o - 1] == '-')
         out[o++] = '0';
     out[o] = '\0';
-}
-
-static void copy_str(char *out, size_t cap, const char *s)
-{
-    size_t l = strlen(s);
-    if (l >= cap)
-        l = cap - 1;
-    memcpy(out, s, l);
-    out[l] = '\0';
 }
 
 const char *kube_endpoint_name(const st_endpoint *ep, int pod_names, char *out, size_t cap)

@@ -24,6 +24,24 @@ TOPODNS_PKGS=(
     clang libclang-rt-14-dev
 )
 
+# Only for `make bench` (hand-run benchmarks; not scripts/test): the plot.
+TOPODNS_BENCH_PKGS=(gnuplot-nox)
+
+install_bench_deps() {
+    local missing=() p
+    for p in "${TOPODNS_BENCH_PKGS[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "missing packages and not root: apt-get install ${missing[*]}" >&2
+        return 1
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
 install_deps() {
     local missing=() p
     for p in "${TOPODNS_PKGS[@]}"; do

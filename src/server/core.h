@@ -33,6 +33,7 @@ typedef struct listen_zone {
     const uint8_t *wire;
     const char *zone;
     server_block *blk;
+    int nlabels;                    /* dname_labels(wire), for core_match */
 } listen_zone;
 
 typedef struct listen_group {
@@ -73,6 +74,11 @@ typedef struct worker {
     struct event *drain_ev;         /* listener.c: activated by listeners_stop */
     struct event *drain_timer;
     int drain_ticks;
+    /* listener.c: while a recvmmsg batch is being answered, UDP replies to
+     * its socket are queued here and leave in one sendmmsg at its end;
+     * replies written later (asynchronous requests) are sent at once.
+     * Allocated with the worker, freed by worker_close. */
+    struct udp_outq *outq;
 } worker;
 
 /* A request with its transport state; dns_req first so a dns_req* is a

@@ -8,13 +8,18 @@
  * address listens on the wildcard address `::` (dual-stack).
  *
  * UDP: a readable socket is drained (up to UDP_BATCH datagrams per wakeup)
- *   with recvmsg, one system call per datagram. IP_PKTINFO / IPV6_PKTINFO
- *   tell each datagram's destination address, which becomes the request's
- *   r.local; the reply is sent with sendmsg from the socket it came in on,
+ *   with recvmmsg, up to UDP_MMSG datagrams per system call. IP_PKTINFO /
+ *   IPV6_PKTINFO tell each datagram's destination address, which becomes
+ *   the request's r.local; the reply leaves from the socket it came in on,
  *   with that address as its source, so that a wildcard socket answers a
  *   query to 127.0.0.5 or 169.254.20.10 from that address (clients drop
  *   replies from another one). Without the control message the kernel's
- *   route picks the source, as before.
+ *   route picks the source, as before. Replies written while a received
+ *   batch is being answered are copied, with their address and control
+ *   message, into the worker's out-queue and sent together with sendmmsg
+ *   when the batch is done (or when the queue fills); a reply written
+ *   later (an asynchronous request such as forward) goes out at once with
+ *   sendmsg.
  * tls:// groups have no UDP socket; their TCP connections run over TLS.
  * TCP: accepted connections belong to tcp.c (framing, deadlines, limits);
  *   each one remembers its local address from getsockname. A request may
@@ -45,7 +50,9 @@
 #include "cluster/store.h"
 #include "common/log.h"
 
-#define UDP_BATCH 64
+#define UDP_BATCH 64        /* datagrams per wakeup */
+#define UDP_MMSG 16         /* datagrams per recvmmsg / replies per sendmmsg */
+#define OUTQ_BYTES 65536    /* reply octets one out-queue holds */
 
 /* ---- addresses -------------------------------------------------------- */
 
@@ -165,53 +172,150 @@ static void udp_destination(req_full *f, struct msghdr *mh)
         ((struct sockaddr_in6 *)&f->r.local)->sin6_port = port;
 }
 
-/* One datagram into f: 0, or -1 when there is none (or an error). */
-static int udp_recv(int fd, req_full *f)
+/* ---- the out-queue: replies of one received batch --------------------- */
+
+#define PKTINFO_CTL union { char buf[PKTINFO_SPACE]; struct cmsghdr align; }
+
+struct udp_outq {
+    int active;                     /* a batch of fd is being answered */
+    int fd;
+    unsigned n;                     /* queued replies */
+    size_t used;                    /* octets of data[] in use */
+    struct mmsghdr mm[UDP_MMSG];
+    struct iovec iov[UDP_MMSG];
+    struct sockaddr_storage peer[UDP_MMSG];
+    PKTINFO_CTL ctl[UDP_MMSG];
+    uint8_t data[OUTQ_BYTES];
+};
+
+static size_t udp_source_cmsg(const req_full *f, char *buf, size_t cap);
+
+/* Send what q holds with sendmmsg; a reply the kernel refuses with EINVAL
+ * because of its source address (broadcast, multicast) is sent again
+ * without it, letting routing pick the source. */
+static void outq_flush(struct udp_outq *q)
 {
-    union { char buf[PKTINFO_SPACE]; struct cmsghdr align; } ctl;
-    struct iovec iov = { f->raw, f->rawcap };
-    struct msghdr mh = {
-        .msg_name = &f->r.peer, .msg_namelen = sizeof f->r.peer,
-        .msg_iov = &iov, .msg_iovlen = 1,
-        .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf,
-    };
-    ssize_t n = recvmsg(fd, &mh, 0);
-    if (n < 0)
+    unsigned i = 0;
+    while (i < q->n) {
+        int r = sendmmsg(q->fd, &q->mm[i], q->n - i, 0);
+        if (r > 0) {
+            i += (unsigned)r;
+            continue;
+        }
+        struct msghdr *mh = &q->mm[i].msg_hdr;
+        if (r < 0 && errno == EINVAL && mh->msg_controllen) {
+            mh->msg_control = NULL;
+            mh->msg_controllen = 0;
+            sendmsg(q->fd, mh, 0);
+        }
+        i++;                        /* this one failed: the rest still go */
+    }
+    q->n = 0;
+    q->used = 0;
+}
+
+/* Queue f's reply; 0, or -1 when it is not for the batch being answered
+ * (the caller sends it at once). */
+static int outq_add(req_full *f, const uint8_t *wire, size_t len)
+{
+    worker *w = f->r.worker;
+    struct udp_outq *q = w ? w->outq : NULL;
+    if (!q || !q->active || q->fd != f->fd || len > OUTQ_BYTES)
         return -1;
-    sockaddr_unmap(&f->r.peer);
-    f->r.rawlen = (size_t)n;
-    udp_destination(f, &mh);
+    if (q->n == UDP_MMSG || q->used + len > OUTQ_BYTES)
+        outq_flush(q);
+    unsigned i = q->n++;
+    memcpy(q->data + q->used, wire, len);
+    q->iov[i].iov_base = q->data + q->used;
+    q->iov[i].iov_len = len;
+    q->used += len;
+    memcpy(&q->peer[i], &f->r.peer, sizeof q->peer[i]);
+    struct msghdr *mh = &q->mm[i].msg_hdr;
+    memset(mh, 0, sizeof *mh);
+    mh->msg_name = &q->peer[i];
+    mh->msg_namelen = f->r.peer.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                                      : sizeof(struct sockaddr_in);
+    mh->msg_iov = &q->iov[i];
+    mh->msg_iovlen = 1;
+    if (f->has_local) {
+        mh->msg_control = q->ctl[i].buf;
+        mh->msg_controllen = udp_source_cmsg(f, q->ctl[i].buf, sizeof q->ctl[i].buf);
+    }
     return 0;
+}
+
+/* A received datagram in f (its buffer, address and control message were
+ * given to recvmmsg): the request's fields. */
+static void udp_received(req_full *f, struct msghdr *mh, size_t len)
+{
+    sockaddr_unmap(&f->r.peer);
+    f->r.rawlen = len;
+    udp_destination(f, mh);
 }
 
 static void udp_read(evutil_socket_t fd, short what, void *arg)
 {
     sock_ctx *u = arg;
     worker *w = u->w;
-    for (int i = 0; i < UDP_BATCH; i++) {
-        req_full *f = req_alloc(w);
-        if (!f)
-            return;
-        if (f->rawcap < 65536) {
-            uint8_t *p = realloc(f->raw, 65536);
-            if (!p) {
-                req_release(f);
-                return;
+    req_full *fs[UDP_MMSG];
+    struct mmsghdr mm[UDP_MMSG];
+    struct iovec iov[UDP_MMSG];
+    PKTINFO_CTL ctl[UDP_MMSG];
+    struct udp_outq *q = w->outq;
+    for (int done = 0; done < UDP_BATCH;) {
+        unsigned n = 0;
+        for (; n < UDP_MMSG; n++) {
+            req_full *f = req_alloc(w);
+            if (!f)
+                break;
+            if (f->rawcap < 65536) {
+                uint8_t *p = realloc(f->raw, 65536);
+                if (!p) {
+                    req_release(f);
+                    break;
+                }
+                f->raw = p;
+                f->rawcap = 65536;
             }
-            f->raw = p;
-            f->rawcap = 65536;
+            fs[n] = f;
+            iov[n].iov_base = f->raw;
+            iov[n].iov_len = f->rawcap;
+            memset(&mm[n], 0, sizeof mm[n]);
+            mm[n].msg_hdr = (struct msghdr){
+                .msg_name = &f->r.peer, .msg_namelen = sizeof f->r.peer,
+                .msg_iov = &iov[n], .msg_iovlen = 1,
+                .msg_control = ctl[n].buf, .msg_controllen = sizeof ctl[n].buf,
+            };
         }
-        f->grp = u->grp;
-        if (udp_recv(fd, f) < 0) {
-            req_release(f);
+        int got = n ? recvmmsg(fd, mm, n, 0, NULL) : -1;
+        if (got < 0)
+            got = 0;
+        for (unsigned i = (unsigned)got; i < n; i++)
+            req_release(fs[i]);
+        if (got == 0)
             return;
+        if (q) {
+            q->active = 1;
+            q->fd = fd;
         }
-        f->transport = TRANSPORT_UDP;
-        f->fd = fd;
-        f->ins = w->ins;
-        f->r.proto = PROTO_UDP;
-        f->r.raw = f->raw;
-        core_handle_packet(f);
+        for (int i = 0; i < got; i++) {
+            req_full *f = fs[i];
+            f->grp = u->grp;
+            udp_received(f, &mm[i].msg_hdr, mm[i].msg_len);
+            f->transport = TRANSPORT_UDP;
+            f->fd = fd;
+            f->ins = w->ins;
+            f->r.proto = PROTO_UDP;
+            f->r.raw = f->raw;
+            core_handle_packet(f);
+        }
+        if (q) {
+            outq_flush(q);
+            q->active = 0;
+        }
+        done += got;
+        if ((unsigned)got < n)
+            return;                 /* the socket is drained */
     }
 }
 
@@ -245,7 +349,9 @@ static size_t udp_source_cmsg(const req_full *f, char *buf, size_t cap)
 
 static void udp_send(req_full *f, const uint8_t *wire, size_t len)
 {
-    union { char buf[PKTINFO_SPACE]; struct cmsghdr align; } ctl;
+    if (outq_add(f, wire, len) == 0)
+        return;
+    PKTINFO_CTL ctl;
     struct iovec iov = { (void *)wire, len };
     struct msghdr mh = {
         .msg_name = &f->r.peer,
@@ -381,6 +487,11 @@ static int worker_open(worker *w, struct instance *ins, char *err, size_t errlen
         return -1;
     }
     w->ctx = ctx;
+    w->outq = calloc(1, sizeof *w->outq);
+    if (!w->outq) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     w->drain_ev = event_new(w->base, -1, 0, drain_start, w);
     w->drain_timer = evtimer_new(w->base, drain_tick, w);
     if (!w->drain_ev || !w->drain_timer) {
@@ -448,6 +559,7 @@ static void worker_close(worker *w, size_t ng)
         free(f);
     }
     free(w->ctx);
+    free(w->outq);
     free(w->udp_fds);
     free(w->udp_evs);
     free(w->tcp_ls);

@@ -38,9 +38,9 @@
 
 #define NSLOTS 64
 
-typedef struct series {
-    _Atomic(struct series *) next;   /* hash chain */
-    struct series *all;              /* every live series, under the lock */
+typedef struct metric_series {
+    _Atomic(struct metric_series *) next;   /* hash chain */
+    struct metric_series *all;              /* every live series, under the lock */
     struct metric_family *fam;
     uint64_t hash;
     char **values;                   /* in label-name order as registered */
@@ -217,15 +217,32 @@ static const char *val_at(const metric_family *f, const char *const *values, siz
     return values && values[i] ? values[i] : "";
 }
 
+/* The chain a series lives in: a word-at-a-time multiplicative hash of each
+ * value and its length (values are short strings; this runs for every
+ * series touched by every query, so not byte by byte). Only ever compared
+ * within this process. */
 static uint64_t hash_values(const metric_family *f, const char *const *values)
 {
-    uint64_t h = 1469598103934665603ull;            /* FNV-1a */
+    uint64_t h = 1469598103934665603ull;
     for (size_t i = 0; i < f->nlabels; i++) {
-        for (const unsigned char *p = (const unsigned char *)val_at(f, values, i); *p; p++)
-            h = (h ^ *p) * 1099511628211ull;
-        h = (h ^ 0xff) * 1099511628211ull;
+        const char *p = val_at(f, values, i);
+        size_t n = strlen(p);
+        h = (h ^ n) * 0x9e3779b97f4a7c15ull;
+        for (; n >= 8; n -= 8, p += 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+            h ^= h >> 29;
+        }
+        if (n) {
+            uint64_t w = 0;
+            for (size_t j = 0; j < n; j++)   /* not memcpy: a call for < 8 octets */
+                w |= (uint64_t)(unsigned char)p[j] << (8 * j);
+            h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+            h ^= h >> 29;
+        }
     }
-    return h;
+    return h ^ (h >> 32);
 }
 
 static int same_values(const series *s, const char *const *values)
@@ -351,6 +368,18 @@ void metrics_add(metric_family *f, const char *const *values, double delta)
         atomic_add_double(&s->value, delta);
 }
 
+metric_series *metrics_series(metric_family *f, const char *const *values)
+{
+    return f ? get_series(f, values) : NULL;
+}
+
+void metrics_series_add(metric_series *s, double delta)
+{
+    if (!s || s->fam->type == METRIC_HISTOGRAM || (s->fam->type == METRIC_COUNTER && !(delta >= 0)))
+        return;
+    atomic_add_double(&s->value, delta);
+}
+
 void metrics_set(metric_family *f, const char *const *values, double value)
 {
     if (!f || f->type == METRIC_HISTOGRAM)
@@ -374,15 +403,19 @@ static size_t bucket_of(const metric_family *f, double v)
     return lo;
 }
 
+void metrics_series_observe(metric_series *s, double value)
+{
+    if (!s || s->fam->type != METRIC_HISTOGRAM)
+        return;
+    atomic_fetch_add_explicit(&s->counts[bucket_of(s->fam, value)], 1, memory_order_relaxed);
+    atomic_add_double(&s->value, value);
+}
+
 void metrics_observe(metric_family *f, const char *const *values, double value)
 {
     if (!f || f->type != METRIC_HISTOGRAM)
         return;
-    series *s = get_series(f, values);
-    if (!s)
-        return;
-    atomic_fetch_add_explicit(&s->counts[bucket_of(f, value)], 1, memory_order_relaxed);
-    atomic_add_double(&s->value, value);
+    metrics_series_observe(get_series(f, values), value);
 }
 
 static int matches(const series *s, const char *const *values)

@@ -46,6 +46,16 @@ void metrics_exponential_buckets(double *out, size_t n, double start, double fac
 void metrics_add(metric_family *f, const char *const *values, double delta);
 void metrics_set(metric_family *f, const char *const *values, double value);
 void metrics_observe(metric_family *f, const char *const *values, double value);
+/* The series of these values, created when first seen: for a caller that
+ * updates the same series often and keeps the pointer (the prometheus
+ * plugin's per-request series). It stays valid as long as the registry
+ * (a removed series is no longer rendered: keep pointers only to families
+ * nobody removes from). NULL for a NULL family or when memory runs out;
+ * the two updates accept NULL and do nothing. */
+typedef struct metric_series metric_series;
+metric_series *metrics_series(metric_family *f, const char *const *values);
+void metrics_series_add(metric_series *s, double delta);        /* counter/gauge */
+void metrics_series_observe(metric_series *s, double value);    /* histogram */
 /* Remove every series of a gauge family whose values match (used when a
  * plugin instance goes away). */
 void metrics_remove(metric_family *f, const char *const *values);

@@ -371,6 +371,7 @@ static int group_add(listen_group *g, zone_key *k, server_block *b)
         return -1;
     g->zones = z;
     g->zones[g->nzones].wire = k->wire;
+    g->zones[g->nzones].nlabels = dname_labels(k->wire);
     g->zones[g->nzones].zone = k->zone;
     g->zones[g->nzones++].blk = b;
     return 0;
@@ -461,22 +462,24 @@ static int build_groups(instance *ins, char *err, size_t errlen)
 
 const listen_zone *core_match(const listen_group *g, const uint8_t *qname, uint16_t qtype)
 {
+    /* the zone with the most labels that is a suffix of qname; each zone's
+     * suffix is compared once (zones of a group are distinct) */
     int labels = dname_labels(qname);
-    const listen_zone *parent_fallback = NULL;
-    for (int l = labels; l >= 0; l--) {
-        const uint8_t *suf = dname_suffix(qname, l);
-        for (size_t i = 0; i < g->nzones; i++) {
-            if (!dname_equal(g->zones[i].wire, suf))
-                continue;
-            /* DS lives in the parent: prefer a shorter zone when one exists */
-            if (qtype == T_DS && l == labels && l > 0) {
-                parent_fallback = &g->zones[i];
-                break;
-            }
-            return &g->zones[i];
+    const listen_zone *best = NULL, *parent_fallback = NULL;
+    for (size_t i = 0; i < g->nzones; i++) {
+        const listen_zone *z = &g->zones[i];
+        if (z->nlabels > labels || (best && z->nlabels <= best->nlabels))
+            continue;
+        if (!dname_equal(z->wire, dname_suffix(qname, z->nlabels)))
+            continue;
+        /* DS lives in the parent: prefer a shorter zone when one exists */
+        if (qtype == T_DS && z->nlabels == labels && labels > 0) {
+            parent_fallback = z;
+            continue;
         }
+        best = z;
     }
-    return parent_fallback;
+    return best ? best : parent_fallback;
 }
 
 /* ---- instance --------------------------------------------------------- */

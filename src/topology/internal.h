@@ -31,6 +31,9 @@ struct topo_engine {
     zone_inputs *_Atomic zones;     /* the latest snapshot, or NULL */
     pmap *prefer;                   /* "ns/name/family" → int on (observer writes) */
     struct metric_family *answers;  /* topodns_topology_answers_total */
+    /* its series by policy and outcome, looked up on first use by any
+     * worker (a pointer store; every writer stores the same pointer) */
+    struct metric_series *_Atomic answer_series[TP_COUNT][TO_COUNT];
     struct metric_family *services; /* topodns_topology_services */
     struct observer *obs;           /* observer.c, NULL when not running */
 };

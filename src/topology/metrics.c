@@ -2,6 +2,7 @@
  * metrics.c — names of policies and outcomes, and the answer counter
  * topodns_topology_answers_total{policy,outcome}.
  */
+#include <stdatomic.h>
 #include "topology/internal.h"
 #include "server/metrics.h"
 
@@ -38,5 +39,15 @@ const char *topo_outcome_name(topo_outcome o)
 void topo_count(topo_engine *e, const topo_result *res)
 {
     const char *v[] = { topo_policy_name(res->policy), topo_outcome_name(res->outcome) };
-    metrics_add(e->answers, v, 1);
+    if (res->policy >= TP_COUNT || res->outcome >= TO_COUNT) {
+        metrics_add(e->answers, v, 1);
+        return;
+    }
+    struct metric_series *_Atomic *slot = &e->answer_series[res->policy][res->outcome];
+    struct metric_series *s = atomic_load_explicit(slot, memory_order_acquire);
+    if (!s) {
+        s = metrics_series(e->answers, v);
+        atomic_store_explicit(slot, s, memory_order_release);
+    }
+    metrics_series_add(s, 1);
 }

@@ -136,13 +136,21 @@ void dname_lower(uint8_t *dn)
 
 int dname_equal(const uint8_t *a, const uint8_t *b)
 {
-    size_t la = dname_len(a);
-    if (la != dname_len(b))
-        return 0;
-    for (size_t i = 0; i < la; i++)
-        if (lc(a[i]) != lc(b[i]))
+    /* label by label: a length octet (< 64) is never a letter, so this is
+     * the case-insensitive comparison of the whole encoding */
+    for (;;) {
+        uint8_t l = *a;
+        if (l != *b)
             return 0;
-    return 1;
+        if (!l)
+            return 1;
+        a++, b++;
+        if (memcmp(a, b, l) != 0)
+            for (uint8_t i = 0; i < l; i++)
+                if (lc(a[i]) != lc(b[i]))
+                    return 0;
+        a += l, b += l;
+    }
 }
 
 const uint8_t *dname_suffix(const uint8_t *dn, int labels)

@@ -44,6 +44,7 @@
  * encoding the same message again with a larger limit clears it.
  */
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -249,16 +250,17 @@ void msg_init(dns_msg *m)
 
 void msg_reset(dns_msg *m)
 {
-    struct msg_rec *recs = m->recs;
-    unsigned cap = m->caprecs;
-    uint8_t *arena = m->arena;
-    size_t acap = m->arena_cap, alen = m->arena_len;
-    memset(m, 0, sizeof *m);
-    m->recs = recs;
-    m->caprecs = cap;
-    m->arena = arena;
-    m->arena_cap = acap;
-    m->arena_len = alen;
+    /* field by field: the name and option buffers (most of the struct)
+     * are only read up to their lengths, so they are not cleared */
+    m->id = 0;
+    m->flags = 0;
+    m->rcode = 0;
+    m->has_question = 0;
+    m->qname[0] = 0;
+    m->qtype = 0;
+    m->qclass = 0;
+    memset(&m->edns, 0, offsetof(dns_edns, opts));
+    m->nrecs = 0;
     arena_reset(m);
 }
 

@@ -81,6 +81,39 @@ check "UDP to 127.0.0.1 answered" rcode_is NOERROR
 ask 169.254.20.10 -b 127.0.0.1 +tcp a6.test A
 check "TCP to 169.254.20.10 answered" rcode_is NOERROR
 check "TCP to 169.254.20.10: {local}" logged "169.254.20.10 tcp a6.test."
+# a burst: 60 queries from one socket, to three addresses in turn, sent
+# before any reply is read, so that the server receives them in batches
+# (recvmmsg) and sends the replies in batches (sendmmsg); each reply must
+# come from the address its query (known by its ID) was sent to
+burst=$(nsx /usr/bin/python3 - <<'PY'
+import socket, struct
+dsts = ["169.254.20.10", "10.53.0.2", "127.0.0.5"]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 0))
+s.settimeout(3)
+sent = {}
+for i in range(60):
+    qid = 0x1000 + i
+    name = b"".join(bytes([len(l)]) + l for l in [b"b%d" % i, b"test"]) + b"\0"
+    s.sendto(struct.pack(">HHHHHH", qid, 0x0100, 1, 0, 0, 0) + name + struct.pack(">HH", 1, 1),
+             (dsts[i % 3], 53))
+    sent[qid] = dsts[i % 3]
+ok = bad = 0
+try:
+    while ok + bad < len(sent):
+        data, (src, _) = s.recvfrom(4096)
+        qid = struct.unpack(">H", data[:2])[0]
+        if sent.get(qid) == src:
+            ok += 1
+        else:
+            bad += 1
+except socket.timeout:
+    pass
+print(ok, bad)
+PY
+)
+check "a burst of 60 UDP queries to three addresses: every reply from its query's address ($burst)" \
+    test "$burst" = "60 0"
 if [ $v6 = 1 ]; then
     ask fd00:53::10 -b ::1 a7.test A
     check "UDP to fd00:53::10 from ::1 answered" rcode_is NOERROR

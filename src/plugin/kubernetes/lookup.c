@@ -201,7 +201,12 @@ static int endpoint_entries(kq *q, const st_service *svc, const st_endpoints *ep
         const st_endpoint *ep = &eps->eps[i];
         if (!ep->ready)
             continue;
-        kube_endpoint_name(ep, q->k->endpoint_pod_names, name, sizeof name);
+        /* the endpoint's name is needed only to match <ep>.<svc> or for
+         * SRV targets (need_keys): not built for plain A/AAAA */
+        if (r->endpoint[0] || q->need_keys)
+            kube_endpoint_name(ep, q->k->endpoint_pod_names, name, sizeof name);
+        else
+            name[0] = '\0';
         if (r->endpoint[0] && strcasecmp(r->endpoint, name))
             continue;
         const char *labels[] = { name, svc->name, svc->ns, "svc" };

@@ -23,6 +23,15 @@
 #include <string.h>
 #include "plugin/kubernetes/kubernetes.h"
 
+static void copy_str(char *out, size_t cap, const char *s)
+{
+    size_t l = strlen(s);
+    if (l >= cap)
+        l = cap - 1;
+    memcpy(out, s, l);
+    out[l] = '\0';
+}
+
 size_t kube_label_text(const uint8_t *label, char *out, size_t cap)
 {
     size_t len = label[0], o = 0;
@@ -101,9 +110,9 @@ int kube_parse_mc(const uint8_t *name, int zone_labels, int zonal, int mc, kreq 
     }
     if (last == 1) {
         kube_label_text(labs[1], seg, sizeof seg);
-        snprintf(r->proto, sizeof r->proto, "%s", strip_us(seg));
+        copy_str(r->proto, sizeof r->proto, strip_us(seg));
         kube_label_text(labs[0], seg, sizeof seg);
-        snprintf(r->port, sizeof r->port, "%s", strip_us(seg));
+        copy_str(r->port, sizeof r->port, strip_us(seg));
         return K_OK;
     }
     /* three or more labels: only <zone…>.<directive>._zone is defined */
@@ -140,9 +149,9 @@ void kube_dashed_ip(const char *addr, char *out, size_t cap)
 const char *kube_endpoint_name(const st_endpoint *ep, int pod_names, char *out, size_t cap)
 {
     if (ep->hostname && *ep->hostname)
-        snprintf(out, cap, "%s", ep->hostname);
+        copy_str(out, cap, ep->hostname);
     else if (pod_names && ep->pod_name && *ep->pod_name)
-        snprintf(out, cap, "%s", ep->pod_name);
+        copy_str(out, cap, ep->pod_name);
     else
         kube_dashed_ip(ep->addr ? ep->addr : "", out, cap);
     return out;
@@ -160,17 +169,14 @@ void kube_pod_label_ip(const char *label, char *out, size_t cap)
     out[o] = '\0';
 }
 
-static int ends_with_arpa(const uint8_t *name, const char *suffix)
-{
-    uint8_t z[DNAME_MAX];
-    if (dname_from_str(z, suffix) < 0)
-        return 0;
-    return dname_is_sub(name, z);
-}
+/* in-addr.arpa. and ip6.arpa. in wire format: checked on every query, so
+ * not converted from text each time */
+static const uint8_t in_addr_arpa[] = "\007in-addr\004arpa";
+static const uint8_t ip6_arpa[] = "\003ip6\004arpa";
 
 int kube_is_reverse(const uint8_t *name)
 {
-    return ends_with_arpa(name, "in-addr.arpa.") || ends_with_arpa(name, "ip6.arpa.");
+    return dname_is_sub(name, in_addr_arpa) || dname_is_sub(name, ip6_arpa);
 }
 
 static int hexval(uint8_t c)
@@ -225,9 +231,9 @@ static int reverse_v6(const uint8_t *name, st_ip *out)
 int kube_reverse_addr(const uint8_t *name, st_ip *out)
 {
     int n = dname_labels(name);
-    if (n == 6 && ends_with_arpa(name, "in-addr.arpa."))
+    if (n == 6 && dname_is_sub(name, in_addr_arpa))
         return reverse_v4(name, out);
-    if (n == 34 && ends_with_arpa(name, "ip6.arpa."))
+    if (n == 34 && dname_is_sub(name, ip6_arpa))
         return reverse_v6(name, out);
     return 0;
 }

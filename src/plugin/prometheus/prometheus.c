@@ -52,11 +52,28 @@ typedef struct prom_families {
     metric_family *cpu, *open_fds, *max_fds, *rss, *vsize, *vmax, *start;
 } prom_families;
 
+/* The series one kind of request updates, looked up once: the key is the
+ * label values (server, zone, proto, family, type, rcode, plugin); the
+ * strings are copies held after the entry. Entries are immutable once
+ * published and freed with the instance. */
+typedef struct series_set {
+    const char *server, *zone, *writer;
+    const char *type;               /* type_label(): a string constant */
+    int rcode;
+    uint8_t udp, v6;
+    metric_series *requests, *duration, *resp_size, *req_size, *responses;
+} series_set;
+
+#define SERIES_CACHE 256            /* slots; a taken slot is never replaced */
+
 typedef struct prom {
     char addr[256];
     server_block *blk;
     metrics_registry *reg;
     prom_families M;
+    /* written by any worker (compare-and-swap into an empty slot), read by
+     * all; a key whose slot holds another key takes the slow path */
+    _Atomic(series_set *) cache[SERIES_CACHE];
 } prom;
 
 /* ---- families --------------------------------------------------------- */
@@ -165,7 +182,8 @@ static double since_seconds(uint64_t start_ns)
     return now > start_ns ? (double)(now - start_ns) / 1e9 : 0;
 }
 
-/* Record one finished request in the coredns_dns_* series. */
+/* Record one finished request in the coredns_dns_* series (the slow path:
+ * every series found by its label values). */
 static void report(const prom_families *M, const dns_req *r, int rcode)
 {
     char rbuf[16];
@@ -186,9 +204,86 @@ static void report(const prom_families *M, const dns_req *r, int rcode)
     metrics_add(M->responses, resp, 1);
 }
 
+static int set_matches(const series_set *e, const char *server, const char *zone,
+                       const char *writer, const char *type, int rcode, int udp, int v6)
+{
+    return e->type == type && e->rcode == rcode && e->udp == udp && e->v6 == v6 &&
+           !strcmp(e->server, server) && !strcmp(e->zone, zone) && !strcmp(e->writer, writer);
+}
+
+static series_set *set_new(const prom_families *M, const char *server, const char *zone,
+                           const char *writer, const char *type, int rcode, int udp, int v6)
+{
+    size_t ls = strlen(server) + 1, lz = strlen(zone) + 1, lw = strlen(writer) + 1;
+    series_set *e = calloc(1, sizeof *e + ls + lz + lw);
+    if (!e)
+        return NULL;
+    char *p = (char *)(e + 1);
+    e->server = memcpy(p, server, ls);
+    e->zone = memcpy(p + ls, zone, lz);
+    e->writer = memcpy(p + ls + lz, writer, lw);
+    e->type = type;
+    e->rcode = rcode;
+    e->udp = (uint8_t)udp;
+    e->v6 = (uint8_t)v6;
+    char rbuf[16];
+    const char *proto = udp ? "udp" : "tcp", *family = v6 ? "2" : "1";
+    const char *const szv[] = { server, zone, "" };
+    const char *const req[] = { server, zone, "", proto, family, type };
+    const char *const size[] = { server, zone, "", proto };
+    const char *const resp[] = { server, zone, "", rcode_label(rcode, rbuf), writer };
+    e->requests = metrics_series(M->requests, req);
+    e->duration = metrics_series(M->duration, szv);
+    e->resp_size = metrics_series(M->resp_size, size);
+    e->req_size = metrics_series(M->req_size, size);
+    e->responses = metrics_series(M->responses, resp);
+    return e;
+}
+
+/* The same updates as report(), with the series of this kind of request
+ * found in the instance's cache (one string comparison per label instead
+ * of hashing and looking up five series). */
+static void report_cached(prom *p, const dns_req *r, int rcode)
+{
+    const char *server = r->server ? r->server : "", *zone = r->zone ? r->zone : ".";
+    const char *writer = r->writer ? r->writer : "";
+    const char *type = type_label(r->q.qtype);
+    int udp = r->proto != PROTO_TCP, v6 = req_family(r) == 2;
+    if (rcode < 0 || rcode > 23 || (rcode > 10 && rcode < 16)) {
+        report(&p->M, r, rcode);    /* RCODE<n> labels: not cached */
+        return;
+    }
+    size_t h = strlen(server) * 31 + strlen(zone) * 131 + strlen(writer) * 7 +
+               (size_t)r->q.qtype * 17 + (size_t)rcode * 3 + (size_t)(udp * 2 + v6) +
+               (size_t)(unsigned char)zone[0] * 5 + (size_t)(unsigned char)writer[0];
+    _Atomic(series_set *) *slot = &p->cache[h % SERIES_CACHE];
+    series_set *e = atomic_load_explicit(slot, memory_order_acquire);
+    if (!e) {
+        series_set *n = set_new(&p->M, server, zone, writer, type, rcode, udp, v6);
+        if (n && !atomic_compare_exchange_strong_explicit(slot, &e, n, memory_order_acq_rel,
+                                                          memory_order_acquire))
+            free(n);                /* another worker filled the slot: e is its entry */
+        else
+            e = n;
+    }
+    if (!e || !set_matches(e, server, zone, writer, type, rcode, udp, v6)) {
+        report(&p->M, r, rcode);
+        return;
+    }
+    if (r->q.edns.present && r->q.edns.do_bit) {
+        const char *const szv[] = { server, zone, "" };
+        metrics_add(p->M.do_req, szv, 1);
+    }
+    metrics_series_add(e->requests, 1);
+    metrics_series_observe(e->duration, since_seconds(r->start_ns));
+    metrics_series_observe(e->resp_size, (double)r->resp_size);
+    metrics_series_observe(e->req_size, (double)r->rawlen_in);  /* before any rewrite */
+    metrics_series_add(e->responses, 1);
+}
+
 void prom_report(const void *inst, const dns_req *r, int rcode)
 {
-    report(&((const prom *)inst)->M, r, rcode);
+    report_cached((prom *)inst, r, rcode);
 }
 
 static void on_done(dns_req *r, int rcode, void *data)
@@ -356,6 +451,9 @@ static int prom_start(void *inst, struct instance *ins, char *err, size_t errlen
 
 static void prom_destroy(void *inst)
 {
+    prom *p = inst;
+    for (size_t i = 0; i < SERIES_CACHE; i++)
+        free(atomic_load_explicit(&p->cache[i], memory_order_relaxed));
     free(inst);
 }
 

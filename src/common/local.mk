@@ -6,6 +6,7 @@ src_common_libcommon_a_SOURCES = \
 	src/common/gofmt.c src/common/gofmt.h \
 	src/common/goregex.c src/common/goregex.h \
 	src/common/file.c src/common/file.h \
+	src/common/sbuf.c src/common/sbuf.h \
 	src/common/resolvconf.c src/common/resolvconf.h
 
 check_PROGRAMS += tests/unit/test_goregex

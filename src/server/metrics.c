@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/sbuf.h"
 #include "server/metrics.h"
 
 #define NSLOTS 64
@@ -487,34 +488,6 @@ double metrics_value(metrics_registry *reg, const char *name, const char *const 
 
 /* ---- rendering -------------------------------------------------------- */
 
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    int oom;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void sb_str(sbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
 
 /* Shortest digits that read back as v, and the decimal exponent. */
 static void shortest_digits(double v, char *digs, int *nd, int *exp)
@@ -577,7 +550,7 @@ static void sb_float(sbuf *b, double v)
 {
     char tmp[32];
     fmt_float(v, tmp);
-    sb_str(b, tmp);
+    sbuf_str(b, tmp);
 }
 
 /* Label value: \ → \\, " → \", newline → \n. Help: only \ and newline. */
@@ -585,13 +558,13 @@ static void sb_escaped(sbuf *b, const char *s, int quote)
 {
     for (; *s; s++) {
         if (*s == '\\')
-            sb_str(b, "\\\\");
+            sbuf_str(b, "\\\\");
         else if (*s == '\n')
-            sb_str(b, "\\n");
+            sbuf_str(b, "\\n");
         else if (quote && *s == '"')
-            sb_str(b, "\\\"");
+            sbuf_str(b, "\\\"");
         else
-            sb_add(b, s, 1);
+            sbuf_add(b, s, 1);
     }
 }
 
@@ -599,34 +572,34 @@ static void sb_escaped(sbuf *b, const char *s, int quote)
 static void sb_labels(sbuf *b, const series *s, const char *suffix, const double *le)
 {
     const metric_family *f = s->fam;
-    sb_str(b, f->name);
-    sb_str(b, suffix);
+    sbuf_str(b, f->name);
+    sbuf_str(b, suffix);
     if (f->nlabels == 0 && !le)
         return;
-    sb_str(b, "{");
+    sbuf_str(b, "{");
     for (size_t i = 0; i < f->nlabels; i++) {
         size_t k = f->order[i];
         if (i)
-            sb_str(b, ",");
-        sb_str(b, f->labels[k]);
-        sb_str(b, "=\"");
+            sbuf_str(b, ",");
+        sbuf_str(b, f->labels[k]);
+        sbuf_str(b, "=\"");
         sb_escaped(b, s->values[k], 1);
-        sb_str(b, "\"");
+        sbuf_str(b, "\"");
     }
     if (le) {
-        sb_str(b, f->nlabels ? ",le=\"" : "le=\"");
+        sbuf_str(b, f->nlabels ? ",le=\"" : "le=\"");
         sb_float(b, *le);
-        sb_str(b, "\"");
+        sbuf_str(b, "\"");
     }
-    sb_str(b, "}");
+    sbuf_str(b, "}");
 }
 
 static void sb_sample(sbuf *b, const series *s, const char *suffix, const double *le, double v)
 {
     sb_labels(b, s, suffix, le);
-    sb_str(b, " ");
+    sbuf_str(b, " ");
     sb_float(b, v);
-    sb_str(b, "\n");
+    sbuf_str(b, "\n");
 }
 
 static void render_histogram(sbuf *b, const series *s)
@@ -669,15 +642,15 @@ static void render_family(sbuf *b, metric_family *f)
         return;                               /* no series: not exported */
     }
     qsort(v, k, sizeof *v, cmp_series);
-    sb_str(b, "# HELP ");
-    sb_str(b, f->name);
-    sb_str(b, " ");
+    sbuf_str(b, "# HELP ");
+    sbuf_str(b, f->name);
+    sbuf_str(b, " ");
     sb_escaped(b, f->help, 0);
-    sb_str(b, "\n# TYPE ");
-    sb_str(b, f->name);
-    sb_str(b, " ");
-    sb_str(b, types[f->type]);
-    sb_str(b, "\n");
+    sbuf_str(b, "\n# TYPE ");
+    sbuf_str(b, f->name);
+    sbuf_str(b, " ");
+    sbuf_str(b, types[f->type]);
+    sbuf_str(b, "\n");
     for (size_t i = 0; i < k; i++) {
         if (f->type == METRIC_HISTOGRAM)
             render_histogram(b, v[i]);
@@ -707,7 +680,7 @@ char *metrics_render(metrics_registry *reg, size_t *len)
     if (!v)
         return NULL;
     qsort(v, k, sizeof *v, cmp_family);
-    sb_add(&b, "", 0);
+    sbuf_add(&b, "", 0);
     for (size_t i = 0; i < k; i++)
         render_family(&b, v[i]);
     free(v);

@@ -42,11 +42,9 @@ int kube_add_soa(kq *q, dns_msg *m, int sec)
                        7200, 1800, 86400, q->k->ttl);
 }
 
-#define MAX_NS_SVCS 16
-
 typedef struct svc_set {
-    const st_service *svcs[MAX_NS_SVCS];
-    int n;
+    const st_service **svcs;
+    int n, max;
 } svc_set;
 
 static int collect(const st_service *svc, const st_endpoint *ep, void *arg)
@@ -56,9 +54,16 @@ static int collect(const st_service *svc, const st_endpoint *ep, void *arg)
     for (int i = 0; i < s->n; i++)
         if (s->svcs[i] == svc)
             return 0;
-    if (s->n < MAX_NS_SVCS)
+    if (s->n < s->max)
         s->svcs[s->n++] = svc;
     return 0;
+}
+
+int kube_services_at(store *st, const st_ip *ip, const st_service **out, int max)
+{
+    svc_set set = { .svcs = out, .n = 0, .max = max };
+    store_endpoints_by_ip(st, ip, collect, &set);
+    return set.n;
 }
 
 static int push(kq *q, kvec *out, const uint8_t *name, const st_ip *ip)
@@ -112,10 +117,10 @@ int kube_ns_addrs(kq *q, kvec *out)
 {
     kube *k = q->k;
     for (int i = 0; !k->noendpoints && i < k->nself; i++) {
-        svc_set set = { .n = 0 };
-        store_endpoints_by_ip(q->st, &k->self[i], collect, &set);
-        for (int j = 0; j < set.n; j++)
-            if (add_service(q, set.svcs[j], out) < 0)
+        const st_service *svcs[KUBE_MAX_NS_SVCS];
+        int n = kube_services_at(q->st, &k->self[i], svcs, KUBE_MAX_NS_SVCS);
+        for (int j = 0; j < n; j++)
+            if (add_service(q, svcs[j], out) < 0)
                 return K_FAIL;
     }
     if (out->n > 0)

@@ -249,25 +249,6 @@ static int kube_ext_lookup(void *data, const uint8_t *name, const uint8_t *zone,
     return x.failed ? -1 : rc;
 }
 
-#define MAX_NS_SVCS 16
-
-typedef struct svc_set {
-    const st_service *svcs[MAX_NS_SVCS];
-    int n;
-} svc_set;
-
-static int collect(const st_service *svc, const st_endpoint *ep, void *arg)
-{
-    (void)ep;
-    svc_set *s = arg;
-    for (int i = 0; i < s->n; i++)
-        if (s->svcs[i] == svc)
-            return 0;
-    if (s->n < MAX_NS_SVCS)
-        s->svcs[s->n++] = svc;
-    return 0;
-}
-
 static void addr_item(xctx *x, const st_ip *ip)
 {
     ext_item it = { .kind = EXT_ADDR, .family = ip->family, .port = -1, .port_name = "",
@@ -285,11 +266,11 @@ static int kube_ext_ns_addrs(void *data, const uint8_t *zone, int headless, ext_
     if (k->st)
         store_read_begin();
     for (int i = 0; k->st && !k->noendpoints && i < k->nself; i++) {
-        svc_set set = { .n = 0 };
-        store_endpoints_by_ip(k->st, &k->self[i], collect, &set);
-        found |= set.n > 0;
-        for (int j = 0; j < set.n; j++) {
-            const st_service *svc = set.svcs[j];
+        const st_service *svcs[KUBE_MAX_NS_SVCS];
+        int n = kube_services_at(k->st, &k->self[i], svcs, KUBE_MAX_NS_SVCS);
+        found |= n > 0;
+        for (int j = 0; j < n; j++) {
+            const st_service *svc = svcs[j];
             if (headless && svc->kind == SVC_HEADLESS) {
                 const st_endpoints *eps = store_endpoints(k->st, svc->ns, svc->name);
                 for (size_t e = 0; eps && e < eps->n; e++)

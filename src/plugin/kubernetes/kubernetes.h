@@ -300,6 +300,11 @@ int kube_ptr(kq *q, const uint8_t *name, krrvec *out);
 int kube_add_soa(kq *q, dns_msg *m, int sec);
 /* CoreDNS nsAddrs(): entries (key = NS name, ip = glue) for the zone. */
 int kube_ns_addrs(kq *q, kvec *out);
+/* The Services with an endpoint at ip (this server's own address: the
+ * Services fronting it), each once, at most max of them, into out; their
+ * number. Inside the store's read-side section. */
+#define KUBE_MAX_NS_SVCS 16
+int kube_services_at(store *st, const st_ip *ip, const st_service **out, int max);
 
 /* topo.c: which endpoints of a headless service this query's client gets
  * (keep[i] per eps->eps[i], arena memory), or NULL when no topology applies

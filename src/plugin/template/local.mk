@@ -17,3 +17,4 @@ TESTS += tests/fuzz/fuzz_template
 tests_fuzz_fuzz_template_SOURCES = tests/fuzz/fuzz_template.c src/plugin/template/tmpl.c \
 	src/plugin/template/tmpl.h
 tests_fuzz_fuzz_template_CFLAGS = $(AM_CFLAGS)
+tests_fuzz_fuzz_template_LDADD = $(LIBCOMMON)

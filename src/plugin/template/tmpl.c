@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/sbuf.h"
 #include "plugin/template/tmpl.h"
 
 /* ---- the tree --------------------------------------------------------- */
@@ -61,48 +62,6 @@ struct tmpl {
     char *str;
     unsigned uses;
 };
-
-/* A growing string. */
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    int oom;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *np = realloc(b->p, cap);
-        if (!np) {
-            b->oom = 1;
-            return;
-        }
-        b->p = np;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void sb_str(sbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
-
-static void sb_fmt(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_fmt(sbuf *b, const char *fmt, ...)
-{
-    char tmp[64];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        sb_add(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
 
 static void pipe_free(tpipe *p)
 {
@@ -234,7 +193,7 @@ static long unquote(parser *p, const char *s, size_t avail, char **out, size_t *
         if (c == '\n')
             break;
         if (c != '\\') {
-            sb_add(&b, s + i, 1);
+            sbuf_add(&b, s + i, 1);
             i++;
             continue;
         }
@@ -244,7 +203,7 @@ static long unquote(parser *p, const char *s, size_t avail, char **out, size_t *
         const char *simple = strchr("abfnrtv\\\"", e);
         if (simple && e) {
             static const char vals[] = "\a\b\f\n\r\t\v\\\"";
-            sb_add(&b, &vals[simple - "abfnrtv\\\""], 1);
+            sbuf_add(&b, &vals[simple - "abfnrtv\\\""], 1);
             continue;
         }
         int digits = e == 'x' ? 2 : e == 'u' ? 4 : e == 'U' ? 8 : (e >= '0' && e <= '7') ? 3 : 0;
@@ -271,7 +230,7 @@ static long unquote(parser *p, const char *s, size_t avail, char **out, size_t *
                 return perr(p, "invalid syntax in string literal: octal escape above 255");
             }
             unsigned char ch = (unsigned char)v;
-            sb_add(&b, (const char *)&ch, 1);
+            sbuf_add(&b, (const char *)&ch, 1);
         } else {
             if (v > 0x10ffff || (v >= 0xd800 && v < 0xe000)) {
                 free(b.p);
@@ -279,7 +238,7 @@ static long unquote(parser *p, const char *s, size_t avail, char **out, size_t *
             }
             unsigned char u[4];
             size_t n = utf8_put(u, v);
-            sb_add(&b, (const char *)u, n);
+            sbuf_add(&b, (const char *)u, n);
         }
     }
     if (i >= avail || s[i] != '"') {
@@ -587,17 +546,17 @@ static void print_pipe(sbuf *b, const tpipe *p)
 {
     for (size_t i = 0; i < p->ncmds; i++) {
         if (i)
-            sb_str(b, " | ");
+            sbuf_str(b, " | ");
         for (size_t j = 0; j < p->cmds[i].nargs; j++) {
             const targ *a = &p->cmds[i].args[j];
             if (j)
-                sb_str(b, " ");
+                sbuf_str(b, " ");
             if (a->kind == A_PIPE) {
-                sb_str(b, "(");
+                sbuf_str(b, "(");
                 print_pipe(b, a->pipe);
-                sb_str(b, ")");
+                sbuf_str(b, ")");
             } else {
-                sb_str(b, a->text ? a->text : "");
+                sbuf_str(b, a->text ? a->text : "");
             }
         }
     }
@@ -721,14 +680,14 @@ int tmpl_compile(const char *text, tmpl **out, char *err, size_t errlen)
     }
     t->uses = p.uses;
     sbuf b = { 0 };
-    sb_add(&b, "", 0);
+    sbuf_add(&b, "", 0);
     for (size_t i = 0; i < t->n; i++) {
         if (t->nodes[i].text) {
-            sb_add(&b, t->nodes[i].text, t->nodes[i].tlen);
+            sbuf_add(&b, t->nodes[i].text, t->nodes[i].tlen);
         } else {
-            sb_str(&b, "{{");
+            sbuf_str(&b, "{{");
             print_pipe(&b, t->nodes[i].pipe);
-            sb_str(&b, "}}");
+            sbuf_str(&b, "}}");
         }
     }
     if (b.oom) {
@@ -833,19 +792,19 @@ static int gkv_cmp(const void *a, const void *b)
 static void print_val(sbuf *b, const tmpl_data *d, const val *v)
 {
     switch (v->k) {
-    case V_NONE: sb_str(b, "<no value>"); break;
-    case V_STR: sb_add(b, v->s, v->n); break;
-    case V_INT: sb_fmt(b, "%" PRId64, v->i); break;
-    case V_U64: case V_U16: case V_U8: sb_fmt(b, "%" PRIu64, v->u); break;
-    case V_BOOL: sb_str(b, v->i ? "true" : "false"); break;
+    case V_NONE: sbuf_str(b, "<no value>"); break;
+    case V_STR: sbuf_add(b, v->s, v->n); break;
+    case V_INT: sbuf_fmt(b, "%" PRId64, v->i); break;
+    case V_U64: case V_U16: case V_U8: sbuf_fmt(b, "%" PRIu64, v->u); break;
+    case V_BOOL: sbuf_str(b, v->i ? "true" : "false"); break;
     case V_MATCH:
-        sb_str(b, "[");
+        sbuf_str(b, "[");
         for (size_t i = 0; i < d->nmatch; i++) {
             if (i)
-                sb_str(b, " ");
-            sb_str(b, d->match[i]);
+                sbuf_str(b, " ");
+            sbuf_str(b, d->match[i]);
         }
-        sb_str(b, "]");
+        sbuf_str(b, "]");
         break;
     case V_GROUP: {
         gkv *kv = calloc(2 * d->nmatch + 1, sizeof *kv);
@@ -871,20 +830,20 @@ static void print_val(sbuf *b, const tmpl_data *d, const val *v)
         for (size_t j = 0; j < n; j++)
             kv[j].v = group_get(d, kv[j].k);
         qsort(kv, n, sizeof *kv, gkv_cmp);
-        sb_str(b, "map[");
+        sbuf_str(b, "map[");
         for (size_t j = 0; j < n; j++) {
             if (j)
-                sb_str(b, " ");
-            sb_str(b, kv[j].k);
-            sb_str(b, ":");
-            sb_str(b, kv[j].v ? kv[j].v : "");
+                sbuf_str(b, " ");
+            sbuf_str(b, kv[j].k);
+            sbuf_str(b, ":");
+            sbuf_str(b, kv[j].v ? kv[j].v : "");
         }
-        sb_str(b, "]");
+        sbuf_str(b, "]");
         free(kv);
         break;
     }
-    case V_MSG: sb_str(b, d->message ? d->message : ""); break;
-    case V_QUESTION: sb_str(b, d->question ? d->question : ""); break;
+    case V_MSG: sbuf_str(b, d->message ? d->message : ""); break;
+    case V_QUESTION: sbuf_str(b, d->question ? d->question : ""); break;
     }
 }
 
@@ -1091,12 +1050,12 @@ static int call_func(exec *x, int fn, const val *av, size_t n, val *out)
         }
     case FN_PRINT: {
         sbuf b = { 0 };
-        sb_add(&b, "", 0);
+        sbuf_add(&b, "", 0);
         for (size_t i = 0; i < n; i++) {
             if (i && av[i].k != V_STR && av[i - 1].k != V_STR)
-                sb_str(&b, " ");
+                sbuf_str(&b, " ");
             if (av[i].k == V_NONE)
-                sb_str(&b, "<nil>");
+                sbuf_str(&b, "<nil>");
             else
                 print_val(&b, d, &av[i]);
         }
@@ -1192,11 +1151,11 @@ int tmpl_exec(const tmpl *t, const tmpl_data *d, char **out, char *err, size_t e
 {
     exec x = { .d = d, .err = err, .errlen = errlen };
     sbuf b = { 0 };
-    sb_add(&b, "", 0);
+    sbuf_add(&b, "", 0);
     int rc = 0;
     for (size_t i = 0; i < t->n && rc == 0; i++) {
         if (t->nodes[i].text) {
-            sb_add(&b, t->nodes[i].text, t->nodes[i].tlen);
+            sbuf_add(&b, t->nodes[i].text, t->nodes[i].tlen);
             continue;
         }
         val v;

@@ -2,3 +2,6 @@
 src_plugin_libplugins_a_SOURCES += src/plugin/prometheus/prometheus.c src/plugin/prometheus/prometheus.h
 TESTS += tests/integration/prometheus.sh
 EXTRA_DIST += tests/integration/prometheus.sh src/plugin/prometheus/README.md
+# revision.h is generated (BUILT_SOURCES), which only `make`, `make all` and
+# `make check` build first: a direct `make src/topodns` needs the edge.
+src/plugin/prometheus/prometheus.$(OBJEXT): src/common/revision.h

@@ -61,22 +61,11 @@ static int join(uint8_t *out, const char *const *labels, int n, const uint8_t *z
     return 0;
 }
 
-static const char *proto_name(const st_port *p)
-{
-    if (p->port == -1)
-        return "";
-    switch (p->proto) {
-    case ST_UDP: return "UDP";
-    case ST_SCTP: return "SCTP";
-    default: return "TCP";
-    }
-}
-
 /* CoreDNS matchPortAndProtocol: an empty request field is wild. */
 static int port_match(const char *port, const char *proto, const st_port *p)
 {
     return (!port[0] || !strcasecmp(port, p->name ? p->name : "")) &&
-           (!proto[0] || !strcasecmp(proto, proto_name(p)));
+           (!proto[0] || !strcasecmp(proto, kube_proto_name(p)));
 }
 
 static const char *proto_lower(const st_port *p)

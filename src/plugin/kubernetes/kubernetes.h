@@ -304,6 +304,9 @@ int kube_ns_addrs(kq *q, kvec *out);
  * Services fronting it), each once, at most max of them, into out; their
  * number. Inside the store's read-side section. */
 #define KUBE_MAX_NS_SVCS 16
+/* A port's protocol as SRV names spell it ("TCP"), "" for a portless
+ * entry (port -1). */
+const char *kube_proto_name(const st_port *p);
 int kube_services_at(store *st, const st_ip *ip, const st_service **out, int max);
 
 /* topo.c: which endpoints of a headless service this query's client gets

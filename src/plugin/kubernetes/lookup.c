@@ -143,7 +143,7 @@ int kube_ns_exposed(kq *q, const char *ns)
 
 /* ---- services ---------------------------------------------------------------- */
 
-static const char *proto_name(const st_port *p)
+const char *kube_proto_name(const st_port *p)
 {
     if (p->port == -1)
         return "";
@@ -158,7 +158,7 @@ static const char *proto_name(const st_port *p)
 static int port_match(const kreq *r, const st_port *p)
 {
     return (!r->port[0] || !strcasecmp(r->port, p->name ? p->name : "")) &&
-           (!r->proto[0] || !strcasecmp(r->proto, proto_name(p)));
+           (!r->proto[0] || !strcasecmp(r->proto, kube_proto_name(p)));
 }
 
 static size_t ready_count(const st_endpoints *eps)

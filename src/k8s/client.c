@@ -34,6 +34,7 @@
 #include "common/file.h"
 #include "k8s/jsonarena.h"
 #include "k8s/k8s.h"
+#include "common/thread.h"
 #include "k8s/reflector.h"
 #include "common/log.h"
 #include "server/metrics.h"
@@ -454,6 +455,8 @@ static void wake_cb(evutil_socket_t fd, short what, void *arg)
 static void *api_main(void *arg)
 {
     k8s_client *c = arg;
+    thread_set_name("topodns-api");
+    thread_lower_priority(THREAD_API_NICE);   /* DNS workers first (thread.h) */
     event_base_dispatch(c->base);
     jarena_thread_done();
     return NULL;

@@ -40,6 +40,7 @@
 #include <event2/thread.h>
 #include "server/http.h"
 #include "cluster/store.h"
+#include "common/thread.h"
 #include "corefile/corefile.h"
 #include "server/core.h"
 
@@ -324,6 +325,7 @@ int http_register(struct instance *ins, const char *addr, const char *path,
 static void *http_thread(void *arg)
 {
     hinst *h = arg;
+    thread_set_name("topodns-http");
     store_reader_register();         /* explain reads the cluster store */
     event_base_dispatch(h->base);
     store_reader_unregister();

@@ -49,6 +49,7 @@
 #include "server/core.h"
 #include "cluster/store.h"
 #include "common/log.h"
+#include "common/thread.h"
 
 #define UDP_BATCH 64        /* datagrams per wakeup */
 #define UDP_MMSG 16         /* datagrams per recvmmsg / replies per sendmmsg */
@@ -467,6 +468,9 @@ static void drain_start(evutil_socket_t fd, short what, void *arg)
 static void *worker_main(void *arg)
 {
     worker *w = arg;
+    char name[16];
+    snprintf(name, sizeof name, "topodns-w%d", w->id);
+    thread_set_name(name);
     store_reader_register();
     event_base_dispatch(w->base);
     store_reader_unregister();

@@ -10,6 +10,7 @@
 #include <time.h>
 #include "server/periodic.h"
 #include "cluster/store.h"
+#include "common/thread.h"
 
 struct periodic {
     pthread_t thread;
@@ -49,6 +50,7 @@ static void sleep_for(periodic *p, double secs)
 static void *periodic_main(void *arg)
 {
     periodic *p = arg;
+    thread_set_name("topodns-bg");
     if (p->flags & PERIODIC_RCU)
         store_reader_register();
     pthread_mutex_lock(&p->mu);

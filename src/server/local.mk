@@ -5,6 +5,7 @@ src_server_libserver_a_SOURCES = \
 	src/server/core.h \
 	src/server/plugin.h src/server/order.h \
 	src/server/request.c src/server/request.h \
+	src/server/lookup.c src/server/lookup.h \
 	src/server/server.c src/server/server.h \
 	src/server/listener.c src/server/tcp.c src/server/tls.c \
 	src/server/zone.c src/server/zone.h \
@@ -30,3 +31,11 @@ tests_unit_test_metrics_SOURCES = tests/unit/test_metrics.c
 tests_unit_test_metrics_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_metrics_LDADD = $(LIBPLUGINS) $(LIBSERVER) $(LIBCOREFILE) $(LIBCLUSTER) \
 	$(LIBWIRE) $(LIBCOMMON) $(CMOCKA_LIBS) $(DEP_LIBS)
+
+# Lookup sets: questions a handler asks the whole server (lookup.h).
+check_PROGRAMS += tests/unit/test_lookup
+TESTS += tests/unit/test_lookup
+tests_unit_test_lookup_SOURCES = tests/unit/test_lookup.c tests/unit/testenv.c \
+	tests/unit/testenv.h src/plugins.c
+tests_unit_test_lookup_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_lookup_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)

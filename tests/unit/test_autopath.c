@@ -424,56 +424,15 @@ static void test_kubernetes(void **state)
 
 /* The bare name goes to an upstream: that try waits, the worker's loop
  * (here req_run's) carries on, and the answer comes when it replied. */
-
-typedef struct fake_up {
-    int fd;
-    struct event *ev;
-    int nq;
-    char last[DNAME_STR_MAX];
-} fake_up;
-
-static void fake_up_read(evutil_socket_t fd, short what, void *arg)
-{
-    (void)what;
-    fake_up *u = arg;
-    struct sockaddr_storage from;
-    socklen_t fl = sizeof from;
-    uint8_t b[512], out[512];
-    ssize_t n = recvfrom(fd, b, sizeof b, 0, (struct sockaddr *)&from, &fl);
-    dns_msg q, a;
-    int hdr_ok;
-    msg_init(&q);
-    msg_init(&a);
-    if (n > 0 && msg_parse(&q, b, (size_t)n, &hdr_ok) == 0) {
-        u->nq++;
-        dname_to_str(u->last, sizeof u->last, q.qname);
-        msg_reply_to(&a, &q);
-        struct in_addr ip = { htonl(0xc0000235) };
-        assert_int_equal(msg_add_a(&a, SEC_ANSWER, q.qname, 42, &ip), 0);
-        int len = msg_encode(&a, out, sizeof out, 512, 0);
-        assert_true(len > 0);
-        sendto(fd, out, (size_t)len, 0, (struct sockaddr *)&from, fl);
-    }
-    msg_free(&q);
-    msg_free(&a);
-}
-
 static void test_async(void **state)
 {
     (void)state;
     struct event_base *base = event_base_new();
-    fake_up up;
-    memset(&up, 0, sizeof up);
-    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    socklen_t sl = sizeof sa;
-    up.fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
-    assert_int_equal(bind(up.fd, (struct sockaddr *)&sa, sl), 0);
-    assert_int_equal(getsockname(up.fd, (struct sockaddr *)&sa, &sl), 0);
-    up.ev = event_new(base, up.fd, EV_READ | EV_PERSIST, fake_up_read, &up);
-    event_add(up.ev, NULL);
+    test_upstream up;
+    int port = test_upstream_start(&up, base, 0xc0000235, 42);
     char conf[512];
     snprintf(conf, sizeof conf, ".:53 {\n    autopath @kubernetes\n    kubernetes cluster.local {\n"
-             "        pods verified\n    }\n    forward . 127.0.0.1:%d\n}\n", ntohs(sa.sin_port));
+             "        pods verified\n    }\n    forward . 127.0.0.1:%d\n}\n", port);
     instance *ins = cluster(conf, "");
     res x;
     query_on(ins, base, POD_IP, "Bare" Z, T_A, &x);
@@ -484,8 +443,7 @@ static void test_async(void **state)
     assert_string_equal(x.ans[0], "Bare" Z " 42 IN CNAME Bare.");
     assert_string_equal(x.ans[1], "Bare. 42 IN A 192.0.2.53");
     instance_free(ins);
-    event_free(up.ev);
-    close(up.fd);
+    test_upstream_stop(&up);
     event_base_free(base);
 }
 

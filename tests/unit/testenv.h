@@ -2,7 +2,8 @@
  * testenv.h — what a unit test that loads whole Corefiles hands the server:
  * every plugin of the binary (src/plugins.c) and one metrics registry for
  * the test program, made on first use (the process's place in main());
- * and helpers to load a Corefile text and run one query through it.
+ * helpers to load a Corefile text and run one query through it; and an
+ * upstream server for tests of plugins that forward.
  */
 #ifndef TOPODNS_TEST_ENV_H
 #define TOPODNS_TEST_ENV_H
@@ -21,5 +22,21 @@ instance *test_load(const char *text, char *err, size_t errlen);
  * its reply in r->resp (req_free it), or NULL when the query is not
  * parsable. */
 dns_req *test_query(instance *ins, const dns_query *q, const char *peer);
+
+/* An upstream DNS server played by the test on a UDP socket of 127.0.0.1:
+ * from base's loop it answers every query with one A record (ip in host
+ * order, ttl), counts the queries and keeps the last name asked. */
+struct event_base;
+struct event;
+typedef struct test_upstream {
+    int fd;
+    struct event *ev;
+    uint32_t ip, ttl;
+    int nq;
+    char last[DNAME_STR_MAX];
+} test_upstream;
+/* Its port (a test fails when the socket cannot be made). */
+int test_upstream_start(test_upstream *u, struct event_base *base, uint32_t ip, uint32_t ttl);
+void test_upstream_stop(test_upstream *u);
 
 #endif

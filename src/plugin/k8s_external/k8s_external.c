@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "server/external.h"
+#include "server/lookup.h"
 #include "server/plugin.h"
 #include "server/transfer.h"
 #include "server/server.h"
@@ -148,103 +149,51 @@ static int take(void *sink, const ext_item *it)
 
 /* ---- lookups of load-balancer hostnames -------------------------------- */
 
-struct xwait;
-
-typedef struct xchase {
-    uint8_t name[DNAME_MAX];
-    uint16_t qtype;
-    dns_req *sub;                   /* made, not started (owned) */
-    struct xwait *w;
-    dns_msg reply;
-    int ok;
-} xchase;
-
+/* A query waiting for the lookups of its items' hostnames (server/lookup.h).
+ * The sub-queries carry the client's RD bit, EDNS size and DO bit, as
+ * CoreDNS's upstream lookup copies the client's request. */
 typedef struct xwait {
     const handler *h;
     dns_req *r;
     int zi;
     xvec items;
-    xchase *ch;
-    size_t nch;
-    size_t left;
-    int starting;
+    lookup_set *ls;
 } xwait;
 
-/* The sub-query carries the client's RD bit, EDNS size and DO bit, as
- * CoreDNS's upstream lookup copies the client's request. */
-static dns_req *make_sub(const k8sext *e, dns_req *r, const uint8_t *name, uint16_t qtype)
-{
-    if (!e->ins || r->depth >= XCHASE_DEPTH)
-        return NULL;
-    uint8_t wire[12 + DNAME_MAX + 4 + 11];
-    uint16_t size = 0;
-    if (r->q.edns.present)
-        size = r->q.edns.udp_size < 512 ? 512 : r->q.edns.udp_size;
-    dns_query sq = { .id = (uint16_t)rand(), .flags = (uint16_t)(r->q.flags & F_RD),
-                     .qname = name, .qtype = qtype, .qclass = C_IN, .edns_size = size,
-                     .do_bit = r->q.edns.do_bit };
-    int len = msg_query(&sq, wire, sizeof wire);
-    dns_req *sub = len < 0 ? NULL : req_new_internal(e->ins, req_event_base(r), wire,
-                                                     (size_t)len, NULL);
-    if (sub)
-        sub->depth = r->depth + 1;
-    return sub;
-}
-
-static int add_chase(xwait *w, const k8sext *e, const char *host, uint16_t qtype)
+static int add_chase(xwait *w, const char *host, uint16_t qtype)
 {
     uint8_t name[DNAME_MAX];
-    if (dname_from_str(name, host) <= 0)
+    if (dname_from_str(name, host) <= 0 || lookup_find(w->ls, name, qtype) >= 0)
         return 0;
-    for (size_t i = 0; i < w->nch; i++)
-        if (w->ch[i].qtype == qtype && dname_equal(w->ch[i].name, name))
-            return 0;
-    xchase *nv = realloc(w->ch, (w->nch + 1) * sizeof *nv);
-    if (!nv)
-        return -1;
-    w->ch = nv;
-    xchase *c = &w->ch[w->nch++];
-    memset(c, 0, sizeof *c);
-    memcpy(c->name, name, dname_len(name));
-    c->qtype = qtype;
-    msg_init(&c->reply);
-    c->sub = make_sub(e, w->r, name, qtype);
+    lookup_add(w->ls, name, qtype);     /* not asked (depth): no records */
     return 0;
 }
 
-static const xchase *find_chase(const xwait *w, const char *host, uint16_t qtype)
+static const dns_msg *find_chase(const xwait *w, const char *host, uint16_t qtype)
 {
     uint8_t name[DNAME_MAX];
     if (!w || dname_from_str(name, host) <= 0)
         return NULL;
-    for (size_t i = 0; i < w->nch; i++)
-        if (w->ch[i].qtype == qtype && dname_equal(w->ch[i].name, name))
-            return w->ch[i].ok ? &w->ch[i] : NULL;
-    return NULL;
+    return lookup_reply(w->ls, lookup_find(w->ls, name, qtype));
 }
 
 /* Append the answer records of a lookup to a section; 1 when it was
  * truncated. */
-static int copy_answers(dns_msg *m, int sec, const xchase *c)
+static int copy_answers(dns_msg *m, int sec, const dns_msg *reply)
 {
-    if (!c)
+    if (!reply)
         return 0;
-    unsigned n = msg_count(&c->reply, SEC_ANSWER);
+    unsigned n = msg_count(reply, SEC_ANSWER);
     for (unsigned i = 0; i < n; i++) {
-        dns_rr rr = msg_rr(&c->reply, SEC_ANSWER, i);
+        dns_rr rr = msg_rr(reply, SEC_ANSWER, i);
         msg_add_rr(m, sec, rr.owner, rr.type, rr.rclass, rr.ttl, rr.rdata, rr.rdlen);
     }
-    return (c->reply.flags & F_TC) != 0;
+    return (reply->flags & F_TC) != 0;
 }
 
 static void xwait_free(xwait *w)
 {
-    for (size_t i = 0; i < w->nch; i++) {
-        if (w->ch[i].sub)
-            req_free(w->ch[i].sub);
-        msg_free(&w->ch[i].reply);
-    }
-    free(w->ch);
+    lookup_free(w->ls);
     free(w->items.v);
     free(w);
 }
@@ -409,14 +358,10 @@ static int write_items(xwait *w)
     return req_write(r, w->h);
 }
 
-static void chase_done(dns_req *sub, int rcode, void *data)
+static void chase_done(lookup_set *ls, void *data)
 {
-    (void)rcode;
-    xchase *c = data;
-    xwait *w = c->w;
-    c->ok = msg_copy(&c->reply, &sub->resp) == 0;
-    if (--w->left > 0 || w->starting)
-        return;
+    (void)ls;
+    xwait *w = data;
     dns_req *r = w->r;
     int rc = write_items(w);
     xwait_free(w);
@@ -427,20 +372,7 @@ static void chase_done(dns_req *sub, int rcode, void *data)
  * finished at once, else REQ_ASYNC. Takes w. */
 static int run(xwait *w)
 {
-    w->starting = 1;
-    for (size_t i = 0; i < w->nch; i++) {
-        xchase *c = &w->ch[i];
-        dns_req *sub = c->sub;
-        if (!sub)
-            continue;
-        c->sub = NULL;
-        c->w = w;
-        w->left++;
-        req_on_done(sub, chase_done, c);
-        req_start(sub);
-    }
-    w->starting = 0;
-    if (w->left > 0)
+    if (lookup_run(w->ls, chase_done, w))
         return REQ_ASYNC;
     int rc = write_items(w);
     xwait_free(w);
@@ -526,6 +458,10 @@ static int k8sext_serve(const handler *h, dns_req *r)
     w->h = h;
     w->r = r;
     w->zi = zi;
+    if (!(w->ls = lookup_new(e->ins, r, XCHASE_DEPTH, LOOKUP_CLIENT_RD))) {
+        xwait_free(w);
+        return RC_SERVFAIL;
+    }
     int rc = e->src->lookup(e->src->data, lname, e->zones[zi], r->q.qtype, e->headless, take,
                             &w->items);
     if (rc < 0) {
@@ -550,15 +486,10 @@ static int k8sext_serve(const handler *h, dns_req *r)
             continue;
         if (qt == T_SRV && it->port == -1)
             continue;
-        int bad = 0;
         if (qt == T_A || qt == T_SRV)
-            bad |= add_chase(w, e, it->host, T_A) < 0;
+            add_chase(w, it->host, T_A);
         if (qt == T_AAAA || qt == T_SRV)
-            bad |= add_chase(w, e, it->host, T_AAAA) < 0;
-        if (bad) {
-            xwait_free(w);
-            return RC_SERVFAIL;
-        }
+            add_chase(w, it->host, T_AAAA);
     }
     return run(w);
 }

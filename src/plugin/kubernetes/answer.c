@@ -397,11 +397,12 @@ int kube_write_chased(kq *q, const krrvec *ans, const krrvec *extra)
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < ans->n; i++) {
         const krr *rr = &ans->v[i];
-        const kchase *c = rr->chase ? &q->chases[rr->chase - 1] : NULL;
-        if (!c)
+        if (!rr->chase) {
             rc = krr_push(&full, rr);
-        else
-            rc = c->ok ? copy_upstream(q, &c->reply, &full) : -1;
+        } else {
+            const dns_msg *up = kube_chase_reply(q, rr->chase - 1);
+            rc = up ? copy_upstream(q, up, &full) : -1;
+        }
     }
     rc = rc < 0 ? RC_SERVFAIL : write_answer(q, &full, extra);
     krr_free(&full);

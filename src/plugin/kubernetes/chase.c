@@ -13,19 +13,19 @@
  *      placeholder record where the upstream's records will go.
  *   2. kube_serve() leaves the read-side section and calls kube_chase_run(),
  *      which takes the query state (kq, answer, additional) into a kwait on
- *      the heap and starts every sub-request with req_start(). Each one's
- *      done hook copies its reply into its kchase. When the last one has
- *      finished, answer.c's kube_write_chased() puts the upstream records in
- *      place of the placeholders and writes the reply; the original request
- *      is then finished with req_finish(). A sub-request answered at once
- *      (hosts, file, kubernetes) finishes inside req_start(): when all did,
+ *      the heap and starts every sub-request (server/lookup.h, which keeps
+ *      each reply). When the last one has finished, answer.c's
+ *      kube_write_chased() puts the upstream records in place of the
+ *      placeholders and writes the reply; the original request is then
+ *      finished with req_finish(). A sub-request answered at once (hosts,
+ *      file, kubernetes) finishes inside req_start(): when all did,
  *      kube_chase_run() writes the reply itself and returns its rcode.
  *
- * Who owns what: the kq owns q->chases (and each unstarted sub-request)
- * until kube_chase_run() or kube_chase_free(); the kwait owns them, the
- * arena and the records from then on, and is freed right after the reply
- * is written. A started sub-request belongs to the server, which frees it
- * after its done hook (req_start); the original request stays alive until
+ * Who owns what: the kq owns its lookup set q->chases (and each unstarted
+ * sub-request) until kube_chase_run() or kube_chase_free(); the kwait owns
+ * it, the arena and the records from then on, and is freed right after the
+ * reply is written. A started sub-request belongs to the server, which
+ * frees it after its reply was kept; the original request stays alive until
  * req_finish(), even if its client has gone (a TCP connection is kept until
  * its requests finished).
  *
@@ -38,72 +38,40 @@
 #include <stdlib.h>
 #include <string.h>
 #include "plugin/kubernetes/kubernetes.h"
-#include "server/server.h"
+#include "server/lookup.h"
 
 /* A query waiting for its chases. */
 typedef struct kwait {
     kq q;                           /* the query state, moved here */
     krrvec ans, extra;
-    size_t left;                    /* chases not finished yet */
-    int starting;                   /* inside kube_chase_run's start loop */
 } kwait;
-
-/* The sub-query carries the client's EDNS size and DO bit, as CoreDNS's
- * upstream Lookup does (state.SizeAndDo). CoreDNS also keeps the client's
- * transport, so a TCP client's chase goes to the upstream over TCP; here a
- * TCP client without EDNS advertises 65535 instead, so that the upstream
- * answer is not cut to 512 bytes. 0: no OPT. */
-static uint16_t sub_size(const dns_req *r)
-{
-    if (r->q.edns.present)
-        return r->q.edns.udp_size < 512 ? 512 : r->q.edns.udp_size;
-    return req_max_size(r) > 512 ? 65535 : 0;
-}
-
-static int chases_grow(kq *q)
-{
-    if (q->nchases < q->capchases)
-        return 0;
-    size_t cap = q->capchases ? q->capchases * 2 : 2;
-    kchase *nv = realloc(q->chases, cap * sizeof *nv);
-    if (!nv)
-        return -1;
-    q->chases = nv;
-    q->capchases = cap;
-    return 0;
-}
 
 int kube_chase_add(kq *q, const uint8_t *name, uint16_t qtype)
 {
-    dns_req *r = q->r;
-    if (!q->k->ins || r->depth >= KUBE_CHASE_DEPTH || chases_grow(q) < 0)
+    /* RD set, the client's EDNS size and DO bit, as CoreDNS's upstream
+     * Lookup does (state.SizeAndDo). CoreDNS also keeps the client's
+     * transport, so a TCP client's chase goes to the upstream over TCP;
+     * here a TCP client without EDNS advertises 65535 instead, so that the
+     * upstream answer is not cut to 512 bytes. */
+    if (!q->chases && !(q->chases = lookup_new(q->k->ins, q->r, KUBE_CHASE_DEPTH,
+                                                LOOKUP_TCP_65535)))
         return -1;
-    uint8_t wire[12 + DNAME_MAX + 4 + 11];
-    dns_query sq = { .id = (uint16_t)rand(), .flags = F_RD, .qname = name, .qtype = qtype,
-                     .qclass = C_IN, .edns_size = sub_size(r), .do_bit = r->q.edns.do_bit };
-    int len = msg_query(&sq, wire, sizeof wire);
-    dns_req *sub = len < 0 ? NULL : req_new_internal(q->k->ins, req_event_base(r), wire,
-                                                     (size_t)len, NULL);
-    if (!sub)
-        return -1;
-    sub->depth = r->depth + 1;
-    kchase *c = &q->chases[q->nchases];
-    memset(c, 0, sizeof *c);
-    c->sub = sub;
-    msg_init(&c->reply);
-    return (int)q->nchases++;
+    int i = lookup_add(q->chases, name, qtype);
+    if (i >= 0)
+        q->nchases++;
+    return i;
+}
+
+const dns_msg *kube_chase_reply(const kq *q, int i)
+{
+    return q->chases ? lookup_reply(q->chases, i) : NULL;
 }
 
 void kube_chase_free(kq *q)
 {
-    for (size_t i = 0; i < q->nchases; i++) {
-        if (q->chases[i].sub)
-            req_free(q->chases[i].sub);
-        msg_free(&q->chases[i].reply);
-    }
-    free(q->chases);
+    lookup_free(q->chases);
     q->chases = NULL;
-    q->nchases = q->capchases = 0;
+    q->nchases = 0;
 }
 
 static void kwait_free(kwait *w)
@@ -115,16 +83,11 @@ static void kwait_free(kwait *w)
     free(w);
 }
 
-/* The sub-request finished: keep its reply as sent; after the last one,
- * answer and finish the original request. */
-static void chase_done(dns_req *sub, int rcode, void *data)
+/* The last chase finished: answer and finish the original request. */
+static void chase_done(lookup_set *ls, void *data)
 {
-    (void)rcode;
-    kchase *c = data;
-    kwait *w = c->w;
-    c->ok = msg_copy(&c->reply, &sub->resp) == 0;
-    if (--w->left > 0 || w->starting)
-        return;
+    (void)ls;
+    kwait *w = data;
     dns_req *r = w->q.r;
     int rc = kube_write_chased(&w->q, &w->ans, &w->extra);
     kwait_free(w);
@@ -144,18 +107,7 @@ int kube_chase_run(kq *q, krrvec *ans, krrvec *extra)
     w->q = *q;
     w->ans = *ans;
     w->extra = *extra;
-    w->left = q->nchases;
-    w->starting = 1;
-    for (size_t i = 0; i < w->q.nchases; i++) {
-        kchase *c = &w->q.chases[i];
-        dns_req *sub = c->sub;
-        c->sub = NULL;
-        c->w = w;
-        req_on_done(sub, chase_done, c);    /* a new request has room */
-        req_start(sub);
-    }
-    w->starting = 0;
-    if (w->left > 0)
+    if (lookup_run(w->q.chases, chase_done, w))
         return REQ_ASYNC;
     int rc = kube_write_chased(&w->q, &w->ans, &w->extra);
     kwait_free(w);

@@ -225,15 +225,7 @@ void *karena_alloc(karena *a, size_t n);
 void karena_free(karena *a);
 const uint8_t *karena_dname(karena *a, const uint8_t *dn);
 
-struct kwait;
-
-/* One out-of-zone lookup an answer needs (chase.c). */
-typedef struct kchase {
-    dns_req *sub;                   /* made, not started yet (owned) */
-    struct kwait *w;                /* started: the query waiting for it */
-    dns_msg reply;                  /* finished: its reply as sent */
-    int ok;                         /* the reply was copied */
-} kchase;
+struct lookup_set;
 
 typedef struct kq {
     kube *k;
@@ -253,8 +245,8 @@ typedef struct kq {
     int topo_dep;                   /* TOPO_DEP_* the answer depended on */
     /* out-of-zone CNAME targets (chase.c) */
     int no_chase;                   /* only the rcode matters: do not chase */
-    kchase *chases;
-    size_t nchases, capchases;
+    struct lookup_set *chases;      /* made on the first one */
+    size_t nchases;
 } kq;
 
 int kvec_push(kvec *v, const kentry *e);
@@ -280,7 +272,7 @@ typedef struct krr {
     const uint8_t *rdata;           /* raw rdata (records copied from upstream) */
     uint16_t rdlen;
     uint16_t chase;                 /* placeholder: the records of chase
-                                     * q->chases[chase - 1] go here (0: none) */
+                                     * chase - 1 go here (0: none) */
 } krr;
 
 typedef struct krrvec {
@@ -323,6 +315,8 @@ void kube_topo_attach(kube *k);
  * index in q->chases, or -1 when none can be made (nesting limit, no
  * instance, out of memory: the caller drops the CNAME). */
 int kube_chase_add(kq *q, const uint8_t *name, uint16_t qtype);
+/* The reply to chase i once it finished, or NULL (not kept). */
+const dns_msg *kube_chase_reply(const kq *q, int i);
 /* Run q's chases, then answer with kube_write_chased(). Takes over q's
  * chases and arena, ans and extra (the caller frees none of them). Returns
  * the rcode when every chase finished at once, else REQ_ASYNC: the request

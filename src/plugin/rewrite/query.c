@@ -39,7 +39,7 @@ void rw_state_free(rw_state *st)
         free(st->acts[i].data);
     }
     free(st->acts);
-    msg_free(&st->lookup);
+    lookup_free(st->ls);
     free(st);
 }
 

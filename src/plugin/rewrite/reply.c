@@ -297,7 +297,8 @@ int rw_rebuild(rw_state *st, dns_msg *resp)
     if (rc == 0 && nrec == 0)
         rcode_actions(st, &out);
     /* the answer: as rewritten, or cut at the followed CNAME */
-    int cut = st->lookup_state == 2 && st->cname_act;
+    int cut = st->looked_up && st->cname_act;
+    const dns_msg *lk = cut ? lookup_reply(st->ls, 0) : NULL;   /* NULL: not kept */
     for (unsigned i = 0; i < msg_count(&ans, SEC_ANSWER) && rc == 0; i++) {
         dns_rr rr = msg_rr(&ans, SEC_ANSWER, i);
         if (cut && rr.type != T_CNAME)
@@ -315,12 +316,14 @@ int rw_rebuild(rw_state *st, dns_msg *resp)
         if (cut && i == st->cname_index)
             break;
     }
-    if (cut) {
-        for (unsigned i = 0; i < msg_count(&st->lookup, SEC_ANSWER) && rc == 0; i++) {
-            dns_rr rr = msg_rr(&st->lookup, SEC_ANSWER, i);
+    if (lk) {
+        for (unsigned i = 0; i < msg_count(lk, SEC_ANSWER) && rc == 0; i++) {
+            dns_rr rr = msg_rr(lk, SEC_ANSWER, i);
             rc = msg_add_rr(&out, SEC_ANSWER, rr.owner, rr.type, rr.rclass, rr.ttl, rr.rdata, rr.rdlen);
         }
-        out.flags = (uint16_t)((out.flags & ~F_TC) | (st->lookup.flags & F_TC));
+        out.flags = (uint16_t)((out.flags & ~F_TC) | (lk->flags & F_TC));
+    } else if (cut) {
+        out.flags = (uint16_t)(out.flags & ~F_TC);
     }
     free(x);
     msg_free(&ans);
@@ -415,51 +418,36 @@ static int find_cname(rw_state *st, const dns_msg *resp)
     return 0;
 }
 
-static void lookup_done(dns_req *sub, int rcode, void *data)
+static void lookup_done(lookup_set *ls, void *data)
 {
-    (void)rcode;
+    (void)ls;
     rw_state *st = data;
-    if (msg_copy(&st->lookup, &sub->resp) < 0)
-        msg_reset(&st->lookup);
-    st->lookup_state = 2;
-    if (st->in_start)
-        return;                     /* rw_write goes on */
+    st->looked_up = 1;
     if (rw_rebuild(st, &st->r->resp) < 0)
         log_error("plugin/rewrite: out of memory rewriting the reply");
     req_release_write(st->r);
 }
 
-/* Start the lookup of the new target; 1 when it runs on (the reply is
- * held), 0 when it finished or could not be made. */
+/* Start the lookup of the new target (server/lookup.h: through the whole
+ * server, from the client's address, RD set, the client's EDNS size); 1
+ * when it runs on (the reply is held), 0 when it finished or could not be
+ * made. */
 static int start_lookup(rw_state *st)
 {
     dns_req *r = st->r;
     if (!st->conf->ins || r->depth >= RW_CNAME_DEPTH)
         return 0;
-    uint8_t wire[DNAME_MAX + 64];
-    dns_query q = {
-        .id = r->q.id, .flags = F_RD, .qname = st->cname_to,
-        .qtype = r->q.qtype, .qclass = C_IN,
-        .edns_size = r->q.edns.present ? (r->q.edns.udp_size < 512 ? 512 : r->q.edns.udp_size) : 0,
-        .do_bit = r->q.edns.present && r->q.edns.do_bit,
-    };
-    int len = msg_query(&q, wire, sizeof wire);
-    char peer[64];
-    int port;
-    req_peer_str(r, peer, sizeof peer, &port);
-    dns_req *sub = len < 0 ? NULL : req_new_internal(st->conf->ins, req_event_base(r), wire,
-                                                     (size_t)len, peer);
-    if (!sub) {
+    st->ls = lookup_new(st->conf->ins, r, RW_CNAME_DEPTH, LOOKUP_CLIENT_PEER);
+    if (!st->ls || lookup_add(st->ls, st->cname_to, r->q.qtype) < 0) {
         log_error("plugin/rewrite: upstream lookup failed: cannot make the query");
+        lookup_free(st->ls);
+        st->ls = NULL;
         return 0;
     }
-    sub->depth = r->depth + 1;
-    req_on_done(sub, lookup_done, st);
-    st->lookup_state = 1;
-    st->in_start = 1;
-    req_start(sub);
-    st->in_start = 0;
-    return st->lookup_state == 1;
+    if (lookup_run(st->ls, lookup_done, st))
+        return 1;
+    st->looked_up = 1;
+    return 0;
 }
 
 /* ---- hooks and serve ---------------------------------------------------- */
@@ -468,7 +456,7 @@ static void rw_write(dns_req *r, void *data)
 {
     rw_state *st = data;
     (void)r;
-    if (st->lookup_state == 0 && find_cname(st, &r->resp) && start_lookup(st)) {
+    if (!st->ls && find_cname(st, &r->resp) && start_lookup(st)) {
         req_hold_write(r);
         return;
     }
@@ -504,7 +492,6 @@ static int rw_serve(const handler *h, dns_req *r)
     st->conf = c;
     st->h = h;
     st->r = r;
-    msg_init(&st->lookup);
     memcpy(st->orig_qname, r->q.qname, dname_len(r->q.qname));
     st->orig_qtype = r->q.qtype;
     st->orig_qclass = r->q.qclass;

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "common/goregex.h"
+#include "server/lookup.h"
 #include "server/plugin.h"
 
 /* Longest name in presentation form (every octet escaped as \DDD). */
@@ -125,9 +126,8 @@ typedef struct rw_state {
     const rw_act *cname_act;
     unsigned cname_index;           /* answer record whose target matched */
     uint8_t cname_to[DNAME_MAX];
-    dns_msg lookup;                 /* its reply */
-    int lookup_state;               /* 0 none, 1 running, 2 done */
-    int in_start;                   /* inside req_start */
+    lookup_set *ls;                 /* the lookup, once started */
+    int looked_up;                  /* it has finished */
 } rw_state;
 
 /* setup.c */
@@ -157,7 +157,8 @@ int rw_add_act(rw_state *st, rw_act a);
 
 /* reply.c */
 /* Apply st's response actions to r->resp, restoring the question. The
- * cname action's lookup result, when there is one, is in st->lookup. */
+ * cname action's lookup result, when there is one, is
+ * lookup_reply(st->ls, 0). */
 int rw_rebuild(rw_state *st, dns_msg *resp);
 
 #endif

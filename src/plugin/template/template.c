@@ -30,7 +30,7 @@
  * the top of the server, with the client's address, RD bit and EDNS size;
  * its answer records go right after the CNAME and its TC bit onto the
  * reply. The lookups run asynchronously on the worker's event loop
- * (REQ_ASYNC); each sub-request is one level deeper (dns_req.depth) and
+ * (REQ_ASYNC, server/lookup.h); each sub-request is one level deeper (dns_req.depth) and
  * none is made at depth TEMPLATE_MAX_DEPTH, so templates whose CNAMEs
  * lead back to themselves stop.
  *
@@ -47,6 +47,7 @@
 #include <ldns/ldns.h>
 #include "common/goregex.h"
 #include "plugin/template/tmpl.h"
+#include "server/lookup.h"
 #include "server/metrics.h"
 #include "server/plugin.h"
 #include "server/server.h"
@@ -349,33 +350,20 @@ static const tzone *zone_match(const uint8_t *name, const tzone *zones, size_t n
     return best;
 }
 
-/* One CNAME lookup of a waiting query. */
-typedef struct tchase {
-    struct twait *w;
-    unsigned after;                 /* index of the CNAME in the answer */
-    dns_req *sub;                   /* until started */
-    dns_msg reply;
-    int ok;
-} tchase;
-
+/* A query waiting for the lookups of its CNAME targets (server/lookup.h). */
 typedef struct twait {
     dns_req *r;
     const handler *h;
     const ttemplate *t;
     dns_msg parts;                  /* the rendered records */
-    tchase *ch;
-    size_t nch, left;
-    int starting;
+    lookup_set *ls;
+    int *lk;                        /* answer record i → its lookup, or -1 */
 } twait;
 
 static void twait_free(twait *w)
 {
-    for (size_t i = 0; i < w->nch; i++) {
-        if (w->ch[i].sub)
-            req_free(w->ch[i].sub);
-        msg_free(&w->ch[i].reply);
-    }
-    free(w->ch);
+    lookup_free(w->ls);
+    free(w->lk);
     msg_free(&w->parts);
     free(w);
 }
@@ -400,12 +388,10 @@ static int write_reply(twait *w)
     for (unsigned i = 0; i < msg_count(&w->parts, SEC_ANSWER); i++) {
         dns_rr rr = msg_rr(&w->parts, SEC_ANSWER, i);
         msg_add_rr(m, SEC_ANSWER, rr.owner, rr.type, rr.rclass, rr.ttl, rr.rdata, rr.rdlen);
-        for (size_t k = 0; k < w->nch; k++) {
-            const tchase *c = &w->ch[k];
-            if (c->after != i || !c->ok)
-                continue;
-            m->flags = (uint16_t)((m->flags & ~F_TC) | (c->reply.flags & F_TC));
-            copy_section(m, &c->reply, SEC_ANSWER);
+        const dns_msg *reply = w->lk ? lookup_reply(w->ls, w->lk[i]) : NULL;
+        if (reply) {
+            m->flags = (uint16_t)((m->flags & ~F_TC) | (reply->flags & F_TC));
+            copy_section(m, reply, SEC_ANSWER);
         }
     }
     copy_section(m, &w->parts, SEC_AUTHORITY);
@@ -429,55 +415,14 @@ static int write_reply(twait *w)
     return t->rcode;
 }
 
-static void chase_done(dns_req *sub, int rcode, void *data)
+static void chase_done(lookup_set *ls, void *data)
 {
-    (void)rcode;
-    tchase *c = data;
-    twait *w = c->w;
-    c->ok = msg_copy(&c->reply, &sub->resp) == 0;
-    if (--w->left > 0 || w->starting)
-        return;
+    (void)ls;
+    twait *w = data;
     dns_req *r = w->r;
     int rc = write_reply(w);
     twait_free(w);
     req_finish(r, rc);
-}
-
-/* The sub-query carries the client's EDNS size and DO bit; a TCP client
- * without EDNS asks for 65535 so that the lookup is not cut to 512 octets. */
-static uint16_t sub_size(const dns_req *r)
-{
-    if (r->q.edns.present)
-        return r->q.edns.udp_size < 512 ? 512 : r->q.edns.udp_size;
-    return req_max_size(r) > 512 ? 65535 : 0;
-}
-
-static int add_chase(const tplugin *p, twait *w, dns_req *r, unsigned after, const uint8_t *target)
-{
-    tchase *nc = realloc(w->ch, (w->nch + 1) * sizeof *nc);
-    if (!nc)
-        return -1;
-    w->ch = nc;
-    uint8_t wire[12 + DNAME_MAX + 4 + 11];
-    dns_query sq = { .id = (uint16_t)rand(), .flags = (uint16_t)(r->q.flags & F_RD),
-                     .qname = target, .qtype = r->q.qtype, .qclass = C_IN,
-                     .edns_size = sub_size(r), .do_bit = r->q.edns.do_bit };
-    int len = msg_query(&sq, wire, sizeof wire);
-    char addr[64];
-    int port;
-    req_peer_str(r, addr, sizeof addr, &port);
-    dns_req *sub = len < 0 ? NULL : req_new_internal(p->ins, req_event_base(r), wire,
-                                                     (size_t)len, addr);
-    if (!sub)
-        return -1;
-    sub->depth = r->depth + 1;
-    tchase *c = &w->ch[w->nch++];
-    memset(c, 0, sizeof *c);
-    c->w = w;
-    c->after = after;
-    c->sub = sub;
-    msg_init(&c->reply);
-    return 0;
 }
 
 /* Parse one rendered record into sec of m: 0, or -1 with err. */
@@ -664,33 +609,28 @@ static int answer(const handler *h, dns_req *r, const ttemplate *t, const tzone 
             free(text);
         }
     }
-    /* CNAME targets of an A/AAAA answer: looked up through the server. */
-    if ((r->q.qtype == T_A || r->q.qtype == T_AAAA) && p->ins && r->depth < TEMPLATE_MAX_DEPTH) {
-        for (unsigned i = 0; i < msg_count(&w->parts, SEC_ANSWER); i++) {
-            dns_rr rr = msg_rr(&w->parts, SEC_ANSWER, i);
-            if (rr.type == T_CNAME && rr.rdlen > 0 && add_chase(p, w, r, i, rr.rdata) < 0) {
-                req_error(r, "template", "plugin/template: cannot look up the CNAME target");
-                goto out;
-            }
+    /* CNAME targets of an A/AAAA answer: looked up through the server, with
+     * the client's address, RD bit and EDNS size (a TCP client without EDNS
+     * asks for 65535 so that the lookup is not cut to 512 octets). */
+    unsigned nans = msg_count(&w->parts, SEC_ANSWER);
+    if ((r->q.qtype == T_A || r->q.qtype == T_AAAA) && p->ins && nans > 0) {
+        w->ls = lookup_new(p->ins, r, TEMPLATE_MAX_DEPTH,
+                           LOOKUP_CLIENT_RD | LOOKUP_CLIENT_PEER | LOOKUP_TCP_65535);
+        w->lk = malloc(nans * sizeof *w->lk);
+        if (!w->ls || !w->lk) {
+            req_error(r, "template", "plugin/template: cannot look up the CNAME target");
+            goto out;
         }
-    }
-    if (w->nch == 0) {
-        rc = write_reply(w);
-        goto out;
-    }
-    w->left = w->nch;
-    w->starting = 1;
-    for (size_t i = 0; i < w->nch; i++) {
-        dns_req *sub = w->ch[i].sub;
-        w->ch[i].sub = NULL;
-        req_on_done(sub, chase_done, &w->ch[i]);
-        req_start(sub);
-    }
-    w->starting = 0;
-    if (w->left > 0) {
-        w = NULL;                   /* chase_done owns it now */
-        rc = REQ_ASYNC;
-        goto out;
+        for (unsigned i = 0; i < nans; i++) {
+            dns_rr rr = msg_rr(&w->parts, SEC_ANSWER, i);
+            w->lk[i] = rr.type == T_CNAME && rr.rdlen > 0 ? lookup_add(w->ls, rr.rdata, r->q.qtype)
+                                                          : -1;
+        }
+        if (lookup_run(w->ls, chase_done, w)) {
+            w = NULL;               /* chase_done owns it now */
+            rc = REQ_ASYNC;
+            goto out;
+        }
     }
     rc = write_reply(w);
 out:

@@ -963,64 +963,6 @@ static void test_external_nesting(void **state)
     instance_free(I);
 }
 
-/* A fake upstream on the test's event base: answers every query with
- * A 192.0.2.53 (TTL 42) for its name and keeps the last query it got. */
-typedef struct fake_up {
-    int fd;
-    struct event *ev;
-    uint8_t last[512];
-    size_t lastlen;
-    int nq;
-} fake_up;
-
-static void fake_up_read(evutil_socket_t fd, short what, void *arg)
-{
-    (void)what;
-    fake_up *u = arg;
-    struct sockaddr_storage from;
-    socklen_t fl = sizeof from;
-    uint8_t b[512], out[512];
-    ssize_t n = recvfrom(fd, b, sizeof b, 0, (struct sockaddr *)&from, &fl);
-    dns_msg q, a;
-    int hdr_ok;
-    msg_init(&q);
-    msg_init(&a);
-    if (n > 0 && msg_parse(&q, b, (size_t)n, &hdr_ok) == 0) {
-        memcpy(u->last, b, (size_t)n);
-        u->lastlen = (size_t)n;
-        u->nq++;
-        msg_reply_to(&a, &q);
-        struct in_addr ip = { htonl(0xc0000235) };
-        assert_int_equal(msg_add_a(&a, SEC_ANSWER, q.qname, 42, &ip), 0);
-        int len = msg_encode(&a, out, sizeof out, 512, 0);
-        assert_true(len > 0);
-        sendto(fd, out, (size_t)len, 0, (struct sockaddr *)&from, fl);
-    }
-    msg_free(&q);
-    msg_free(&a);
-}
-
-static int fake_up_start(fake_up *u, struct event_base *base)
-{
-    memset(u, 0, sizeof *u);
-    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    socklen_t sl = sizeof sa;
-    u->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
-    assert_true(u->fd >= 0);
-    assert_int_equal(bind(u->fd, (struct sockaddr *)&sa, sl), 0);
-    assert_int_equal(getsockname(u->fd, (struct sockaddr *)&sa, &sl), 0);
-    u->ev = event_new(base, u->fd, EV_READ | EV_PERSIST, fake_up_read, u);
-    assert_non_null(u->ev);
-    event_add(u->ev, NULL);
-    return ntohs(sa.sin_port);
-}
-
-static void fake_up_stop(fake_up *u)
-{
-    event_free(u->ev);
-    close(u->fd);
-}
-
 /* An out-of-zone target forwarded to an upstream: the chase runs on the
  * event base of the request that needs it (here the one req_run drives;
  * a worker's own loop when serving), never on a loop of its own, so an
@@ -1032,8 +974,8 @@ static void test_external_async(void **state)
     (void)state;
     struct event_base *base = event_base_new();
     assert_non_null(base);
-    fake_up up;
-    int port = fake_up_start(&up, base);
+    test_upstream up;         /* answers A 192.0.2.53, TTL 42 */
+    int port = test_upstream_start(&up, base, 0xc0000235, 42);
     char conf[512], err[1024] = "";
     snprintf(conf, sizeof conf, ".:53 {\n kubernetes cluster.local\n}\n"
              "up.test:53 {\n forward . 127.0.0.1:%d\n}\n", port);
@@ -1059,8 +1001,8 @@ static void test_external_async(void **state)
     static const uint8_t plain[] = { 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 1, 4, 'N', 'a', 'm', 'e',
                                      2, 'U', 'p', 4, 'T', 'e', 's', 't', 0, 0, 1, 0, 1,
                                      0, 0, 41, 0xff, 0xff, 0, 0, 0, 0, 0, 0 };
-    assert_int_equal(up.lastlen, 2 + sizeof plain);
-    assert_memory_equal(up.last + 2, plain, sizeof plain);
+    assert_int_equal(up.lastqlen, 2 + sizeof plain);
+    assert_memory_equal(up.lastq + 2, plain, sizeof plain);
     /* an in-zone CNAME first, then the same chase; EDNS 1232 with DO */
     query_on(I, base, "via" S, T_A, 1232, 1, &x);
     assert_int_equal(up.nq, 2);
@@ -1072,10 +1014,10 @@ static void test_external_async(void **state)
     memcpy(withdo, plain, sizeof plain);
     withdo[sizeof plain - 8] = 0x04, withdo[sizeof plain - 7] = 0xd0;   /* 1232 */
     withdo[sizeof plain - 4] = 0x80;                                    /* DO */
-    assert_int_equal(up.lastlen, 2 + sizeof withdo);
-    assert_memory_equal(up.last + 2, withdo, sizeof withdo);
+    assert_int_equal(up.lastqlen, 2 + sizeof withdo);
+    assert_memory_equal(up.lastq + 2, withdo, sizeof withdo);
     instance_free(I);
-    fake_up_stop(&up);
+    test_upstream_stop(&up);
     event_base_free(base);
 }
 

@@ -70,6 +70,8 @@ static void upstream_read(evutil_socket_t fd, short what, void *arg)
     if (n > 0 && msg_parse(&q, b, (size_t)n, &hdr_ok) == 0) {
         u->nq++;
         dname_to_str(u->last, sizeof u->last, q.qname);
+        memcpy(u->lastq, b, (size_t)n);
+        u->lastqlen = (size_t)n;
         msg_reply_to(&a, &q);
         struct in_addr ip = { htonl(u->ip) };
         int len = -1;

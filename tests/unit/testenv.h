@@ -25,7 +25,8 @@ dns_req *test_query(instance *ins, const dns_query *q, const char *peer);
 
 /* An upstream DNS server played by the test on a UDP socket of 127.0.0.1:
  * from base's loop it answers every query with one A record (ip in host
- * order, ttl), counts the queries and keeps the last name asked. */
+ * order, ttl), counts the queries and keeps the last one (its name, and
+ * its octets as received). */
 struct event_base;
 struct event;
 typedef struct test_upstream {
@@ -34,6 +35,8 @@ typedef struct test_upstream {
     uint32_t ip, ttl;
     int nq;
     char last[DNAME_STR_MAX];
+    uint8_t lastq[512];
+    size_t lastqlen;
 } test_upstream;
 /* Its port (a test fails when the socket cannot be made). */
 int test_upstream_start(test_upstream *u, struct event_base *base, uint32_t ip, uint32_t ttl);

@@ -264,6 +264,7 @@ static void kube_destroy(void *inst)
     kube *k = inst;
     if (!k)
         return;
+    kube_rend_free(k);
     kube_ctx_detach(k);
     kube_free_config(k);
 }
@@ -295,6 +296,7 @@ static int kube_setup_plugin(cf_disp *d, setup_ctx *ctx, void **inst)
         return -1;
     kube *k = *inst;
     k->m_programming = programming_family(instance_metrics(ctx->ins));
+    k->prerender = kube_rend_env();
     const char *why = NULL;
     if (resolv_search_read("/etc/resolv.conf", &k->search, &why) < 0)
         k->search.n = 0;            /* as CoreDNS: no search domains of our own */

@@ -9,6 +9,7 @@ src_plugin_libplugins_a_SOURCES += \
 	src/plugin/kubernetes/apex.c \
 	src/plugin/kubernetes/ptr.c \
 	src/plugin/kubernetes/topo.c \
+	src/plugin/kubernetes/rendered.c \
 	src/plugin/kubernetes/chase.c \
 	src/plugin/kubernetes/xfr.c \
 	src/plugin/kubernetes/autopath.c \

@@ -28,6 +28,8 @@ EXTRA_DIST += tests/data/kubernetes/cluster.json tests/data/kubernetes/zonal.jso
 	tests/data/kubernetes/chase.yaml tests/data/kubernetes/acceptance.tsv \
 	tests/data/kubernetes/acceptance.py tests/data/kubernetes/interwebs.test.db \
 	tests/data/kubernetes/10.in-addr.arpa.db
+TESTS += tests/integration/prerender_parity.sh
+EXTRA_DIST += tests/integration/prerender_parity.sh tests/data/kubernetes/prerender_parity.py
 TESTS += tests/integration/reload_handover.sh
 EXTRA_DIST += tests/integration/reload_handover.sh
 TESTS += tests/integration/kubernetes.sh tests/integration/k8s_acceptance.sh \

@@ -290,6 +290,13 @@ void kubernetes_set_synced(void *inst, int synced)
         atomic_store(&k->ctx->synced, synced ? 1 : 0);
 }
 
+void kubernetes_set_prerender(void *inst, int on)
+{
+    kube *k = inst;
+    k->prerender = on;
+    k->rend_unthreaded = on;
+}
+
 static int kube_setup_plugin(cf_disp *d, setup_ctx *ctx, void **inst)
 {
     if (kube_setup(d, ctx, inst) < 0)

@@ -129,6 +129,8 @@ typedef struct kube {
      * rend[i] is worker i's memo, touched by that worker's thread only,
      * freed by destroy */
     int prerender;
+    int rend_unthreaded;            /* tests: requests without a worker use
+                                     * rend[0] (kubernetes_set_prerender) */
     struct krend *rend[KREND_MAX_WORKERS];
 } kube;
 
@@ -398,5 +400,10 @@ void kube_record_programming(kube *k, const struct cJSON *slice);
 store *kubernetes_store(void *inst);
 /* Pretend the API watches are (not) synced. */
 void kubernetes_set_synced(void *inst, int synced);
+/* Pre-rendered answers on or off for an instance (whatever the
+ * environment said); with on, requests served by no worker (the internal
+ * requests of unit tests and fuzz harnesses, one thread only) use worker
+ * 0's memo, so that such tests reach the fast path. */
+void kubernetes_set_prerender(void *inst, int on);
 
 #endif

@@ -163,6 +163,8 @@ static size_t variant_of(const topo_loc *loc, int dep, char *out, size_t cap)
 static struct krend *memo_of(kube *k, const dns_req *r, int create)
 {
     int w = req_worker_index(r);
+    if (w < 0 && k->rend_unthreaded)
+        w = 0;                      /* single-threaded tests */
     if (w < 0 || w >= KREND_MAX_WORKERS)
         return NULL;
     if (!k->rend[w] && create)

@@ -52,6 +52,7 @@
  * turns the fast path off: every query takes the slow path
  * (docs/testing.md; tests/integration/prerender_parity.sh compares both).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "plugin/kubernetes/kubernetes.h"
@@ -61,7 +62,8 @@ struct krend_entry {
     uint64_t sver, tver;            /* versions it was made at */
     uint32_t hash;
     uint16_t qtype;
-    uint8_t namelen, varlen;        /* key: name then variant, in data */
+    uint8_t namelen;                /* key: name then variant, in data */
+    uint16_t varlen;
     uint8_t dep;                    /* TOPO_DEP_* of the answer */
     uint8_t marker;                 /* 1: "look up the client's variant" */
     uint8_t counted;                /* topo_count(policy, outcome) per hit */
@@ -131,7 +133,8 @@ static void put(struct krend *m, struct krend_entry *e)
 }
 
 /* The client's value in dimension dep, as topo_client_variant() writes
- * it (the cache plugin's key), from a location. */
+ * it (the cache plugin's key), from a location; SIZE_MAX when it does not
+ * fit (then nothing is memoised or looked up for the client). */
 static size_t variant_of(const topo_loc *loc, int dep, char *out, size_t cap)
 {
     const char *v = NULL;
@@ -153,7 +156,7 @@ static size_t variant_of(const topo_loc *loc, int dep, char *out, size_t cap)
     }
     size_t l = strlen(v);
     if (l > cap - 1 - o)
-        l = cap - 1 - o;
+        return SIZE_MAX;
     memcpy(out + o, v, l);
     o += l;
     out[o] = '\0';
@@ -201,7 +204,7 @@ int kube_rend_serve(kube *k, const handler *h, dns_req *r, const uint8_t *low, u
         topo_locate(k->topo, r, &loc);
         size_t vl = variant_of(&loc, e->dep, var, sizeof var);
         store_read_end();
-        if (loc.ecs)
+        if (loc.ecs || vl == SIZE_MAX)
             return -1;
         hash = key_hash(low, nl, qtype, var, vl);
         e = find(m, hash, low, nl, qtype, var, vl);
@@ -262,7 +265,7 @@ static struct krend_entry *entry_new(uint32_t hash, const uint8_t *low, size_t n
     e->hash = hash;
     e->qtype = qtype;
     e->namelen = (uint8_t)nl;
-    e->varlen = (uint8_t)vl;
+    e->varlen = (uint16_t)vl;
     memcpy(e->data, low, nl);
     memcpy(e->data + nl, var, vl);
     return e;
@@ -291,6 +294,8 @@ void kube_rend_store(kq *q, const uint8_t *low, const krrvec *ans, uint64_t sver
         return;
     char var[KREND_MAX_VARIANT];
     size_t vl = variant_of(&q->loc, q->topo_dep, var, sizeof var);
+    if (vl == SIZE_MAX)
+        return;
     uint32_t hash = key_hash(low, nl, qtype, var, vl);
     struct krend_entry *e = entry_new(hash, low, nl, qtype, var, vl, taillen);
     if (!e)

@@ -43,7 +43,10 @@
  * and replaced only by worker i's thread (no locks, no atomics), freed by
  * kube_rend_free() from the plugin's destroy, after every worker stopped.
  * An entry holds no store pointers (only octets and strings it owns), so
- * it never outlives what it points to. Each memo has KREND_SLOTS
+ * it never outlives what it points to. Beside the answers each memo keeps
+ * KLOC_SLOTS clients' variants by address (topo_locate's result as
+ * strings, valid for one store version): a hit on a client-dependent
+ * answer then needs no store lookup at all. Each memo has KREND_SLOTS
  * direct-mapped slots: a colliding key replaces the entry, bounding the
  * memory to KREND_SLOTS entries of at most KREND_MAX_WIRE octets per
  * worker.
@@ -73,8 +76,24 @@ struct krend_entry {
     uint8_t data[];                 /* name, variant, tails */
 };
 
+/* A client's variants, by its address: what topo_locate() found, valid
+ * while the store's version is the one it was made at (a client moves only
+ * with a store write). A variant that does not fit is not kept. */
+#define KLOC_SLOTS 256
+#define KLOC_ZONE 72                /* "z:" + a label value (63) */
+#define KLOC_NODE 264               /* "n:" + a node name (253) */
+
+struct kloc {
+    st_ip ip;
+    uint8_t valid;
+    uint16_t zl, nl;
+    uint64_t sver;
+    char zone[KLOC_ZONE], node[KLOC_NODE];
+};
+
 struct krend {
     struct krend_entry *slot[KREND_SLOTS];
+    struct kloc loc[KLOC_SLOTS];
 };
 
 int kube_rend_env(void)
@@ -181,6 +200,40 @@ static int eligible(const kube *k, const dns_req *r)
            !r->q.edns.has_ecs;
 }
 
+/* The client's variant in dimension dep (var points into the worker's
+ * client table): 0, or -1 when it cannot be told here (no address, ECS). */
+static int client_variant(kube *k, struct krend *m, const dns_req *r, int dep, uint64_t sver,
+                          const char **var, size_t *vl)
+{
+    st_ip ip;
+    int ecs = 0;
+    memset(&ip, 0, sizeof ip);
+    if (!topo_engine_store(k->topo) ||
+        topo_client_addr(topo_engine_cfg(k->topo), r, &ip, &ecs) < 0 || ecs)
+        return -1;
+    uint32_t h = key_hash(ip.addr, 16, ip.family, "", 0);
+    struct kloc *c = &m->loc[h & (KLOC_SLOTS - 1)];
+    if (!c->valid || c->sver != sver || memcmp(&c->ip, &ip, sizeof ip)) {
+        topo_loc loc;
+        store_read_begin();
+        topo_locate_ip(k->topo, &ip, &loc);
+        size_t zl = variant_of(&loc, TOPO_DEP_ZONE, c->zone, sizeof c->zone);
+        size_t nl = variant_of(&loc, TOPO_DEP_NODE, c->node, sizeof c->node);
+        store_read_end();
+        c->valid = 0;
+        if (zl == SIZE_MAX || nl == SIZE_MAX)
+            return -1;
+        c->ip = ip;
+        c->sver = sver;
+        c->zl = (uint16_t)zl;
+        c->nl = (uint16_t)nl;
+        c->valid = 1;
+    }
+    *var = dep == TOPO_DEP_NODE ? c->node : c->zone;
+    *vl = dep == TOPO_DEP_NODE ? c->nl : c->zl;
+    return 0;
+}
+
 int kube_rend_serve(kube *k, const handler *h, dns_req *r, const uint8_t *low, uint64_t sver,
                     uint64_t tver)
 {
@@ -198,13 +251,9 @@ int kube_rend_serve(kube *k, const handler *h, dns_req *r, const uint8_t *low, u
     if (e->marker) {
         if (!k->topo)
             return -1;
-        char var[KREND_MAX_VARIANT];
-        topo_loc loc;
-        store_read_begin();
-        topo_locate(k->topo, r, &loc);
-        size_t vl = variant_of(&loc, e->dep, var, sizeof var);
-        store_read_end();
-        if (loc.ecs || vl == SIZE_MAX)
+        const char *var;
+        size_t vl;
+        if (client_variant(k, m, r, e->dep, sver, &var, &vl) < 0)
             return -1;
         hash = key_hash(low, nl, qtype, var, vl);
         e = find(m, hash, low, nl, qtype, var, vl);

@@ -291,12 +291,13 @@ int kube_rend_serve(kube *k, const handler *h, dns_req *r, const uint8_t *low, u
     }
     int dep = e->dep, counted = e->counted;
     topo_result res = { .policy = (topo_policy)e->policy, .outcome = (topo_outcome)e->outcome };
+    uint8_t dep0 = r->topo_dep, ecs0 = r->topo_ecs;
     if (dep)
         topo_mark(r, dep, 0);
     int rc = req_write_raw(r, h, buf, (size_t)(p - buf));
     if (rc < 0) {
-        r->topo_dep = 0;            /* the slow path marks it again */
-        r->topo_ecs = 0;
+        r->topo_dep = dep0;         /* the slow path marks it again */
+        r->topo_ecs = ecs0;
         return -1;
     }
     if (counted && k->topo)

@@ -147,7 +147,8 @@ int req_write_more(dns_req *r);
  * handler that already holds its reply's octets (the kubernetes plugin's
  * pre-rendered answers) may send them without filling r->resp's records:
  *   req_raw_ok(r): 1 when r may be answered raw: a client's query (UDP or
- *     TCP), nothing written yet, and no write hook registered — a write
+ *     TCP: internal requests are read back from r->resp by whoever started
+ *     them), nothing written yet, and no write hook registered — a write
  *     hook (cache, loadbalance, rewrite, minimal, ...) needs r->resp's
  *     records, so with one the handler must use req_write().
  *   req_write_raw(r, writer, wire, len): wire is the whole reply without

@@ -97,6 +97,7 @@ struct store {
     wpodip *podips;
     _Atomic uint32_t serial;
     _Atomic uint64_t nodes_version;
+    _Atomic uint64_t changes;       /* store_version(): every write */
     uint64_t next_version;          /* writer: versions of services and views */
     strtab *strs;                   /* the store's string table */
 };
@@ -117,6 +118,13 @@ static size_t nskey(char *buf, size_t cap, const char *ns, const char *name)
 static void bump(store *s)
 {
     atomic_store(&s->serial, (uint32_t)time(NULL));
+}
+
+/* After every write the readers may see (store_version): released after
+ * the maps were updated, so a reader that loads the new value sees them. */
+static void changed(store *s)
+{
+    atomic_fetch_add_explicit(&s->changes, 1, memory_order_release);
 }
 
 static wrec *rec_get(store *s, int r, const char *ns, const char *name, int create)
@@ -286,6 +294,7 @@ int store_upsert_service(store *s, const cJSON *obj)
     w->naddrs = (uint8_t)n;
     pmap_put(s->svc, key, kl, svc, decode_service_free);
     bump(s);
+    changed(s);
     return 0;
 }
 
@@ -504,6 +513,7 @@ int store_upsert_slice(store *s, const cJSON *obj)
     w->slice = b;
     decode_slice_unref(old);
     bump(s);
+    changed(s);
     return 0;
 }
 
@@ -687,6 +697,7 @@ int store_upsert_pod(store *s, const cJSON *obj)
     pod_release(old);
     if (changed_ip)
         bump(s);
+    changed(s);
     return 0;
 }
 
@@ -738,6 +749,7 @@ int store_upsert_node(store *s, const cJSON *obj)
             pmap_del(s->naddr, &old[i], sizeof old[i]);
     }
     atomic_fetch_add(&s->nodes_version, 1);
+    changed(s);
     return 0;
 }
 
@@ -766,6 +778,7 @@ int store_upsert_namespace(store *s, const cJSON *obj)
         return -1;
     }
     pmap_put(s->nss, ns->name, strlen(ns->name), ns, decode_namespace_free);
+    changed(s);
     return 0;
 }
 
@@ -795,6 +808,7 @@ int store_upsert_svcimport(store *s, const cJSON *obj)
     }
     pmap_put(s->simp, key, kl, si, decode_svcimport_free);
     bump(s);
+    changed(s);
     return 0;
 }
 
@@ -835,6 +849,7 @@ static void remove_rec(store *s, int r, wrec *w)
     case R_SIMP: remove_svcimport(s, w); break;
     default: remove_namespace(s, w); break;
     }
+    changed(s);
 }
 
 int store_remove(store *s, const char *resource, const cJSON *obj)
@@ -991,6 +1006,11 @@ void store_foreach_node(store *s, st_node_cb cb, void *arg)
 uint64_t store_nodes_version(const store *s)
 {
     return atomic_load(&((store *)s)->nodes_version);
+}
+
+uint64_t store_version(const store *s)
+{
+    return atomic_load_explicit(&((store *)s)->changes, memory_order_acquire);
 }
 
 uint32_t store_serial(const store *s)

@@ -211,6 +211,11 @@ void store_foreach_node(store *s, st_node_cb cb, void *arg);
 /* Bumped at every node add, change or removal (for memoised allocations). */
 uint64_t store_nodes_version(const store *s);
 
+/* Bumped after every write of any object (upsert, removal, relist end),
+ * with release order: a reader that memoises an answer computed after
+ * loading version v may serve it as long as store_version() is still v. */
+uint64_t store_version(const store *s);
+
 /* Unix time of the last DNS-relevant change (the SOA serial), and counts. */
 uint32_t store_serial(const store *s);
 size_t store_count(const store *s, const char *resource);

@@ -442,6 +442,60 @@ int req_write(dns_req *r, const handler *writer)
     return r->resp.rcode;
 }
 
+int req_raw_ok(const dns_req *r)
+{
+    return r->nwrite == 0 && !r->written && r->proto != PROTO_INTERNAL;
+}
+
+int req_worker_index(const dns_req *r)
+{
+    return r->worker ? r->worker->id : -1;
+}
+
+int req_write_raw(dns_req *r, const handler *writer, const uint8_t *wire, size_t len)
+{
+    req_full *f = (req_full *)r;
+    if (!req_raw_ok(r) || len < 12 || len > 65535)
+        return -1;
+    uint16_t fl = (uint16_t)(wire[2] << 8 | wire[3]);
+    msg_reply_to(&r->resp, &r->q);
+    r->resp.flags = (uint16_t)(fl & 0xfff0);
+    r->resp.rcode = (uint16_t)(fl & 0xf);
+    echo_edns(r);
+    if (ensure_out(f, 65535 + 2) < 0)
+        return -1;
+    size_t total = len;
+    if (r->resp.edns.present) {
+        /* the OPT record as msg_encode() writes it: encode the reply
+         * without question or records right after the octets, then move
+         * its OPT over that message's header */
+        int has_q = r->resp.has_question;
+        r->resp.has_question = 0;
+        int n = msg_encode(&r->resp, f->out + len, 65535 - len, 65535 - len, 0);
+        r->resp.has_question = has_q;
+        if (n < 12)
+            return -1;
+        memmove(f->out + len, f->out + len + 12, (size_t)n - 12);
+        total += (size_t)n - 12;
+    }
+    size_t udp_cut = req_family(r) == 2 ? 1220 : 1480;
+    if (total > req_max_size(r) || (r->proto == PROTO_UDP && total > udp_cut))
+        return -1;
+    memcpy(f->out, wire, len);
+    if (r->resp.edns.present) {
+        uint16_t ar = (uint16_t)((f->out[10] << 8 | f->out[11]) + 1);
+        f->out[10] = (uint8_t)(ar >> 8);
+        f->out[11] = (uint8_t)ar;
+    }
+    f->outlen = total;
+    r->writer = writer ? writer->def->name : "";
+    r->written = 1;
+    r->resp_size += total;
+    r->nsent++;
+    transport_send(f, f->out, total);
+    return r->resp.rcode;
+}
+
 int req_write_more(dns_req *r)
 {
     req_full *f = (req_full *)r;

@@ -143,6 +143,31 @@ int req_write(dns_req *r, const struct handler *writer);
  * any other transport, before req_write(), after the request finished, or
  * when the client has gone (the handler should stop); else 0. */
 int req_write_more(dns_req *r);
+/* Raw replies — the one fast path of the request layer, kept small. A
+ * handler that already holds its reply's octets (the kubernetes plugin's
+ * pre-rendered answers) may send them without filling r->resp's records:
+ *   req_raw_ok(r): 1 when r may be answered raw: a client's query (UDP or
+ *     TCP: internal requests are read back from r->resp by whoever started
+ *     them), nothing written yet, and no write hook registered — a write
+ *     hook (cache, loadbalance, rewrite, minimal, ...) needs r->resp's
+ *     records, so with one the handler must use req_write().
+ *   req_write_raw(r, writer, wire, len): wire is the whole reply without
+ *     EDNS: header (ARCOUNT 0) + question + records, exactly as
+ *     msg_encode() writes them uncompressed. The server fills r->resp's
+ *     header and question (msg_reply_to, the flags and rcode of wire) for
+ *     the done hooks (log, prometheus, errors: they see no records),
+ *     echoes EDNS as req_write() does and appends the OPT record, and
+ *     sends the octets when the whole fits the client's limit without
+ *     compression (over UDP: at most 1480 octets for IPv4, 1220 for IPv6,
+ *     as req_write() compresses above). Returns the rcode written, or -1
+ *     when nothing was sent (not allowed, or too large): the handler then
+ *     answers with req_write() as usual, which compresses or truncates. */
+int req_raw_ok(const dns_req *r);
+int req_write_raw(dns_req *r, const struct handler *writer, const uint8_t *wire, size_t len);
+/* The index of the worker thread serving r (0 .. workers-1): per-worker
+ * state of a plugin instance (touched by that worker only) is kept by it;
+ * -1 for a request no worker serves (internal, tests). */
+int req_worker_index(const dns_req *r);
 /* Send no reply at all (the acl plugin's drop): serve() returns what this
  * returns (NOERROR). Nothing goes out; the done hooks still run, with
  * r->written 0 and rcode NOERROR, as CoreDNS reports a query that a plugin

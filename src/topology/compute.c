@@ -152,6 +152,12 @@ void topo_prefer_state_set(topo_engine *e, const char *ns, const char *name, int
         return;
     *v = on;
     pmap_put(e->prefer, k, kl, v, free);
+    atomic_fetch_add_explicit(&e->state_version, 1, memory_order_release);
+}
+
+uint64_t topo_state_version(const topo_engine *e)
+{
+    return atomic_load_explicit(&((topo_engine *)e)->state_version, memory_order_acquire);
 }
 
 int topo_prefer_state_get(topo_engine *e, const char *ns, const char *name, int family)

@@ -30,6 +30,7 @@ struct topo_engine {
     struct k8s_client *api;         /* bound at start, may be NULL */
     zone_inputs *_Atomic zones;     /* the latest snapshot, or NULL */
     pmap *prefer;                   /* "ns/name/family" → int on (observer writes) */
+    _Atomic uint64_t state_version; /* bumped after every prefer change */
     struct metric_family *answers;  /* topodns_topology_answers_total */
     /* its series by policy and outcome, looked up on first use by any
      * worker (a pointer store; every writer stores the same pointer) */

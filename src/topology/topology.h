@@ -173,6 +173,12 @@ void topo_mark(dns_req *r, int dep, int via_ecs);
 size_t topo_client_variant(const topo_engine *e, const dns_req *r, int dep, char *out,
                            size_t cap, int *via_ecs);
 
+/* Bumped (release) whenever a decision input that is not in the store
+ * changes: the same-zone Prefer state the observer writes. With
+ * store_version() it tells a memoised decision (the kubernetes plugin's
+ * pre-rendered answers) is still what topo_select() would decide. */
+uint64_t topo_state_version(const topo_engine *e);
+
 /* Count one answer (topodns_topology_answers_total{policy,outcome}). */
 void topo_count(topo_engine *e, const topo_result *res);
 

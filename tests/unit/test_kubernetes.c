@@ -1311,6 +1311,157 @@ static void test_zones(void **state)
     instance_free(ins);
 }
 
+/* ---- pre-rendered answers (rendered.c) ------------------------------------------------ */
+
+typedef struct wres {
+    uint8_t wire[8192];
+    size_t len;
+    int raw;                        /* answered by req_write_raw: no records
+                                     * in r->resp, yet ANCOUNT > 0 */
+} wres;
+
+/* One query as a client's UDP query (the fast path serves only those):
+ * the reply's octets. */
+static void wquery(instance *I, const char *name, uint16_t qtype, uint16_t edns, wres *out)
+{
+    uint8_t qn[DNAME_MAX];
+    assert_true(dname_from_str(qn, name) > 0);
+    dns_query q = { .id = 0x4242, .flags = F_RD, .qname = qn, .qtype = qtype, .qclass = C_IN,
+                    .edns_size = edns };
+    uint8_t w[512];
+    int n = msg_query(&q, w, sizeof w);
+    assert_true(n > 0);
+    dns_req *r = req_new_internal(I, NULL, w, (size_t)n, "192.0.2.1");
+    assert_non_null(r);
+    r->proto = PROTO_UDP;
+    req_run(r);
+    assert_true(r->written);
+    size_t len = 0;
+    const uint8_t *p = req_reply_wire(r, &len);
+    assert_true(len >= 12 && len <= sizeof out->wire);
+    memcpy(out->wire, p, len);
+    out->len = len;
+    out->raw = r->resp.nrecs == 0 && (p[6] | p[7]) != 0;
+    req_free(r);
+}
+
+/* the slow path's reply, then the fast path's twice: a miss that fills
+ * the memo and a hit from it, both the same octets as the slow path's */
+static void same_both_ways(instance *I, void *k, const char *name, uint16_t qtype, uint16_t edns,
+                           int hit)
+{
+    wres *slow = calloc(1, sizeof *slow), *fast = calloc(1, sizeof *fast);
+    kubernetes_set_prerender(k, 0);
+    wquery(I, name, qtype, edns, slow);
+    assert_false(slow->raw);
+    kubernetes_set_prerender(k, 1);
+    for (int i = 0; i < 3; i++) {
+        wquery(I, name, qtype, edns, fast);
+        assert_int_equal(fast->len, slow->len);
+        assert_memory_equal(fast->wire, slow->wire, slow->len);
+        if (i > 0)
+            assert_int_equal(fast->raw, hit);
+    }
+    free(slow);
+    free(fast);
+}
+
+static void test_rendered_answers(void **state)
+{
+    (void)state;
+    instance *I = cluster("", "cluster.json");
+    void *k = kube_inst(I);
+    same_both_ways(I, k, "svc1" S, T_A, 1232, 1);           /* ClusterIP */
+    same_both_ways(I, k, "svc1" S, T_A, 0, 1);              /* no EDNS */
+    same_both_ways(I, k, "hdls1" S, T_A, 1232, 1);          /* headless */
+    same_both_ways(I, k, "hdls1" S, T_AAAA, 0, 1);
+    /* the qname's case comes from the query, on a hit too */
+    same_both_ways(I, k, "HdLs1.TESTNS.svc.Cluster.Local.", T_A, 1232, 1);
+    same_both_ways(I, k, "svc1.TestNS.SVC.cluster.local.", T_A, 0, 1);
+    /* not pre-rendered: other qtypes, names without addresses, errors */
+    same_both_ways(I, k, "_http._tcp.svc1" S, T_SRV, 1232, 0);
+    same_both_ways(I, k, "svc1" S, T_TXT, 1232, 0);
+    same_both_ways(I, k, "svc1" S, T_AAAA, 1232, 0);        /* NODATA */
+    same_both_ways(I, k, "nosuch" S, T_A, 1232, 0);         /* NXDOMAIN */
+    same_both_ways(I, k, "external" S, T_A, 1232, 0);       /* CNAME */
+    instance_free(I);
+}
+
+/* A store write makes the next query take the slow path: the change is
+ * answered at once, then memoised again. */
+static void test_rendered_invalidation(void **state)
+{
+    (void)state;
+    instance *I = cluster("", "cluster.json");
+    void *k = kube_inst(I);
+    store *st = kubernetes_store(k);
+    wres *x = calloc(1, sizeof *x);
+    kubernetes_set_prerender(k, 1);
+    wquery(I, "svc1" S, T_A, 1232, x);
+    wquery(I, "svc1" S, T_A, 1232, x);
+    assert_true(x->raw);
+    upsert_json(st, store_upsert_service, "{\"metadata\":{\"name\":\"svc1\",\"namespace\":\"testns\"},"
+                "\"spec\":{\"clusterIP\":\"10.0.0.99\",\"clusterIPs\":[\"10.0.0.99\"],"
+                "\"ports\":[{\"name\":\"http\",\"protocol\":\"TCP\",\"port\":80}]}}");
+    wquery(I, "svc1" S, T_A, 1232, x);
+    assert_false(x->raw);
+    static const uint8_t ip[4] = { 10, 0, 0, 99 };
+    assert_memory_equal(x->wire + x->len - 11 - 4, ip, 4);  /* the last A record, before OPT */
+    wquery(I, "svc1" S, T_A, 1232, x);
+    assert_true(x->raw);
+    assert_memory_equal(x->wire + x->len - 11 - 4, ip, 4);
+    /* an unrelated write invalidates too (the memo is validated by the
+     * store's version, not per object) */
+    upsert_json(st, store_upsert_namespace, "{\"metadata\":{\"name\":\"brandnew\"}}");
+    wquery(I, "svc1" S, T_A, 1232, x);
+    assert_false(x->raw);
+    free(x);
+    instance_free(I);
+}
+
+/* Off (TOPODNS_NO_PRERENDER), internal requests, and replies that do not
+ * fit the client uncompressed: always the slow path. */
+static void test_rendered_not_used(void **state)
+{
+    (void)state;
+    instance *I = cluster("", "cluster.json");
+    void *k = kube_inst(I);
+    store *st = kubernetes_store(k);
+    wres *x = calloc(1, sizeof *x);
+    kubernetes_set_prerender(k, 0);
+    for (int i = 0; i < 3; i++) {
+        wquery(I, "svc1" S, T_A, 1232, x);
+        assert_false(x->raw);
+    }
+    kubernetes_set_prerender(k, 1);
+    uint8_t qn[DNAME_MAX];
+    dname_from_str(qn, "svc1" S);
+    dns_query q = { .id = 1, .qname = qn, .qtype = T_A, .qclass = C_IN, .edns_size = 1232 };
+    for (int i = 0; i < 3; i++) {
+        dns_req *r = test_query(I, &q, "192.0.2.1");    /* PROTO_INTERNAL */
+        assert_non_null(r);
+        assert_int_equal(msg_count(&r->resp, SEC_ANSWER), 1);
+        req_free(r);
+    }
+    /* 150 addresses: over 512 octets without EDNS, compressed over 1480
+     * with it; the slow path truncates or compresses, every time */
+    static char json[65536];
+    size_t o = (size_t)snprintf(json, sizeof json,
+        "{\"metadata\":{\"name\":\"big-1\",\"namespace\":\"testns\",\"labels\":{"
+        "\"kubernetes.io/service-name\":\"big\"}},\"addressType\":\"IPv4\",\"endpoints\":[");
+    for (int i = 0; i < 150; i++)
+        o += (size_t)snprintf(json + o, sizeof json - o, "%s{\"addresses\":[\"10.9.%d.%d\"]}",
+                              i ? "," : "", i / 100, i % 100 + 1);
+    snprintf(json + o, sizeof json - o, "],\"ports\":[{\"name\":\"p\",\"port\":9}]}");
+    upsert_json(st, store_upsert_service, "{\"metadata\":{\"name\":\"big\",\"namespace\":\"testns\"},"
+                "\"spec\":{\"clusterIP\":\"None\",\"clusterIPs\":[\"None\"]}}");
+    upsert_json(st, store_upsert_slice, json);
+    same_both_ways(I, k, "big" S, T_A, 0, 0);
+    same_both_ways(I, k, "big" S, T_A, 4096, 0);
+    free(x);
+    instance_free(I);
+}
+
 int main(void)
 {
     store_reader_register();
@@ -1348,6 +1499,9 @@ int main(void)
         cmocka_unit_test(test_external_async),
         cmocka_unit_test(test_programming_metric),
         cmocka_unit_test(test_transfer),
+        cmocka_unit_test(test_rendered_answers),
+        cmocka_unit_test(test_rendered_invalidation),
+        cmocka_unit_test(test_rendered_not_used),
     };
     int rc = cmocka_run_group_tests_name("pure", pure, NULL, NULL);
     rc += cmocka_run_group_tests_name("acceptance", rows, setup_default, teardown_default);

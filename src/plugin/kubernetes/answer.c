@@ -428,6 +428,14 @@ int kube_serve(const handler *h, dns_req *r)
         return plugin_next(h, r);
     if (r->q.qtype == T_AXFR || r->q.qtype == T_IXFR)
         return RC_REFUSED;
+    /* the versions first: a memo made from what the lookup below sees is
+     * valid while they stay (rendered.c) */
+    uint64_t sver = store_version(k->st), tver = k->topo ? topo_state_version(k->topo) : 0;
+    if (k->prerender) {
+        int frc = kube_rend_serve(k, h, r, low, sver, tver);
+        if (frc >= 0)
+            return frc;
+    }
     kq q = { .k = k, .st = k->st, .r = r, .h = h, .zi = zi,
              .zone_q = dname_suffix(r->q.qname, k->zlabels[zi]),
              .need_keys = r->q.qtype == T_SRV };
@@ -457,6 +465,8 @@ int kube_serve(const handler *h, dns_req *r)
     } else if (ans.n == 0) {
         rc = write_soa_reply(&q, RC_NOERROR);
     } else {
+        if (k->prerender)
+            kube_rend_store(&q, low, &ans, sver, tver);
         rc = write_answer(&q, &ans, &extra);
     }
     store_read_end();

@@ -264,6 +264,7 @@ static void kube_destroy(void *inst)
     kube *k = inst;
     if (!k)
         return;
+    kube_rend_free(k);
     kube_ctx_detach(k);
     kube_free_config(k);
 }
@@ -289,12 +290,20 @@ void kubernetes_set_synced(void *inst, int synced)
         atomic_store(&k->ctx->synced, synced ? 1 : 0);
 }
 
+void kubernetes_set_prerender(void *inst, int on)
+{
+    kube *k = inst;
+    k->prerender = on;
+    k->rend_unthreaded = on;
+}
+
 static int kube_setup_plugin(cf_disp *d, setup_ctx *ctx, void **inst)
 {
     if (kube_setup(d, ctx, inst) < 0)
         return -1;
     kube *k = *inst;
     k->m_programming = programming_family(instance_metrics(ctx->ins));
+    k->prerender = kube_rend_env();
     const char *why = NULL;
     if (resolv_search_read("/etc/resolv.conf", &k->search, &why) < 0)
         k->search.n = 0;            /* as CoreDNS: no search domains of our own */

@@ -19,6 +19,9 @@
  *   apex.c        SOA, the NS records and ns.dns addresses
  *   topo.c        headless answers by topology: the block's engine
  *                 (src/topology/) decides which endpoints a client gets
+ *   rendered.c    pre-rendered answers: a per-worker memo of A/AAAA
+ *                 answers in wire form (the fast path; its top comment
+ *                 has the rules)
  *   chase.c       out-of-zone ExternalName targets: a query through the
  *                 server's own chain, asynchronous (kube_serve returns
  *                 REQ_ASYNC and the reply is written when it answered)
@@ -47,6 +50,10 @@
 extern const plugin_def plugin_kubernetes;
 
 #define KUBE_MAX_ZONES 64
+#define KREND_MAX_WORKERS 256       /* workers with a memo; more: slow path */
+#define KREND_SLOTS 4096            /* entries per worker (a power of 2) */
+#define KREND_MAX_WIRE 2048         /* largest reply memoised (no OPT) */
+#define KREND_MAX_VARIANT 264       /* "n:" + a node name */
 #define KUBE_MAX_SELF 32
 
 enum { POD_DISABLED, POD_INSECURE, POD_VERIFIED };
@@ -118,6 +125,13 @@ typedef struct kube {
     int self_done;
     struct topo_engine *topo;       /* the block's topology engine, or NULL */
     struct metric_family *m_programming;  /* the instance registry's */
+    /* pre-rendered answers (rendered.c): on unless TOPODNS_NO_PRERENDER;
+     * rend[i] is worker i's memo, touched by that worker's thread only,
+     * freed by destroy */
+    int prerender;
+    int rend_unthreaded;            /* tests: requests without a worker use
+                                     * rend[0] (kubernetes_set_prerender) */
+    struct krend *rend[KREND_MAX_WORKERS];
 } kube;
 
 /* ---- the cluster context (context.c) --------------------------------------
@@ -243,6 +257,8 @@ typedef struct kq {
     int located;                    /* loc filled for this query */
     topo_loc loc;
     int topo_dep;                   /* TOPO_DEP_* the answer depended on */
+    int topo_counts;                /* topo_count() calls for this answer */
+    int topo_policy, topo_outcome;  /* the last one's labels */
     /* out-of-zone CNAME targets (chase.c) */
     int no_chase;                   /* only the rcode matters: do not chase */
     struct lookup_set *chases;      /* made on the first one */
@@ -308,6 +324,21 @@ const uint8_t *kube_topo_keep(kq *q, const st_service *svc, const st_endpoints *
 /* topo.c: find the block's topology directive (at start). */
 void kube_topo_attach(kube *k);
 
+/* rendered.c: pre-rendered answers (see its top comment). */
+struct krend;
+/* 1 unless TOPODNS_NO_PRERENDER is set (and not "0"). */
+int kube_rend_env(void);
+/* Answer r from the memo of its worker: the rcode written, or -1 when the
+ * slow path must answer (no entry, stale, not eligible, too large). low is
+ * the lower-cased qname; sver/tver the store and topology versions loaded
+ * before any lookup. */
+int kube_rend_serve(kube *k, const handler *h, dns_req *r, const uint8_t *low, uint64_t sver,
+                    uint64_t tver);
+/* Memoise the answer the slow path just built for q (when it qualifies). */
+void kube_rend_store(kq *q, const uint8_t *low, const krrvec *ans, uint64_t sver, uint64_t tver);
+/* Free every worker's memo (destroy: the workers stopped). */
+void kube_rend_free(kube *k);
+
 /* chase.c: out-of-zone ExternalName targets resolved through the server's
  * chain from the top, without blocking (see the top of chase.c). */
 #define KUBE_CHASE_DEPTH 4          /* nested chases at most */
@@ -363,5 +394,10 @@ void kube_record_programming(kube *k, const struct cJSON *slice);
 store *kubernetes_store(void *inst);
 /* Pretend the API watches are (not) synced. */
 void kubernetes_set_synced(void *inst, int synced);
+/* Pre-rendered answers on or off for an instance (whatever the
+ * environment said); with on, requests served by no worker (the internal
+ * requests of unit tests and fuzz harnesses, one thread only) use worker
+ * 0's memo, so that such tests reach the fast path. */
+void kubernetes_set_prerender(void *inst, int on);
 
 #endif

@@ -9,6 +9,7 @@ src_plugin_libplugins_a_SOURCES += \
 	src/plugin/kubernetes/apex.c \
 	src/plugin/kubernetes/ptr.c \
 	src/plugin/kubernetes/topo.c \
+	src/plugin/kubernetes/rendered.c \
 	src/plugin/kubernetes/chase.c \
 	src/plugin/kubernetes/xfr.c \
 	src/plugin/kubernetes/autopath.c \
@@ -27,6 +28,8 @@ EXTRA_DIST += tests/data/kubernetes/cluster.json tests/data/kubernetes/zonal.jso
 	tests/data/kubernetes/chase.yaml tests/data/kubernetes/acceptance.tsv \
 	tests/data/kubernetes/acceptance.py tests/data/kubernetes/interwebs.test.db \
 	tests/data/kubernetes/10.in-addr.arpa.db
+TESTS += tests/integration/prerender_parity.sh
+EXTRA_DIST += tests/integration/prerender_parity.sh tests/data/kubernetes/prerender_parity.py
 TESTS += tests/integration/reload_handover.sh
 EXTRA_DIST += tests/integration/reload_handover.sh
 TESTS += tests/integration/kubernetes.sh tests/integration/k8s_acceptance.sh \

@@ -41,5 +41,8 @@ const uint8_t *kube_topo_keep(kq *q, const st_service *svc, const st_endpoints *
     if (res.dep > q->topo_dep)
         q->topo_dep = res.dep;
     topo_count(e, &res);
+    q->topo_counts++;               /* a pre-rendered answer counts the same */
+    q->topo_policy = (int)res.policy;
+    q->topo_outcome = (int)res.outcome;
     return keep;
 }

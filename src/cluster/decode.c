@@ -480,6 +480,8 @@ static size_t pool_need(const cJSON *e)
     const cJSON *addrs = jget(e, "addresses"), *hints = jget(e, "hints"), *a;
     const char *host = jstr(e, "hostname"), *pod = jstr(jget(e, "targetRef"), "name");
     int hz = cJSON_GetArraySize(jget(hints, "forZones")), hn = cJSON_GetArraySize(jget(hints, "forNodes"));
+    if (host && pod && strcmp(host, pod) == 0)
+        pod = NULL;                 /* stored once (decode_endpoint) */
     size_t per = (host ? strlen(host) + 1 : 0) + (pod ? strlen(pod) + 1 : 0) +
                  (hz ? (size_t)hz * sizeof(char *) + sizeof(char *) - 1 : 0) +   /* + alignment */
                  (hn ? (size_t)hn * sizeof(char *) + sizeof(char *) - 1 : 0);
@@ -524,7 +526,11 @@ static int decode_endpoint(strtab *strs, slice_blob *b, const cJSON *e, int fami
         if (!(ep->addr = pool_str(b, a->valuestring)))
             continue;
         ep->hostname = pool_str(b, jstr(e, "hostname"));
-        ep->pod_name = (kind && strcmp(kind, "Pod") == 0 && pod && strlen(pod) < 64) ? pool_str(b, pod) : NULL;
+        ep->pod_name = NULL;
+        if (kind && strcmp(kind, "Pod") == 0 && pod && strlen(pod) < 64)   /* a headless
+                                     * Service's hostname is usually the pod's name: one copy */
+            ep->pod_name = ep->hostname && strcmp(ep->hostname, pod) == 0 ? ep->hostname
+                                                                          : pool_str(b, pod);
         ep->node_name = strtab_intern(strs, jstr(e, "nodeName"));
         ep->zone = strtab_intern_lower(strs, jstr(e, "zone"));
         ep->has_hints = cJSON_IsObject(hints) != 0;

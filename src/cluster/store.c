@@ -17,8 +17,10 @@
  *   eps also holds the multicluster slices of a service, under the key
  *   "\1ns\0service" (merged views like any other, never in the PTR slot).
  *
- * Writer side (API thread only, uthash): one record per object name, with a
- * relist generation, plus what is needed to rebuild the published entries:
+ * Writer side (API thread only): one record per object name (wtab, chained
+ * tables of compact records; a pod's record is the block that also holds
+ * its published st_pod, see wpod), with a relist generation, plus what is
+ * needed to rebuild the published entries (uthash):
  * the slices of each service, the pods of an IP that several pods hold, the
  * addresses of each node and the (sorted) cluster IPs of each service. The
  * IP → services lists and the IP → pod map have no writer-side copy: the
@@ -41,17 +43,13 @@ static const char *const resource_names[R_COUNT] = {
     "services", "endpointslices", "pods", "nodes", "namespaces", "serviceimports",
 };
 
-/* A writer-side record: one per object, keyed (ns, name), in its
- * resource's wtab. 29 bytes and the name: a pod's record is one 64-byte
- * malloc chunk for names up to 27 characters. */
+/* A writer-side record: one per object but pods (wpod), keyed (ns, name),
+ * in its resource's wtab: 29 bytes and the name. */
 typedef struct wrec {
     struct wrec *next;              /* chain of its wtab bucket */
     const char *ns;                 /* interned; "" for nodes and namespaces */
     union {                         /* by resource */
         slice_blob *slice;          /* R_SLICE: the current blob */
-        st_pod *pod;                /* R_POD: the published record; its
-                                     * name points into name, so a pod's
-                                     * wrec is freed after a grace period */
         st_ip *addrs;               /* R_NODE: indexed addresses / R_SVC:
                                      * cluster IPs (naddrs of them, sorted;
                                      * up to 8) */
@@ -92,11 +90,19 @@ typedef struct ip_svcs {
     atomic_int refs;                /* shared one-service lists only */
 } ip_svcs;
 
+/* Pods by (ns, name), writer side: the same chained table as wtab, of
+ * wpod blocks (see the pods section). */
+struct wpod;
+typedef struct ptab {
+    struct wpod **b;
+    size_t nb, n;
+} ptab;
+
 /* IP → pods, writer side, for IPs held by two or more answering pods. */
 typedef struct wpodip {
     UT_hash_handle hh;
     st_ip ip;
-    wrec **pods;
+    struct wpod **pods;
     size_t n;
 } wpodip;
 
@@ -104,7 +110,8 @@ struct store {
     store_opts opts;
     pmap *svc, *eps, *nodes, *naddr, *nss, *svcip, *simp;
     ipmap *ips;                     /* pods (slot 0) and PTR lists (slot 1) */
-    wtab recs[R_COUNT];
+    wtab recs[R_COUNT];             /* every resource but pods */
+    ptab pods;
     uint32_t gen[R_COUNT];
     int relisting[R_COUNT];
     wsvc *svcslices;
@@ -633,13 +640,78 @@ static int pod_rank(const st_pod *p)
     return p->terminating ? 1 : 2;
 }
 
-/* A pod record is shared: the writer's w->pod is what the pods map
- * publishes (no copy), so a replaced or removed pod is freed only after a
- * grace period. */
-static void pod_release(st_pod *p)
+/* A pod's record and its published st_pod are one block: the header
+ * (chain, relist generation), the st_pod with its addresses, then its
+ * name (one 96-byte malloc chunk for one IPv4 address and a name of up to
+ * 26 characters). The map publishes the block's st_pod, so a block is freed
+ * only after a grace period; a change of the pod makes a new block, which
+ * takes the old one's place in the table. */
+typedef struct wpod {
+    struct wpod *next;              /* chain of its ptab bucket */
+    uint32_t gen;
+} wpod;
+
+static st_pod *wpod_pod(const wpod *w)
 {
-    if (p)
-        pmap_defer(decode_pod_free, p);
+    return (st_pod *)(w + 1);
+}
+
+static wpod **ptab_slot(const ptab *t, const char *ns, const char *name)
+{
+    if (!t->nb)
+        return NULL;
+    wpod **pp = &t->b[rec_hash(ns, name) & (t->nb - 1)];
+    while (*pp && (strcmp(wpod_pod(*pp)->name, name) != 0 || strcmp(wpod_pod(*pp)->ns, ns) != 0))
+        pp = &(*pp)->next;
+    return pp;
+}
+
+static wpod *ptab_get(const ptab *t, const char *ns, const char *name)
+{
+    wpod **pp = ptab_slot(t, ns, name);
+    return pp ? *pp : NULL;
+}
+
+static int ptab_add(ptab *t, wpod *w)
+{
+    if (t->n >= 2 * t->nb) {
+        size_t nb = t->nb ? t->nb * 2 : 64;
+        wpod **b = calloc(nb, sizeof *b);
+        if (!b)
+            return -1;
+        for (size_t i = 0; i < t->nb; i++)
+            for (wpod *e = t->b[i], *next; e; e = next) {
+                next = e->next;
+                size_t k = rec_hash(wpod_pod(e)->ns, wpod_pod(e)->name) & (nb - 1);
+                e->next = b[k];
+                b[k] = e;
+            }
+        free(t->b);
+        t->b = b;
+        t->nb = nb;
+    }
+    size_t k = rec_hash(wpod_pod(w)->ns, wpod_pod(w)->name) & (t->nb - 1);
+    w->next = t->b[k];
+    t->b[k] = w;
+    t->n++;
+    return 0;
+}
+
+/* Unlink w; with nw, put nw (same ns and name) in its place. */
+static void ptab_unlink(ptab *t, wpod *w, wpod *nw)
+{
+    wpod **pp = ptab_slot(t, wpod_pod(w)->ns, wpod_pod(w)->name);
+    while (pp && *pp && *pp != w)
+        pp = &(*pp)->next;
+    if (!pp || !*pp)
+        return;
+    if (nw) {
+        nw->next = w->next;
+        *pp = nw;
+    } else {
+        *pp = w->next;
+        t->n--;
+    }
 }
 
 static void pod_publish(store *s, const st_ip *ip, st_pod *p)
@@ -651,31 +723,31 @@ static void pod_publish(store *s, const st_ip *ip, st_pod *p)
 /* Publish the best of an IP's pods (several hold it). */
 static void podip_refresh(store *s, const wpodip *e)
 {
-    wrec *best = NULL;
+    wpod *best = NULL;
     int rank = 0;
     for (size_t i = 0; i < e->n; i++) {
-        int r = pod_rank(e->pods[i]->pod);
+        int r = pod_rank(wpod_pod(e->pods[i]));
         if (r > rank) {
             rank = r;
             best = e->pods[i];
         }
     }
-    pod_publish(s, &e->ip, best->pod);
+    pod_publish(s, &e->ip, wpod_pod(best));
 }
 
 /* Index w's pod under ip. Only answering pods (rank > 0) are indexed; an IP
  * held by one pod is indexed by the published map alone, a wpodip is made
  * only when a second pod holds the same IP (reuse while the old one
  * terminates or after it finished). */
-static void podip_add(store *s, wrec *w, const st_ip *ip)
+static void podip_add(store *s, wpod *w, const st_ip *ip)
 {
     wpodip *e;
     HASH_FIND(hh, s->podips, ip, sizeof *ip, e);
     if (!e) {
         const st_pod *cur = ipmap_get_writer(s->ips, ip->addr, ip_alen(ip), 0);
-        wrec *cw = cur ? rec_get(s, R_POD, cur->ns, cur->name, 0) : NULL;
-        if (!cw) {
-            pod_publish(s, ip, w->pod);
+        wpod *cw = cur ? ptab_get(&s->pods, cur->ns, cur->name) : NULL;
+        if (!cw || cw == w) {
+            pod_publish(s, ip, wpod_pod(w));
             return;
         }
         if (!(e = calloc(1, sizeof *e)) || !(e->pods = malloc(2 * sizeof *e->pods))) {
@@ -686,7 +758,7 @@ static void podip_add(store *s, wrec *w, const st_ip *ip)
         e->pods[e->n++] = cw;
         HASH_ADD(hh, s->podips, ip, sizeof e->ip, e);
     } else {
-        wrec **np = realloc(e->pods, (e->n + 1) * sizeof *np);
+        wpod **np = realloc(e->pods, (e->n + 1) * sizeof *np);
         if (!np)
             return;
         e->pods = np;
@@ -695,12 +767,12 @@ static void podip_add(store *s, wrec *w, const st_ip *ip)
     podip_refresh(s, e);
 }
 
-static void podip_drop(store *s, wrec *w, const st_ip *ip)
+static void podip_drop(store *s, wpod *w, const st_ip *ip)
 {
     wpodip *e;
     HASH_FIND(hh, s->podips, ip, sizeof *ip, e);
     if (!e) {
-        if (ipmap_get_writer(s->ips, ip->addr, ip_alen(ip), 0) == w->pod)
+        if (ipmap_get_writer(s->ips, ip->addr, ip_alen(ip), 0) == wpod_pod(w))
             ipmap_set(s->ips, ip->addr, ip_alen(ip), 0, NULL);
         return;
     }
@@ -714,7 +786,7 @@ static void podip_drop(store *s, wrec *w, const st_ip *ip)
         return;
     }
     if (e->n == 1)
-        pod_publish(s, ip, e->pods[0]->pod);
+        pod_publish(s, ip, wpod_pod(e->pods[0]));
     else
         ipmap_set(s->ips, ip->addr, ip_alen(ip), 0, NULL);
     HASH_DEL(s->podips, e);
@@ -730,29 +802,26 @@ static int pod_has_ip(const st_pod *p, const st_ip *ip)
     return 0;
 }
 
-/* w's pod (already the new record) keeps ip, under which its previous
- * record was indexed: publish the best holder again, replacing the entry in
- * one step (never deleted in between). */
-static void podip_replace(store *s, wrec *w, const st_ip *ip)
+/* w (the new block) keeps ip, under which its previous block was indexed
+ * (and was replaced by w in the IP's wpodip): publish the best holder
+ * again, replacing the entry in one step (never deleted in between). */
+static void podip_replace(store *s, wpod *w, const st_ip *ip)
 {
     wpodip *e;
     HASH_FIND(hh, s->podips, ip, sizeof *ip, e);
     if (e)
         podip_refresh(s, e);
     else
-        pod_publish(s, ip, w->pod);
+        pod_publish(s, ip, wpod_pod(w));
 }
 
-static void podip_link(store *s, wrec *w, int add)
+/* The same reader-visible pod (the store keeps nothing else of it). */
+static int pod_same(const st_pod *a, const st_pod *b)
 {
-    if (!w->pod || pod_rank(w->pod) == 0)
-        return;
-    for (uint8_t i = 0; i < w->pod->nips; i++) {
-        if (add)
-            podip_add(s, w, &w->pod->ips[i]);
-        else
-            podip_drop(s, w, &w->pod->ips[i]);
-    }
+    return a->node_name == b->node_name && a->nips == b->nips &&
+           a->host_network == b->host_network && a->phase == b->phase &&
+           a->terminating == b->terminating &&
+           memcmp(a->ips, b->ips, a->nips * sizeof *a->ips) == 0;
 }
 
 int store_upsert_pod(store *s, const cJSON *obj)
@@ -763,43 +832,71 @@ int store_upsert_pod(store *s, const cJSON *obj)
         logskip("pod", obj, why);
         return -1;
     }
-    wrec *w = rec_get(s, R_POD, p->ns, p->name, 1);
+    wpod *old = ptab_get(&s->pods, p->ns, p->name);
+    if (old && pod_same(wpod_pod(old), p)) {    /* a status change the store does not keep */
+        old->gen = s->gen[R_POD];
+        decode_pod_free(p);
+        return 0;
+    }
+    size_t nl = strlen(p->name), ipb = p->nips * sizeof *p->ips;
+    wpod *w = malloc(sizeof *w + sizeof *p + ipb + nl + 1);
     if (!w) {
         decode_pod_free(p);
         return -1;
     }
-    p->name = w->name;                     /* was the JSON's string */
-    int changed_ip = !w->pod || w->pod->nips != p->nips ||
-                     memcmp(w->pod->ips, p->ips, p->nips * sizeof *p->ips) != 0;
-    st_pod *old = w->pod;
-    int was = old && pod_rank(old) > 0, is = pod_rank(p) > 0;
+    w->next = NULL;
+    w->gen = s->gen[R_POD];
+    st_pod *np = wpod_pod(w);
+    memcpy(np, p, sizeof *p + ipb);
+    np->name = memcpy((char *)np->ips + ipb, p->name, nl + 1);    /* was the JSON's string */
+    decode_pod_free(p);
+    p = np;
+    const st_pod *op = old ? wpod_pod(old) : NULL;
+    int changed_ip = !op || op->nips != p->nips || memcmp(op->ips, p->ips, ipb) != 0;
+    int was = op && pod_rank(op) > 0, is = pod_rank(p) > 0;
     /* Readers must never find an address of the pod unpublished while it
      * keeps it: the addresses it loses go, those it keeps are replaced in
      * place, those it gains are added. */
     if (was)
-        for (uint8_t i = 0; i < old->nips; i++)
-            if (!is || !pod_has_ip(p, &old->ips[i]))
-                podip_drop(s, w, &old->ips[i]);
-    w->pod = p;
+        for (uint8_t i = 0; i < op->nips; i++) {
+            if (!is || !pod_has_ip(p, &op->ips[i])) {
+                podip_drop(s, old, &op->ips[i]);
+                continue;
+            }
+            wpodip *e;              /* kept: w takes old's place among its holders */
+            HASH_FIND(hh, s->podips, &op->ips[i], sizeof op->ips[i], e);
+            for (size_t j = 0; e && j < e->n; j++)
+                if (e->pods[j] == old)
+                    e->pods[j] = w;
+        }
+    if (old)
+        ptab_unlink(&s->pods, old, w);
+    else if (ptab_add(&s->pods, w) < 0) {
+        free(w);
+        return -1;
+    }
     if (is)
         for (uint8_t i = 0; i < p->nips; i++) {
-            if (was && pod_has_ip(old, &p->ips[i]))
+            if (was && pod_has_ip(op, &p->ips[i]))
                 podip_replace(s, w, &p->ips[i]);
             else
                 podip_add(s, w, &p->ips[i]);
         }
-    pod_release(old);
+    if (old)
+        pmap_defer(free, old);      /* readers may hold its st_pod */
     if (changed_ip)
         bump(s);
     return 0;
 }
 
-static void remove_pod(store *s, wrec *w)
+static void remove_pod(store *s, wpod *w)
 {
-    podip_link(s, w, 0);
-    pod_release(w->pod);
-    wtab_del(&s->recs[R_POD], w);
-    pmap_defer(free, w);            /* the pod's name is in w->name */
+    const st_pod *p = wpod_pod(w);
+    if (pod_rank(p) > 0)
+        for (uint8_t i = 0; i < p->nips; i++)
+            podip_drop(s, w, &p->ips[i]);
+    ptab_unlink(&s->pods, w, NULL);
+    pmap_defer(free, w);
     bump(s);
 }
 
@@ -928,7 +1025,6 @@ static void remove_rec(store *s, int r, wrec *w)
     switch (r) {
     case R_SVC: remove_service(s, w); break;
     case R_SLICE: remove_slice(s, w); break;
-    case R_POD: remove_pod(s, w); break;
     case R_NODE: remove_node(s, w); break;
     case R_SIMP: remove_svcimport(s, w); break;
     default: remove_namespace(s, w); break;
@@ -941,6 +1037,13 @@ int store_remove(store *s, const char *resource, const cJSON *obj)
     if (r < 0)
         return -1;
     const char *ns = (r == R_NODE || r == R_NS) ? "" : decode_obj_ns(obj);
+    if (r == R_POD) {
+        wpod *p = ptab_get(&s->pods, ns, decode_obj_name(obj));
+        if (!p)
+            return -1;
+        remove_pod(s, p);
+        return 0;
+    }
     wrec *w = rec_get(s, r, ns, decode_obj_name(obj), 0);
     if (!w)
         return -1;
@@ -962,6 +1065,13 @@ void store_relist_end(store *s, const char *resource)
     int r = resource_index(resource);
     if (r < 0 || !s->relisting[r])
         return;
+    if (r == R_POD)
+        for (size_t i = 0; i < s->pods.nb; i++)
+            for (wpod *w = s->pods.b[i], *next; w; w = next) {
+                next = w->next;     /* removal unlinks w only */
+                if (w->gen != s->gen[r])
+                    remove_pod(s, w);
+            }
     wtab *t = &s->recs[r];
     for (size_t i = 0; i < t->nb; i++)
         for (wrec *w = t->b[i], *next; w; w = next) {
@@ -1101,7 +1211,7 @@ uint32_t store_serial(const store *s)
 size_t store_count(const store *s, const char *resource)
 {
     int r = resource_index(resource);
-    return r < 0 ? 0 : s->recs[r].n;
+    return r < 0 ? 0 : r == R_POD ? s->pods.n : s->recs[r].n;
 }
 
 /* ---- life ------------------------------------------------------------- */
@@ -1148,6 +1258,12 @@ void store_free(store *s)
             }
         free(t->b);
     }
+    for (size_t i = 0; i < s->pods.nb; i++)
+        for (wpod *w = s->pods.b[i], *next; w; w = next) {
+            next = w->next;
+            remove_pod(s, w);
+        }
+    free(s->pods.b);
     pmap_barrier();
     pmap **maps[] = { &s->svc, &s->eps, &s->nodes, &s->naddr, &s->nss, &s->svcip, &s->simp };
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)

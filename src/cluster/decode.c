@@ -480,6 +480,8 @@ static size_t pool_need(const cJSON *e)
     const cJSON *addrs = jget(e, "addresses"), *hints = jget(e, "hints"), *a;
     const char *host = jstr(e, "hostname"), *pod = jstr(jget(e, "targetRef"), "name");
     int hz = cJSON_GetArraySize(jget(hints, "forZones")), hn = cJSON_GetArraySize(jget(hints, "forNodes"));
+    if (host && pod && strcmp(host, pod) == 0)
+        pod = NULL;                 /* stored once (decode_endpoint) */
     size_t per = (host ? strlen(host) + 1 : 0) + (pod ? strlen(pod) + 1 : 0) +
                  (hz ? (size_t)hz * sizeof(char *) + sizeof(char *) - 1 : 0) +   /* + alignment */
                  (hn ? (size_t)hn * sizeof(char *) + sizeof(char *) - 1 : 0);
@@ -489,12 +491,12 @@ static size_t pool_need(const cJSON *e)
     return need;
 }
 
-/* The hint names of arr (at most UINT16_MAX: decode_slice refuses more). */
-static const char *const *hint_names(strtab *strs, slice_blob *b, const cJSON *arr, uint16_t *n)
+/* The hint names of arr (at most UINT8_MAX: decode_slice refuses more). */
+static const char *const *hint_names(strtab *strs, slice_blob *b, const cJSON *arr, uint8_t *n)
 {
     int cnt = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
     *n = 0;
-    if (cnt == 0 || cnt > UINT16_MAX)
+    if (cnt == 0 || cnt > UINT8_MAX)
         return NULL;
     const char **out = pool_take(b, (size_t)cnt * sizeof *out, sizeof *out);
     if (!out)
@@ -524,16 +526,20 @@ static int decode_endpoint(strtab *strs, slice_blob *b, const cJSON *e, int fami
         if (!(ep->addr = pool_str(b, a->valuestring)))
             continue;
         ep->hostname = pool_str(b, jstr(e, "hostname"));
-        ep->pod_name = (kind && strcmp(kind, "Pod") == 0 && pod && strlen(pod) < 64) ? pool_str(b, pod) : NULL;
+        ep->pod_name = NULL;
+        if (kind && strcmp(kind, "Pod") == 0 && pod && strlen(pod) < 64)   /* a headless
+                                     * Service's hostname is usually the pod's name: one copy */
+            ep->pod_name = ep->hostname && strcmp(ep->hostname, pod) == 0 ? ep->hostname
+                                                                          : pool_str(b, pod);
         ep->node_name = strtab_intern(strs, jstr(e, "nodeName"));
         ep->zone = strtab_intern_lower(strs, jstr(e, "zone"));
-        ep->has_hints = cJSON_IsObject(hints);
+        ep->has_hints = cJSON_IsObject(hints) != 0;
         ep->hint_zones = hint_names(strs, b, jget(hints, "forZones"), &ep->n_hint_zones);
         ep->hint_nodes = hint_names(strs, b, jget(hints, "forNodes"), &ep->n_hint_nodes);
-        ep->ready = (uint8_t)jbool(cond, "ready", 1);
+        ep->ready = jbool(cond, "ready", 1) != 0;
         ep->ready_unset = !cJSON_IsBool(jget(cond, "ready"));
-        ep->serving = (uint8_t)jbool(cond, "serving", 1);
-        ep->terminating = (uint8_t)jbool(cond, "terminating", 0);
+        ep->serving = jbool(cond, "serving", 1) != 0;
+        ep->terminating = jbool(cond, "terminating", 0) != 0;
         ep->ports = b->ports;
         ep->nports = b->nports;
         ep->slice = b->name;
@@ -542,13 +548,14 @@ static int decode_endpoint(strtab *strs, slice_blob *b, const cJSON *e, int fami
     return 0;
 }
 
-/* Why an endpoint's hints cannot be counted in 16 bits, or NULL. */
+/* Why an endpoint's hints cannot be counted in 8 bits (the API allows 8
+ * of each), or NULL. */
 static const char *too_many_hints(const cJSON *e)
 {
     const cJSON *hints = jget(e, "hints");
-    if (cJSON_GetArraySize(jget(hints, "forZones")) > UINT16_MAX ||
-        cJSON_GetArraySize(jget(hints, "forNodes")) > UINT16_MAX)
-        return "an endpoint has more than 65535 hints";
+    if (cJSON_GetArraySize(jget(hints, "forZones")) > UINT8_MAX ||
+        cJSON_GetArraySize(jget(hints, "forNodes")) > UINT8_MAX)
+        return "an endpoint has more than 255 hints";
     return NULL;
 }
 
@@ -639,12 +646,25 @@ st_pod *decode_pod(strtab *strs, const cJSON *obj, const char **why)
     const char *ns = decode_obj_ns(obj), *name = decode_obj_name(obj);
     if ((*why = bad_names(ns, name)))
         return NULL;
-    st_pod *p = calloc(1, sizeof *p);
+    const cJSON *spec = jget(obj, "spec"), *status = jget(obj, "status");
+    st_ip v[2];
+    uint8_t nips = 0;
+    memset(v, 0, sizeof v);
+    const cJSON *ips = jget(status, "podIPs"), *ip;
+    cJSON_ArrayForEach(ip, jarray(ips)) {
+        if (nips < 2 && st_parse_ip(jstr(ip, "ip"), &v[nips]) == 0)
+            nips++;
+    }
+    if (nips == 0 && st_parse_ip(jstr(status, "podIP"), &v[0]) == 0)
+        nips = 1;
+    /* the addresses follow the record: 45 bytes for one IPv4 pod */
+    st_pod *p = calloc(1, sizeof *p + nips * sizeof *v);
     if (!p) {
         *why = "out of memory";
         return NULL;
     }
-    const cJSON *spec = jget(obj, "spec"), *status = jget(obj, "status");
+    p->nips = nips;
+    memcpy(p->ips, v, nips * sizeof *v);
     p->ns = strtab_intern(strs, ns);
     p->name = name;                 /* the JSON's: the store points it at its own copy */
     p->node_name = strtab_intern(strs, jstr(spec, "nodeName"));
@@ -652,13 +672,6 @@ st_pod *decode_pod(strtab *strs, const cJSON *obj, const char **why)
     p->phase = phase_of(jstr(status, "phase"));
     p->terminating = jget(jget(obj, "metadata"), "deletionTimestamp") != NULL &&
                      !cJSON_IsNull(jget(jget(obj, "metadata"), "deletionTimestamp"));
-    const cJSON *ips = jget(status, "podIPs"), *ip;
-    cJSON_ArrayForEach(ip, jarray(ips)) {
-        if (p->nips < 2 && st_parse_ip(jstr(ip, "ip"), &p->ips[p->nips]) == 0)
-            p->nips++;
-    }
-    if (p->nips == 0 && st_parse_ip(jstr(status, "podIP"), &p->ips[0]) == 0)
-        p->nips = 1;
     return p;
 }
 

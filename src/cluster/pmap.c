@@ -1,6 +1,7 @@
 /*
  * pmap.c — see pmap.h. Thin layer over liburcu's rculfhash.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <urcu/urcu-memb.h>
@@ -68,18 +69,21 @@ pmap *pmap_new(void)
  * from its worker thread after grace periods): a map that receives a
  * large cluster's list in one go would meanwhile grow very long chains.
  * Maps that may hold many entries start with room for them. */
-pmap *pmap_new_sized(unsigned long buckets)
+static struct cds_lfht *table_new(unsigned long buckets)
 {
     unsigned long b = 64;
     while (b < buckets && b < (1ul << 20))
         b <<= 1;
-    buckets = b;
+    return cds_lfht_new_flavor(b, b, 0, CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING,
+                               &urcu_memb_flavor, NULL);
+}
+
+pmap *pmap_new_sized(unsigned long buckets)
+{
     pmap *m = calloc(1, sizeof *m);
     if (!m)
         return NULL;
-    m->ht = cds_lfht_new_flavor(buckets, buckets, 0, CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING,
-                                &urcu_memb_flavor, NULL);
-    if (!m->ht) {
+    if (!(m->ht = table_new(buckets))) {
         free(m);
         return NULL;
     }
@@ -180,6 +184,133 @@ void pmap_foreach(pmap *m, int (*fn)(void *val, void *arg), void *arg)
     cds_lfht_for_each(m->ht, &it, n)
         if (fn(caa_container_of(n, pent, node)->val, arg))
             return;
+}
+
+/* ---- ipmap ------------------------------------------------------------- */
+
+struct ipmap {
+    struct cds_lfht *ht;
+};
+
+typedef struct ipent {
+    struct cds_lfht_node node;
+    void *val[IPMAP_SLOTS];
+    uint8_t alen;
+    uint8_t addr[];                 /* alen bytes: offsetof + 4 = 37 → 48 */
+} ipent;
+
+static int ipmatch(struct cds_lfht_node *node, const void *key)
+{
+    const ipent *e = caa_container_of(node, ipent, node);
+    const pkey *k = key;
+    return e->alen == k->klen && memcmp(e->addr, k->key, k->klen) == 0;
+}
+
+ipmap *ipmap_new_sized(unsigned long buckets)
+{
+    ipmap *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    if (!(m->ht = table_new(buckets))) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void ipmap_free(ipmap *m)
+{
+    if (!m)
+        return;
+    struct cds_lfht_iter it;
+    struct cds_lfht_node *n;
+    urcu_memb_read_lock();
+    cds_lfht_first(m->ht, &it);
+    while ((n = cds_lfht_iter_get_node(&it)) != NULL) {
+        cds_lfht_next(m->ht, &it);
+        if (cds_lfht_del(m->ht, n) == 0)
+            pmap_defer(free, caa_container_of(n, ipent, node));
+    }
+    urcu_memb_read_unlock();
+    urcu_memb_barrier();
+    cds_lfht_destroy(m->ht, NULL);
+    free(m);
+}
+
+static ipent *ipmap_find(ipmap *m, const void *addr, size_t alen)
+{
+    pkey k = { addr, alen };
+    struct cds_lfht_iter it;
+    cds_lfht_lookup(m->ht, hash_bytes(addr, alen), ipmatch, &k, &it);
+    struct cds_lfht_node *n = cds_lfht_iter_get_node(&it);
+    return n ? caa_container_of(n, ipent, node) : NULL;
+}
+
+int ipmap_set(ipmap *m, const void *addr, size_t alen, int slot, void *val)
+{
+    if ((alen != 4 && alen != 16) || slot < 0 || slot >= IPMAP_SLOTS)
+        return -1;
+    urcu_memb_read_lock();
+    ipent *cur = ipmap_find(m, addr, alen);
+    if (cur && cur->val[slot] == val) {
+        urcu_memb_read_unlock();
+        return 0;
+    }
+    int empty = val == NULL;
+    for (int i = 0; i < IPMAP_SLOTS; i++)
+        if (i != slot && cur && cur->val[i])
+            empty = 0;
+    if (empty) {
+        int rc = cur && cds_lfht_del(m->ht, &cur->node) == 0 ? 0 : -1;
+        urcu_memb_read_unlock();
+        if (rc == 0)
+            pmap_defer(free, cur);
+        return 0;
+    }
+    ipent *e = malloc(offsetof(ipent, addr) + alen);
+    if (!e) {
+        urcu_memb_read_unlock();
+        return -1;
+    }
+    cds_lfht_node_init(&e->node);
+    for (int i = 0; i < IPMAP_SLOTS; i++)
+        e->val[i] = cur ? cur->val[i] : NULL;
+    e->val[slot] = val;
+    e->alen = (uint8_t)alen;
+    memcpy(e->addr, addr, alen);
+    pkey k = { e->addr, alen };
+    struct cds_lfht_node *old = cds_lfht_add_replace(m->ht, hash_bytes(addr, alen), ipmatch, &k,
+                                                     &e->node);
+    urcu_memb_read_unlock();
+    if (old)
+        pmap_defer(free, caa_container_of(old, ipent, node));
+    return 0;
+}
+
+void *ipmap_get(ipmap *m, const void *addr, size_t alen, int slot)
+{
+    if (slot < 0 || slot >= IPMAP_SLOTS)
+        return NULL;
+    const ipent *e = ipmap_find(m, addr, alen);
+    return e ? e->val[slot] : NULL;
+}
+
+void *ipmap_get_writer(ipmap *m, const void *addr, size_t alen, int slot)
+{
+    urcu_memb_read_lock();
+    void *v = ipmap_get(m, addr, alen, slot);
+    urcu_memb_read_unlock();
+    return v;
+}
+
+size_t ipmap_count(ipmap *m)
+{
+    long before, after;
+    unsigned long count;
+    urcu_memb_read_lock();
+    cds_lfht_count_nodes(m->ht, &before, &count, &after);
+    urcu_memb_read_unlock();
+    return (size_t)count;
 }
 
 void pmap_read_lock(void) { urcu_memb_read_lock(); }

@@ -36,6 +36,28 @@ size_t pmap_count(pmap *m);
  * read-side section; values seen are those published at some instant). */
 void pmap_foreach(pmap *m, int (*fn)(void *val, void *arg), void *arg);
 
+/* An address-keyed map with two value slots per address (the store keeps
+ * the pod holding an IP in slot 0 and the services with a ready endpoint
+ * there in slot 1): one entry per address, 48 bytes for an IPv4 address
+ * (a 4-byte key), 64 for IPv6. Same publication as pmap: the writer sets,
+ * readers get inside store_read_begin/_end; an entry is immutable, a set
+ * publishes a new one and frees the old after a grace period. The values
+ * are not owned by the map: the writer retires a value it replaces itself
+ * (pmap_defer). An address whose two slots are NULL has no entry. */
+typedef struct ipmap ipmap;
+enum { IPMAP_SLOTS = 2 };
+
+ipmap *ipmap_new_sized(unsigned long buckets);
+/* Destroy the map (no reader may be active); the values are the caller's. */
+void ipmap_free(ipmap *m);
+/* Writer: slot of addr (alen 4 or 16 bytes) becomes val (NULL clears it). */
+int ipmap_set(ipmap *m, const void *addr, size_t alen, int slot, void *val);
+/* Reader (inside store_read_begin/_end): the slot's value, or NULL. */
+void *ipmap_get(ipmap *m, const void *addr, size_t alen, int slot);
+/* Writer, outside any read-side section (see pmap_get_writer). */
+void *ipmap_get_writer(ipmap *m, const void *addr, size_t alen, int slot);
+size_t ipmap_count(ipmap *m);
+
 /* RCU plumbing shared by the store. */
 void pmap_read_lock(void);
 void pmap_read_unlock(void);

@@ -4,19 +4,23 @@
  * Published side (read by DNS workers, lock-free, pmap.c):
  *   svc     "ns\0name"     → st_service
  *   eps     "ns\0service"  → merged (st_endpoints + the slice blobs it uses)
- *   pods    st_ip          → st_pod (the best pod holding that IP; the
- *                            writer's own record, freed after a grace period)
+ *   ips     address        → slot 0: st_pod (the best pod holding that IP;
+ *                            the writer's own record, freed after a grace
+ *                            period); slot 1: ip_svcs, the services with a
+ *                            ready endpoint there (PTR). One entry for both
+ *                            (ipmap, pmap.h): 4-byte keys for IPv4.
  *   nodes   name           → st_node
  *   naddr   st_ip          → node name (interned)
  *   nss     name           → st_namespace
  *   svcip   st_ip          → ip_svcs: services with that cluster IP
- *   epip    st_ip          → ip_svcs: services with a ready endpoint there
  *   simp    "ns\0name"     → st_svcimport
  *   eps also holds the multicluster slices of a service, under the key
- *   "\1ns\0service" (merged views like any other, never in epip).
+ *   "\1ns\0service" (merged views like any other, never in the PTR slot).
  *
- * Writer side (API thread only, uthash): one record per object name, with a
- * relist generation, plus what is needed to rebuild the published entries:
+ * Writer side (API thread only): one record per object name (wtab, chained
+ * tables of compact records; a pod's record is the block that also holds
+ * its published st_pod, see wpod), with a relist generation, plus what is
+ * needed to rebuild the published entries (uthash):
  * the slices of each service, the pods of an IP that several pods hold, the
  * addresses of each node and the (sorted) cluster IPs of each service. The
  * IP → services lists and the IP → pod map have no writer-side copy: the
@@ -39,21 +43,28 @@ static const char *const resource_names[R_COUNT] = {
     "services", "endpointslices", "pods", "nodes", "namespaces", "serviceimports",
 };
 
-/* A writer-side record: one per object, keyed "ns/name". */
+/* A writer-side record: one per object but pods (wpod), keyed (ns, name),
+ * in its resource's wtab: 29 bytes and the name. */
 typedef struct wrec {
-    UT_hash_handle hh;
-    uint32_t gen;
-    uint8_t naddrs;
+    struct wrec *next;              /* chain of its wtab bucket */
+    const char *ns;                 /* interned; "" for nodes and namespaces */
     union {                         /* by resource */
         slice_blob *slice;          /* R_SLICE: the current blob */
-        st_pod *pod;                /* R_POD: the published record; its
-                                     * name points into key, so a pod's
-                                     * wrec is freed after a grace period */
         st_ip *addrs;               /* R_NODE: indexed addresses / R_SVC:
-                                     * cluster IPs (up to 8) */
+                                     * cluster IPs (naddrs of them, sorted;
+                                     * up to 8) */
     };
-    char key[];
+    uint32_t gen;
+    uint8_t naddrs;
+    char name[];
 } wrec;
+
+/* The records of one resource: a chained hash table (API thread only),
+ * at most two records per bucket on average. */
+typedef struct wtab {
+    wrec **b;
+    size_t nb, n;
+} wtab;
 
 /* Slices of one service, writer side. */
 typedef struct wsvc {
@@ -79,18 +90,28 @@ typedef struct ip_svcs {
     atomic_int refs;                /* shared one-service lists only */
 } ip_svcs;
 
+/* Pods by (ns, name), writer side: the same chained table as wtab, of
+ * wpod blocks (see the pods section). */
+struct wpod;
+typedef struct ptab {
+    struct wpod **b;
+    size_t nb, n;
+} ptab;
+
 /* IP → pods, writer side, for IPs held by two or more answering pods. */
 typedef struct wpodip {
     UT_hash_handle hh;
     st_ip ip;
-    wrec **pods;
+    struct wpod **pods;
     size_t n;
 } wpodip;
 
 struct store {
     store_opts opts;
-    pmap *svc, *eps, *pods, *nodes, *naddr, *nss, *svcip, *epip, *simp;
-    wrec *recs[R_COUNT];
+    pmap *svc, *eps, *nodes, *naddr, *nss, *svcip, *simp;
+    ipmap *ips;                     /* pods (slot 0) and PTR lists (slot 1) */
+    wtab recs[R_COUNT];             /* every resource but pods */
+    ptab pods;
     uint32_t gen[R_COUNT];
     int relisting[R_COUNT];
     wsvc *svcslices;
@@ -127,19 +148,78 @@ static void changed(store *s)
     atomic_fetch_add_explicit(&s->changes, 1, memory_order_release);
 }
 
+static uint32_t rec_hash(const char *ns, const char *name)
+{
+    uint32_t h = 2166136261u;       /* FNV-1a over ns, '/', name */
+    for (const char *p = ns; *p; p++)
+        h = (h ^ (uint8_t)*p) * 16777619u;
+    h = (h ^ '/') * 16777619u;
+    for (const char *p = name; *p; p++)
+        h = (h ^ (uint8_t)*p) * 16777619u;
+    return h;
+}
+
+static wrec **wtab_slot(const wtab *t, const char *ns, const char *name)
+{
+    if (!t->nb)
+        return NULL;
+    wrec **pp = &t->b[rec_hash(ns, name) & (t->nb - 1)];
+    while (*pp && (strcmp((*pp)->name, name) != 0 || strcmp((*pp)->ns, ns) != 0))
+        pp = &(*pp)->next;
+    return pp;
+}
+
+static int wtab_add(wtab *t, wrec *w)
+{
+    if (t->n >= 2 * t->nb) {        /* grow: twice the buckets, rehash */
+        size_t nb = t->nb ? t->nb * 2 : 64;
+        wrec **b = calloc(nb, sizeof *b);
+        if (!b)
+            return -1;
+        for (size_t i = 0; i < t->nb; i++)
+            for (wrec *e = t->b[i], *next; e; e = next) {
+                next = e->next;
+                size_t k = rec_hash(e->ns, e->name) & (nb - 1);
+                e->next = b[k];
+                b[k] = e;
+            }
+        free(t->b);
+        t->b = b;
+        t->nb = nb;
+    }
+    size_t k = rec_hash(w->ns, w->name) & (t->nb - 1);
+    w->next = t->b[k];
+    t->b[k] = w;
+    t->n++;
+    return 0;
+}
+
+static void wtab_del(wtab *t, wrec *w)
+{
+    wrec **pp = wtab_slot(t, w->ns, w->name);
+    while (pp && *pp && *pp != w)
+        pp = &(*pp)->next;
+    if (pp && *pp) {
+        *pp = w->next;
+        t->n--;
+    }
+}
+
 static wrec *rec_get(store *s, int r, const char *ns, const char *name, int create)
 {
-    char key[512];
-    snprintf(key, sizeof key, "%s/%s", ns, name);
-    wrec *w;
-    HASH_FIND_STR(s->recs[r], key, w);
+    wrec **pp = wtab_slot(&s->recs[r], ns, name);
+    wrec *w = pp ? *pp : NULL;
     if (!w && create) {
-        size_t n = strlen(key);
-        w = calloc(1, sizeof *w + n + 1);
-        if (!w)
+        size_t n = strlen(name);
+        const char *ins = strtab_intern(s->strs, ns);
+        if (!ins || !(w = calloc(1, sizeof *w + n + 1)))
             return NULL;
-        memcpy(w->key, key, n + 1);
-        HASH_ADD_STR(s->recs[r], key, w);
+        w->ns = ins;
+        memcpy(w->name, name, n + 1);
+        if (wtab_add(&s->recs[r], w) < 0) {
+            free(w);
+            return NULL;
+        }
     }
     if (w && create)
         w->gen = s->gen[r];
@@ -155,14 +235,10 @@ static void logskip(const char *res, const cJSON *obj, const char *why)
 
 /* The published list is the index itself (no writer-side copy): a list is
  * one block, the header, then ns[n], name[n], then the names' text, and a
- * change publishes a new block. Each (IP, service) pair is in it once. */
-static void ip_svcs_free(void *p)
-{
-    free(p);
-}
-
-/* A shared list loses a holder (an index entry after its grace period, or
- * its service); the last one frees it. */
+ * change publishes a new block. Each (IP, service) pair is in it once.
+ * Every list is reference counted: a one-service list is shared by the
+ * IPs of that service and by the service itself, any other has one
+ * holder. The last holder frees it (an index after its grace period). */
 static void ip_svcs_unref(void *p)
 {
     ip_svcs *l = p;
@@ -170,12 +246,48 @@ static void ip_svcs_unref(void *p)
         free(l);
 }
 
+/* The two IP → services indexes: cluster IPs (svcip, a pmap that owns its
+ * lists) and ready endpoint IPs (slot 1 of ips). */
+enum { IDX_CLUSTERIP, IDX_ENDPOINT };
+
+static size_t ip_alen(const st_ip *ip)
+{
+    return ip->family == 4 ? 4 : 16;
+}
+
+static const ip_svcs *idx_get(store *s, int idx, const st_ip *ip)
+{
+    if (idx == IDX_CLUSTERIP)
+        return pmap_get_writer(s->svcip, ip, sizeof *ip);
+    return ipmap_get_writer(s->ips, ip->addr, ip_alen(ip), 1);
+}
+
+/* Publish l (holding one reference the index takes over) at ip, or remove
+ * the list there (l NULL); the old list is released after a grace period. */
+static void idx_put(store *s, int idx, const st_ip *ip, ip_svcs *l)
+{
+    if (idx == IDX_CLUSTERIP) {
+        if (l)
+            pmap_put(s->svcip, ip, sizeof *ip, l, ip_svcs_unref);
+        else
+            pmap_del(s->svcip, ip, sizeof *ip);
+        return;
+    }
+    ip_svcs *old = ipmap_get_writer(s->ips, ip->addr, ip_alen(ip), 1);
+    if (ipmap_set(s->ips, ip->addr, ip_alen(ip), 1, l) < 0) {
+        ip_svcs_unref(l);           /* out of memory: the old list stays */
+        return;
+    }
+    if (old && old != l)
+        pmap_defer(ip_svcs_unref, old);
+}
+
 /* Add (add=1) or remove (add=0) the service key "ns\0name" (klen bytes,
  * not terminated) at ip. */
-static void ipidx_set(store *s, pmap *m, const st_ip *ip, const char *key, size_t klen, int add,
+static void ipidx_set(store *s, int idx, const st_ip *ip, const char *key, size_t klen, int add,
                       ip_svcs *shared)
 {
-    const ip_svcs *cur = pmap_get_writer(m, ip, sizeof *ip);
+    const ip_svcs *cur = idx_get(s, idx, ip);
     size_t nsl = strnlen(key, klen);
     if (nsl >= klen)
         return;
@@ -193,12 +305,12 @@ static void ipidx_set(store *s, pmap *m, const st_ip *ip, const char *key, size_
         return;                     /* already so */
     size_t nn = add ? n + 1 : n - 1;
     if (nn == 0) {
-        pmap_del(m, ip, sizeof *ip);
+        idx_put(s, idx, ip, NULL);
         return;
     }
     if (n == 0 && shared) {         /* the common case: one service per IP */
         atomic_fetch_add(&shared->refs, 1);
-        pmap_put(m, ip, sizeof *ip, shared, ip_svcs_unref);
+        idx_put(s, idx, ip, shared);
         return;
     }
     text += add ? nml + 1 : 0;
@@ -224,7 +336,7 @@ static void ipidx_set(store *s, pmap *m, const st_ip *ip, const char *key, size_
         memcpy(t, nm, nml);
         t[nml] = '\0';
     }
-    pmap_put(m, ip, sizeof *ip, l, ip_svcs_free);
+    idx_put(s, idx, ip, l);
 }
 
 static int ip_cmp(const void *a, const void *b)
@@ -234,16 +346,16 @@ static int ip_cmp(const void *a, const void *b)
 
 /* Move a service's entries from the IPs in old[] to those in new[] (both
  * sorted, without duplicates): IPs in both are left alone. */
-static void ipidx_move(store *s, pmap *m, const st_ip *old, size_t no, const st_ip *new,
+static void ipidx_move(store *s, int idx, const st_ip *old, size_t no, const st_ip *new,
                        size_t nn, const char *key, size_t klen, ip_svcs *shared)
 {
     size_t i = 0, j = 0;
     while (i < no || j < nn) {
         int c = i == no ? 1 : j == nn ? -1 : ip_cmp(&old[i], &new[j]);
         if (c < 0)
-            ipidx_set(s, m, &old[i++], key, klen, 0, NULL);
+            ipidx_set(s, idx, &old[i++], key, klen, 0, NULL);
         else if (c > 0)
-            ipidx_set(s, m, &new[j++], key, klen, 1, shared);
+            ipidx_set(s, idx, &new[j++], key, klen, 1, shared);
         else
             i++, j++;
     }
@@ -280,17 +392,22 @@ int store_upsert_service(store *s, const cJSON *obj)
         decode_service_free(svc);
         return -1;
     }
-    if (!w->addrs && !(w->addrs = calloc(8, sizeof *w->addrs))) {
-        decode_service_free(svc);
-        return -1;
-    }
     st_ip now[8];
     size_t n = 0;
     for (uint8_t i = 0; i < svc->n_cluster_ips && n < 8; i++)
         now[n++] = svc->cluster_ips[i];
     n = ips_unique(now, n);
-    ipidx_move(s, s->svcip, w->addrs, w->naddrs, now, n, key, kl, NULL);
-    memcpy(w->addrs, now, n * sizeof *now);        /* kept sorted */
+    st_ip *keep = w->addrs;         /* kept sorted, exactly n of them */
+    if (n != w->naddrs && !(keep = n ? malloc(n * sizeof *now) : NULL) && n) {
+        decode_service_free(svc);
+        return -1;
+    }
+    ipidx_move(s, IDX_CLUSTERIP, w->addrs, w->naddrs, now, n, key, kl, NULL);
+    if (keep != w->addrs)
+        free(w->addrs);
+    if (n)
+        memcpy(keep, now, n * sizeof *now);
+    w->addrs = keep;
     w->naddrs = (uint8_t)n;
     pmap_put(s->svc, key, kl, svc, decode_service_free);
     bump(s);
@@ -300,17 +417,11 @@ int store_upsert_service(store *s, const cJSON *obj)
 
 static void remove_service(store *s, wrec *w)
 {
-    char key[512], ns[256];
-    const char *slash = strchr(w->key, '/');
-    size_t nl = (size_t)(slash - w->key);
-    if (nl >= sizeof ns)
-        return;
-    memcpy(ns, w->key, nl);
-    ns[nl] = '\0';
-    size_t kl = nskey(key, sizeof key, ns, slash + 1);
-    ipidx_move(s, s->svcip, w->addrs, w->naddrs, NULL, 0, key, kl, NULL);
+    char key[512];
+    size_t kl = nskey(key, sizeof key, w->ns, w->name);
+    ipidx_move(s, IDX_CLUSTERIP, w->addrs, w->naddrs, NULL, 0, key, kl, NULL);
     pmap_del(s->svc, key, kl);
-    HASH_DEL(s->recs[R_SVC], w);
+    wtab_del(&s->recs[R_SVC], w);
     free(w->addrs);
     free(w);
     bump(s);
@@ -373,7 +484,7 @@ static void ready_ips_move(store *s, wsvc *ws, const merged *old, const merged *
     const char *key = ws->key;
     size_t no, nn;
     st_ip *a = ready_ips(old, &no), *b = ready_ips(now, &nn);
-    ipidx_move(s, s->epip, a, no, b, nn, key, kl, nn ? wsvc_self(s, ws, kl) : NULL);
+    ipidx_move(s, IDX_ENDPOINT, a, no, b, nn, key, kl, nn ? wsvc_self(s, ws, kl) : NULL);
     free(a);
     free(b);
 }
@@ -521,7 +632,7 @@ static void remove_slice(store *s, wrec *w)
 {
     slice_detach(s, w->slice);
     decode_slice_unref(w->slice);
-    HASH_DEL(s->recs[R_SLICE], w);
+    wtab_del(&s->recs[R_SLICE], w);
     free(w);
     bump(s);
 }
@@ -539,49 +650,114 @@ static int pod_rank(const st_pod *p)
     return p->terminating ? 1 : 2;
 }
 
-/* A pod record is shared: the writer's w->pod is what the pods map
- * publishes (no copy), so a replaced or removed pod is freed only after a
- * grace period. */
-static void pod_release(st_pod *p)
+/* A pod's record and its published st_pod are one block: the header
+ * (chain, relist generation), the st_pod with its addresses, then its
+ * name (one 96-byte malloc chunk for one IPv4 address and a name of up to
+ * 26 characters). The map publishes the block's st_pod, so a block is freed
+ * only after a grace period; a change of the pod makes a new block, which
+ * takes the old one's place in the table. */
+typedef struct wpod {
+    struct wpod *next;              /* chain of its ptab bucket */
+    uint32_t gen;
+} wpod;
+
+static st_pod *wpod_pod(const wpod *w)
 {
-    if (p)
-        pmap_defer(decode_pod_free, p);
+    return (st_pod *)(w + 1);
+}
+
+static wpod **ptab_slot(const ptab *t, const char *ns, const char *name)
+{
+    if (!t->nb)
+        return NULL;
+    wpod **pp = &t->b[rec_hash(ns, name) & (t->nb - 1)];
+    while (*pp && (strcmp(wpod_pod(*pp)->name, name) != 0 || strcmp(wpod_pod(*pp)->ns, ns) != 0))
+        pp = &(*pp)->next;
+    return pp;
+}
+
+static wpod *ptab_get(const ptab *t, const char *ns, const char *name)
+{
+    wpod **pp = ptab_slot(t, ns, name);
+    return pp ? *pp : NULL;
+}
+
+static int ptab_add(ptab *t, wpod *w)
+{
+    if (t->n >= 2 * t->nb) {
+        size_t nb = t->nb ? t->nb * 2 : 64;
+        wpod **b = calloc(nb, sizeof *b);
+        if (!b)
+            return -1;
+        for (size_t i = 0; i < t->nb; i++)
+            for (wpod *e = t->b[i], *next; e; e = next) {
+                next = e->next;
+                size_t k = rec_hash(wpod_pod(e)->ns, wpod_pod(e)->name) & (nb - 1);
+                e->next = b[k];
+                b[k] = e;
+            }
+        free(t->b);
+        t->b = b;
+        t->nb = nb;
+    }
+    size_t k = rec_hash(wpod_pod(w)->ns, wpod_pod(w)->name) & (t->nb - 1);
+    w->next = t->b[k];
+    t->b[k] = w;
+    t->n++;
+    return 0;
+}
+
+/* Unlink w; with nw, put nw (same ns and name) in its place. */
+static void ptab_unlink(ptab *t, wpod *w, wpod *nw)
+{
+    wpod **pp = ptab_slot(t, wpod_pod(w)->ns, wpod_pod(w)->name);
+    while (pp && *pp && *pp != w)
+        pp = &(*pp)->next;
+    if (!pp || !*pp)
+        return;
+    if (nw) {
+        nw->next = w->next;
+        *pp = nw;
+    } else {
+        *pp = w->next;
+        t->n--;
+    }
 }
 
 static void pod_publish(store *s, const st_ip *ip, st_pod *p)
 {
-    if (pmap_get_writer(s->pods, ip, sizeof *ip) != p)
-        pmap_put(s->pods, ip, sizeof *ip, p, NULL);
+    if (ipmap_get_writer(s->ips, ip->addr, ip_alen(ip), 0) != p)
+        ipmap_set(s->ips, ip->addr, ip_alen(ip), 0, p);
 }
 
 /* Publish the best of an IP's pods (several hold it). */
 static void podip_refresh(store *s, const wpodip *e)
 {
-    wrec *best = NULL;
+    wpod *best = NULL;
     int rank = 0;
     for (size_t i = 0; i < e->n; i++) {
-        int r = pod_rank(e->pods[i]->pod);
+        int r = pod_rank(wpod_pod(e->pods[i]));
         if (r > rank) {
             rank = r;
             best = e->pods[i];
         }
     }
-    pod_publish(s, &e->ip, best->pod);
+    pod_publish(s, &e->ip, wpod_pod(best));
 }
 
 /* Index w's pod under ip. Only answering pods (rank > 0) are indexed; an IP
  * held by one pod is indexed by the published map alone, a wpodip is made
  * only when a second pod holds the same IP (reuse while the old one
  * terminates or after it finished). */
-static void podip_add(store *s, wrec *w, const st_ip *ip)
+static void podip_add(store *s, wpod *w, const st_ip *ip)
 {
     wpodip *e;
     HASH_FIND(hh, s->podips, ip, sizeof *ip, e);
     if (!e) {
-        const st_pod *cur = pmap_get_writer(s->pods, ip, sizeof *ip);
-        wrec *cw = cur ? rec_get(s, R_POD, cur->ns, cur->name, 0) : NULL;
-        if (!cw) {
-            pod_publish(s, ip, w->pod);
+        const st_pod *cur = ipmap_get_writer(s->ips, ip->addr, ip_alen(ip), 0);
+        wpod *cw = cur ? ptab_get(&s->pods, cur->ns, cur->name) : NULL;
+        if (!cw || cw == w) {
+            pod_publish(s, ip, wpod_pod(w));
             return;
         }
         if (!(e = calloc(1, sizeof *e)) || !(e->pods = malloc(2 * sizeof *e->pods))) {
@@ -592,7 +768,7 @@ static void podip_add(store *s, wrec *w, const st_ip *ip)
         e->pods[e->n++] = cw;
         HASH_ADD(hh, s->podips, ip, sizeof e->ip, e);
     } else {
-        wrec **np = realloc(e->pods, (e->n + 1) * sizeof *np);
+        wpod **np = realloc(e->pods, (e->n + 1) * sizeof *np);
         if (!np)
             return;
         e->pods = np;
@@ -601,13 +777,13 @@ static void podip_add(store *s, wrec *w, const st_ip *ip)
     podip_refresh(s, e);
 }
 
-static void podip_drop(store *s, wrec *w, const st_ip *ip)
+static void podip_drop(store *s, wpod *w, const st_ip *ip)
 {
     wpodip *e;
     HASH_FIND(hh, s->podips, ip, sizeof *ip, e);
     if (!e) {
-        if (pmap_get_writer(s->pods, ip, sizeof *ip) == w->pod)
-            pmap_del(s->pods, ip, sizeof *ip);
+        if (ipmap_get_writer(s->ips, ip->addr, ip_alen(ip), 0) == wpod_pod(w))
+            ipmap_set(s->ips, ip->addr, ip_alen(ip), 0, NULL);
         return;
     }
     for (size_t j = 0; j < e->n; j++)
@@ -620,9 +796,9 @@ static void podip_drop(store *s, wrec *w, const st_ip *ip)
         return;
     }
     if (e->n == 1)
-        pod_publish(s, ip, e->pods[0]->pod);
+        pod_publish(s, ip, wpod_pod(e->pods[0]));
     else
-        pmap_del(s->pods, ip, sizeof *ip);
+        ipmap_set(s->ips, ip->addr, ip_alen(ip), 0, NULL);
     HASH_DEL(s->podips, e);
     free(e->pods);
     free(e);
@@ -636,29 +812,26 @@ static int pod_has_ip(const st_pod *p, const st_ip *ip)
     return 0;
 }
 
-/* w's pod (already the new record) keeps ip, under which its previous
- * record was indexed: publish the best holder again, replacing the entry in
- * one step (never deleted in between). */
-static void podip_replace(store *s, wrec *w, const st_ip *ip)
+/* w (the new block) keeps ip, under which its previous block was indexed
+ * (and was replaced by w in the IP's wpodip): publish the best holder
+ * again, replacing the entry in one step (never deleted in between). */
+static void podip_replace(store *s, wpod *w, const st_ip *ip)
 {
     wpodip *e;
     HASH_FIND(hh, s->podips, ip, sizeof *ip, e);
     if (e)
         podip_refresh(s, e);
     else
-        pod_publish(s, ip, w->pod);
+        pod_publish(s, ip, wpod_pod(w));
 }
 
-static void podip_link(store *s, wrec *w, int add)
+/* The same reader-visible pod (the store keeps nothing else of it). */
+static int pod_same(const st_pod *a, const st_pod *b)
 {
-    if (!w->pod || pod_rank(w->pod) == 0)
-        return;
-    for (uint8_t i = 0; i < w->pod->nips; i++) {
-        if (add)
-            podip_add(s, w, &w->pod->ips[i]);
-        else
-            podip_drop(s, w, &w->pod->ips[i]);
-    }
+    return a->node_name == b->node_name && a->nips == b->nips &&
+           a->host_network == b->host_network && a->phase == b->phase &&
+           a->terminating == b->terminating &&
+           memcmp(a->ips, b->ips, a->nips * sizeof *a->ips) == 0;
 }
 
 int store_upsert_pod(store *s, const cJSON *obj)
@@ -669,45 +842,74 @@ int store_upsert_pod(store *s, const cJSON *obj)
         logskip("pod", obj, why);
         return -1;
     }
-    wrec *w = rec_get(s, R_POD, p->ns, p->name, 1);
+    wpod *old = ptab_get(&s->pods, p->ns, p->name);
+    if (old && pod_same(wpod_pod(old), p)) {    /* a status change the store does not keep */
+        old->gen = s->gen[R_POD];
+        decode_pod_free(p);
+        return 0;
+    }
+    size_t nl = strlen(p->name), ipb = p->nips * sizeof *p->ips;
+    wpod *w = malloc(sizeof *w + sizeof *p + ipb + nl + 1);
     if (!w) {
         decode_pod_free(p);
         return -1;
     }
-    p->name = strchr(w->key, '/') + 1;     /* was the JSON's string */
-    int changed_ip = !w->pod || w->pod->nips != p->nips ||
-                     memcmp(w->pod->ips, p->ips, sizeof p->ips) != 0;
-    st_pod *old = w->pod;
-    int was = old && pod_rank(old) > 0, is = pod_rank(p) > 0;
+    w->next = NULL;
+    w->gen = s->gen[R_POD];
+    st_pod *np = wpod_pod(w);
+    memcpy(np, p, sizeof *p + ipb);
+    np->name = memcpy((char *)np->ips + ipb, p->name, nl + 1);    /* was the JSON's string */
+    decode_pod_free(p);
+    p = np;
+    const st_pod *op = old ? wpod_pod(old) : NULL;
+    int changed_ip = !op || op->nips != p->nips || memcmp(op->ips, p->ips, ipb) != 0;
+    int was = op && pod_rank(op) > 0, is = pod_rank(p) > 0;
     /* Readers must never find an address of the pod unpublished while it
      * keeps it: the addresses it loses go, those it keeps are replaced in
      * place, those it gains are added. */
     if (was)
-        for (uint8_t i = 0; i < old->nips; i++)
-            if (!is || !pod_has_ip(p, &old->ips[i]))
-                podip_drop(s, w, &old->ips[i]);
-    w->pod = p;
+        for (uint8_t i = 0; i < op->nips; i++) {
+            if (!is || !pod_has_ip(p, &op->ips[i])) {
+                podip_drop(s, old, &op->ips[i]);
+                continue;
+            }
+            wpodip *e;              /* kept: w takes old's place among its holders */
+            HASH_FIND(hh, s->podips, &op->ips[i], sizeof op->ips[i], e);
+            for (size_t j = 0; e && j < e->n; j++)
+                if (e->pods[j] == old)
+                    e->pods[j] = w;
+        }
+    if (old)
+        ptab_unlink(&s->pods, old, w);
+    else if (ptab_add(&s->pods, w) < 0) {
+        free(w);
+        return -1;
+    }
     if (is)
         for (uint8_t i = 0; i < p->nips; i++) {
-            if (was && pod_has_ip(old, &p->ips[i]))
+            if (was && pod_has_ip(op, &p->ips[i]))
                 podip_replace(s, w, &p->ips[i]);
             else
                 podip_add(s, w, &p->ips[i]);
         }
-    pod_release(old);
+    if (old)
+        pmap_defer(free, old);      /* readers may hold its st_pod */
     if (changed_ip)
         bump(s);
     changed(s);
     return 0;
 }
 
-static void remove_pod(store *s, wrec *w)
+static void remove_pod(store *s, wpod *w)
 {
-    podip_link(s, w, 0);
-    pod_release(w->pod);
-    HASH_DEL(s->recs[R_POD], w);
-    pmap_defer(free, w);            /* the pod's name is in w->key */
+    const st_pod *p = wpod_pod(w);
+    if (pod_rank(p) > 0)
+        for (uint8_t i = 0; i < p->nips; i++)
+            podip_drop(s, w, &p->ips[i]);
+    ptab_unlink(&s->pods, w, NULL);
+    pmap_defer(free, w);
     bump(s);
+    changed(s);
 }
 
 /* ---- nodes and namespaces ---------------------------------------------- */
@@ -725,29 +927,31 @@ int store_upsert_node(store *s, const cJSON *obj)
         decode_node_free(n);
         return -1;
     }
-    if (!w->addrs && !(w->addrs = calloc(8, sizeof *w->addrs))) {
-        decode_node_free(n);
-        return -1;
-    }
     /* The node first, then its addresses (replaced in place, never deleted
      * and put back: a reader must always find a node by an address it
      * keeps), then the addresses it lost. */
-    st_ip old[8];
+    uint8_t nnew = n->naddrs < 8 ? n->naddrs : 8;
+    st_ip *old = w->addrs, *now = NULL;
     uint8_t nold = w->naddrs;
-    memcpy(old, w->addrs, nold * sizeof *old);
+    if (nnew && !(now = malloc(nnew * sizeof *now))) {
+        decode_node_free(n);
+        return -1;
+    }
     pmap_put(s->nodes, n->name, strlen(n->name), n, decode_node_free);
-    w->naddrs = 0;
-    for (uint8_t i = 0; i < n->naddrs && w->naddrs < 8; i++) {
-        w->addrs[w->naddrs++] = n->addrs[i];
+    for (uint8_t i = 0; i < nnew; i++) {
+        now[i] = n->addrs[i];
         pmap_put(s->naddr, &n->addrs[i], sizeof n->addrs[i], (void *)n->name, NULL);
     }
     for (uint8_t i = 0; i < nold; i++) {
         int kept = 0;
-        for (uint8_t j = 0; j < w->naddrs && !kept; j++)
-            kept = !memcmp(&old[i], &w->addrs[j], sizeof old[i]);
+        for (uint8_t j = 0; j < nnew && !kept; j++)
+            kept = !memcmp(&old[i], &now[j], sizeof old[i]);
         if (!kept)
             pmap_del(s->naddr, &old[i], sizeof old[i]);
     }
+    free(old);
+    w->addrs = now;
+    w->naddrs = nnew;
     atomic_fetch_add(&s->nodes_version, 1);
     changed(s);
     return 0;
@@ -757,10 +961,9 @@ static void remove_node(store *s, wrec *w)
 {
     for (uint8_t i = 0; i < w->naddrs; i++)
         pmap_del(s->naddr, &w->addrs[i], sizeof w->addrs[i]);
-    const char *name = strchr(w->key, '/') + 1;
-    pmap_del(s->nodes, name, strlen(name));
+    pmap_del(s->nodes, w->name, strlen(w->name));
     atomic_fetch_add(&s->nodes_version, 1);
-    HASH_DEL(s->recs[R_NODE], w);
+    wtab_del(&s->recs[R_NODE], w);
     free(w->addrs);
     free(w);
 }
@@ -784,9 +987,8 @@ int store_upsert_namespace(store *s, const cJSON *obj)
 
 static void remove_namespace(store *s, wrec *w)
 {
-    const char *name = strchr(w->key, '/') + 1;
-    pmap_del(s->nss, name, strlen(name));
-    HASH_DEL(s->recs[R_NS], w);
+    pmap_del(s->nss, w->name, strlen(w->name));
+    wtab_del(&s->recs[R_NS], w);
     free(w);
 }
 
@@ -814,17 +1016,11 @@ int store_upsert_svcimport(store *s, const cJSON *obj)
 
 static void remove_svcimport(store *s, wrec *w)
 {
-    char key[512], ns[256];
-    const char *slash = strchr(w->key, '/');
-    size_t nl = (size_t)(slash - w->key);
-    if (nl < sizeof ns) {
-        memcpy(ns, w->key, nl);
-        ns[nl] = '\0';
-        size_t kl = nskey(key, sizeof key, ns, slash + 1);
-        if (kl)
-            pmap_del(s->simp, key, kl);
-    }
-    HASH_DEL(s->recs[R_SIMP], w);
+    char key[512];
+    size_t kl = nskey(key, sizeof key, w->ns, w->name);
+    if (kl)
+        pmap_del(s->simp, key, kl);
+    wtab_del(&s->recs[R_SIMP], w);
     free(w);
     bump(s);
 }
@@ -844,7 +1040,6 @@ static void remove_rec(store *s, int r, wrec *w)
     switch (r) {
     case R_SVC: remove_service(s, w); break;
     case R_SLICE: remove_slice(s, w); break;
-    case R_POD: remove_pod(s, w); break;
     case R_NODE: remove_node(s, w); break;
     case R_SIMP: remove_svcimport(s, w); break;
     default: remove_namespace(s, w); break;
@@ -858,6 +1053,13 @@ int store_remove(store *s, const char *resource, const cJSON *obj)
     if (r < 0)
         return -1;
     const char *ns = (r == R_NODE || r == R_NS) ? "" : decode_obj_ns(obj);
+    if (r == R_POD) {
+        wpod *p = ptab_get(&s->pods, ns, decode_obj_name(obj));
+        if (!p)
+            return -1;
+        remove_pod(s, p);
+        return 0;
+    }
     wrec *w = rec_get(s, r, ns, decode_obj_name(obj), 0);
     if (!w)
         return -1;
@@ -879,11 +1081,20 @@ void store_relist_end(store *s, const char *resource)
     int r = resource_index(resource);
     if (r < 0 || !s->relisting[r])
         return;
-    wrec *w, *tmp;
-    HASH_ITER(hh, s->recs[r], w, tmp) {
-        if (w->gen != s->gen[r])
-            remove_rec(s, r, w);
-    }
+    if (r == R_POD)
+        for (size_t i = 0; i < s->pods.nb; i++)
+            for (wpod *w = s->pods.b[i], *next; w; w = next) {
+                next = w->next;     /* removal unlinks w only */
+                if (w->gen != s->gen[r])
+                    remove_pod(s, w);
+            }
+    wtab *t = &s->recs[r];
+    for (size_t i = 0; i < t->nb; i++)
+        for (wrec *w = t->b[i], *next; w; w = next) {
+            next = w->next;         /* removal unlinks w only */
+            if (w->gen != s->gen[r])
+                remove_rec(s, r, w);
+        }
     s->relisting[r] = 0;
     /* a (re)list parsed pages of JSON: give the freed heap back to the system */
     malloc_trim(0);
@@ -938,7 +1149,7 @@ const st_namespace *store_namespace(store *s, const char *name)
 
 const st_pod *store_pod_by_ip(store *s, const st_ip *ip)
 {
-    return pmap_get(s->pods, ip, sizeof *ip);
+    return ipmap_get(s->ips, ip->addr, ip_alen(ip), 0);
 }
 
 const st_node *store_node(store *s, const char *name)
@@ -964,7 +1175,7 @@ void store_services_by_ip(store *s, const st_ip *ip, st_service_cb cb, void *arg
 
 void store_endpoints_by_ip(store *s, const st_ip *ip, st_endpoint_cb cb, void *arg)
 {
-    const ip_svcs *l = pmap_get(s->epip, ip, sizeof *ip);
+    const ip_svcs *l = ipmap_get(s->ips, ip->addr, ip_alen(ip), 1);
     for (size_t i = 0; l && i < l->n; i++) {
         const st_service *svc = store_service(s, l->ns[i], l->name[i]);
         const st_endpoints *eps = store_endpoints(s, l->ns[i], l->name[i]);
@@ -1021,7 +1232,7 @@ uint32_t store_serial(const store *s)
 size_t store_count(const store *s, const char *resource)
 {
     int r = resource_index(resource);
-    return r < 0 ? 0 : HASH_COUNT(s->recs[r]);
+    return r < 0 ? 0 : r == R_POD ? s->pods.n : s->recs[r].n;
 }
 
 /* ---- life ------------------------------------------------------------- */
@@ -1039,10 +1250,12 @@ store *store_new(const store_opts *opts)
     s->opts.multicluster = opts && opts->multicluster;
     /* initial sizes for the scale limits in docs/benchmarks.md
      * (150k pods, 10k services, 5k nodes); the maps still grow beyond */
-    pmap **maps[] = { &s->svc, &s->eps, &s->pods, &s->nodes, &s->naddr, &s->nss, &s->svcip, &s->epip,
-                      &s->simp };
-    static const unsigned long sizes[] = { 16384, 16384, 131072, 8192, 16384, 1024, 16384, 131072,
-                                           64 };
+    pmap **maps[] = { &s->svc, &s->eps, &s->nodes, &s->naddr, &s->nss, &s->svcip, &s->simp };
+    static const unsigned long sizes[] = { 16384, 16384, 8192, 16384, 1024, 16384, 64 };
+    if (!(s->ips = ipmap_new_sized(131072))) {
+        store_free(s);
+        return NULL;
+    }
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         if (!(*maps[i] = pmap_new_sized(sizes[i]))) {
             store_free(s);
@@ -1058,14 +1271,25 @@ void store_free(store *s)
     if (!s)
         return;
     for (int r = 0; r < R_COUNT; r++) {
-        wrec *w, *tmp;
-        HASH_ITER(hh, s->recs[r], w, tmp) remove_rec(s, r, w);
+        wtab *t = &s->recs[r];
+        for (size_t i = 0; i < t->nb; i++)
+            for (wrec *w = t->b[i], *next; w; w = next) {
+                next = w->next;
+                remove_rec(s, r, w);
+            }
+        free(t->b);
     }
+    for (size_t i = 0; i < s->pods.nb; i++)
+        for (wpod *w = s->pods.b[i], *next; w; w = next) {
+            next = w->next;
+            remove_pod(s, w);
+        }
+    free(s->pods.b);
     pmap_barrier();
-    pmap **maps[] = { &s->svc, &s->eps, &s->pods, &s->nodes, &s->naddr, &s->nss, &s->svcip, &s->epip,
-                      &s->simp };
+    pmap **maps[] = { &s->svc, &s->eps, &s->nodes, &s->naddr, &s->nss, &s->svcip, &s->simp };
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         pmap_free(*maps[i], NULL);
+    ipmap_free(s->ips);             /* empty by now: its values went with the records */
     pmap_barrier();                 /* values freed: now their strings */
     strtab_free(s->strs);
     free(s);

@@ -64,7 +64,8 @@ typedef struct st_label {
 } st_label;
 
 typedef struct st_endpoint {
-    st_ip ip;
+    /* pointers first, then the address and the small fields: 96 bytes
+     * (150,000 of them in a large cluster, docs/benchmarks.md) */
     const char *addr;               /* the address as written in the slice */
     const char *hostname;           /* NULL when unset */
     const char *pod_name;           /* targetRef name when kind Pod and < 64 chars */
@@ -72,15 +73,16 @@ typedef struct st_endpoint {
     const char *zone;               /* interned, lower-cased; NULL when unset */
     const char *const *hint_zones;  /* hints.forZones names (interned) */
     const char *const *hint_nodes;  /* hints.forNodes names (interned) */
-    uint16_t n_hint_zones, n_hint_nodes;
-    uint8_t has_hints;              /* the endpoint carried a hints object */
-    uint8_t ready, serving, terminating;    /* conditions (ready unset → 1) */
-    uint8_t ready_unset;            /* the slice gave no ready condition: a
+    const st_port *ports;           /* its slice's ports (one sentinel -1 when none) */
+    const char *slice;              /* slice name (for explain) */
+    st_ip ip;
+    uint8_t n_hint_zones, n_hint_nodes;    /* the API allows at most 8 each */
+    uint16_t nports;
+    uint8_t has_hints : 1;          /* the endpoint carried a hints object */
+    uint8_t ready : 1, serving : 1, terminating : 1;    /* conditions (ready unset → 1) */
+    uint8_t ready_unset : 1;        /* the slice gave no ready condition: a
                                      * consumer counts it as ready, a hint
                                      * producer does not hint it */
-    const st_port *ports;           /* its slice's ports (one sentinel -1 when none) */
-    uint16_t nports;
-    const char *slice;              /* slice name (for explain) */
 } st_endpoint;
 
 typedef struct st_endpoints {
@@ -123,11 +125,11 @@ typedef struct st_service {
 typedef struct st_pod {
     const char *ns, *name;
     const char *node_name;          /* interned */
-    st_ip ips[2];
-    uint8_t nips;
+    uint8_t nips;                   /* 0, 1 or 2 */
     uint8_t host_network;
     uint8_t phase;                  /* ST_PHASE_* */
     uint8_t terminating;
+    st_ip ips[];                    /* nips of them, in the record's block */
 } st_pod;
 
 enum { ST_PHASE_PENDING, ST_PHASE_RUNNING, ST_PHASE_SUCCEEDED, ST_PHASE_FAILED, ST_PHASE_UNKNOWN };

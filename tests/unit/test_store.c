@@ -351,6 +351,39 @@ static const char *pod_name_at(const char *addr)
     return out;
 }
 
+/* store_version() (what memoised answers are validated by) moves with
+ * every write readers may see — each kind's upsert and removal, and the
+ * removals a relist makes — and not with a skipped object. */
+static void test_version_moves(void **state)
+{
+    (void)state;
+    uint64_t v = store_version(S);
+#define MOVES(stmt) do { stmt; uint64_t nv = store_version(S); \
+        assert_true(nv > v); v = nv; } while (0)
+    MOVES(apply(store_upsert_namespace, "{\"metadata\":{\"name\":\"a\"}}"));
+    MOVES(apply(store_upsert_node, "{\"metadata\":{\"name\":\"n1\"}}"));
+    MOVES(pod_at("p1", "Running", "10.7.0.1"));
+    MOVES(pod_at("p2", "Running", "10.7.0.2"));
+    MOVES(apply(store_upsert_service, "{\"metadata\":{\"name\":\"s\",\"namespace\":\"a\"},"
+                "\"spec\":{\"clusterIP\":\"10.96.0.9\",\"ports\":[{\"port\":80}]}}"));
+    MOVES(apply(store_upsert_slice, "{\"metadata\":{\"name\":\"s-1\",\"namespace\":\"a\","
+                "\"labels\":{\"kubernetes.io/service-name\":\"s\"}},\"addressType\":\"IPv4\","
+                "\"endpoints\":[{\"addresses\":[\"10.7.0.1\"]}]}"));
+    MOVES(del("pods", "{\"metadata\":{\"name\":\"p1\",\"namespace\":\"r\"}}"));
+    MOVES(del("endpointslices", "{\"metadata\":{\"name\":\"s-1\",\"namespace\":\"a\"}}"));
+    MOVES(del("services", "{\"metadata\":{\"name\":\"s\",\"namespace\":\"a\"}}"));
+    /* a relist that no longer lists p2: its removal moves the version */
+    store_relist_begin(S, "pods");
+    pod_at("p3", "Running", "10.7.0.3");
+    v = store_version(S);
+    MOVES(store_relist_end(S, "pods"));
+    assert_string_equal(pod_name_at("10.7.0.2"), "-");
+    /* a bad object changes nothing */
+    assert_int_equal(apply(store_upsert_pod, "{}"), -1);
+    assert_true(store_version(S) == v);
+#undef MOVES
+}
+
 /* IP reuse: three pods on one IP, updates that change rank or IP, deletes
  * in every order, and a relist that drops pods; the best answering pod is
  * always the one published. */
@@ -850,6 +883,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pods_shared_ip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nodes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_relist_reconciles, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_version_moves, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_objects_skipped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_service_port_range, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slice_port_range, setup, teardown),

@@ -100,7 +100,7 @@ check() {
     else
         FAIL=$((FAIL + 1))
         echo "FAIL: $what"
-        echo "$OUT" | sed 's/^/    | /'
+        echo "${OUT:-}" | sed 's/^/    | /'
     fi
 }
 

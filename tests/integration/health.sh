@@ -58,16 +58,28 @@ check "duration bucket 0.0025 exists" \
     bash -c "curl -s --noproxy '*' http://127.0.0.1:$MP/metrics | grep -q '^coredns_health_request_duration_seconds_bucket{le=\"0.0025\"} '"
 
 # lameduck: after SIGTERM DNS and /health keep answering for 2 s, then exit.
+# t0 is taken before the signal: what completed within 1.8 s of it was
+# surely asked during the lameduck (a loaded machine may take longer: such
+# a step is not judged); the lameduck measured from t0 is at least 2 s.
+t0=$(now)
 kill -TERM "$TOPO_PID"
-t0=$(date +%s.%N)
 sleep 0.5
-check "still running during lameduck" kill -0 "$TOPO_PID"
-check "/health is 200 during lameduck" eq "$(get "http://127.0.0.1:$HP/health")" 200
+during() {  # during WHAT CMD...: check CMD if it completed within the lameduck
+    local what=$1 ok=0; shift
+    "$@" && ok=1
+    if elapsed_below "$t0" 1.8; then
+        check "$what" [ $ok = 1 ]
+    else
+        echo "not judged (the machine was slow, $(elapsed_since "$t0") s after SIGTERM): $what"
+    fi
+}
+during "still running during lameduck" kill -0 "$TOPO_PID"
 q +nocookie x.example.org A
-check "DNS is still answered during lameduck" grep -q 'status: ' <<<"$OUT"
+during "DNS is still answered during lameduck" grep -q 'status: ' <<<"$OUT"
+during "/health is 200 during lameduck" eq "$(get "http://127.0.0.1:$HP/health")" 200
 wait "$TOPO_PID"
 rc=$?
-t1=$(date +%s.%N)
+t1=$(now)
 check "exits 0 after lameduck" eq "$rc" 0
 # at least the 2 s (less would be no lameduck); the upper bound only
 # catches a much longer wait, with room for a loaded machine

@@ -209,16 +209,25 @@ check "request duration recorded for the tls:// upstream" \
     [ "$(metric coredns_proxy_request_duration_seconds_count "to=\"127.0.0.1:$U\"")" -ge 5 ]
 
 # --- forwarding to topodns's own DoT block ------------------------------------------
+t0=$(now)
 q a.self.test A
 check "forward over TLS to topodns's DoT block" additional_has '_tcp\.a\.self\.test\..*SRV'
 q b.self.test A
 check "self: second query answered" rcode_is NOERROR
-check "self: one connection for two queries" \
-    [ "$(metric coredns_proxy_conn_cache_misses_total "to=\"127.0.0.1:$P1\"")" = 1 ]
+m=$(metric coredns_proxy_conn_cache_misses_total "to=\"127.0.0.1:$P1\"")
+# the connection idles less than the two queries took: under 0.9 s, it
+# cannot have expired (expire 1s) and must be reused; a machine slower
+# than that may have dialed again
+if elapsed_below "$t0" 0.9; then
+    check "self: one connection for two queries" [ "$m" = 1 ]
+else
+    OUT="misses $m after $(elapsed_since "$t0") s"
+    check "self: one or two connections for two queries (slow machine)" [ "$m" = 1 -o "$m" = 2 ]
+fi
 sleep 2.5
 q c.self.test A
 check "self: an expired connection is dialed again" \
-    [ "$(metric coredns_proxy_conn_cache_misses_total "to=\"127.0.0.1:$P1\"")" = 2 ]
+    [ "$(metric coredns_proxy_conn_cache_misses_total "to=\"127.0.0.1:$P1\"")" = $((m + 1)) ]
 q a.ip.test A
 check "no tls_servername: the certificate's IP address verifies" rcode_is NOERROR
 q a.named.test A

@@ -26,6 +26,7 @@ mval() {
 }
 
 # ":PORT" listens on TOPODNS_DEFAULT_BIND (127.0.0.1) in tests; two blocks share it.
+T0=$(now)      # the self-checks start after this
 start_topodns ".:{\$PORT} {
     health :$HP
     prometheus 127.0.0.1:$MP
@@ -43,27 +44,46 @@ check "other paths are 404" eq "$(get "http://127.0.0.1:$HP/ready")" 404
 check "query strings are ignored" eq "$(get "http://127.0.0.1:$HP/health?x=1")" 200
 
 # The plugin polls itself once a second, once per address even though two
-# blocks enable it (about 2 polls by now; 4 or more would mean one per block).
+# blocks enable it: after E seconds since before the start at most E + 1
+# polls (one per block would be about 2 E). At least one is recorded (on a
+# loaded machine the first may come late: waited for).
 sleep 2.5
-n=$(mval coredns_health_request_duration_seconds_count)
-check "self-check duration is recorded (1 to 3 polls in 2.5 s, got $n)" [ "${n%%.*}" -ge 1 -a "${n%%.*}" -le 3 ]
+polls() { n=$(mval coredns_health_request_duration_seconds_count); [ "${n%%.*}" -ge 1 ]; }
+wait_until 10 polls
+el=$(elapsed_since "$T0")
+check "self-check duration is recorded (1 to $((el + 1)) polls in $el s, got $n)" \
+    [ "${n%%.*}" -ge 1 -a "${n%%.*}" -le $((el + 1)) ]
 check "self-check failures are 0" eq "$(mval coredns_health_request_failures_total)" 0
 check "duration bucket 0.0025 exists" \
     bash -c "curl -s --noproxy '*' http://127.0.0.1:$MP/metrics | grep -q '^coredns_health_request_duration_seconds_bucket{le=\"0.0025\"} '"
 
 # lameduck: after SIGTERM DNS and /health keep answering for 2 s, then exit.
+# t0 is taken before the signal: what completed within 1.8 s of it was
+# surely asked during the lameduck (a loaded machine may take longer: such
+# a step is not judged); the lameduck measured from t0 is at least 2 s.
+t0=$(now)
 kill -TERM "$TOPO_PID"
-t0=$(date +%s.%N)
 sleep 0.5
-check "still running during lameduck" kill -0 "$TOPO_PID"
-check "/health is 200 during lameduck" eq "$(get "http://127.0.0.1:$HP/health")" 200
+during() {  # during WHAT CMD...: check CMD if it completed within the lameduck
+    local what=$1 ok=0; shift
+    "$@" && ok=1
+    if elapsed_below "$t0" 1.8; then
+        check "$what" [ $ok = 1 ]
+    else
+        echo "not judged (the machine was slow, $(elapsed_since "$t0") s after SIGTERM): $what"
+    fi
+}
+during "still running during lameduck" kill -0 "$TOPO_PID"
 q +nocookie x.example.org A
-check "DNS is still answered during lameduck" grep -q 'status: ' <<<"$OUT"
+during "DNS is still answered during lameduck" grep -q 'status: ' <<<"$OUT"
+during "/health is 200 during lameduck" eq "$(get "http://127.0.0.1:$HP/health")" 200
 wait "$TOPO_PID"
 rc=$?
-t1=$(date +%s.%N)
+t1=$(now)
 check "exits 0 after lameduck" eq "$rc" 0
-check "lameduck lasted about 2 s" awk -v a="$t0" -v b="$t1" 'BEGIN { d = b - a; exit !(d >= 1.8 && d < 5) }'
+# at least the 2 s (less would be no lameduck); the upper bound only
+# catches a much longer wait, with room for a loaded machine
+check "lameduck lasted about 2 s" awk -v a="$t0" -v b="$t1" 'BEGIN { d = b - a; exit !(d >= 1.8 && d < 10) }'
 check "lameduck is logged" grep -q 'Going into lameduck mode for 2s' "$LOG"
 check "listener closed after exit" [ "$(get "http://127.0.0.1:$HP/health")" = 000 ]
 

@@ -122,10 +122,16 @@ if has_plugin forward; then
     SLOW=$!
     sleep 0.2
     q svc1.$S A
+    # judged by order, not by a time a loaded machine could exceed: when
+    # the ClusterIP answer is back, the chase is still waiting (its dig
+    # runs and has printed no answer); a worker held by the chase would
+    # answer the ClusterIP query only after it
+    pending=0
+    kill -0 "$SLOW" 2>/dev/null && ! grep -q 'ANSWER SECTION' "$TMP/slow.out" && pending=1
     took=$(( $(ms) - t0 ))
     echo "note: ClusterIP answer ${took} ms after the slow chase was sent"
     check "one worker: ClusterIP answered while a chase waits 1.5 s upstream (${took} ms)" eval \
-        'rcode_is NOERROR && is_ans "svc1.$S. 5 A 10.0.0.1|" && [ "$took" -lt 900 ]'
+        'rcode_is NOERROR && is_ans "svc1.$S. 5 A 10.0.0.1|" && [ "$pending" = 1 ]'
     wait "$SLOW"
     took=$(( $(ms) - t0 ))
     OUT=$(cat "$TMP/slow.out")

@@ -23,7 +23,10 @@ start_topodns ".:{\$PORT} {
     }
 }" || exit 1
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-check "unreachable API: startup waited about startup_timeout (${ms} ms)" eval '[ $ms -ge 1900 ] && [ $ms -lt 4500 ]'
+# at least the 2 s; the upper bound leaves room for a loaded machine (the
+# message count below, from topodns's own 500 ms timer, tells 2 s from a
+# longer wait)
+check "unreachable API: startup waited about startup_timeout (${ms} ms)" eval '[ $ms -ge 1900 ] && [ $ms -lt 10000 ]'
 nwait=$(grep -c 'waiting for Kubernetes API before starting server' "$LOG")
 check "waiting message every 500 ms (${nwait}×)" eval '[ $nwait -ge 3 ] && [ $nwait -le 4 ]'
 check "then: starting server with unsynced Kubernetes API" grep -q 'starting server with unsynced Kubernetes API' "$LOG"
@@ -57,7 +60,10 @@ start_topodns ".:{\$PORT} {
     }
 }" || exit 1
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-check "reachable API: started in ${ms} ms, well before startup_timeout" eval '[ $ms -lt 3000 ]'
+# it did not wait for the timeout: no "unsynced" start, and before the 10 s
+# (with room for a loaded machine; on an idle one well under a second)
+check "reachable API: started in ${ms} ms, well before startup_timeout" eval \
+    '[ $ms -lt 8000 ] && ! grep -q "starting server with unsynced Kubernetes API" "$LOG"'
 check "reachable API: no unsynced message" eval '! grep -q "unsynced" "$LOG"'
 check "reachable API: /ready 200 at once" eval '[ "$(ready)" = 200 ]'
 q svc1.testns.svc.cluster.local A

@@ -12,7 +12,8 @@
 # 2. Faults stop: for a while every burst of faults drops the watches and
 #    fails the next requests (500, or 429 with Retry-After: 2), with working
 #    watches (bookmarks every second) in between. Then the faults are cleared
-#    and a Service and an EndpointSlice change: both answer within 2 s, since
+#    and a Service and an EndpointSlice change: both answer within 2 s (plus
+#    what the same changes took with healthy watches on this machine), since
 #    the backoff restarts at 0.8 s after each success instead of keeping the
 #    delay that earlier failures built up. The 429 bursts also show that
 #    Retry-After is still waited for.
@@ -74,12 +75,17 @@ check "synced: hl answers its endpoint" a_is hl 10.1.0.1
 # ---- 1. back in time -----------------------------------------------------------------
 fault '{"saveState":"before"}'
 RV_SAVED=$(sim_rv)
+T_CHANGE=$(now_ms)
 api DELETE /api/v1/namespaces/rs/services/gone > /dev/null
 service later 10.96.100.3 > /dev/null
 endpoint 10.1.0.2 > /dev/null
 check "after the save: gone is NXDOMAIN" within 3 nx gone
 check "after the save: later answers" within 3 a_is later 10.96.100.3
 check "after the save: hl moved to 10.1.0.2" within 3 a_is hl 10.1.0.2
+# what three changes take from the API to the answers on this machine now,
+# with healthy watches: the slack a loaded machine gets in part 2
+BASE=$(($(now_ms) - T_CHANGE))
+echo "three changes answered ${BASE} ms after they were made (healthy watches)"
 until_ok 5 all_watching
 sleep 1.2   # bookmarks carry every reflector's resourceVersion past the saved one
 RV_BEFORE=$(sim_rv)
@@ -103,12 +109,15 @@ check "restored: the log says the version was too large" grep -q "is newer than 
 burst() {
     until_ok 60 all_watching || true
     sleep 1.3
+    # from before the faults are sent: the 429 cannot come earlier, so a
+    # Retry-After waited for shows as at least its 2 s however slow the
+    # machine is
+    BURST_AT=$(now_ms)
     if [ $# -gt 1 ]; then
         fault "{\"failNext\":{\"count\":$REFLECTORS,\"code\":$1,\"retryAfter\":$2},\"closeWatches\":true}"
     else
         fault "{\"failNext\":{\"count\":$REFLECTORS,\"code\":$1},\"closeWatches\":true}"
     fi
-    BURST_AT=$(now_ms)
 }
 for i in 1 2 3; do
     burst 500
@@ -129,6 +138,9 @@ within 10 converged
 TOOK=$(($(now_ms) - HEALTHY))
 OUT="the changes answered ${TOOK} ms after the API was healthy again"
 echo "$OUT"
-check "faults cleared: a new Service and a moved endpoint answer within 2 s" [ "$TOOK" -le 2000 ]
+# 2 s, plus what the same changes took with healthy watches (BASE): a
+# backoff kept from the earlier failures would be several seconds more
+check "faults cleared: a new Service and a moved endpoint answer within 2 s (+${BASE} ms)" \
+    [ "$TOOK" -le $((2000 + BASE)) ]
 check "topodns still running" kill -0 "$TOPO_PID"
 finish

@@ -10,6 +10,10 @@
 #   check "what" test-expression...  # counts a pass or a failure
 #   rcode_is NOERROR / aa_set / tc_set / answer_has 'regex' / answer_count N
 #   skip "reason"                    # cannot run here: "SKIP: reason", exit 77
+#   t0=$(now); elapsed_since "$t0"   # timing that holds on a loaded machine
+#   wait_until SECONDS cmd...        # poll cmd until it succeeds (wall clock)
+#   ttl_aged GOT ORIG SLEPT T0       # a cached TTL counted down by the time
+#                                    #   measured since T0, not by a fixed window
 #
 # Servers listen on 127.0.0.1 only; ports are picked free per test.
 
@@ -96,7 +100,7 @@ check() {
     else
         FAIL=$((FAIL + 1))
         echo "FAIL: $what"
-        echo "$OUT" | sed 's/^/    | /'
+        echo "${OUT:-}" | sed 's/^/    | /'
     fi
 }
 
@@ -126,6 +130,53 @@ opt_present() { grep -q 'OPT PSEUDOSECTION' <<<"$OUT"; }
 skip() {
     echo "SKIP: $*"
     exit 77
+}
+
+# ---- timing on a loaded machine -------------------------------------------------
+# Tests run side by side (make check -j, CI's shared cores, sanitizer
+# builds), so every step can take much longer than on an idle machine. A
+# test never assumes how long a step took: it measures it and asserts
+# what must hold for the time that really passed (a cached TTL at least
+# ORIG minus the seconds elapsed), and waits for events by polling with a
+# deadline rather than sleeping a fixed time.
+
+# now: a timestamp in seconds with microseconds (for elapsed_since).
+now() { echo "$EPOCHREALTIME"; }
+
+# elapsed_since T0: whole seconds since T0, rounded up.
+elapsed_since() {
+    awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { d = b - a; n = int(d); if (n < d) n++; print n }'
+}
+
+# elapsed_below T0 SECONDS: less than SECONDS (a decimal) have passed since T0.
+elapsed_below() {
+    awk -v a="$1" -v b="$EPOCHREALTIME" -v s="$2" 'BEGIN { exit !(b - a < s) }'
+}
+
+# wait_until SECONDS CMD...: run CMD every 0.1 s until it succeeds (0) or
+# SECONDS of wall clock have passed (1). The deadline is real time, not a
+# count of tries, so a slow CMD does not stretch it.
+wait_until() {
+    local t0=$EPOCHREALTIME limit=$1; shift
+    while :; do
+        "$@" && return 0
+        elapsed_below "$t0" "$limit" || return 1
+        sleep 0.1
+    done
+}
+
+# ttl_aged GOT ORIG SLEPT T0: GOT is a TTL that started at ORIG when the
+# answer was stored, some time after T0, and was read at least SLEPT whole
+# seconds later: ORIG - SLEPT >= GOT >= ORIG - (seconds since T0) - 1 (the
+# cache truncates to whole seconds). On an idle machine that is the narrow
+# window a fixed check would use; a loaded one only widens the lower bound.
+ttl_aged() {
+    local got=$1 orig=$2 slept=$3 el
+    el=$(elapsed_since "$4")
+    [[ $got =~ ^[0-9]+$ ]] || { echo "    TTL '$got' is not a number"; return 1; }
+    [ "$got" -le $((orig - slept)) ] && [ "$got" -ge $((orig - el - 1)) ] && return 0
+    echo "    TTL $got: want $((orig - el - 1))..$((orig - slept)) ($orig stored, slept $slept s, $el s elapsed)"
+    return 1
 }
 
 finish() {

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 #include "k8s/jsonarena.h"
+#include "k8s/jsonsel.h"
 
 #define CHUNK_MIN (64u << 10)
 #define CHUNK_MAX (4u << 20)
@@ -109,7 +110,7 @@ void jarena_init(void)
     pthread_once(&once, install);
 }
 
-cJSON *jarena_parse(const char *text, size_t len)
+static void parse_begin(void)
 {
     jarena_init();
     if (held == 0) {                    /* nothing alive: rewind */
@@ -120,7 +121,20 @@ cJSON *jarena_parse(const char *text, size_t len)
     }
     held++;
     active = 1;
+}
+
+cJSON *jarena_parse(const char *text, size_t len)
+{
+    parse_begin();
     cJSON *doc = cJSON_ParseWithLength(text, len);
+    active = 0;
+    return doc;
+}
+
+cJSON *jarena_parse_sel(const char *text, size_t len, const struct jsel *rule)
+{
+    parse_begin();
+    cJSON *doc = jsel_parse(text, len, rule);
     active = 0;
     return doc;
 }

@@ -68,8 +68,8 @@ INLINE size_t quote_or_backslash(const unsigned char *s, size_t i, size_t n)
 /* The closing quote of the string whose text starts at i (after its
  * opening '"'), or n when it does not end or has an escape cJSON rejects;
  * *esc is set when it has an escape, to 2 when one is \u (cJSON must
- * check those). As cJSON scans, a backslash always takes the next octet
- * with it. */
+ * check those, and any escape after them). As cJSON scans, a backslash
+ * always takes the next octet with it. */
 INLINE size_t string_close(const unsigned char *s, size_t i, size_t n, int *esc)
 {
     for (;;) {
@@ -87,7 +87,11 @@ INLINE size_t string_close(const unsigned char *s, size_t i, size_t n, int *esc)
             *esc = 2;
             break;
         default:
-            return n;
+            /* after a \u, cJSON's decoder takes six octets whatever they
+             * are, so what looks like an escape here may not be one: cJSON
+             * judges such strings */
+            if (*esc != 2)
+                return n;
         }
         i += 2;
     }

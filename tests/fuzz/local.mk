@@ -28,7 +28,7 @@ EXTRA_DIST += tests/fuzz/replay.c tests/fuzz/fuzz_store.sh tests/fuzz/seeds.py \
 	tests/fuzz/corpus_kube tests/fuzz/corpus_watch tests/fuzz/corpus_kubeconfig \
 	tests/fuzz/corpus_zone tests/fuzz/corpus_hosts tests/fuzz/corpus_forward \
 	tests/fuzz/corpus_tcp tests/fuzz/corpus_http tests/fuzz/corpus_jsonsel \
-	tests/fuzz/jsonsel_diff.h tests/fuzz/regress_watch
+	tests/fuzz/jsonsel_diff.h tests/fuzz/regress_watch tests/fuzz/regress_jsonsel
 
 # the wire library: parse, encode, round trip (own main: ok-/bad- corpus names)
 tests_fuzz_fuzz_msg_SOURCES = tests/fuzz/fuzz_msg.c

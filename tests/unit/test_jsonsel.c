@@ -401,6 +401,9 @@ static void test_edge_cases(void **state)
     CHECK("{\"object\":{\"spec\":{\"a\":\"\\udc00\"}}}", 0);
     CHECK("{\"object\":{\"spec\":{\"a\":\"\\u12\"}}}", 0);
     CHECK("{\"object\":{\"spec\":{\"a\":\"\\uZZZZ\"}}}", 1);   /* as cJSON: NUL */
+    /* after a \u cJSON takes six octets whatever they are: "\V" is not an escape here */
+    CHECK("{\"object\":{\"spec\":{\"a\":\"\\u0\\Version\"}},\"j\\u\\u09b\\u0\\Vx\":1}", 1);
+    CHECK("{\"object\":{\"spec\":{\"a\":\"\\V\\u0041\"}}}", 0);
     CHECK("{\"object\":{\"spec\":{\"a\":\"raw\ttab\x01\"}}}", 1);
     CHECK("{\"object\":{\"spec\":{\"a\":\"unterminated}}}", 0);
     CHECK("{\"object\":{\"spec\":{\"a\":\"ends in a backslash\\", 0);

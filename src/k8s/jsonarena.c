@@ -1,6 +1,5 @@
 /*
- * jsonarena.c — a per-thread bump arena for cJSON parse trees (jsonarena.h),
- * and the managedFields stripper.
+ * jsonarena.c — a per-thread bump arena for cJSON parse trees (jsonarena.h).
  *
  * cJSON's allocation hooks are process-wide, so they are installed once and
  * stay cheap for everyone: a thread that is not inside jarena_parse() gets
@@ -24,6 +23,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 #include "k8s/jsonarena.h"
+#include "k8s/jsonsel.h"
 
 #define CHUNK_MIN (64u << 10)
 #define CHUNK_MAX (4u << 20)
@@ -109,7 +109,7 @@ void jarena_init(void)
     pthread_once(&once, install);
 }
 
-cJSON *jarena_parse(const char *text, size_t len)
+static void parse_begin(void)
 {
     jarena_init();
     if (held == 0) {                    /* nothing alive: rewind */
@@ -120,7 +120,20 @@ cJSON *jarena_parse(const char *text, size_t len)
     }
     held++;
     active = 1;
+}
+
+cJSON *jarena_parse(const char *text, size_t len)
+{
+    parse_begin();
     cJSON *doc = cJSON_ParseWithLength(text, len);
+    active = 0;
+    return doc;
+}
+
+cJSON *jarena_parse_sel(const char *text, size_t len, const struct jsel *rule)
+{
+    parse_begin();
+    cJSON *doc = jsel_parse(text, len, rule);
     active = 0;
     return doc;
 }
@@ -152,85 +165,4 @@ void jarena_trim(void)
 void jarena_thread_done(void)
 {
     jarena_trim();
-}
-
-/* ---- managedFields ------------------------------------------------------ */
-
-/* End of the JSON value at s[i] (an array, object, string or literal), or 0
- * when it does not end before n. */
-static size_t value_end(const char *s, size_t i, size_t n)
-{
-    int depth = 0, in_str = 0;
-    for (; i < n; i++) {
-        char c = s[i];
-        if (in_str) {
-            if (c == '\\')
-                i++;
-            else if (c == '"')
-                in_str = 0;
-            else
-                continue;
-            if (depth == 0 && !in_str)
-                return i + 1;
-            continue;
-        }
-        if (c == '"')
-            in_str = 1;
-        else if (c == '[' || c == '{')
-            depth++;
-        else if (c == ']' || c == '}') {
-            if (--depth == 0)
-                return i + 1;
-            if (depth < 0)
-                return i;               /* a literal ended by its container */
-        } else if (depth == 0 && c == ',')
-            return i;
-    }
-    return 0;
-}
-
-size_t json_strip_managed_fields(char *s, size_t n)
-{
-    static const char key[] = "\"managedFields\":";
-    const size_t kl = sizeof key - 1;
-    size_t r = 0, w = 0;                /* read and write positions */
-    if (n == 0)
-        return 0;                       /* s may be NULL (an empty body) */
-    for (;;) {
-        char *hit = r < n ? memmem(s + r, n - r, key, kl) : NULL;
-        size_t at = hit ? (size_t)(hit - s) : n;
-        /* what precedes the key in the output: a hit right where the last
-         * drop ended (at == r) follows what was written last, not s[at-1]
-         * (that comma, say, was consumed with the member before) */
-        char prev = at > r ? s[at - 1] : w > 0 ? s[w - 1] : '\0';
-        if (hit && prev != ',' && prev != '{') {
-            at++;                       /* not a member: copy past it */
-            memmove(s + w, s + r, at - r);
-            w += at - r;
-            r = at;
-            continue;
-        }
-        if (!hit) {
-            memmove(s + w, s + r, n - r);
-            return w + (n - r);
-        }
-        size_t end = value_end(s, at + kl, n);
-        if (end == 0) {                 /* truncated: leave the rest alone */
-            memmove(s + w, s + r, n - r);
-            return w + (n - r);
-        }
-        if (prev == ',') {              /* drop ,"managedFields":V */
-            if (at > r) {
-                memmove(s + w, s + r, at - 1 - r);
-                w += at - 1 - r;
-            } else {
-                w--;                    /* the comma is the output's last octet */
-            }
-            r = end;
-        } else {                        /* drop "managedFields":V and its comma */
-            memmove(s + w, s + r, at - r);
-            w += at - r;
-            r = end < n && s[end] == ',' ? end + 1 : end;
-        }
-    }
 }

@@ -22,19 +22,16 @@
 #include <stddef.h>
 
 struct cJSON;
+struct jsel;
 
 /* Install the cJSON hooks (once per process; call while single-threaded,
  * e.g. when a reflector is made; jarena_parse() also does). */
 void jarena_init(void);
 /* cJSON_ParseWithLength into this thread's arena (NULL if invalid). */
 struct cJSON *jarena_parse(const char *text, size_t len);
-/* Remove every "managedFields" member from compact API JSON in place and
- * return the new length. managedFields (server-side apply bookkeeping) is
- * ~40 % of a real pod's JSON and nobody here reads it. Only the exact
- * compact form  ,"managedFields":VALUE  or  {"managedFields":VALUE  is
- * recognised (a '"' inside a JSON string is always escaped, so these bytes
- * cannot occur inside one); anything else is left for the parser. */
-size_t json_strip_managed_fields(char *s, size_t n);
+/* jsel_parse (jsonsel.h: only the members rule keeps) into this thread's
+ * arena, paired with jarena_release() as jarena_parse() is. */
+struct cJSON *jarena_parse_sel(const char *text, size_t len, const struct jsel *rule);
 /* cJSON_Delete for a tree from jarena_parse(): skips the walk when every
  * node is arena memory (no cJSON allocation on this thread outside the
  * arena since the parse, e.g. by a handler adding an item). */

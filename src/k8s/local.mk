@@ -3,7 +3,8 @@
 noinst_LIBRARIES += src/k8s/libk8s.a
 src_k8s_libk8s_a_SOURCES = src/k8s/k8s.h src/k8s/config.c src/k8s/client.c \
 	src/k8s/reflector.h src/k8s/reflector.c \
-	src/k8s/jsonarena.h src/k8s/jsonarena.c
+	src/k8s/jsonarena.h src/k8s/jsonarena.c \
+	src/k8s/jsonsel.h src/k8s/jsonsel.c src/k8s/fields.c
 K8S_LIBS = $(LIBK8S) $(LIBSERVER) $(LIBCOREFILE) $(LIBCLUSTER) $(LIBWIRE) $(LIBCOMMON)
 
 check_PROGRAMS += tests/k8s_sync_check
@@ -28,6 +29,15 @@ TESTS += tests/unit/test_reflector
 tests_unit_test_reflector_SOURCES = tests/unit/test_reflector.c
 tests_unit_test_reflector_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_reflector_LDADD = $(LIBK8S) $(LIBCOMMON) $(CMOCKA_LIBS) $(DEP_LIBS)
+
+# the selective parser against cJSON, and what the store decodes from real
+# objects through the reflector's rules
+check_PROGRAMS += tests/unit/test_jsonsel
+TESTS += tests/unit/test_jsonsel
+tests_unit_test_jsonsel_SOURCES = tests/unit/test_jsonsel.c tests/fuzz/jsonsel_diff.h
+tests_unit_test_jsonsel_CFLAGS = $(UNIT_CC_FLAGS) -DSRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_jsonsel_LDADD = $(LIBK8S) $(LIBCLUSTER) $(LIBCOMMON) $(CMOCKA_LIBS) $(DEP_LIBS)
+EXTRA_DIST += tests/data/kubernetes/objects.jsonl
 
 TESTS += tests/integration/k8s_tls.sh
 EXTRA_DIST += tests/integration/k8s_tls.sh

@@ -1,8 +1,8 @@
 /*
  * fuzz_watch.c — fuzz harness for the reflector (src/k8s/reflector.c): the
  * list/watch state machine, the watch-stream framer (events split anywhere,
- * several per chunk, CR/blank padding, oversized lines), managedFields
- * stripping, the parse arena, resourceVersion ordering and the Status
+ * several per chunk, CR/blank padding, oversized lines), selective
+ * parsing (jsonsel.c), the parse arena, resourceVersion ordering and the Status
  * bodies of failed responses, with the objects landing in a real cluster
  * store (as the kubernetes plugin's handlers do).
  *

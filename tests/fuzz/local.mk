@@ -16,19 +16,19 @@ FUZZ_CC_FLAGS = $(AM_CFLAGS) $(FUZZ_DEFS)
 FUZZ_HARNESSES = tests/fuzz/fuzz_msg tests/fuzz/fuzz_store tests/fuzz/fuzz_corefile \
 	tests/fuzz/fuzz_kube tests/fuzz/fuzz_watch tests/fuzz/fuzz_kubeconfig \
 	tests/fuzz/fuzz_zone tests/fuzz/fuzz_hosts tests/fuzz/fuzz_forward \
-	tests/fuzz/fuzz_tcp tests/fuzz/fuzz_http
+	tests/fuzz/fuzz_tcp tests/fuzz/fuzz_http tests/fuzz/fuzz_jsonsel
 check_PROGRAMS += $(FUZZ_HARNESSES)
 # fuzz_store runs through its script (it needs the fixture as JSON lines)
 TESTS += tests/fuzz/fuzz_msg tests/fuzz/fuzz_store.sh tests/fuzz/fuzz_corefile \
 	tests/fuzz/fuzz_kube tests/fuzz/fuzz_watch tests/fuzz/fuzz_kubeconfig \
 	tests/fuzz/fuzz_zone tests/fuzz/fuzz_hosts tests/fuzz/fuzz_forward \
-	tests/fuzz/fuzz_tcp tests/fuzz/fuzz_http
+	tests/fuzz/fuzz_tcp tests/fuzz/fuzz_http tests/fuzz/fuzz_jsonsel
 EXTRA_DIST += tests/fuzz/replay.c tests/fuzz/fuzz_store.sh tests/fuzz/seeds.py \
 	tests/fuzz/corpus_msg tests/fuzz/corpus_store tests/fuzz/corpus_corefile \
 	tests/fuzz/corpus_kube tests/fuzz/corpus_watch tests/fuzz/corpus_kubeconfig \
 	tests/fuzz/corpus_zone tests/fuzz/corpus_hosts tests/fuzz/corpus_forward \
-	tests/fuzz/corpus_tcp tests/fuzz/corpus_http \
-	tests/fuzz/regress_watch
+	tests/fuzz/corpus_tcp tests/fuzz/corpus_http tests/fuzz/corpus_jsonsel \
+	tests/fuzz/jsonsel_diff.h tests/fuzz/regress_watch tests/fuzz/regress_jsonsel
 
 # the wire library: parse, encode, round trip (own main: ok-/bad- corpus names)
 tests_fuzz_fuzz_msg_SOURCES = tests/fuzz/fuzz_msg.c
@@ -60,6 +60,12 @@ tests_fuzz_fuzz_watch_SOURCES = tests/fuzz/fuzz_watch.c tests/fuzz/replay.c
 tests_fuzz_fuzz_watch_CFLAGS = $(FUZZ_CC_FLAGS)
 tests_fuzz_fuzz_watch_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_watch_LDADD = $(K8S_LIBS) $(DEP_LIBS)
+
+# the selective JSON parser against cJSON (list pages and watch lines)
+tests_fuzz_fuzz_jsonsel_SOURCES = tests/fuzz/fuzz_jsonsel.c tests/fuzz/jsonsel_diff.h tests/fuzz/replay.c
+tests_fuzz_fuzz_jsonsel_CFLAGS = $(FUZZ_CC_FLAGS)
+tests_fuzz_fuzz_jsonsel_LDFLAGS = $(FUZZ_LINK)
+tests_fuzz_fuzz_jsonsel_LDADD = $(LIBK8S) $(LIBCOMMON) $(DEP_LIBS)
 
 # kubeconfig files
 tests_fuzz_fuzz_kubeconfig_SOURCES = tests/fuzz/fuzz_kubeconfig.c tests/fuzz/replay.c

@@ -1,0 +1,105 @@
+/*
+ * fields.c — which members of each resource's objects the reflector builds
+ * (jsonsel.h), so that list pages and watch events of large objects cost
+ * only the fields somebody reads.
+ *
+ * Who reads the objects: the cluster store's decoders (src/cluster/decode.c
+ * and store.c) and the kubernetes plugin's handlers; the reflector itself
+ * reads metadata.resourceVersion, and the Status fields (code, reason,
+ * message, details) of an ERROR event's object. A rule keeps every member
+ * it does not name at an object's top level, so a Status (or any other
+ * object kind) passes whole.
+ *
+ * Pods and Nodes are pruned to what decode_pod() and decode_node() read:
+ * when those decoders read a new field, add it here (tests/unit/
+ * test_jsonsel.c decodes real objects both ways and fails on a
+ * difference). Every other resource keeps everything but
+ * metadata.managedFields (server-side apply bookkeeping, ~40 % of an
+ * object, read by nobody).
+ */
+#include <stddef.h>
+#include <string.h>
+#include "k8s/jsonsel.h"
+
+#define KEEP(n) { n, JSEL_KEEP, JSEL_KEEP, NULL }
+#define SKIP(n) { n, JSEL_SKIP, JSEL_KEEP, NULL }
+#define END { NULL, JSEL_KEEP, JSEL_KEEP, NULL }
+
+/* ---- any object: everything but metadata.managedFields -------------------------------- */
+
+static const jsel meta_any[] = { SKIP("managedFields"), END };
+static const jsel any_members[] = { { "metadata", JSEL_OBJECT, JSEL_KEEP, meta_any }, END };
+static const jsel any_obj = { NULL, JSEL_OBJECT, JSEL_KEEP, any_members };
+
+/* ---- pods: decode_pod(), store_upsert_pod(), store_remove() --------------------------- */
+
+static const jsel pod_meta[] = {
+    KEEP("name"), KEEP("namespace"), KEEP("resourceVersion"), KEEP("deletionTimestamp"), END,
+};
+static const jsel pod_spec[] = { KEEP("nodeName"), KEEP("hostNetwork"), END };
+static const jsel pod_status[] = { KEEP("phase"), KEEP("podIP"), KEEP("podIPs"), END };
+static const jsel pod_members[] = {
+    { "metadata", JSEL_OBJECT, JSEL_SKIP, pod_meta },
+    { "spec", JSEL_OBJECT, JSEL_SKIP, pod_spec },
+    { "status", JSEL_OBJECT, JSEL_SKIP, pod_status },
+    END,
+};
+static const jsel pod_obj = { NULL, JSEL_OBJECT, JSEL_KEEP, pod_members };
+
+/* ---- nodes: decode_node(), store_upsert_node(), store_remove() ------------------------ */
+
+static const jsel node_meta[] = {
+    KEEP("name"), KEEP("namespace"), KEEP("resourceVersion"), KEEP("labels"), END,
+};
+static const jsel node_status[] = { KEEP("allocatable"), KEEP("conditions"), KEEP("addresses"), END };
+static const jsel node_members[] = {
+    { "metadata", JSEL_OBJECT, JSEL_SKIP, node_meta },
+    SKIP("spec"),
+    { "status", JSEL_OBJECT, JSEL_SKIP, node_status },
+    END,
+};
+static const jsel node_obj = { NULL, JSEL_OBJECT, JSEL_KEEP, node_members };
+
+/* ---- list pages and watch events ----------------------------------------------------- */
+
+/* A list: kind, apiVersion and metadata (continue, resourceVersion) kept,
+ * every item by its object rule. A watch event: type kept, object by it. */
+#define WRAP(k)                                                                             \
+    static const jsel k##_page_m[] = { { "items", JSEL_ARRAY, JSEL_KEEP, &k##_obj }, END };  \
+    static const jsel k##_page = { NULL, JSEL_OBJECT, JSEL_KEEP, k##_page_m };              \
+    static const jsel k##_line_m[] = { { "object", JSEL_OBJECT, JSEL_KEEP, k##_members }, END }; \
+    static const jsel k##_line = { NULL, JSEL_OBJECT, JSEL_KEEP, k##_line_m };
+
+WRAP(any)
+WRAP(pod)
+WRAP(node)
+
+typedef struct rules {
+    const char *resource;
+    const jsel *page, *line;
+} rules;
+
+static const rules table[] = {
+    { "pods", &pod_page, &pod_line },
+    { "nodes", &node_page, &node_line },
+};
+
+static const rules *find(const char *resource)
+{
+    for (size_t i = 0; resource && i < sizeof table / sizeof table[0]; i++)
+        if (!strcmp(table[i].resource, resource))
+            return &table[i];
+    return NULL;
+}
+
+const jsel *jsel_page_rule(const char *resource)
+{
+    const rules *r = find(resource);
+    return r ? r->page : &any_page;
+}
+
+const jsel *jsel_line_rule(const char *resource)
+{
+    const rules *r = find(resource);
+    return r ? r->line : &any_line;
+}

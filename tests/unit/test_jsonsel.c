@@ -134,7 +134,7 @@ static void same_pod(const st_pod *a, const st_pod *b)
     assert_string_equal(a->name, b->name);
     assert_ptr_equal(a->node_name, b->node_name);
     assert_int_equal(a->nips, b->nips);
-    assert_memory_equal(a->ips, b->ips, sizeof a->ips);
+    assert_memory_equal(a->ips, b->ips, a->nips * sizeof a->ips[0]);
     assert_int_equal(a->host_network, b->host_network);
     assert_int_equal(a->phase, b->phase);
     assert_int_equal(a->terminating, b->terminating);

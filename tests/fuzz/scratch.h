@@ -15,6 +15,7 @@
 #define TOPODNS_FUZZ_SCRATCH_H
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +29,9 @@ static void scratch_remove(void)
 {
     DIR *d = opendir(scratch_dir);
     if (d) {
-        char p[SCRATCH_PATH + 64];
         for (struct dirent *e = readdir(d); e; e = readdir(d))
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-                snprintf(p, sizeof p, "%s/%s", scratch_dir, e->d_name);
-                unlink(p);
-            }
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+                unlinkat(dirfd(d), e->d_name, 0);
         closedir(d);
     }
     rmdir(scratch_dir);

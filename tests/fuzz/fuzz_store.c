@@ -21,7 +21,7 @@
  * the whole heap after nearly every input. (A fresh store per input would
  * balance exactly but costs more than the input: store_new sizes its maps
  * for 150k pods.) The call_rcu worker the harness sets up does not nap
- * between batches, so the barrier waits microseconds, not 10 ms.
+ * between batches, so the barrier does not wait out a 10 ms nap.
  *
  * Without FUZZING_LIBFUZZER a main() replays every object of
  * tests/data/topology/cluster.yaml (converted to JSON by the test's caller
@@ -56,7 +56,8 @@ static int (*const writers[])(store *, const cJSON *) = {
 };
 static const char *const resources[] = { "services", "endpointslices", "pods", "nodes", "namespaces" };
 
-/* The store and an engine with the default topology configuration. */
+/* A store and an engine with the default topology configuration (the
+ * first call also registers the thread as a reader). */
 static void start_one(store **s, topo_engine **e)
 {
     if (!registered) {
@@ -76,7 +77,6 @@ static void start_one(store **s, topo_engine **e)
         abort();
     topo_engine_bind(*e, *s, NULL);
 }
-
 
 static int visit(const st_service *svc, void *arg)
 {
@@ -120,7 +120,6 @@ static void remove_all(store *s, const cJSON *o)
     for (size_t r = 0; r < sizeof resources / sizeof resources[0]; r++)
         store_remove(s, resources[r], o);
 }
-
 
 enum { MAX_OBJECTS = 40 };
 

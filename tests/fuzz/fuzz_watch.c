@@ -31,7 +31,7 @@
  * libFuzzer's per-input leak check scans the heap only when something
  * really leaked, not after nearly every input as when the pods stayed. The
  * harness's call_rcu worker does not nap between batches (the default one
- * sleeps 10 ms), so the barrier costs microseconds.
+ * sleeps 10 ms between batches), so the barrier does not wait out that nap.
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -4,7 +4,8 @@
  * names, comments, long lines, duplicates) and the answers built from it
  * (A, AAAA, PTR for any reverse name, NODATA, fallthrough).
  *
- * Input: the hosts file. It is written to a private file, an instance is
+ * Input: the hosts file. It is written to a file in /dev/shm (scratch.h;
+ * the same file for every input, beside a Corefile written once), an instance is
  * loaded from a Corefile whose `hosts` names it (the table is built at
  * setup; nothing starts), and queries run through the real chain: A, AAAA
  * and MX for the first names of the file, PTR for the reverse names of its
@@ -23,6 +24,7 @@
 #include "server/server.h"
 #include "wire/msg.h"
 #include "plugins.h"
+#include "scratch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -83,19 +85,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         env.metrics = metrics_registry_new();
         pmap_register_thread();
     }
-    char dir[] = "/tmp/fuzz_hosts.XXXXXX", hosts[64], cf[64], text[512], err[1024] = "";
-    if (!mkdtemp(dir))
-        abort();
-    snprintf(hosts, sizeof hosts, "%s/hosts", dir);
-    snprintf(cf, sizeof cf, "%s/Corefile", dir);
-    FILE *f = fopen(hosts, "wb");
+    static char hosts[SCRATCH_PATH], cf[SCRATCH_PATH];
+    char text[512], err[1024] = "";
+    FILE *f;
+    if (!cf[0]) {
+        scratch_file("hosts", hosts);
+        scratch_file("Corefile", cf);
+        snprintf(text, sizeof text,
+                 ".:53 {\n    hosts %s . {\n        ttl 30\n        reload 0\n"
+                 "        fallthrough example.net\n    }\n}\n", hosts);
+        f = fopen(cf, "w");
+        if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+            abort();
+    }
+    f = fopen(hosts, "wb");
     if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
-        abort();
-    snprintf(text, sizeof text,
-             ".:53 {\n    hosts %s . {\n        ttl 30\n        reload 0\n"
-             "        fallthrough example.net\n    }\n}\n", hosts);
-    f = fopen(cf, "w");
-    if (!f || fputs(text, f) < 0 || fclose(f) != 0)
         abort();
     instance *ins = instance_load(&env, cf, err, sizeof err);
     if (!ins)
@@ -129,8 +133,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ask(ins, "1.0.0.127.in-addr.arpa.", T_PTR);
     ask(ins, "nothing.example.net.", T_A);
     instance_free(ins);
-    unlink(hosts);
-    unlink(cf);
-    rmdir(dir);
     return 0;
 }

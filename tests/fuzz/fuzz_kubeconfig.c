@@ -6,8 +6,9 @@
  *
  * Input: the kubeconfig text; when its first line is "#context NAME", NAME
  * is the context asked for (else current-context). The text is written to
- * a file in a private temporary directory (the parser reads a regular file
- * by path, and resolves relative paths against its directory).
+ * a file in a private directory in /dev/shm (scratch.h; the same file for
+ * every input: the parser reads a regular file by path, and resolves
+ * relative paths against its directory).
  *
  * Checks: a configuration that loads has a server URL that k8s_url_check
  * accepts, and a file path it names is absolute (relative ones resolved).
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "k8s/k8s.h"
+#include "scratch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -35,7 +37,8 @@ static void absolute(const char *p)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char dir[] = "/tmp/fuzz_kubeconfig.XXXXXX", path[64], context[256];
+    static char path[SCRATCH_PATH];
+    char context[256];
     const char *ctx = NULL;
     if (size >= 9 && !memcmp(data, "#context ", 9)) {
         const uint8_t *nl = memchr(data, '\n', size);
@@ -46,9 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         context[n] = '\0';
         ctx = context;
     }
-    if (!mkdtemp(dir))
-        abort();
-    snprintf(path, sizeof path, "%s/config", dir);
+    if (!path[0])
+        scratch_file("config", path);
     FILE *f = fopen(path, "wb");
     if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
         abort();
@@ -65,7 +67,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else if (!err[0]) {
         fail("failed without a message");
     }
-    unlink(path);
-    rmdir(dir);
     return 0;
 }

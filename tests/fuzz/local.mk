@@ -9,7 +9,8 @@
 #
 # scripts/fuzz (`make fuzz`) builds the same programs with clang's libFuzzer
 # in build/fuzz by setting FUZZ_DEFS=-DFUZZING_LIBFUZZER (replay.c turns
-# into nothing) and FUZZ_LINK=-fsanitize=fuzzer, and runs each one.
+# into nothing) and FUZZ_LINK=-fsanitize=fuzzer, and runs each one, with
+# the dictionary tests/fuzz/NAME.dict for the text formats.
 FUZZ_DEFS =
 FUZZ_LINK =
 FUZZ_CC_FLAGS = $(AM_CFLAGS) $(FUZZ_DEFS)
@@ -28,7 +29,9 @@ EXTRA_DIST += tests/fuzz/replay.c tests/fuzz/fuzz_store.sh tests/fuzz/seeds.py \
 	tests/fuzz/corpus_kube tests/fuzz/corpus_watch tests/fuzz/corpus_kubeconfig \
 	tests/fuzz/corpus_zone tests/fuzz/corpus_hosts tests/fuzz/corpus_forward \
 	tests/fuzz/corpus_tcp tests/fuzz/corpus_http tests/fuzz/corpus_jsonsel \
-	tests/fuzz/jsonsel_diff.h tests/fuzz/regress_watch tests/fuzz/regress_jsonsel
+	tests/fuzz/jsonsel_diff.h tests/fuzz/regress_watch tests/fuzz/regress_jsonsel \
+	tests/fuzz/corefile.dict tests/fuzz/kube.dict tests/fuzz/kubeconfig.dict tests/fuzz/store.dict \
+	tests/fuzz/watch.dict tests/fuzz/zone.dict tests/fuzz/template.dict tests/fuzz/corpus_template
 
 # the wire library: parse, encode, round trip (own main: ok-/bad- corpus names)
 tests_fuzz_fuzz_msg_SOURCES = tests/fuzz/fuzz_msg.c
@@ -68,19 +71,19 @@ tests_fuzz_fuzz_jsonsel_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_jsonsel_LDADD = $(LIBK8S) $(LIBCOMMON) $(DEP_LIBS)
 
 # kubeconfig files
-tests_fuzz_fuzz_kubeconfig_SOURCES = tests/fuzz/fuzz_kubeconfig.c tests/fuzz/replay.c
+tests_fuzz_fuzz_kubeconfig_SOURCES = tests/fuzz/fuzz_kubeconfig.c tests/fuzz/scratch.h tests/fuzz/replay.c
 tests_fuzz_fuzz_kubeconfig_CFLAGS = $(FUZZ_CC_FLAGS)
 tests_fuzz_fuzz_kubeconfig_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_kubeconfig_LDADD = $(K8S_LIBS) $(DEP_LIBS)
 
 # zone files: load, lookups, replies, transfer walk
-tests_fuzz_fuzz_zone_SOURCES = tests/fuzz/fuzz_zone.c tests/fuzz/replay.c
+tests_fuzz_fuzz_zone_SOURCES = tests/fuzz/fuzz_zone.c tests/fuzz/scratch.h tests/fuzz/replay.c
 tests_fuzz_fuzz_zone_CFLAGS = $(FUZZ_CC_FLAGS)
 tests_fuzz_fuzz_zone_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_zone_LDADD = $(ALL_LIBS) $(DEP_LIBS)
 
 # hosts files through the hosts plugin
-tests_fuzz_fuzz_hosts_SOURCES = tests/fuzz/fuzz_hosts.c tests/fuzz/replay.c src/plugins.c
+tests_fuzz_fuzz_hosts_SOURCES = tests/fuzz/fuzz_hosts.c tests/fuzz/scratch.h tests/fuzz/replay.c src/plugins.c
 tests_fuzz_fuzz_hosts_CFLAGS = $(FUZZ_CC_FLAGS)
 tests_fuzz_fuzz_hosts_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_hosts_LDADD = $(ALL_LIBS) $(DEP_LIBS)

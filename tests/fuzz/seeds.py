@@ -157,8 +157,21 @@ contexts: [{name: x, context: {cluster: c}}]
 ''')
 w(KC, 'deep', '[' * 80 + ']' * 80 + '\n')
 
-# zone files for example.org.
-w('corpus_zone', 'basic', '''$ORIGIN example.org.
+# zone files for example.org., each behind 8 octets choosing 4 questions:
+# (name, type) pairs, names 0-7 fixed (example.org., www, a.b.c, x.wild,
+# sub, deep.sub, nonexistent, EXAMPLE.org.), then the zone's owners;
+# types A AAAA CNAME MX NS SOA TXT SRV ANY
+ZONE_PICKS = [bytes([0, 8, 1, 0, 2, 1, 3, 6]), bytes([4, 0, 5, 4, 6, 0, 7, 5]),
+              bytes([8, 0, 9, 1, 10, 2, 11, 3]), bytes([12, 4, 13, 5, 14, 6, 15, 7]),
+              bytes([16, 8, 17, 0, 18, 2, 19, 7])]
+
+
+def zone(name, text):
+    for i, p in enumerate(ZONE_PICKS):
+        w('corpus_zone', '%s-%d' % (name, i), p + text.encode())
+
+
+zone('basic', '''$ORIGIN example.org.
 $TTL 3600
 @   IN SOA ns1.example.org. hostmaster.example.org. ( 2024010101 7200 3600 1209600 300 )
     IN NS ns1
@@ -181,7 +194,7 @@ ext IN CNAME www.example.net.
 caa IN CAA 0 issue "letsencrypt.org"
 h IN HTTPS 1 . alpn="h2,h3" port=443
 ''')
-w('corpus_zone', 'escapes', '''example.org. 60 IN SOA a. b. 1 2 3 4 5
+zone('escapes', '''example.org. 60 IN SOA a. b. 1 2 3 4 5
 example.org. 60 IN NS a.
 e\\.scaped.example.org. 60 IN TXT "quote\\"d" \\065BC
 x 60 IN TYPE65280 \\# 3 abcdef
@@ -218,6 +231,14 @@ docs = [d for d in yaml.safe_load_all(open('../data/topology/cluster.yaml')) if 
 for i, d in enumerate(docs):
     if i % 4 == 0:
         w('corpus_store', '%02d-%s' % (i, d['kind'].lower()), json.dumps(d, separators=(',', ':')))
+# and several in one input: the namespaces, nodes and pods with one
+# Service and its EndpointSlice (what the topology decision needs), and all
+j = [json.dumps(d, separators=(',', ':')) for d in docs]
+base = [x for x, d in zip(j, docs) if d['kind'] in ('Namespace', 'Node', 'Pod')]
+for i, d in enumerate(docs):
+    if d['kind'] == 'Service' and i + 1 < len(docs) and docs[i + 1]['kind'] == 'EndpointSlice':
+        w('corpus_store', 'with-%s' % d['metadata']['name'], '\n'.join(base + [j[i], j[i + 1]]) + '\n')
+w('corpus_store', 'all', '\n'.join(j) + '\n')
 
 # Corefiles of the tree
 for f in sorted(glob.glob('../../conf/Corefile*')):

@@ -16,5 +16,6 @@ check_PROGRAMS += tests/fuzz/fuzz_template
 TESTS += tests/fuzz/fuzz_template
 tests_fuzz_fuzz_template_SOURCES = tests/fuzz/fuzz_template.c src/plugin/template/tmpl.c \
 	src/plugin/template/tmpl.h
-tests_fuzz_fuzz_template_CFLAGS = $(AM_CFLAGS)
+tests_fuzz_fuzz_template_CFLAGS = $(AM_CFLAGS) $(FUZZ_DEFS)
+tests_fuzz_fuzz_template_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_template_LDADD = $(LIBCOMMON)

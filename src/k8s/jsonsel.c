@@ -386,6 +386,23 @@ static int member_name(P *p, char **key, size_t *len)
     return 1;
 }
 
+/* After a member or element: past a ',' (and whitespace) 1, past the
+ * container's closing character 0, anything else -1. */
+static int next_member(P *p, char close)
+{
+    ws(p);
+    if (p->i < p->n && p->s[p->i] == ',') {
+        p->i++;
+        ws(p);
+        return 1;
+    }
+    if (p->i < p->n && p->s[p->i] == (unsigned char)close) {
+        p->i++;
+        return 0;
+    }
+    return -1;
+}
+
 static cJSON *parse_object(P *p, const jsel *rule, unsigned depth)
 {
     if (depth >= LIMIT)
@@ -426,17 +443,11 @@ static cJSON *parse_object(P *p, const jsel *rule, unsigned depth)
             v->string = key;
             append(o, &tail, v);
         }
-        ws(p);
-        if (p->i < p->n && p->s[p->i] == ',') {
-            p->i++;
-            ws(p);
-            continue;
-        }
-        if (p->i < p->n && p->s[p->i] == '}') {
-            p->i++;
+        int more = next_member(p, '}');
+        if (more < 0)
+            goto fail;
+        if (!more)
             break;
-        }
-        goto fail;
     }
     finish(o, tail);
     return o;
@@ -464,17 +475,11 @@ static cJSON *parse_array(P *p, const jsel *rule, unsigned depth)
         if (!v)
             goto fail;
         append(a, &tail, v);
-        ws(p);
-        if (p->i < p->n && p->s[p->i] == ',') {
-            p->i++;
-            ws(p);
-            continue;
-        }
-        if (p->i < p->n && p->s[p->i] == ']') {
-            p->i++;
+        int more = next_member(p, ']');
+        if (more < 0)
+            goto fail;
+        if (!more)
             break;
-        }
-        goto fail;
     }
     finish(a, tail);
     return a;

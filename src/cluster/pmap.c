@@ -167,14 +167,20 @@ void *pmap_get_writer(pmap *m, const void *key, size_t klen)
     return v;
 }
 
-size_t pmap_count(pmap *m)
+/* Nodes in a table (either kind of map), from the writer. */
+static size_t ht_count(struct cds_lfht *ht)
 {
     long before, after;
     unsigned long count;
     urcu_memb_read_lock();
-    cds_lfht_count_nodes(m->ht, &before, &count, &after);
+    cds_lfht_count_nodes(ht, &before, &count, &after);
     urcu_memb_read_unlock();
     return (size_t)count;
+}
+
+size_t pmap_count(pmap *m)
+{
+    return ht_count(m->ht);
 }
 
 void pmap_foreach(pmap *m, int (*fn)(void *val, void *arg), void *arg)
@@ -305,12 +311,7 @@ void *ipmap_get_writer(ipmap *m, const void *addr, size_t alen, int slot)
 
 size_t ipmap_count(ipmap *m)
 {
-    long before, after;
-    unsigned long count;
-    urcu_memb_read_lock();
-    cds_lfht_count_nodes(m->ht, &before, &count, &after);
-    urcu_memb_read_unlock();
-    return (size_t)count;
+    return ht_count(m->ht);
 }
 
 void pmap_read_lock(void) { urcu_memb_read_lock(); }

@@ -403,89 +403,72 @@ static int next_member(P *p, char close)
     return -1;
 }
 
-static cJSON *parse_object(P *p, const jsel *rule, unsigned depth)
+/* One member of an object at p->i: 1 with *out its value named by its key,
+ * or NULL when the rule skips it; 0 on malformed text. */
+static int object_member(P *p, const jsel *rule, unsigned depth, cJSON **out)
 {
-    if (depth >= LIMIT)
-        return NULL;
-    cJSON *o = cJSON_CreateObject(), *tail = NULL;
-    if (!o)
-        return NULL;
+    char *key = NULL;
+    size_t len = 0;
+    if (!member_name(p, &key, &len))
+        return 0;
+    ws(p);
+    if (p->i >= p->n || p->s[p->i] != ':') {
+        cJSON_free(key);
+        return 0;
+    }
     p->i++;
     ws(p);
-    if (p->i < p->n && p->s[p->i] == '}') {
-        p->i++;
-        return o;
+    const jsel *m = member_rule(rule, key, len);
+    if ((m ? m->kind : rule->others) == JSEL_SKIP) {
+        cJSON_free(key);
+        return skip_value(p, depth + 1);
     }
-    for (;;) {
-        char *key = NULL;
-        size_t len = 0;
-        if (!member_name(p, &key, &len))
-            goto fail;
-        ws(p);
-        if (p->i >= p->n || p->s[p->i] != ':') {
-            cJSON_free(key);
-            goto fail;
-        }
-        p->i++;
-        ws(p);
-        const jsel *m = member_rule(rule, key, len);
-        jsel_kind kind = m ? m->kind : rule->others;
-        if (kind == JSEL_SKIP) {
-            cJSON_free(key);
-            if (!skip_value(p, depth + 1))
-                goto fail;
-        } else {
-            cJSON *v = parse_rule(p, m, depth + 1);
-            if (!v) {
-                cJSON_free(key);
-                goto fail;
-            }
-            v->string = key;
-            append(o, &tail, v);
-        }
-        int more = next_member(p, '}');
-        if (more < 0)
-            goto fail;
-        if (!more)
-            break;
+    if (!(*out = parse_rule(p, m, depth + 1))) {
+        cJSON_free(key);
+        return 0;
     }
-    finish(o, tail);
-    return o;
-fail:
-    finish(o, tail);
-    cJSON_Delete(o);
-    return NULL;
+    (*out)->string = key;
+    return 1;
 }
 
-static cJSON *parse_array(P *p, const jsel *rule, unsigned depth)
+/* One element of an array at p->i, by the array's element rule. */
+static int array_element(P *p, const jsel *rule, unsigned depth, cJSON **out)
+{
+    return (*out = parse_rule(p, rule->sub, depth + 1)) != NULL;
+}
+
+/* The object or array at p->i (its opening octet), built by rule. */
+static cJSON *parse_container(P *p, const jsel *rule, unsigned depth, int object)
 {
     if (depth >= LIMIT)
         return NULL;
-    cJSON *a = cJSON_CreateArray(), *tail = NULL;
-    if (!a)
+    const char close = object ? '}' : ']';
+    cJSON *c = object ? cJSON_CreateObject() : cJSON_CreateArray(), *tail = NULL;
+    if (!c)
         return NULL;
     p->i++;
     ws(p);
-    if (p->i < p->n && p->s[p->i] == ']') {
+    if (p->i < p->n && p->s[p->i] == close) {
         p->i++;
-        return a;
+        return c;
     }
     for (;;) {
-        cJSON *v = parse_rule(p, rule->sub, depth + 1);
-        if (!v)
+        cJSON *v = NULL;
+        if (!(object ? object_member(p, rule, depth, &v) : array_element(p, rule, depth, &v)))
             goto fail;
-        append(a, &tail, v);
-        int more = next_member(p, ']');
+        if (v)
+            append(c, &tail, v);
+        int more = next_member(p, close);
         if (more < 0)
             goto fail;
         if (!more)
             break;
     }
-    finish(a, tail);
-    return a;
+    finish(c, tail);
+    return c;
 fail:
-    finish(a, tail);
-    cJSON_Delete(a);
+    finish(c, tail);
+    cJSON_Delete(c);
     return NULL;
 }
 
@@ -494,9 +477,9 @@ static cJSON *parse_rule(P *p, const jsel *rule, unsigned depth)
 {
     if (p->i < p->n && rule) {
         if (rule->kind == JSEL_OBJECT && p->s[p->i] == '{')
-            return parse_object(p, rule, depth);
+            return parse_container(p, rule, depth, 1);
         if (rule->kind == JSEL_ARRAY && p->s[p->i] == '[')
-            return parse_array(p, rule, depth);
+            return parse_container(p, rule, depth, 0);
     }
     return keep(p, depth);
 }

@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 #include "wire/dname.h"
 #include "wire/msg.h"
@@ -109,6 +110,11 @@ typedef struct fres {
 /* Load path for origin (presentation form, "example.org."). 0, or -1 with
  * "path:line: message" (or another message naming the file) in err. */
 int fzone_load(const char *path, const char *origin, fzone **out, char *err, size_t errlen);
+/* What fzone_load does once the file is open: read fp (any stream, e.g. an
+ * fmemopen'd buffer; the caller closes it) to its end, naming it name in
+ * messages. fzone_load is this after file_open's checks. */
+int fzone_load_fp(FILE *fp, const char *name, const char *origin, fzone **out,
+                  char *err, size_t errlen);
 void fzone_ref(fzone *z);
 void fzone_unref(fzone *z);
 uint32_t fzone_serial(const fzone *z);

@@ -152,28 +152,29 @@ static void lower_rdata_names(uint16_t type, uint8_t *rd, size_t len)
     }
 }
 
-/* Our copy of one ldns record's rdata. */
+/* Our copy of one ldns record's rdata: its fields' wire forms end to end
+ * (what ldns_rr_rdata2buffer_wire writes), in one allocation. */
 static int rr_copy(const ldns_rr *lr, frr *out)
 {
-    ldns_buffer *b = ldns_buffer_new(512);
-    if (!b)
+    size_t nf = ldns_rr_rd_count(lr), len = 0;
+    for (size_t i = 0; i < nf; i++)
+        len += ldns_rdf_size(ldns_rr_rdf(lr, i));
+    if (len > 65535)
         return -1;
-    if (ldns_rr_rdata2buffer_wire(b, lr) != LDNS_STATUS_OK || ldns_buffer_position(b) > 65535) {
-        ldns_buffer_free(b);
-        return -1;
-    }
-    size_t len = ldns_buffer_position(b);
     out->type = (uint16_t)ldns_rr_get_type(lr);
     out->rclass = (uint16_t)ldns_rr_get_class(lr);
     out->ttl = ldns_rr_ttl(lr);
     out->rdlen = (uint16_t)len;
     out->rdata = malloc(len ? len : 1);
-    if (!out->rdata) {
-        ldns_buffer_free(b);
+    if (!out->rdata)
         return -1;
+    size_t at = 0;
+    for (size_t i = 0; i < nf; i++) {
+        const ldns_rdf *f = ldns_rr_rdf(lr, i);
+        if (ldns_rdf_size(f))
+            memcpy(out->rdata + at, ldns_rdf_data(f), ldns_rdf_size(f));
+        at += ldns_rdf_size(f);
     }
-    memcpy(out->rdata, ldns_buffer_begin(b), len);
-    ldns_buffer_free(b);
     lower_rdata_names(out->type, out->rdata, len);
     return 0;
 }
@@ -349,6 +350,22 @@ static fzone *zone_new(const char *origin)
     return z;
 }
 
+int fzone_load_fp(FILE *fp, const char *name, const char *origin, fzone **out,
+                  char *err, size_t errlen)
+{
+    fzone *z = zone_new(origin);
+    if (!z) {
+        snprintf(err, errlen, "bad origin %s", origin);
+        return -1;
+    }
+    if (parse_file(z, fp, name, origin, err, errlen) < 0) {
+        zone_free(z);
+        return -1;
+    }
+    *out = z;
+    return 0;
+}
+
 int fzone_load(const char *path, const char *origin, fzone **out, char *err, size_t errlen)
 {
     const char *why = NULL;
@@ -357,18 +374,7 @@ int fzone_load(const char *path, const char *origin, fzone **out, char *err, siz
         snprintf(err, errlen, "open %s: %s", path, why);
         return -1;
     }
-    fzone *z = zone_new(origin);
-    int rc = -1;
-    if (!z)
-        snprintf(err, errlen, "bad origin %s", origin);
-    else
-        rc = parse_file(z, fp, path, origin, err, errlen);
+    int rc = fzone_load_fp(fp, path, origin, out, err, errlen);
     fclose(fp);
-    if (rc < 0) {
-        if (z)
-            zone_free(z);
-        return -1;
-    }
-    *out = z;
-    return 0;
+    return rc;
 }

@@ -77,7 +77,7 @@ tests_fuzz_fuzz_kubeconfig_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_kubeconfig_LDADD = $(K8S_LIBS) $(DEP_LIBS)
 
 # zone files: load, lookups, replies, transfer walk
-tests_fuzz_fuzz_zone_SOURCES = tests/fuzz/fuzz_zone.c tests/fuzz/scratch.h tests/fuzz/replay.c
+tests_fuzz_fuzz_zone_SOURCES = tests/fuzz/fuzz_zone.c tests/fuzz/replay.c
 tests_fuzz_fuzz_zone_CFLAGS = $(FUZZ_CC_FLAGS)
 tests_fuzz_fuzz_zone_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_zone_LDADD = $(ALL_LIBS) $(DEP_LIBS)

@@ -5,18 +5,25 @@
  * headers, bodies, pipelined requests, anything a client on those ports
  * can send.
  *
- * Two instances, each with its endpoints on one loopback address (port 0:
- * bound, never listened on) and no HTTP thread:
- *   - health, ready and prometheus, its plugins started (instance_prepare);
- *   - kubernetes and `topology { explain }` over the fuzz fixture
- *     (fixture.h); the kubernetes plugin is never started (no API client),
- *     only the topology plugin is, by hand, which registers /explain (whose
- *     queries run through this instance's chain).
- * Each endpoint listener also accepts on a Unix socket of this process (in
- * the abstract namespace, http_accept_on). Every input goes to both: sent
- * by a new client connection, which then shuts its sending side, while
- * the instance's HTTP loop runs on this thread until the server closed the
- * connection.
+ * One instance with every endpoint on one loopback address (port 0: bound,
+ * never listened on) and no HTTP thread: health, ready, prometheus,
+ * kubernetes and `topology { explain }` over the fuzz fixture (fixture.h).
+ * Every plugin is started as instance_prepare() would, but the kubernetes
+ * plugin (no API client): its store is filled by hand and marked synced.
+ * So /health, /ready, /metrics and /explain (whose queries run through this
+ * instance's chain) share one evhttp and one connection per input, and
+ * any other path gets libevent's 404. (Earlier two instances, the plain
+ * endpoints and the explain one, got every input each: twice libevent's
+ * connection setup and parsing for the same code.)
+ *
+ * The listener also accepts on a Unix socket of this process (in the
+ * abstract namespace, http_accept_on). Every input is sent by a new client
+ * connection, which then shuts its sending side, while the instance's HTTP
+ * loop runs on this thread (http_run_once: one pass, no waiting) until the
+ * server closed the connection; one more pass then, so that whatever the
+ * connection held is freed within the input (libFuzzer's leak check counts
+ * mallocs and frees per input). The instance's event loop uses epoll's
+ * changelist (src/server/http.c), as in the product.
  *
  * With FUZZ_HTTP_SHOW set in the environment the start of each answer is
  * printed (to see what the seeds reach).
@@ -26,7 +33,6 @@
  * ended.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -99,6 +105,7 @@ typedef struct harness {
     instance *ins;
     struct sockaddr_un sun;
     socklen_t sunlen;
+    int show;                               /* FUZZ_HTTP_SHOW is set */
 } harness;
 
 static harness *start(void)
@@ -128,6 +135,7 @@ static harness *start(void)
             hs[i]->def->start(hs[i]->inst, h->ins, err, sizeof err) < 0)
             fail(err);
     listen_unix(h->ins, &h->sun, &h->sunlen);
+    h->show = getenv("FUZZ_HTTP_SHOW") != NULL;
     return h;
 }
 
@@ -168,7 +176,7 @@ static void send_to(const harness *h, const uint8_t *data, size_t size)
         fail("the server kept the connection open after the input ended");
     if (got && (got < 9 || memcmp(head, "HTTP/", 5)))
         fail("an answer without a status line");
-    if (getenv("FUZZ_HTTP_SHOW"))           /* to see what the seeds reach */
+    if (h->show)                            /* to see what the seeds reach */
         printf("answer starts: %.*s\n", (int)got, head);
     close(c);
     http_run_once(h->ins);

@@ -5,18 +5,25 @@
  * headers, bodies, pipelined requests, anything a client on those ports
  * can send.
  *
- * Two instances, each with its endpoints on one loopback address (port 0:
- * bound, never listened on) and no HTTP thread:
- *   - health, ready and prometheus, its plugins started (instance_prepare);
- *   - kubernetes and `topology { explain }` over the fuzz fixture
- *     (fixture.h); the kubernetes plugin is never started (no API client),
- *     only the topology plugin is, by hand, which registers /explain (whose
- *     queries run through this instance's chain).
- * Each endpoint listener also accepts on a Unix socket of this process (in
- * the abstract namespace, http_accept_on). Every input goes to both: sent
- * by a new client connection, which then shuts its sending side, while
- * the instance's HTTP loop runs on this thread until the server closed the
- * connection.
+ * One instance with every endpoint on one loopback address (port 0: bound,
+ * never listened on) and no HTTP thread: health, ready, prometheus,
+ * kubernetes and `topology { explain }` over the fuzz fixture (fixture.h).
+ * Every plugin is started as instance_prepare() would, but the kubernetes
+ * plugin (no API client): its store is filled by hand and marked synced.
+ * So /health, /ready, /metrics and /explain (whose queries run through this
+ * instance's chain) share one evhttp and one connection per input, and
+ * any other path gets libevent's 404. (Earlier two instances, the plain
+ * endpoints and the explain one, got every input each: twice libevent's
+ * connection setup and parsing for the same code.)
+ *
+ * The listener also accepts on a Unix socket of this process (in the
+ * abstract namespace, http_accept_on). Every input is sent by a new client
+ * connection, which then shuts its sending side, while the instance's HTTP
+ * loop runs on this thread (http_run_once: one pass, no waiting) until the
+ * server closed the connection; one more pass then, so that whatever the
+ * connection held is freed within the input (libFuzzer's leak check counts
+ * mallocs and frees per input). The instance's event loop uses epoll's
+ * changelist (src/server/http.c), as in the product.
  *
  * With FUZZ_HTTP_SHOW set in the environment the start of each answer is
  * printed (to see what the seeds reach).
@@ -26,7 +33,6 @@
  * ended.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -81,12 +87,12 @@ static const handler *handler_of(instance *ins, const plugin_def *def)
 
 /* A listening Unix socket (abstract namespace) handed to the listener of
  * ADDR in ins; its address into sun/len. */
-static void listen_unix(instance *ins, int which, struct sockaddr_un *sun, socklen_t *len)
+static void listen_unix(instance *ins, struct sockaddr_un *sun, socklen_t *len)
 {
     memset(sun, 0, sizeof *sun);
     sun->sun_family = AF_UNIX;
-    int n = snprintf(sun->sun_path + 1, sizeof sun->sun_path - 1, "topodns-fuzz-http-%d-%d",
-                     (int)getpid(), which);
+    int n = snprintf(sun->sun_path + 1, sizeof sun->sun_path - 1, "topodns-fuzz-http-%d",
+                     (int)getpid());
     *len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
     int l = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (l < 0 || bind(l, (struct sockaddr *)sun, *len) < 0 || listen(l, 16) < 0 ||
@@ -96,17 +102,18 @@ static void listen_unix(instance *ins, int which, struct sockaddr_un *sun, sockl
 
 typedef struct harness {
     server_env env;
-    instance *ins[2];
-    struct sockaddr_un sun[2];
-    socklen_t sunlen[2];
+    instance *ins;
+    struct sockaddr_un sun;
+    socklen_t sunlen;
+    int show;                               /* FUZZ_HTTP_SHOW is set */
 } harness;
 
 static harness *start(void)
 {
-    static const char plain[] = ".:53 {\n    health " ADDR "\n    ready " ADDR "\n"
-                                "    prometheus " ADDR "\n    whoami\n}\n";
-    static const char cluster[] = ".:53 {\n    kubernetes cluster.local in-addr.arpa ip6.arpa\n"
-                                  "    topology {\n        explain " ADDR "\n    }\n}\n";
+    static const char text[] = ".:53 {\n    health " ADDR "\n    ready " ADDR "\n"
+                               "    prometheus " ADDR "\n    whoami\n"
+                               "    kubernetes cluster.local in-addr.arpa ip6.arpa\n"
+                               "    topology {\n        explain " ADDR "\n    }\n}\n";
     char err[1024] = "";
     harness *h = calloc(1, sizeof *h);
     if (!h)
@@ -115,29 +122,31 @@ static harness *start(void)
     h->env.dns_port = 53;
     h->env.metrics = metrics_registry_new();
     store_reader_register();
-    h->ins[0] = load(&h->env, plain);
-    if (instance_prepare(h->ins[0], NULL, err, sizeof err) < 0)
-        fail(err);
-    h->ins[1] = load(&h->env, cluster);
-    void *k = handler_of(h->ins[1], &plugin_kubernetes)->inst;
+    h->ins = load(&h->env, text);
+    void *k = handler_of(h->ins, &plugin_kubernetes)->inst;
     fuzz_fixture_load(kubernetes_store(k));
     kubernetes_set_synced(k, 1);
-    if (plugin_topology.start(handler_of(h->ins[1], &plugin_topology)->inst, h->ins[1], err,
-                              sizeof err) < 0)
-        fail(err);
-    for (int i = 0; i < 2; i++)
-        listen_unix(h->ins[i], i, &h->sun[i], &h->sunlen[i]);
+    /* every plugin's start() in chain order, as instance_prepare() does,
+     * but the kubernetes plugin's (it would start an API client) */
+    const handler *hs[64];
+    size_t n = instance_handlers(h->ins, hs, 64);
+    for (size_t i = 0; i < n; i++)
+        if (hs[i]->def != &plugin_kubernetes && hs[i]->def->start &&
+            hs[i]->def->start(hs[i]->inst, h->ins, err, sizeof err) < 0)
+            fail(err);
+    listen_unix(h->ins, &h->sun, &h->sunlen);
+    h->show = getenv("FUZZ_HTTP_SHOW") != NULL;
     return h;
 }
 
-/* One input to one instance's endpoints, as one client connection. */
-static void send_to(instance *ins, const struct sockaddr_un *sun, socklen_t sunlen,
-                    const uint8_t *data, size_t size)
+/* One input to the instance's endpoints, as one client connection. */
+static void send_to(const harness *h, const uint8_t *data, size_t size)
 {
-    int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (c < 0 || connect(c, (const struct sockaddr *)sun, sunlen) < 0)
+    int c = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    /* the backlog has room: a nonblocking connect completes at once */
+    if (c < 0 || connect(c, (const struct sockaddr *)&h->sun, h->sunlen) < 0)
         fail("cannot connect");
-    /* a Unix socket's buffer holds far more than the inputs */
+    /* a Unix socket's buffer holds far more than the inputs (-max_len) */
     size_t off = 0;
     while (off < size) {
         ssize_t w = write(c, data + off, size - off);
@@ -146,13 +155,12 @@ static void send_to(instance *ins, const struct sockaddr_un *sun, socklen_t sunl
         off += (size_t)w;
     }
     shutdown(c, SHUT_WR);
-    fcntl(c, F_SETFL, O_NONBLOCK);
     char head[15];
     size_t got = 0;
     int closed = 0;
     for (int round = 0; round < 10000 && !closed; round++) {
-        http_run_once(ins);
-        char buf[65536];
+        http_run_once(h->ins);
+        char buf[4096];
         ssize_t n;
         while ((n = read(c, buf, sizeof buf)) > 0) {
             if (got < sizeof head) {
@@ -168,10 +176,10 @@ static void send_to(instance *ins, const struct sockaddr_un *sun, socklen_t sunl
         fail("the server kept the connection open after the input ended");
     if (got && (got < 9 || memcmp(head, "HTTP/", 5)))
         fail("an answer without a status line");
-    if (getenv("FUZZ_HTTP_SHOW"))           /* to see what the seeds reach */
+    if (h->show)                            /* to see what the seeds reach */
         printf("answer starts: %.*s\n", (int)got, head);
     close(c);
-    http_run_once(ins);
+    http_run_once(h->ins);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -179,7 +187,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static harness *h;
     if (!h)
         h = start();
-    for (int i = 0; i < 2; i++)
-        send_to(h->ins[i], &h->sun[i], h->sunlen[i], data, size);
+    send_to(h, data, size);
     return 0;
 }

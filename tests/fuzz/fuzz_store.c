@@ -11,17 +11,25 @@
  * several together). An input is one or more JSON texts one after another
  * (at most 40 are read): each goes to every writer, the store serves, then
  * each is removed as every resource (and when the input's length is odd
- * the store serves again), and pmap_barrier() waits until the RCU
- * callbacks have freed what was replaced or removed. So an input leaves
- * the store as it found it and its mallocs and frees balance (but for a
- * string interned for the first time: the store's string table keeps
- * those), and libFuzzer's per-input leak check, on for every input, scans
- * the heap only when something really leaked; before, every input left
- * objects in the store and half its frees pending, and the check scanned
- * the whole heap after nearly every input. (A fresh store per input would
- * balance exactly but costs more than the input: store_new sizes its maps
- * for 150k pods.) The call_rcu worker the harness sets up does not nap
- * between batches, so the barrier does not wait out a 10 ms nap.
+ * the store serves again), and pmap_barrier() runs the RCU callbacks that
+ * free what was replaced or removed. So an input leaves the store as it
+ * found it and its mallocs and frees balance (but for a string interned
+ * for the first time: the store's string table keeps those), and
+ * libFuzzer's per-input leak check, on for every input, scans the heap
+ * only when something really leaked.
+ *
+ * One store and one engine serve every input. A fresh store per input
+ * would balance exactly, but store_free() and the engine's free destroy
+ * nine hash tables, each waiting for liburcu's resize worker (up to 10 ms
+ * apiece), and an engine kept across stores would trust its node-set memo
+ * (keyed on the store's nodes version) in a store it was not made from.
+ * The shared store is made with store_opts.expected_pods = 1, its maps at
+ * their 64-bucket minimum: serving walks every service, and walking a
+ * map costs its bucket count (a store sized for 150k pods spent most of
+ * an input there). The maps grow with an input's objects and shrink back.
+ * In the libFuzzer build, rcu_now.h runs the RCU callbacks in this thread
+ * at the barrier (after a grace period) instead of on liburcu's worker,
+ * which sleeps up to 10 ms before each batch.
  *
  * Without FUZZING_LIBFUZZER a main() replays every object of
  * tests/data/topology/cluster.yaml (converted to JSON by the test's caller
@@ -40,11 +48,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
-#include <urcu/urcu-memb.h>
 #include "cluster/locator.h"
 #include "cluster/pmap.h"
 #include "cluster/store.h"
 #include "topology/topology.h"
+#ifdef FUZZING_LIBFUZZER
+#include "rcu_now.h"
+#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -62,15 +72,10 @@ static void start_one(store **s, topo_engine **e)
 {
     if (!registered) {
         store_reader_register();
-#ifdef FUZZING_LIBFUZZER
-        /* a call_rcu worker of our own that never sleeps between batches:
-         * the default one naps 10 ms, and pmap_barrier() after every
-         * input would wait for it */
-        urcu_memb_set_thread_call_rcu_data(urcu_memb_create_call_rcu_data(URCU_CALL_RCU_RT, -1));
-#endif
         registered = 1;
     }
-    *s = store_new(NULL);
+    store_opts o = { .expected_pods = 1 };     /* see the top comment */
+    *s = store_new(&o);
     topo_cfg cfg = { .hints = TOPO_HINTS_COMPUTE, .itp = 1 };
     *e = topo_engine_new(&cfg, NULL);
     if (!*s || !*e)

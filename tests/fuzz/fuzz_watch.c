@@ -22,16 +22,21 @@
  * JSON object for every watch event (list items may be any value: the
  * handler's to skip, as k8s.h says).
  *
- * One store serves the process (making and freeing one per input costs
- * more than the input: store_new sizes its maps for a large cluster), but
- * each input leaves it empty: an empty relist at the end drops every pod
- * the script left, and pmap_barrier() waits until the RCU callbacks have
- * freed them. So an input's mallocs and frees balance (but for strings the
- * store's string table interns for the first time: it keeps those), and
- * libFuzzer's per-input leak check scans the heap only when something
- * really leaked, not after nearly every input as when the pods stayed. The
- * harness's call_rcu worker does not nap between batches (the default one
- * sleeps 10 ms between batches), so the barrier does not wait out that nap.
+ * One store serves the process (a fresh one per input would balance
+ * exactly, but freeing it destroys eight hash tables, each waiting for
+ * liburcu's resize worker, up to 10 ms apiece), made with
+ * store_opts.expected_pods = 1: its maps start at their 64-bucket minimum
+ * instead of a large cluster's (3 MB of buckets, and a relist's sweep and
+ * every map walk cost the bucket count). Each input leaves it empty: an
+ * empty relist at the end drops every pod the script left, and
+ * pmap_barrier() runs the RCU callbacks that free them. So an input's
+ * mallocs and frees balance (but for strings the store's string table
+ * interns for the first time: it keeps those), and libFuzzer's per-input
+ * leak check scans the heap only when something really leaked. In the
+ * libFuzzer build, rcu_now.h runs those callbacks in this thread at the
+ * barrier (after a grace period) instead of on liburcu's worker, which
+ * sleeps up to 10 ms before each batch; the replay build keeps the worker
+ * (a real-time one: it polls instead of waiting to be woken).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -43,6 +48,9 @@
 #include "cluster/store.h"
 #include "k8s/jsonarena.h"
 #include "k8s/reflector.h"
+#ifdef FUZZING_LIBFUZZER
+#include "rcu_now.h"
+#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -162,8 +170,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static store *st;               /* see the top comment */
     if (!st) {
         store_reader_register();
+#ifndef FUZZING_LIBFUZZER
         urcu_memb_set_thread_call_rcu_data(urcu_memb_create_call_rcu_data(URCU_CALL_RCU_RT, -1));
-        st = store_new(NULL);
+#endif
+        store_opts o = { .expected_pods = 1 }; /* see the top comment */
+        st = store_new(&o);
     }
     env e = { .t = 1000, .st = st };
     k8s_handler h = H;

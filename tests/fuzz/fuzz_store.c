@@ -18,11 +18,13 @@
  * libFuzzer's per-input leak check, on for every input, scans the heap
  * only when something really leaked.
  *
- * One store and one engine serve every input. A fresh store per input
- * would balance exactly, but store_free() and the engine's free destroy
- * nine hash tables, each waiting for liburcu's resize worker (up to 10 ms
- * apiece), and an engine kept across stores would trust its node-set memo
- * (keyed on the store's nodes version) in a store it was not made from.
+ * One store and one engine serve every input. A fresh store (and engine)
+ * per input would balance exactly, but measured three times the CPU per
+ * input and about 10 ms of waiting: store_free() and the engine's free
+ * destroy nine hash tables, and liburcu's cds_lfht_destroy() flushes its
+ * resize worker's queue each time. (An engine kept across stores would
+ * trust its node-set memo, keyed on the store's nodes version, in a store
+ * it was not made from.)
  * The shared store is made with store_opts.expected_pods = 1, its maps at
  * their 64-bucket minimum: serving walks every service, and walking a
  * map costs its bucket count (a store sized for 150k pods spent most of

@@ -23,11 +23,12 @@
  * handler's to skip, as k8s.h says).
  *
  * One store serves the process (a fresh one per input would balance
- * exactly, but freeing it destroys eight hash tables, each waiting for
- * liburcu's resize worker, up to 10 ms apiece), made with
+ * exactly, but freeing it destroys eight hash tables, and liburcu's
+ * cds_lfht_destroy() flushes its resize worker's queue each time: about
+ * 10 ms of waiting per input, as measured with fuzz_store), made with
  * store_opts.expected_pods = 1: its maps start at their 64-bucket minimum
- * instead of a large cluster's (3 MB of buckets, and a relist's sweep and
- * every map walk cost the bucket count). Each input leaves it empty: an
+ * instead of a large cluster's (3 MB of buckets no input needs; the maps
+ * grow with the pods and shrink back). Each input leaves it empty: an
  * empty relist at the end drops every pod the script left, and
  * pmap_barrier() runs the RCU callbacks that free them. So an input's
  * mallocs and frees balance (but for strings the store's string table

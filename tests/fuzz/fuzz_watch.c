@@ -33,7 +33,11 @@
  * pmap_barrier() runs the RCU callbacks that free them. So an input's
  * mallocs and frees balance (but for strings the store's string table
  * interns for the first time: it keeps those), and libFuzzer's per-input
- * leak check scans the heap only when something really leaked. In the
+ * leak check scans the heap only when something really leaked. Every
+ * 4096th input frees the store (the next makes a new one): its string
+ * table keeps every new string a mutation brings, which over millions of
+ * inputs would grow without bound; the wait that costs comes once per
+ * 4096 inputs. In the
  * libFuzzer build, rcu_now.h runs those callbacks in this thread at the
  * barrier (after a grace period) instead of on liburcu's worker, which
  * sleeps up to 10 ms before each batch; the replay build keeps the worker
@@ -188,14 +192,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const k8s_handler H = { NULL, h_up, h_rm, h_begin, h_end };
     static store *st;               /* see the top comment */
-    if (!st) {
+    static int registered;
+    static unsigned inputs;
+    if (!registered) {
         store_reader_register();
 #ifdef FUZZING_LIBFUZZER
         quiet_stdout();
 #else
         urcu_memb_set_thread_call_rcu_data(urcu_memb_create_call_rcu_data(URCU_CALL_RCU_RT, -1));
 #endif
-        store_opts o = { .expected_pods = 1 }; /* see the top comment */
+        registered = 1;
+    }
+    if (!st) {
+        store_opts o = { .expected_pods = 1 };
         st = store_new(&o);
     }
     env e = { .t = 1000, .st = st };
@@ -221,5 +230,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     store_relist_begin(st, "pods");         /* nothing listed: every pod goes */
     store_relist_end(st, "pods");
     pmap_barrier();
+    if (++inputs % 4096 == 0) {     /* see the top comment */
+        store_free(st);
+        st = NULL;
+    }
     return 0;
 }

@@ -1249,15 +1249,20 @@ store *store_new(const store_opts *opts)
                                                       : "topology.kubernetes.io/region";
     s->opts.multicluster = opts && opts->multicluster;
     /* initial sizes for the scale limits in docs/benchmarks.md
-     * (150k pods, 10k services, 5k nodes); the maps still grow beyond */
+     * (150k pods, 10k services, 5k nodes), or those scaled to
+     * opts->expected_pods (pmap rounds up to 64 at least); the maps still
+     * grow beyond */
+    enum { FULL_PODS = 150000 };
+    size_t pods = !opts || !opts->expected_pods ? FULL_PODS
+                  : opts->expected_pods < 16 * FULL_PODS ? opts->expected_pods : 16 * FULL_PODS;
     pmap **maps[] = { &s->svc, &s->eps, &s->nodes, &s->naddr, &s->nss, &s->svcip, &s->simp };
     static const unsigned long sizes[] = { 16384, 16384, 8192, 16384, 1024, 16384, 64 };
-    if (!(s->ips = ipmap_new_sized(131072))) {
+    if (!(s->ips = ipmap_new_sized(131072ul * pods / FULL_PODS))) {
         store_free(s);
         return NULL;
     }
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
-        if (!(*maps[i] = pmap_new_sized(sizes[i]))) {
+        if (!(*maps[i] = pmap_new_sized(sizes[i] * pods / FULL_PODS))) {
             store_free(s);
             return NULL;
         }

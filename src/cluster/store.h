@@ -164,10 +164,21 @@ typedef struct st_svcimport {
 
 typedef struct store store;
 
+/* Options of store_new() (NULL: every default). The caller owns the
+ * struct, read during the call only; the store keeps the label pointers,
+ * not copies, so their strings must outlive it. */
 typedef struct store_opts {
     const char *zone_label;         /* default topology.kubernetes.io/zone */
     const char *region_label;       /* default topology.kubernetes.io/region */
     int multicluster;               /* keep multicluster EndpointSlices */
+    /* The number of pods the store is expected to hold, to size its maps
+     * at creation: 0 sizes them for the scale limits of
+     * docs/benchmarks.md (150k pods), about 3 MB of buckets; another
+     * hint scales every map in proportion, down to 64 buckets at least
+     * (a store made per test or per fuzz input), up to 2^20 at most.
+     * Only a starting size: the maps grow past it as objects arrive,
+     * the same as without it. */
+    size_t expected_pods;
 } store_opts;
 
 store *store_new(const store_opts *opts);

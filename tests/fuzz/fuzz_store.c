@@ -11,17 +11,31 @@
  * several together). An input is one or more JSON texts one after another
  * (at most 40 are read): each goes to every writer, the store serves, then
  * each is removed as every resource (and when the input's length is odd
- * the store serves again), and pmap_barrier() waits until the RCU
- * callbacks have freed what was replaced or removed. So an input leaves
- * the store as it found it and its mallocs and frees balance (but for a
- * string interned for the first time: the store's string table keeps
- * those), and libFuzzer's per-input leak check, on for every input, scans
- * the heap only when something really leaked; before, every input left
- * objects in the store and half its frees pending, and the check scanned
- * the whole heap after nearly every input. (A fresh store per input would
- * balance exactly but costs more than the input: store_new sizes its maps
- * for 150k pods.) The call_rcu worker the harness sets up does not nap
- * between batches, so the barrier does not wait out a 10 ms nap.
+ * the store serves again), and pmap_barrier() runs the RCU callbacks that
+ * free what was replaced or removed. So an input leaves the store as it
+ * found it and its mallocs and frees balance (but for a string interned
+ * for the first time: the store's string table keeps those), and
+ * libFuzzer's per-input leak check, on for every input, scans the heap
+ * only when something really leaked.
+ *
+ * One store and one engine serve every input. A fresh store (and engine)
+ * per input would balance exactly, but measured three times the CPU per
+ * input and about 10 ms of waiting: store_free() and the engine's free
+ * destroy nine hash tables, and liburcu's cds_lfht_destroy() flushes its
+ * resize worker's queue each time. (An engine kept across stores would
+ * trust its node-set memo, keyed on the store's nodes version, in a store
+ * it was not made from.)
+ * Every 4096th input frees them (and the next makes new ones): the
+ * string table keeps every new string a mutation brings, which over
+ * millions of inputs would grow without bound; the 10 ms that costs come
+ * once per 4096 inputs.
+ * The shared store is made with store_opts.expected_pods = 1, its maps at
+ * their 64-bucket minimum: serving walks every service, and walking a
+ * map costs its bucket count (a store sized for 150k pods spent most of
+ * an input there). The maps grow with an input's objects and shrink back.
+ * In the libFuzzer build, rcu_now.h runs the RCU callbacks in this thread
+ * at the barrier (after a grace period) instead of on liburcu's worker,
+ * which sleeps up to 10 ms before each batch.
  *
  * Without FUZZING_LIBFUZZER a main() replays every object of
  * tests/data/topology/cluster.yaml (converted to JSON by the test's caller
@@ -35,16 +49,20 @@
  * --replay, every file of tests/fuzz/regress_store/ (once there is one).
  */
 #include <math.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cjson/cJSON.h>
-#include <urcu/urcu-memb.h>
 #include "cluster/locator.h"
 #include "cluster/pmap.h"
 #include "cluster/store.h"
 #include "topology/topology.h"
+#ifdef FUZZING_LIBFUZZER
+#include "rcu_now.h"
+#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -56,6 +74,24 @@ static int (*const writers[])(store *, const cJSON *) = {
 };
 static const char *const resources[] = { "services", "endpointslices", "pods", "nodes", "namespaces" };
 
+#ifdef FUZZING_LIBFUZZER
+/* The store logs (on standard output, one write(2) per line) every object
+ * it skips and every field it drops, for nearly every input: in a profile,
+ * a third of the harness's own time, most of it the writes. libFuzzer
+ * reports on standard error, so standard output goes to /dev/null, unless
+ * FUZZ_LOG is set (to read a replayed input's log). The lines are still
+ * formatted: only the write goes nowhere. */
+static void quiet_stdout(void)
+{
+    int fd = getenv("FUZZ_LOG") ? -1 : open("/dev/null", O_WRONLY);
+    if (fd >= 0) {
+        fflush(stdout);
+        dup2(fd, STDOUT_FILENO);
+        close(fd);
+    }
+}
+#endif
+
 /* A store and an engine with the default topology configuration (the
  * first call also registers the thread as a reader). */
 static void start_one(store **s, topo_engine **e)
@@ -63,14 +99,12 @@ static void start_one(store **s, topo_engine **e)
     if (!registered) {
         store_reader_register();
 #ifdef FUZZING_LIBFUZZER
-        /* a call_rcu worker of our own that never sleeps between batches:
-         * the default one naps 10 ms, and pmap_barrier() after every
-         * input would wait for it */
-        urcu_memb_set_thread_call_rcu_data(urcu_memb_create_call_rcu_data(URCU_CALL_RCU_RT, -1));
+        quiet_stdout();
 #endif
         registered = 1;
     }
-    *s = store_new(NULL);
+    store_opts o = { .expected_pods = 1 };     /* see the top comment */
+    *s = store_new(&o);
     topo_cfg cfg = { .hints = TOPO_HINTS_COMPUTE, .itp = 1 };
     *e = topo_engine_new(&cfg, NULL);
     if (!*s || !*e)
@@ -121,7 +155,7 @@ static void remove_all(store *s, const cJSON *o)
         store_remove(s, resources[r], o);
 }
 
-enum { MAX_OBJECTS = 40 };
+enum { MAX_OBJECTS = 40, RENEW = 4096 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -143,6 +177,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(text);
     static store *s;
     static topo_engine *e;
+    static unsigned inputs;
     if (!s)
         start_one(&s, &e);
     if (n) {
@@ -157,6 +192,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (int i = 0; i < n; i++)
         cJSON_Delete(objs[i]);
+    if (++inputs % RENEW == 0) {    /* see the top comment */
+        topo_engine_free(e);
+        store_free(s);
+        s = NULL;
+    }
     return 0;
 }
 

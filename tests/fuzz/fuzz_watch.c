@@ -22,27 +22,42 @@
  * JSON object for every watch event (list items may be any value: the
  * handler's to skip, as k8s.h says).
  *
- * One store serves the process (making and freeing one per input costs
- * more than the input: store_new sizes its maps for a large cluster), but
- * each input leaves it empty: an empty relist at the end drops every pod
- * the script left, and pmap_barrier() waits until the RCU callbacks have
- * freed them. So an input's mallocs and frees balance (but for strings the
- * store's string table interns for the first time: it keeps those), and
- * libFuzzer's per-input leak check scans the heap only when something
- * really leaked, not after nearly every input as when the pods stayed. The
- * harness's call_rcu worker does not nap between batches (the default one
- * sleeps 10 ms between batches), so the barrier does not wait out that nap.
+ * One store serves the process (a fresh one per input would balance
+ * exactly, but freeing it destroys eight hash tables, and liburcu's
+ * cds_lfht_destroy() flushes its resize worker's queue each time: about
+ * 10 ms of waiting per input, as measured with fuzz_store), made with
+ * store_opts.expected_pods = 1: its maps start at their 64-bucket minimum
+ * instead of a large cluster's (3 MB of buckets no input needs; the maps
+ * grow with the pods and shrink back). Each input leaves it empty: an
+ * empty relist at the end drops every pod the script left, and
+ * pmap_barrier() runs the RCU callbacks that free them. So an input's
+ * mallocs and frees balance (but for strings the store's string table
+ * interns for the first time: it keeps those), and libFuzzer's per-input
+ * leak check scans the heap only when something really leaked. Every
+ * 4096th input frees the store (the next makes a new one): its string
+ * table keeps every new string a mutation brings, which over millions of
+ * inputs would grow without bound; the wait that costs comes once per
+ * 4096 inputs. In the
+ * libFuzzer build, rcu_now.h runs those callbacks in this thread at the
+ * barrier (after a grace period) instead of on liburcu's worker, which
+ * sleeps up to 10 ms before each batch; the replay build keeps the worker
+ * (a real-time one: it polls instead of waiting to be woken).
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cjson/cJSON.h>
 #include <urcu/urcu-memb.h>
 #include "cluster/pmap.h"
 #include "cluster/store.h"
 #include "k8s/jsonarena.h"
 #include "k8s/reflector.h"
+#ifdef FUZZING_LIBFUZZER
+#include "rcu_now.h"
+#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -88,6 +103,23 @@ static void e_schedule(void *ctx, double delay)
 
 static double e_now(void *ctx) { return ((env *)ctx)->t; }
 static double e_random(void *ctx) { (void)ctx; return 0.5; }
+
+#ifdef FUZZING_LIBFUZZER
+/* The reflector and the store log (on standard output, one write(2) per
+ * line) every failed response and every object skipped. libFuzzer reports
+ * on standard error, so standard output goes to /dev/null, unless FUZZ_LOG
+ * is set (to read a replayed input's log). The lines are still formatted:
+ * only the write goes nowhere. */
+static void quiet_stdout(void)
+{
+    int fd = getenv("FUZZ_LOG") ? -1 : open("/dev/null", O_WRONLY);
+    if (fd >= 0) {
+        fflush(stdout);
+        dup2(fd, STDOUT_FILENO);
+        close(fd);
+    }
+}
+#endif
 
 /* A list item may be any JSON value: the handler's to log and skip
  * (k8s.h); the store writers do. */
@@ -160,10 +192,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const k8s_handler H = { NULL, h_up, h_rm, h_begin, h_end };
     static store *st;               /* see the top comment */
-    if (!st) {
+    static int registered;
+    static unsigned inputs;
+    if (!registered) {
         store_reader_register();
+#ifdef FUZZING_LIBFUZZER
+        quiet_stdout();
+#else
         urcu_memb_set_thread_call_rcu_data(urcu_memb_create_call_rcu_data(URCU_CALL_RCU_RT, -1));
-        st = store_new(NULL);
+#endif
+        registered = 1;
+    }
+    if (!st) {
+        store_opts o = { .expected_pods = 1 };
+        st = store_new(&o);
     }
     env e = { .t = 1000, .st = st };
     k8s_handler h = H;
@@ -188,5 +230,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     store_relist_begin(st, "pods");         /* nothing listed: every pod goes */
     store_relist_end(st, "pods");
     pmap_barrier();
+    if (++inputs % 4096 == 0) {     /* see the top comment */
+        store_free(st);
+        st = NULL;
+    }
     return 0;
 }

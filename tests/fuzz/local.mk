@@ -40,7 +40,7 @@ tests_fuzz_fuzz_msg_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_msg_LDADD = $(LIBWIRE) $(LDNS_LIBS)
 
 # the store writers and the topology decision (own main: a damage sweep)
-tests_fuzz_fuzz_store_SOURCES = tests/fuzz/fuzz_store.c
+tests_fuzz_fuzz_store_SOURCES = tests/fuzz/fuzz_store.c tests/fuzz/rcu_now.h
 tests_fuzz_fuzz_store_CFLAGS = $(FUZZ_CC_FLAGS)
 tests_fuzz_fuzz_store_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_store_LDADD = $(TOPOLOGY_LIBS) $(DEP_LIBS)
@@ -59,7 +59,7 @@ tests_fuzz_fuzz_kube_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_kube_LDADD = $(ALL_LIBS) $(DEP_LIBS)
 
 # the reflector: list/watch state machine and watch-stream framing
-tests_fuzz_fuzz_watch_SOURCES = tests/fuzz/fuzz_watch.c tests/fuzz/replay.c
+tests_fuzz_fuzz_watch_SOURCES = tests/fuzz/fuzz_watch.c tests/fuzz/rcu_now.h tests/fuzz/replay.c
 tests_fuzz_fuzz_watch_CFLAGS = $(FUZZ_CC_FLAGS)
 tests_fuzz_fuzz_watch_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_watch_LDADD = $(K8S_LIBS) $(DEP_LIBS)

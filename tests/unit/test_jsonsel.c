@@ -165,7 +165,7 @@ static void test_fixtures_decode_the_same(void **state)
     (void)state;
     fixtures *fx = load();
     strtab *strs = strtab_new();
-    store_opts o = { "topology.kubernetes.io/zone", "topology.kubernetes.io/region", 0 };
+    store_opts o = { "topology.kubernetes.io/zone", "topology.kubernetes.io/region", 0, 0 };
     int pods = 0, nodes = 0;
     for (int i = 0; i < fx->n; i++) {
         const char *res = kind_of(fx->lines[i]);

@@ -37,7 +37,18 @@ static int setup_mc(void **state)
 {
     (void)state;
     store_reader_register();
-    store_opts o = { NULL, NULL, 1 };
+    store_opts o = { NULL, NULL, 1, 0 };
+    S = store_new(&o);
+    return S ? 0 : -1;
+}
+
+/* A store sized for one pod (every map at its 64-bucket minimum): the
+ * tests that run on it too must see the same answers. */
+static int setup_small(void **state)
+{
+    (void)state;
+    store_reader_register();
+    store_opts o = { .expected_pods = 1 };
     S = store_new(&o);
     return S ? 0 : -1;
 }
@@ -867,6 +878,95 @@ static void test_updates_keep_addresses_published(void **state)
                  atomic_load(&w.misses), atomic_load(&w.looks));
 }
 
+/* A store sized for one pod grows past its hint: thousands of pods,
+ * services, slices and nodes all land, are found, and leave again. */
+static void test_small_store_grows(void **state)
+{
+    (void)state;
+    enum { PODS = 5000, SVCS = 600, NODES = 300 };
+    char j[512], a[64];
+    for (int i = 0; i < PODS; i++) {
+        snprintf(a, sizeof a, "10.%d.%d.%d", i >> 16, (i >> 8) & 255, i & 255);
+        snprintf(j, sizeof j, "{\"metadata\":{\"name\":\"p%d\",\"namespace\":\"g\"},"
+                 "\"spec\":{\"nodeName\":\"n%d\"},\"status\":{\"phase\":\"Running\","
+                 "\"podIP\":\"%s\"}}", i, i % NODES, a);
+        assert_int_equal(apply(store_upsert_pod, j), 0);
+    }
+    for (int i = 0; i < SVCS; i++) {
+        snprintf(j, sizeof j, "{\"metadata\":{\"name\":\"s%d\",\"namespace\":\"g\"},"
+                 "\"spec\":{\"clusterIP\":\"10.96.%d.%d\",\"ports\":[{\"port\":80}]}}",
+                 i, i >> 8, i & 255);
+        assert_int_equal(apply(store_upsert_service, j), 0);
+        snprintf(j, sizeof j, "{\"metadata\":{\"name\":\"s%d-x\",\"namespace\":\"g\","
+                 "\"labels\":{\"kubernetes.io/service-name\":\"s%d\"}},\"addressType\":\"IPv4\","
+                 "\"endpoints\":[{\"addresses\":[\"10.0.%d.%d\"]}],\"ports\":[{\"port\":8080}]}",
+                 i, i, i >> 8, i & 255);
+        assert_int_equal(apply(store_upsert_slice, j), 0);
+    }
+    for (int i = 0; i < NODES; i++) {
+        snprintf(j, sizeof j, "{\"metadata\":{\"name\":\"n%d\",\"labels\":"
+                 "{\"topology.kubernetes.io/zone\":\"z%d\"}},\"status\":{\"addresses\":"
+                 "[{\"type\":\"InternalIP\",\"address\":\"192.168.%d.%d\"}]}}",
+                 i, i % 3, i >> 8, i & 255);
+        assert_int_equal(apply(store_upsert_node, j), 0);
+    }
+    assert_int_equal(store_count(S, "pods"), PODS);
+    assert_int_equal(store_count(S, "services"), SVCS);
+    assert_int_equal(store_count(S, "nodes"), NODES);
+    store_read_begin();
+    for (int i = 0; i < PODS; i++) {
+        snprintf(a, sizeof a, "10.%d.%d.%d", i >> 16, (i >> 8) & 255, i & 255);
+        st_ip v = ip(a);
+        const st_pod *p = store_pod_by_ip(S, &v);
+        assert_non_null(p);
+        snprintf(j, sizeof j, "p%d", i);
+        assert_string_equal(p->name, j);
+    }
+    for (int i = 0; i < SVCS; i++) {
+        snprintf(j, sizeof j, "s%d", i);
+        const st_service *svc = store_service(S, "g", j);
+        assert_non_null(svc);
+        assert_int_equal(svc->cluster_ips[0].addr[2], i >> 8);
+        assert_int_equal(svc->cluster_ips[0].addr[3], i & 255);
+        const st_endpoints *eps = store_endpoints(S, "g", j);
+        assert_non_null(eps);
+        assert_int_equal(eps->n, 1);
+        snprintf(a, sizeof a, "10.0.%d.%d", i >> 8, i & 255);
+        assert_string_equal(eps->eps[0].addr, a);
+        int n = 0;
+        st_ip cip = eps->eps[0].ip;
+        store_endpoints_by_ip(S, &cip, count_ep, &n);
+        assert_int_equal(n, 1);
+    }
+    for (int i = 0; i < NODES; i++) {
+        snprintf(j, sizeof j, "n%d", i);
+        const st_node *n = store_node(S, j);
+        assert_non_null(n);
+        snprintf(a, sizeof a, "z%d", i % 3);
+        assert_string_equal(n->zone, a);
+        snprintf(a, sizeof a, "192.168.%d.%d", i >> 8, i & 255);
+        st_ip v = ip(a);
+        assert_ptr_equal(store_node_by_addr(S, &v), n);
+    }
+    store_read_end();
+    for (int i = 0; i < PODS; i += 2) {         /* every other pod leaves */
+        snprintf(j, sizeof j, "{\"metadata\":{\"name\":\"p%d\",\"namespace\":\"g\"}}", i);
+        del("pods", j);
+    }
+    assert_int_equal(store_count(S, "pods"), PODS / 2);
+    store_read_begin();
+    for (int i = 0; i < PODS; i++) {
+        snprintf(a, sizeof a, "10.%d.%d.%d", i >> 16, (i >> 8) & 255, i & 255);
+        st_ip v = ip(a);
+        const st_pod *p = store_pod_by_ip(S, &v);
+        if (i % 2)
+            assert_non_null(p);
+        else
+            assert_null(p);
+    }
+    store_read_end();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -891,6 +991,16 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_label_count_range, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_stores_two_writers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_updates_keep_addresses_published, setup, teardown),
+        /* the same on a store sized for one pod, and one grown far past that */
+        cmocka_unit_test_setup_teardown(test_service_shapes, setup_small, teardown),
+        cmocka_unit_test_setup_teardown(test_slices_merge_and_defaults, setup_small, teardown),
+        cmocka_unit_test_setup_teardown(test_ptr_indexes, setup_small, teardown),
+        cmocka_unit_test_setup_teardown(test_pods_index, setup_small, teardown),
+        cmocka_unit_test_setup_teardown(test_pods_shared_ip, setup_small, teardown),
+        cmocka_unit_test_setup_teardown(test_nodes, setup_small, teardown),
+        cmocka_unit_test_setup_teardown(test_relist_reconciles, setup_small, teardown),
+        cmocka_unit_test_setup_teardown(test_small_store_grows, setup_small, teardown),
+        cmocka_unit_test_setup_teardown(test_small_store_grows, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

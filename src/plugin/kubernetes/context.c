@@ -100,7 +100,7 @@ char *kube_fingerprint(const kube *k)
 static kube_ctx *ctx_new(kube *k)
 {
     const topo_cfg *c = k->topo ? topo_engine_cfg(k->topo) : NULL;
-    store_opts o = { c ? c->zone_label : NULL, c ? c->region_label : NULL, k->nmc > 0 };
+    store_opts o = { c ? c->zone_label : NULL, c ? c->region_label : NULL, k->nmc > 0, 0 };
     kube_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return NULL;

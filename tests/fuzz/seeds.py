@@ -200,8 +200,17 @@ e\\.scaped.example.org. 60 IN TXT "quote\\"d" \\065BC
 x 60 IN TYPE65280 \\# 3 abcdef
 ''')
 
-# hosts files
-w('corpus_hosts', 'basic', '''# comment
+# hosts files, each behind 8 octets choosing 4 questions: (name, type)
+# pairs, names 0-2 fixed (localhost., 1.0.0.127.in-addr.arpa.,
+# nothing.example.net.), then the file's first 8 names, then the reverse
+# names of its first 8 addresses; types A AAAA MX PTR
+def hosts(name, picks, text):
+    for i, p in enumerate(picks):
+        w('corpus_hosts', '%s-%d' % (name, i), bytes(p) + text.encode())
+
+
+hosts('basic', [[3, 0, 6, 1, 11, 3, 2, 0], [7, 0, 10, 2, 13, 3, 1, 3],
+                [10, 0, 14, 3, 15, 3, 0, 1], [9, 1, 16, 3, 4, 0, 12, 3]], '''# comment
 127.0.0.1 localhost localhost.localdomain
 ::1 localhost ip6-localhost
 192.0.2.1 www.example.org www
@@ -211,6 +220,20 @@ fe80::1%eth0 link.example.org
 10.0.0.1 dup
 bad-address name
 ''')
+# names 3-9: Tab.Example.ORG. dup dup dup DUP x.example.net. dup; reverse
+# names 10-13: 10.0.0.1, 10.0.0.1, 10.0.0.2, 2001:db8::1
+hosts('dup', [[3, 0, 4, 0, 5, 1, 10, 3], [7, 0, 8, 0, 12, 3, 13, 3]], '''10.0.0.1\tTab.Example.ORG. dup dup
+10.0.0.1 dup # trailing comment
+10.0.0.2 DUP x.example.net.
+2001:db8::1 dup
+''')
+# one name with 40 IPv4 and 40 IPv6 addresses: replies above 512 octets
+# (truncated); names 3-10 are many.example.org, reverse name 11 the first
+# address
+hosts('many', [[3, 0, 3, 1, 3, 2, 11, 3]],
+      ''.join('10.0.%d.%d many.example.org\n' % (i // 8, i % 8 + 1) for i in range(40)) +
+      ''.join('2001:db8::%x many.example.org\n' % (i + 1) for i in range(40)))
+hosts('empty', [[0, 0, 1, 3, 2, 0, 0, 2]], '')
 
 # HTTP requests
 P = 'corpus_http'

@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <arpa/inet.h>
+#include <urcu/urcu-memb.h>
 #include <uthash.h>
 #include "cluster/pmap.h"
 #include "server/plugin.h"
@@ -39,6 +40,7 @@
 #include "server/periodic.h"
 #include "server/server.h"
 #include "server/zone.h"
+#include "hosts.h"
 
 typedef struct haddr { uint8_t family; uint8_t a[16]; } haddr;
 
@@ -213,16 +215,31 @@ static table *build(hosts *h)
     return t;
 }
 
+/* Publish t and free the old table once no worker can still read it. The
+ * caller (the reload thread, or hosts_reread's other caller) may block: it
+ * waits for the grace period itself (every read-side section that might
+ * hold the old table has ended) instead of handing the free to liburcu's
+ * call_rcu thread, which batches its callbacks with 10 ms sleeps. */
 static void publish(hosts *h, table *t)
 {
     table *old = atomic_exchange(&h->cur, t);
-    if (old)
-        pmap_defer(table_free, old);
     metrics_set(h->m_entries, NULL, (double)t->entries);
     metrics_set(h->m_reload_ts, NULL, (double)time(NULL));
+    if (old) {
+        urcu_memb_synchronize_rcu();
+        table_free(old);
+    }
 }
 
 /* ---- reload task ------------------------------------------------------ */
+
+void hosts_reread(void *inst)
+{
+    hosts *h = inst;
+    table *t = build(h);
+    if (t)
+        publish(h, t);
+}
 
 /* Every `reload`: re-read the file when its modification time or size
  * changed, and publish the new table. */
@@ -232,11 +249,8 @@ static double reloader(void *arg)
     struct stat st;
     if (stat(h->path, &st) == 0 &&
         (st.st_mtim.tv_sec != h->mtime.tv_sec || st.st_mtim.tv_nsec != h->mtime.tv_nsec ||
-         st.st_size != h->size)) {
-        table *t = build(h);
-        if (t)
-            publish(h, t);
-    }
+         st.st_size != h->size))
+        hosts_reread(h);
     return h->reload;
 }
 
@@ -405,7 +419,6 @@ static void hosts_stop(void *inst)
         return;
     periodic_stop(h->task);
     h->task = NULL;
-    pmap_barrier();                     /* deferred tables freed */
 }
 
 /* ---- serving ---------------------------------------------------------- */

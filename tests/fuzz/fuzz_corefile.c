@@ -7,6 +7,9 @@
  * relative imports find nothing; absolute imports are limited to regular
  * files by the parser.
  *
+ * In the libFuzzer build its warnings (an import that matches nothing, ...)
+ * go to /dev/null (quiet.h; FUZZ_LOG=1 keeps them).
+ *
  * Built and run by scripts/fuzz (`make fuzz`); under `make check`
  * tests/fuzz/replay.c replays tests/fuzz/corpus_corefile/ and
  * tests/fuzz/regress_corefile/ through it.
@@ -16,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "corefile/corefile.h"
+#ifdef FUZZING_LIBFUZZER
+#include "quiet.h"
+#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -41,6 +47,13 @@ static void walk(const cf_directive *dir)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+#ifdef FUZZING_LIBFUZZER
+    static int quiet;
+    if (!quiet) {
+        fuzz_quiet_stdout();        /* the parser's warnings: quiet.h */
+        quiet = 1;
+    }
+#endif
     char *text = malloc(size + 1);
     if (!text)
         return 0;

@@ -49,18 +49,17 @@
  * --replay, every file of tests/fuzz/regress_store/ (once there is one).
  */
 #include <math.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <cjson/cJSON.h>
 #include "cluster/locator.h"
 #include "cluster/pmap.h"
 #include "cluster/store.h"
 #include "topology/topology.h"
 #ifdef FUZZING_LIBFUZZER
+#include "quiet.h"
 #include "rcu_now.h"
 #endif
 
@@ -74,23 +73,6 @@ static int (*const writers[])(store *, const cJSON *) = {
 };
 static const char *const resources[] = { "services", "endpointslices", "pods", "nodes", "namespaces" };
 
-#ifdef FUZZING_LIBFUZZER
-/* The store logs (on standard output, one write(2) per line) every object
- * it skips and every field it drops, for nearly every input: in a profile,
- * a third of the harness's own time, most of it the writes. libFuzzer
- * reports on standard error, so standard output goes to /dev/null, unless
- * FUZZ_LOG is set (to read a replayed input's log). The lines are still
- * formatted: only the write goes nowhere. */
-static void quiet_stdout(void)
-{
-    int fd = getenv("FUZZ_LOG") ? -1 : open("/dev/null", O_WRONLY);
-    if (fd >= 0) {
-        fflush(stdout);
-        dup2(fd, STDOUT_FILENO);
-        close(fd);
-    }
-}
-#endif
 
 /* A store and an engine with the default topology configuration (the
  * first call also registers the thread as a reader). */
@@ -99,7 +81,7 @@ static void start_one(store **s, topo_engine **e)
     if (!registered) {
         store_reader_register();
 #ifdef FUZZING_LIBFUZZER
-        quiet_stdout();
+        fuzz_quiet_stdout();
 #endif
         registered = 1;
     }

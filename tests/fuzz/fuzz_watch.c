@@ -43,12 +43,10 @@
  * sleeps up to 10 ms before each batch; the replay build keeps the worker
  * (a real-time one: it polls instead of waiting to be woken).
  */
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <cjson/cJSON.h>
 #include <urcu/urcu-memb.h>
 #include "cluster/pmap.h"
@@ -56,6 +54,7 @@
 #include "k8s/jsonarena.h"
 #include "k8s/reflector.h"
 #ifdef FUZZING_LIBFUZZER
+#include "quiet.h"
 #include "rcu_now.h"
 #endif
 
@@ -104,22 +103,6 @@ static void e_schedule(void *ctx, double delay)
 static double e_now(void *ctx) { return ((env *)ctx)->t; }
 static double e_random(void *ctx) { (void)ctx; return 0.5; }
 
-#ifdef FUZZING_LIBFUZZER
-/* The reflector and the store log (on standard output, one write(2) per
- * line) every failed response and every object skipped. libFuzzer reports
- * on standard error, so standard output goes to /dev/null, unless FUZZ_LOG
- * is set (to read a replayed input's log). The lines are still formatted:
- * only the write goes nowhere. */
-static void quiet_stdout(void)
-{
-    int fd = getenv("FUZZ_LOG") ? -1 : open("/dev/null", O_WRONLY);
-    if (fd >= 0) {
-        fflush(stdout);
-        dup2(fd, STDOUT_FILENO);
-        close(fd);
-    }
-}
-#endif
 
 /* A list item may be any JSON value: the handler's to log and skip
  * (k8s.h); the store writers do. */
@@ -197,7 +180,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!registered) {
         store_reader_register();
 #ifdef FUZZING_LIBFUZZER
-        quiet_stdout();
+        fuzz_quiet_stdout();
 #else
         urcu_memb_set_thread_call_rcu_data(urcu_memb_create_call_rcu_data(URCU_CALL_RCU_RT, -1));
 #endif

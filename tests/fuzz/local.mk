@@ -41,13 +41,13 @@ tests_fuzz_fuzz_msg_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_msg_LDADD = $(LIBWIRE) $(LDNS_LIBS)
 
 # the store writers and the topology decision (own main: a damage sweep)
-tests_fuzz_fuzz_store_SOURCES = tests/fuzz/fuzz_store.c tests/fuzz/rcu_now.h
+tests_fuzz_fuzz_store_SOURCES = tests/fuzz/fuzz_store.c tests/fuzz/quiet.h tests/fuzz/rcu_now.h
 tests_fuzz_fuzz_store_CFLAGS = $(FUZZ_CC_FLAGS)
 tests_fuzz_fuzz_store_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_store_LDADD = $(TOPOLOGY_LIBS) $(DEP_LIBS)
 
 # the Corefile lexer, parser and dispenser
-tests_fuzz_fuzz_corefile_SOURCES = tests/fuzz/fuzz_corefile.c tests/fuzz/replay.c
+tests_fuzz_fuzz_corefile_SOURCES = tests/fuzz/fuzz_corefile.c tests/fuzz/quiet.h tests/fuzz/replay.c
 tests_fuzz_fuzz_corefile_CFLAGS = $(FUZZ_CC_FLAGS)
 tests_fuzz_fuzz_corefile_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_corefile_LDADD = $(LIBCOREFILE) $(LIBCOMMON) $(DEP_LIBS)
@@ -60,7 +60,7 @@ tests_fuzz_fuzz_kube_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_kube_LDADD = $(ALL_LIBS) $(DEP_LIBS)
 
 # the reflector: list/watch state machine and watch-stream framing
-tests_fuzz_fuzz_watch_SOURCES = tests/fuzz/fuzz_watch.c tests/fuzz/rcu_now.h tests/fuzz/replay.c
+tests_fuzz_fuzz_watch_SOURCES = tests/fuzz/fuzz_watch.c tests/fuzz/quiet.h tests/fuzz/rcu_now.h tests/fuzz/replay.c
 tests_fuzz_fuzz_watch_CFLAGS = $(FUZZ_CC_FLAGS)
 tests_fuzz_fuzz_watch_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_watch_LDADD = $(K8S_LIBS) $(DEP_LIBS)

@@ -206,7 +206,7 @@ static size_t name_ok(const uint8_t *p, size_t len)
 }
 
 /* Is rd a well-formed rdata of this type (names uncompressed)? */
-static int rdata_ok(uint16_t type, const uint8_t *rd, size_t len)
+int msg_rdata_ok(uint16_t type, const uint8_t *rd, size_t len)
 {
     if (type == T_A)
         return len == 4;
@@ -355,7 +355,7 @@ static int add_checked(dns_msg *m, int sec, const uint8_t *owner, uint16_t type,
     size_t olen;
     if (sec < 0 || sec >= SEC_COUNT || !owner || !(olen = name_ok(owner, DNAME_MAX)))
         return -1;
-    if (rdlen > 65535 || (rdlen && !rd) || !rdata_ok(type, rd, rdlen))
+    if (rdlen > 65535 || (rdlen && !rd) || !msg_rdata_ok(type, rd, rdlen))
         return -1;
     if (type == T_OPT)
         return -1;                  /* EDNS lives in m->edns, written last */
@@ -731,7 +731,7 @@ static int parse_rr(dns_msg *m, int sec, const uint8_t *w, size_t len, size_t *o
         return sec == SEC_ADDITIONAL ? parse_opt(m, owner, cls, ttl, w + start, rdlen) : -1;
     const char *s = schema(type);
     if (rdlen == 0 || !s) {
-        if (!rdata_ok(type, w + start, rdlen) && rdlen != 0)
+        if (!msg_rdata_ok(type, w + start, rdlen) && rdlen != 0)
             return -1;
         return store(m, sec, owner, (size_t)olen, type, cls, ttl, w + start, rdlen);
     }

@@ -163,6 +163,13 @@ int msg_wire_set_udp_size(uint8_t *wire, size_t len, uint16_t size);
  * no records. EDNS is echoed by the server, not here. */
 void msg_reply_to(dns_msg *resp, const dns_msg *q);
 
+/* 1 when rd (len octets) is a well-formed rdata of type: A and AAAA of
+ * their size, TXT whole character-strings, and for the types with names
+ * in their rdata (NS, CNAME, PTR, MX, SOA, SRV, NAPTR, ...) every name
+ * uncompressed and whole and every fixed field present; other types'
+ * rdata is opaque (always 1). What msg_add_rr() checks. */
+int msg_rdata_ok(uint16_t type, const uint8_t *rd, size_t len);
+
 /* Records. Each returns 0, or -1 when the message is out of memory or the
  * data is malformed. */
 int msg_add_rr(dns_msg *m, int sec, const uint8_t *owner, uint16_t type,

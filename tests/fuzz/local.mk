@@ -29,7 +29,7 @@ EXTRA_DIST += tests/fuzz/replay.c tests/fuzz/fuzz_store.sh tests/fuzz/seeds.py \
 	tests/fuzz/corpus_kube tests/fuzz/corpus_watch tests/fuzz/corpus_kubeconfig \
 	tests/fuzz/corpus_zone tests/fuzz/corpus_hosts tests/fuzz/corpus_forward \
 	tests/fuzz/corpus_tcp tests/fuzz/corpus_http tests/fuzz/corpus_jsonsel \
-	tests/fuzz/jsonsel_diff.h tests/fuzz/regress_watch tests/fuzz/regress_jsonsel \
+	tests/fuzz/jsonsel_diff.h tests/fuzz/regress_watch tests/fuzz/regress_jsonsel tests/fuzz/regress_zone \
 	tests/fuzz/corefile.dict tests/fuzz/kube.dict tests/fuzz/kubeconfig.dict tests/fuzz/store.dict \
 	tests/fuzz/watch.dict tests/fuzz/zone.dict tests/fuzz/template.dict tests/fuzz/corpus_template \
 	tests/fuzz/hosts.dict

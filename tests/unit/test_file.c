@@ -177,6 +177,14 @@ static void test_load_errors(void **state)
     expect_load_error("@ 60 IN SOA a. b. 1 2 3 4 5\n"
                       "x 60 IN NSEC3 1 0 10 AABB 2T7B4G4VSA5SMI47K61MV5BV1A22BOJR A\n",
                       "example.org.", "NSEC3 zone is not supported");
+    /* RFC 3597 generic rdata that is no name, for types whose rdata the
+     * lookups read names from: refused with the line, never loaded (ldns
+     * takes \# b for these types; it refuses most other bad forms
+     * itself, e.g. a label longer than the rdata) */
+    expect_load_error("@ 60 IN SOA a. b. 1 2 3 4 5\nsub 60 IN NS \\# b\n", "example.org.",
+                      ":2: bad NS rdata");
+    expect_load_error("@ 60 IN SOA a. b. 1 2 3 4 5\nx 60 IN MX \\# b\n", "example.org.",
+                      ":2: bad MX rdata");
     fzone *z = NULL;
     char err[256];
     assert_int_equal(fzone_load("/nonexistent/zone", "example.org.", &z, err, sizeof err), -1);

@@ -197,8 +197,13 @@ static uint32_t get32(const uint8_t *p)
 
 static int add_soa(fzone *z, const ldns_rr *lr, const uint8_t *owner)
 {
-    if (rr_copy(lr, &z->soa) < 0 || z->soa.rdlen < 20)
+    if (rr_copy(lr, &z->soa) < 0)
         return -1;
+    if (z->soa.rdlen < 20 || !msg_rdata_ok(T_SOA, z->soa.rdata, z->soa.rdlen)) {
+        free(z->soa.rdata);
+        z->soa.rdata = NULL;
+        return -1;
+    }
     memcpy(z->soa_owner, owner, dname_len(owner));
     z->serial = get32(z->soa.rdata + z->soa.rdlen - 20);
     z->nrecords++;
@@ -226,6 +231,14 @@ static int add_rr(fzone *z, const ldns_rr *lr, char *err, size_t errlen)
     frr rr;
     if (rr_copy(lr, &rr) < 0) {
         snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (!msg_rdata_ok(type, rr.rdata, rr.rdlen)) {
+        /* e.g. NS \# 1 00 (RFC 3597 generic rdata that is no name): the
+         * lookups read names out of these types' rdata */
+        char tn[16];
+        free(rr.rdata);
+        snprintf(err, errlen, "bad %s rdata", rr_type_name(type, tn));
         return -1;
     }
     int apex = dname_equal(owner, z->origin);

@@ -153,7 +153,10 @@ static void lower_rdata_names(uint16_t type, uint8_t *rd, size_t len)
 }
 
 /* Our copy of one ldns record's rdata: its fields' wire forms end to end
- * (what ldns_rr_rdata2buffer_wire writes), in one allocation. */
+ * (what ldns_rr_rdata2buffer_wire writes), in one allocation. -1 when out
+ * of memory, -2 when the rdata is not well formed for its type (ldns takes
+ * e.g. NS \# b, RFC 3597 generic rdata that is no name; the lookups read
+ * names out of these types' rdata). */
 static int rr_copy(const ldns_rr *lr, frr *out)
 {
     size_t nf = ldns_rr_rd_count(lr), len = 0;
@@ -174,6 +177,11 @@ static int rr_copy(const ldns_rr *lr, frr *out)
         if (ldns_rdf_size(f))
             memcpy(out->rdata + at, ldns_rdf_data(f), ldns_rdf_size(f));
         at += ldns_rdf_size(f);
+    }
+    if (!msg_rdata_ok(out->type, out->rdata, len)) {
+        free(out->rdata);
+        out->rdata = NULL;
+        return -2;
     }
     lower_rdata_names(out->type, out->rdata, len);
     return 0;
@@ -199,11 +207,6 @@ static int add_soa(fzone *z, const ldns_rr *lr, const uint8_t *owner)
 {
     if (rr_copy(lr, &z->soa) < 0)
         return -1;
-    if (z->soa.rdlen < 20 || !msg_rdata_ok(T_SOA, z->soa.rdata, z->soa.rdlen)) {
-        free(z->soa.rdata);
-        z->soa.rdata = NULL;
-        return -1;
-    }
     memcpy(z->soa_owner, owner, dname_len(owner));
     z->serial = get32(z->soa.rdata + z->soa.rdlen - 20);
     z->nrecords++;
@@ -229,16 +232,13 @@ static int add_rr(fzone *z, const ldns_rr *lr, char *err, size_t errlen)
     if (!dname_is_sub(owner, z->origin))
         return 1;
     frr rr;
-    if (rr_copy(lr, &rr) < 0) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    if (!msg_rdata_ok(type, rr.rdata, rr.rdlen)) {
-        /* e.g. NS \# 1 00 (RFC 3597 generic rdata that is no name): the
-         * lookups read names out of these types' rdata */
+    int rc = rr_copy(lr, &rr);
+    if (rc < 0) {
         char tn[16];
-        free(rr.rdata);
-        snprintf(err, errlen, "bad %s rdata", rr_type_name(type, tn));
+        if (rc == -2)
+            snprintf(err, errlen, "bad %s rdata", rr_type_name(type, tn));
+        else
+            snprintf(err, errlen, "out of memory");
         return -1;
     }
     int apex = dname_equal(owner, z->origin);

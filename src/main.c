@@ -19,6 +19,7 @@
  * metrics registry every instance reports to, and hands the server the
  * plugin table (src/plugins.c) — the server itself knows no plugin.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,19 +269,30 @@ static int parse_args(process *p, int argc, char **argv)
     return 0;
 }
 
-/* A TCP connection limit from the environment (server_env; unset: the
- * server's default). -1 on a value that is not a number from 1 to 1000000. */
-static int env_limit(const char *name, unsigned *out)
+/* A number from the environment for server_env (unset: the default).
+ * -1 on a value that is not a number from min to max. */
+static int env_number(const char *name, unsigned long min, unsigned long max,
+                      unsigned long *out)
 {
     const char *v = getenv(name);
     if (!v || !*v)
         return 0;
     char *end;
+    errno = 0;
     unsigned long n = strtoul(v, &end, 10);
-    if (*end || v[0] < '0' || v[0] > '9' || n < 1 || n > 1000000) {
-        log_msg("FATAL", "%s: invalid value '%s' (a number from 1 to 1000000)", name, v);
+    if (*end || errno || v[0] < '0' || v[0] > '9' || n < min || n > max) {
+        log_msg("FATAL", "%s: invalid value '%s' (a number from %lu to %lu)", name, v, min, max);
         return -1;
     }
+    *out = n;
+    return 0;
+}
+
+static int env_limit(const char *name, unsigned *out)
+{
+    unsigned long n = *out;
+    if (env_number(name, 1, 1000000, &n) < 0)
+        return -1;
     *out = (unsigned)n;
     return 0;
 }
@@ -351,7 +363,8 @@ int main(int argc, char **argv)
     if (parse_args(&p, argc, argv) < 0)
         return 2;
     if (env_limit("TOPODNS_TCP_MAX_CONNS", &p.env.tcp_max_conns) < 0 ||
-        env_limit("TOPODNS_TCP_MAX_CONNS_PER_SOURCE", &p.env.tcp_max_per_source) < 0)
+        env_limit("TOPODNS_TCP_MAX_CONNS_PER_SOURCE", &p.env.tcp_max_per_source) < 0 ||
+        env_number("TOPODNS_STRING_TABLE_SLACK", 4096, 1ul << 40, &p.env.strings_slack) < 0)
         return 1;
     if (!p.conf && access("Corefile", R_OK) == 0)
         p.conf = "Corefile";

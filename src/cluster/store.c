@@ -1235,6 +1235,11 @@ size_t store_count(const store *s, const char *resource)
     return r < 0 ? 0 : r == R_POD ? s->pods.n : s->recs[r].n;
 }
 
+size_t store_strings_bytes(const store *s)
+{
+    return strtab_bytes(s->strs);
+}
+
 /* ---- life ------------------------------------------------------------- */
 
 store *store_new(const store_opts *opts)

@@ -232,6 +232,9 @@ uint64_t store_version(const store *s);
 /* Unix time of the last DNS-relevant change (the SOA serial), and counts. */
 uint32_t store_serial(const store *s);
 size_t store_count(const store *s, const char *resource);
+/* Octets in the string table (strtab_bytes): it only grows, also with
+ * strings no object uses any more. The writer's thread only. */
+size_t store_strings_bytes(const store *s);
 
 /* ---- the writer (API thread only) -------------------------------------- */
 /* Decode and publish one object of a kind; a malformed object is logged once

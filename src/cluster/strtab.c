@@ -2,6 +2,7 @@
  * strtab.c — see strtab.h. A uthash table of flexible-array entries.
  */
 #include <ctype.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uthash.h>
@@ -14,6 +15,7 @@ typedef struct istr {
 
 struct strtab {
     istr *head;
+    size_t bytes;                   /* entries' allocations, see strtab_bytes */
 };
 
 strtab *strtab_new(void)
@@ -47,7 +49,13 @@ const char *strtab_intern(strtab *t, const char *s)
         return NULL;
     memcpy(e->s, s, n + 1);
     HASH_ADD(hh, t->head, s, n, e);
+    t->bytes += sizeof *e + n + 1;
     return e->s;
+}
+
+size_t strtab_bytes(const strtab *t)
+{
+    return t ? t->bytes : 0;
 }
 
 const char *strtab_intern_lower(strtab *t, const char *s)

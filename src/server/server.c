@@ -139,6 +139,11 @@ void *block_value(const server_block *b, const char *key)
 
 /* ---- the process ------------------------------------------------------ */
 
+const server_env *instance_env(const instance *ins)
+{
+    return ins->env;
+}
+
 struct metrics_registry *instance_metrics(const instance *ins)
 {
     return ins->env->metrics;

@@ -129,6 +129,10 @@ typedef struct server_env {
      * TOPODNS_TCP_MAX_CONNS_PER_SOURCE at startup. */
     unsigned tcp_max_conns;
     unsigned tcp_max_per_source;
+    /* How far a cluster store's string table may grow past its size after
+     * the first sync before the kubernetes plugin replaces the store
+     * (octets; 0: its default). main() reads TOPODNS_STRING_TABLE_SLACK. */
+    unsigned long strings_slack;
     /* Ask the process to load the Corefile again (the reload plugin);
      * safe from any thread; NULL: nothing happens (unit tests). */
     void (*request_reload)(void *arg);
@@ -170,6 +174,10 @@ void instance_stop(instance *ins);
 /* Free everything (after instance_stop, or for an instance never started). */
 void instance_free(instance *ins);
 
+/* The process's environment this instance was loaded with: it outlives
+ * every instance, so a plugin may keep the pointer in state that another
+ * instance adopts (env->request_reload asks for a reload from any thread). */
+const server_env *instance_env(const instance *ins);
 /* The registry this instance reports metrics to. */
 struct metrics_registry *instance_metrics(const instance *ins);
 /* Ask the process to reload (see server_env.request_reload). */

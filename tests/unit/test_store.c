@@ -115,6 +115,31 @@ static void test_cpu_quantities_out_of_range(void **state)
     assert_int_equal(st_cpu_milli("1e-2"), 10);
 }
 
+/* The string table's size, as the kubernetes plugin watches it: a value
+ * written again adds nothing, a new one adds its octets, and a removal
+ * gives nothing back (the table only grows). */
+static void test_strings_bytes(void **state)
+{
+    (void)state;
+    char json[512];
+    const char *fmt = "{\"metadata\":{\"name\":\"web\",\"namespace\":\"shop\",\"annotations\":"
+                      "{\"topodns.io/topology-keys\":\"%s\"}},\"spec\":{\"clusterIP\":\"None\"}}";
+    snprintf(json, sizeof json, fmt, "zone-a");
+    assert_int_equal(apply(store_upsert_service, json), 0);
+    size_t b0 = store_strings_bytes(S);
+    assert_true(b0 > strlen("shop") + strlen("zone-a"));
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(apply(store_upsert_service, json), 0);
+    assert_int_equal(store_strings_bytes(S), b0);
+    snprintf(json, sizeof json, fmt, "a-key-never-seen-before,another-one");
+    assert_int_equal(apply(store_upsert_service, json), 0);
+    size_t b1 = store_strings_bytes(S);
+    assert_true(b1 >= b0 + strlen("a-key-never-seen-before") + strlen("another-one") + 2);
+    del("services", json);
+    assert_int_equal(store_count(S, "services"), 0);
+    assert_int_equal(store_strings_bytes(S), b1);
+}
+
 static void test_service_shapes(void **state)
 {
     assert_int_equal(apply(store_upsert_service,
@@ -975,6 +1000,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_multicluster_off, setup, teardown),
         cmocka_unit_test(test_cpu_quantities_out_of_range),
         cmocka_unit_test_setup_teardown(test_service_shapes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_strings_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slices_merge_and_defaults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_indexes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_index_shared_ip, setup, teardown),

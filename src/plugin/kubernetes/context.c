@@ -14,11 +14,26 @@
  * memory holds one copy of the cluster. Otherwise it builds its own and
  * the server keeps the old instance serving until the new one is synced
  * (instance_ready()).
+ *
+ * Renewal: the store's string table (strtab.h) only grows, and any user
+ * who may write a Service, an EndpointSlice or a Pod can make it grow
+ * (a new annotation value, port name, node name in a hint), so a long run
+ * under churn would hold every string it ever saw. Once the table has
+ * grown past its size after the first sync by more than that size or the
+ * slack (TOPODNS_STRING_TABLE_SLACK, 8 MiB by default), whichever is more,
+ * the API thread marks the context for renewal and asks the process for a
+ * reload. That reload builds a new context instead of adopting this one:
+ * a new store from a full list, with only the strings its objects use,
+ * while this one serves until the new one is synced and then is freed
+ * with its instance. Should the reload fail (a Corefile changed on disk
+ * and broken), the old instance keeps serving, and the request is made
+ * again after as much growth again.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
+#include "common/log.h"
 #include "k8s/k8s.h"
 #include "plugin/kubernetes/kubernetes.h"
 #include "server/server.h"
@@ -33,12 +48,38 @@ typedef struct kref {
     int relisting;
 } kref;
 
+enum { STRINGS_SLACK = 8u << 20 };
+
+/* After each write: note the string table's size once synced, and ask for
+ * a renewal once it has grown too far past it (the top comment). */
+static void strings_check(kube_ctx *c)
+{
+    size_t now = store_strings_bytes(c->st);
+    if (!c->strings_base) {
+        if (c->client && k8s_client_synced(c->client)) {
+            c->strings_base = now ? now : 1;
+            c->renew_at = now + (now > c->strings_slack ? now : c->strings_slack);
+        }
+        return;
+    }
+    if (now < c->renew_at)
+        return;
+    c->renew_at = now + (c->strings_base > c->strings_slack ? c->strings_base : c->strings_slack);
+    log_warning("plugin/kubernetes: the cluster store's string table has grown from %zu to %zu "
+                "bytes since the sync (strings no object uses any more stay in it): reloading "
+                "to build the store anew from a full list", c->strings_base, now);
+    atomic_store(&c->renew, 1);
+    if (c->env && c->env->request_reload)
+        c->env->request_reload(c->env->reload_arg);
+}
+
 static void h_upsert(void *arg, const cJSON *obj)
 {
     kref *r = arg;
     if (r->upsert == store_upsert_slice && !r->relisting)
         kube_programming_observe(r->ctx->m_programming, r->ctx->st, obj);
     r->upsert(r->ctx->st, obj);
+    strings_check(r->ctx);
 }
 
 static void h_remove(void *arg, const cJSON *obj)
@@ -107,6 +148,10 @@ static kube_ctx *ctx_new(kube *k)
     ctx->refs = 1;
     atomic_init(&ctx->synced, 0);
     ctx->m_programming = k->m_programming;
+    ctx->env = k->ins ? instance_env(k->ins) : NULL;
+    ctx->strings_slack = ctx->env && ctx->env->strings_slack ? ctx->env->strings_slack
+                                                             : STRINGS_SLACK;
+    atomic_init(&ctx->renew, 0);
     if (!(ctx->fingerprint = kube_fingerprint(k)) || !(ctx->st = store_new(&o)) ||
         !(ctx->handlers = calloc(W_COUNT, sizeof *ctx->handlers))) {
         free(ctx->fingerprint);
@@ -127,7 +172,8 @@ static void ctx_free(kube_ctx *ctx)
     free(ctx);
 }
 
-/* A started context of a kubernetes plugin of prev with this fingerprint. */
+/* A started context of a kubernetes plugin of prev with this fingerprint,
+ * unless it is being renewed. */
 static kube_ctx *find_same(struct instance *prev, const char *fingerprint)
 {
     const handler *hs[256];
@@ -136,7 +182,8 @@ static kube_ctx *find_same(struct instance *prev, const char *fingerprint)
         if (hs[i]->def != &plugin_kubernetes)
             continue;
         const kube *o = hs[i]->inst;
-        if (o->ctx && o->ctx->client && !strcmp(o->ctx->fingerprint, fingerprint))
+        if (o->ctx && o->ctx->client && !atomic_load(&o->ctx->renew) &&
+            !strcmp(o->ctx->fingerprint, fingerprint))
             return o->ctx;
     }
     return NULL;

@@ -32,6 +32,8 @@ TESTS += tests/integration/prerender_parity.sh
 EXTRA_DIST += tests/integration/prerender_parity.sh tests/data/kubernetes/prerender_parity.py
 TESTS += tests/integration/reload_handover.sh
 EXTRA_DIST += tests/integration/reload_handover.sh
+TESTS += tests/integration/k8s_strings.sh
+EXTRA_DIST += tests/integration/k8s_strings.sh
 TESTS += tests/integration/kubernetes.sh tests/integration/k8s_acceptance.sh \
 	tests/integration/k8s_changes.sh tests/integration/k8s_chase.sh \
 	tests/integration/k8s_ready.sh tests/integration/k8s_options.sh \

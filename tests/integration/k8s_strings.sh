@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# k8s_strings.sh — strings the cluster store no longer uses do not pile up.
+#
+# The store interns label values, port names, node and zone names and a
+# Service's topology annotations in a string table that only grows, so a
+# user who rewrites an annotation with new values again and again would
+# make topodns hold every value it ever saw. Once the table has grown past
+# its size after the sync by more than TOPODNS_STRING_TABLE_SLACK (64 KiB
+# here), the kubernetes plugin reloads and builds its store anew from a
+# full list.
+#
+# 1. The same two annotation values, written 40 times: nothing new to hold,
+#    no reload, no new list.
+# 2. 60 writes of new values (about 2.8 KB of new strings each): the log
+#    says the table has grown, a reload completes, the API server sees new
+#    lists, and every query of a Service name asked meanwhile is answered
+#    NOERROR with its address.
+# 3. A bad value of the variable stops startup.
+. "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/kubernetes_lib.sh"
+need_kube
+
+start_kubesim --generate nodes=3,pods=30,services=5,zones=3 --seed 3
+MP=$(free_port)
+NAME=svc-00001.ns-0.svc.cluster.local
+export TOPODNS_STRING_TABLE_SLACK=65536
+start_topodns "$(printf '.:{$PORT} {\n    bind 127.0.0.1\n    kubernetes cluster.local {\n        endpoint %s\n    }\n    prometheus 127.0.0.1:%s\n}\n' "$KS" "$MP")" || exit 1
+
+lists() {
+    curl -s "http://127.0.0.1:$MP/metrics" |
+        sed -n 's/^coredns_kubernetes_rest_client_request_duration_seconds_count{.*verb="LIST"} \([0-9]*\)$/\1/p'
+}
+completed() { grep -c '^\[INFO\] Reloading complete$' "$LOG"; }
+annotate() {  # annotate VALUE: the Service's topology-keys annotation
+    curl -s -o /dev/null -w '%{http_code}\n' -X PATCH \
+        -H 'Content-Type: application/merge-patch+json' \
+        "$KS/api/v1/namespaces/ns-0/services/svc-00001" \
+        -d "{\"metadata\":{\"annotations\":{\"topodns.io/topology-keys\":\"$1\"}}}"
+}
+keys() {  # keys SEED: 32 comma-separated keys of 30 characters, new for each seed
+    local i out=
+    for i in $(seq 1 32); do
+        out+="$(printf 'k%s-%s-%s' "$1" "$i" "$RANDOM$RANDOM$RANDOM$RANDOM" | cut -c1-30),"
+    done
+    echo "${out%,}"
+}
+
+q -b 127.0.1.1 "$NAME" A
+check "served before" rcode_is NOERROR
+until_ok 5 test -n "$(lists)"
+L0=$(lists) R0=$(completed)
+
+# --- 1. the same values again and again ---------------------------------------
+A=$(keys a) B=$(keys b)
+codes=$(for i in $(seq 1 20); do annotate "$A"; annotate "$B"; done | sort | uniq -c | tr -s ' ')
+OUT="PATCH answers: $codes"
+check "40 writes accepted" [ "$codes" = " 40 200" ]
+sleep 1
+OUT="lists before $L0, after $(lists); reloads $(completed)"
+check "two values written 40 times: no reload" [ "$(completed)" -eq "$R0" ]
+check "two values written 40 times: no new list" [ "$(lists)" = "$L0" ]
+check "no growth warning" bash -c "! grep -q 'string table has grown' '$LOG'"
+
+# --- 2. new values every time ---------------------------------------------------
+cat > "$TMP/ask.py" <<'PY'
+import os, sys
+import dns.message, dns.query, dns.exception, dns.rcode
+port, name, stop = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+sent = bad = 0
+while not os.path.exists(stop):
+    try:
+        r = dns.query.udp(dns.message.make_query(name, "A"), "127.0.0.1", port=port,
+                          source="127.0.3.1", timeout=2)
+        if r.rcode() != dns.rcode.NOERROR or not r.answer:
+            bad += 1
+    except (dns.exception.Timeout, OSError):
+        bad += 1
+    sent += 1
+print(sent, bad)
+PY
+/usr/bin/python3 "$TMP/ask.py" "$PORT" "$NAME" "$TMP/stop" > "$TMP/ask.out" 2>&1 &
+ASK=$!
+PIDS+=("$ASK")
+codes=$(for i in $(seq 1 60); do annotate "$(keys "n$i")"; done | sort | uniq -c | tr -s ' ')
+OUT="PATCH answers: $codes"
+check "60 writes accepted" [ "$codes" = " 60 200" ]
+OUT=$(grep 'string table' "$LOG" | head -3)
+check "the log says the string table has grown" until_ok 5 grep -q 'string table has grown' "$LOG"
+reloaded() { [ "$(completed)" -gt "$R0" ]; }
+check "a reload completes" until_ok 10 reloaded
+OUT="lists before $L0, after $(lists)"
+check "the new store was filled by a full list" [ "$(lists)" -gt "$L0" ]
+sleep 0.5
+touch "$TMP/stop"
+wait "$ASK"
+read -r sent bad < "$TMP/ask.out"
+OUT="$(cat "$TMP/ask.out") (sent, not answered NOERROR with an address)"
+check "every query answered meanwhile" test "${sent:-0}" -gt 20 -a "${bad:-1}" -eq 0
+# the renewed store serves the object as last written
+q -b 127.0.1.1 "$NAME" A
+check "served after" rcode_is NOERROR
+stop_topodns
+check "exits 0" [ $? -eq 0 ]
+
+# --- 3. a bad value --------------------------------------------------------------
+for v in 100 abc 18446744073709551616; do
+    OUT=$(TOPODNS_STRING_TABLE_SLACK=$v timeout 5 "$TOPODNS" -conf /dev/null -dns.port "$(free_port)" 2>&1)
+    rc=$?
+    check "TOPODNS_STRING_TABLE_SLACK=$v stops startup" [ "$rc" -ne 0 ]
+    check "TOPODNS_STRING_TABLE_SLACK=$v: the message" \
+        grep -q "FATAL.*TOPODNS_STRING_TABLE_SLACK: invalid value '$v' (a number from 4096 to" <<<"$OUT"
+done
+finish

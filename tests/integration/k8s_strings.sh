@@ -26,10 +26,7 @@ NAME=svc-00001.ns-0.svc.cluster.local
 export TOPODNS_STRING_TABLE_SLACK=65536
 start_topodns "$(printf '.:{$PORT} {\n    bind 127.0.0.1\n    kubernetes cluster.local {\n        endpoint %s\n    }\n    prometheus 127.0.0.1:%s\n}\n' "$KS" "$MP")" || exit 1
 
-lists() {
-    curl -s "http://127.0.0.1:$MP/metrics" |
-        sed -n 's/^coredns_kubernetes_rest_client_request_duration_seconds_count{.*verb="LIST"} \([0-9]*\)$/\1/p'
-}
+lists() { api_lists "$MP"; }
 completed() { grep -c '^\[INFO\] Reloading complete$' "$LOG"; }
 annotate() {  # annotate VALUE: the Service's topology-keys annotation
     curl -s -o /dev/null -w '%{http_code}\n' -X PATCH \
@@ -62,23 +59,7 @@ check "two values written 40 times: no new list" [ "$(lists)" = "$L0" ]
 check "no growth warning" bash -c "! grep -q 'string table has grown' '$LOG'"
 
 # --- 2. new values every time ---------------------------------------------------
-cat > "$TMP/ask.py" <<'PY'
-import os, sys
-import dns.message, dns.query, dns.exception, dns.rcode
-port, name, stop = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-sent = bad = 0
-while not os.path.exists(stop):
-    try:
-        r = dns.query.udp(dns.message.make_query(name, "A"), "127.0.0.1", port=port,
-                          source="127.0.3.1", timeout=2)
-        if r.rcode() != dns.rcode.NOERROR or not r.answer:
-            bad += 1
-    except (dns.exception.Timeout, OSError):
-        bad += 1
-    sent += 1
-print(sent, bad)
-PY
-/usr/bin/python3 "$TMP/ask.py" "$PORT" "$NAME" "$TMP/stop" > "$TMP/ask.out" 2>&1 &
+/usr/bin/python3 "$top_srcdir/tests/integration/asker.py" "$PORT" "$NAME" "$TMP/stop" > "$TMP/ask.out" 2>&1 &
 ASK=$!
 PIDS+=("$ASK")
 codes=$(for i in $(seq 1 60); do annotate "$(keys "n$i")"; done | sort | uniq -c | tr -s ' ')
@@ -93,9 +74,9 @@ check "the new store was filled by a full list" [ "$(lists)" -gt "$L0" ]
 sleep 0.5
 touch "$TMP/stop"
 wait "$ASK"
-read -r sent bad < "$TMP/ask.out"
-OUT="$(cat "$TMP/ask.out") (sent, not answered NOERROR with an address)"
-check "every query answered meanwhile" test "${sent:-0}" -gt 20 -a "${bad:-1}" -eq 0
+read -r sent lost bad < "$TMP/ask.out"
+OUT="$(cat "$TMP/ask.out") (sent, unanswered, not NOERROR with an address)"
+check "every query answered meanwhile" test "${sent:-0}" -gt 20 -a "${lost:-1}" -eq 0 -a "${bad:-1}" -eq 0
 # the renewed store serves the object as last written
 q -b 127.0.1.1 "$NAME" A
 check "served after" rcode_is NOERROR

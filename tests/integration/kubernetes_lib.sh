@@ -56,4 +56,10 @@ until_ok() {
     return 1
 }
 
+# api_lists PORT: the LIST requests topodns has made so far, from the
+# prometheus plugin on 127.0.0.1:PORT (the count survives reloads)
+api_lists() {
+    curl -s "http://127.0.0.1:$1/metrics" |
+        sed -n 's/^coredns_kubernetes_rest_client_request_duration_seconds_count{.*verb="LIST"} \([0-9]*\)$/\1/p'
+}
 has_plugin() { "$TOPODNS" -plugins 2>/dev/null | grep -qx "[[:space:]]*dns\.$1"; }

@@ -29,10 +29,7 @@ printf '%s\n' "$(corefile 5 '')" | sed "s/{\$PORT}/$PORT/" > "$CONF"
 
 completed() { grep -c '^\[INFO\] Reloading complete$' "$LOG"; }
 reload_done() { [ "$(completed)" -gt "$1" ]; }
-lists() {  # LIST requests this process has made so far
-    curl -s "http://127.0.0.1:$MP/metrics" |
-        sed -n 's/^coredns_kubernetes_rest_client_request_duration_seconds_count{.*verb="LIST"} \([0-9]*\)$/\1/p'
-}
+lists() { api_lists "$MP"; }
 watches() { curl -s "$KS/sim/v1/faults" | sed -n 's/.*"watches": *\([0-9]*\).*/\1/p'; }
 answers_ttl() {  # answers_ttl TTL: NOERROR with an A record of that TTL
     q -b 127.0.1.1 "$NAME" A
@@ -75,24 +72,8 @@ check "once the API answers, the reload completes" until_ok 15 reload_done "$n"
 check "the new configuration serves (ttl 7)" until_ok 5 answers_ttl 7
 
 # --- 3. no query lost across reloads -------------------------------------------
-cat > "$TMP/ask.py" <<'PY'
-import os, sys, time
-import dns.message, dns.query, dns.exception
-port, name, stop = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-sent = lost = 0
-while not os.path.exists(stop):
-    q = dns.message.make_query(name, "A")
-    try:
-        if sent % 4 == 0:
-            dns.query.tcp(q, "127.0.0.1", port=port, source="127.0.3.1", timeout=2)
-        else:
-            dns.query.udp(q, "127.0.0.1", port=port, source="127.0.3.1", timeout=2)
-    except (dns.exception.Timeout, OSError, EOFError):
-        lost += 1
-    sent += 1
-print(sent, lost)
-PY
-/usr/bin/python3 "$TMP/ask.py" "$PORT" "$NAME" "$TMP/stop" > "$TMP/ask.out" 2>&1 &
+/usr/bin/python3 "$top_srcdir/tests/integration/asker.py" "$PORT" "$NAME" "$TMP/stop" 127.0.3.1 4 \
+    > "$TMP/ask.out" 2>&1 &
 ASK=$!
 PIDS+=("$ASK")
 sleep 0.3
@@ -106,10 +87,11 @@ done
 sleep 0.3
 touch "$TMP/stop"
 wait "$ASK"
-read -r sent lost < "$TMP/ask.out"
-OUT="$done_reloads reloads; $(cat "$TMP/ask.out") (sent, lost)"
+read -r sent lost bad < "$TMP/ask.out"
+OUT="$done_reloads reloads; $(cat "$TMP/ask.out") (sent, lost, not NOERROR with an address)"
 check "20 reloads under queries" [ "$done_reloads" -eq 20 ]
 check "no query lost while the instances swap" test "${sent:-0}" -gt 50 -a "${lost:-1}" -eq 0
+check "every reply NOERROR with the address" [ "${bad:-1}" -eq 0 ]
 
 stop_topodns
 check "exits 0" [ $? -eq 0 ]

@@ -33,7 +33,7 @@ EXTRA_DIST += tests/integration/prerender_parity.sh tests/data/kubernetes/preren
 TESTS += tests/integration/reload_handover.sh
 EXTRA_DIST += tests/integration/reload_handover.sh
 TESTS += tests/integration/k8s_strings.sh
-EXTRA_DIST += tests/integration/k8s_strings.sh
+EXTRA_DIST += tests/integration/k8s_strings.sh tests/integration/asker.py
 TESTS += tests/integration/kubernetes.sh tests/integration/k8s_acceptance.sh \
 	tests/integration/k8s_changes.sh tests/integration/k8s_chase.sh \
 	tests/integration/k8s_ready.sh tests/integration/k8s_options.sh \

@@ -26,8 +26,10 @@ typedef struct cf_tokvec {
     size_t n, cap;
 } cf_tokvec;
 
-/* Append the tokens of buf[0..len) to out, all tagged with inst. */
-void cf_lex(const char *buf, size_t len, int inst, cf_tokvec *out);
+/* Append the tokens of buf[0..len) to out, all tagged with inst; stops
+ * early, once out holds more than max tokens (the caller's limit: a
+ * Corefile that imports a large file fails without lexing all of it). */
+void cf_lex(const char *buf, size_t len, int inst, cf_tokvec *out, size_t max);
 /* Append one token (takes ownership of text). */
 void cf_tokvec_push(cf_tokvec *tv, char *text, int line, int inst);
 /* Free every token text and the vector itself. */

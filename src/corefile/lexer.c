@@ -193,12 +193,12 @@ static void skip_comment(lexer *l)
         l->i++;
 }
 
-void cf_lex(const char *buf, size_t len, int inst, cf_tokvec *out)
+void cf_lex(const char *buf, size_t len, int inst, cf_tokvec *out, size_t max)
 {
     lexer l = { (const unsigned char *)buf, len, 0, 1, inst, out };
     if (len >= 3 && l.p[0] == 0xEF && l.p[1] == 0xBB && l.p[2] == 0xBF)
         l.i = 3;
-    while (l.i < l.len) {
+    while (l.i < l.len && out->n <= max) {
         unsigned char c = l.p[l.i];
         size_t sp = space_len(l.p + l.i, l.len - l.i);
         if (sp) {

@@ -323,7 +323,9 @@ static int import_snippet(parser *p, const snippet *sn, size_t argi, cf_tokvec *
 }
 
 /* Read one matched file and lex it into out. */
-static int import_one(parser *p, const char *path, size_t argi, cf_tokvec *out)
+/* Append the tokens of the file at path to out, at most a few past
+ * budget (cf_lex). */
+static int import_one(parser *p, const char *path, size_t argi, cf_tokvec *out, size_t budget)
 {
     const cf_rawtok *arg = &p->ts.v[argi];
     char *real = realpath(path, NULL);
@@ -350,7 +352,7 @@ static int import_one(parser *p, const char *path, size_t argi, cf_tokvec *out)
         char *name = abs_clean(path);
         int in = new_inst(p, name, real, arg->inst);
         free(name);
-        cf_lex(buf, n, in, out);
+        cf_lex(buf, n, in, out, budget);
         free(buf);
         rc = 0;
     }
@@ -389,8 +391,16 @@ static int import_files(parser *p, const char *pat, size_t argi, cf_tokvec *out)
         else
             rc = perr(p, arg, "File to import not found: %s", pat);
     } else {
-        for (size_t i = 0; i < g.gl_pathc && rc == 0; i++)
-            rc = import_one(p, g.gl_pathv[i], argi, out);
+        /* the tokens the Corefile may still take (import and its argument
+         * are replaced): no more files are read once they are used up */
+        size_t have = p->ts.n - 2;
+        size_t budget = have < p->lim->max_tokens ? p->lim->max_tokens - have : 0;
+        for (size_t i = 0; i < g.gl_pathc && rc == 0; i++) {
+            rc = import_one(p, g.gl_pathv[i], argi, out, budget);
+            if (rc == 0 && out->n > budget)
+                rc = perr(p, arg, "too many tokens after imports (limit %zu)",
+                          p->lim->max_tokens);
+        }
     }
     globfree(&g);
     return rc;
@@ -715,8 +725,10 @@ static cf_file *parse_text(const char *name, const char *text, size_t len,
     char *real = realpath(name, NULL);
     int root = new_inst(&p, name, real, -1);
     free(real);
-    cf_lex(text, len, root, &p.ts);
+    cf_lex(text, len, root, &p.ts, lim->max_tokens);
     int rc = 0;
+    if (p.ts.n > lim->max_tokens)
+        rc = perr(&p, &p.ts.v[p.ts.n - 1], "too many tokens (limit %zu)", lim->max_tokens);
     while (rc == 0 && p.pos < p.ts.n)
         rc = parse_block(&p);
     parser_free(&p);

@@ -716,6 +716,24 @@ static void test_import_caps(void **state)
                                         "(s) {\n a b c d e f\n}\n. {\n import s\n import s\n}\n",
                                         &lim, errbuf, sizeof errbuf));
     assert_string_equal(errbuf, "Corefile:6: too many tokens after imports (limit 20) near 's'");
+    /* the Corefile itself */
+    assert_null(cf_parse_string_limited("Corefile", ". {\n a b c d e f g h i j\n k l m n o p\n"
+                                        " q r s t u v\n}\n", &lim, errbuf, sizeof errbuf));
+    assert_string_equal(errbuf, "Corefile:4: too many tokens (limit 20) near 's'");
+    /* a glob's files: reading stops at the file that goes over the limit;
+     * t8/b.conf, a directory the glob matches after a.conf, is not reached */
+    make_dir("t11");
+    make_dir("t11/b.conf");
+    write_file("t11/a.conf", "log\nlog\nlog\nlog\nlog\nlog\nlog\nlog\nlog\nlog\n"
+                            "log\nlog\nlog\nlog\nlog\nlog\nlog\nlog\nlog\nlog\nlog\n");
+    write_file("t11/Corefile", ". {\n import *.conf\n}\n");
+    snprintf(path, sizeof path, "%s/t11/Corefile", tmpdir);
+    assert_null(cf_parse_file_limited(path, &lim, errbuf, sizeof errbuf));
+    assert_non_null(strstr(errbuf, "/t11/Corefile:2: too many tokens after imports (limit 20) "
+                                   "near '*.conf'"));
+    lim.max_tokens = 40;                     /* within the limit: b.conf is reached */
+    assert_null(cf_parse_file_limited(path, &lim, errbuf, sizeof errbuf));
+    assert_non_null(strstr(errbuf, "b.conf: is a directory"));
 }
 
 /* ---- dispenser --------------------------------------------------------- */

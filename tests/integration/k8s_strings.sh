@@ -28,18 +28,25 @@ start_topodns "$(printf '.:{$PORT} {\n    bind 127.0.0.1\n    kubernetes cluster
 
 lists() { api_lists "$MP"; }
 completed() { grep -c '^\[INFO\] Reloading complete$' "$LOG"; }
-annotate() {  # annotate VALUE: the Service's topology-keys annotation
-    curl -s -o /dev/null -w '%{http_code}\n' -X PATCH \
-        -H 'Content-Type: application/merge-patch+json' \
-        "$KS/api/v1/namespaces/ns-0/services/svc-00001" \
-        -d "{\"metadata\":{\"annotations\":{\"topodns.io/topology-keys\":\"$1\"}}}"
-}
-keys() {  # keys SEED: 32 comma-separated keys of 30 characters, new for each seed
-    local i out=
-    for i in $(seq 1 32); do
-        out+="$(printf 'k%s-%s-%s' "$1" "$i" "$RANDOM$RANDOM$RANDOM$RANDOM" | cut -c1-30),"
-    done
-    echo "${out%,}"
+cat > "$TMP/annotate.py" <<'PY'
+# annotate.py URL N SEEDS: N writes (merge patches) of the Service's
+# topology-keys annotation, the i-th with 32 comma-separated keys of 30
+# characters made from SEEDS[i % len(SEEDS)] (the same seed, the same
+# value); prints the HTTP status of each write, one per line
+import sys, urllib.request
+url, n, seeds = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(",")
+for i in range(n):
+    seed = seeds[i % len(seeds)]
+    keys = ",".join(("k%s-%d-%s" % (seed, k, "x" * 30))[:30] for k in range(32))
+    body = ('{"metadata":{"annotations":{"topodns.io/topology-keys":"%s"}}}' % keys).encode()
+    req = urllib.request.Request(url, data=body, method="PATCH",
+                                 headers={"Content-Type": "application/merge-patch+json"})
+    with urllib.request.urlopen(req) as r:
+        print(r.status)
+PY
+annotate() {  # annotate N SEED,...: the answers' status codes, counted
+    /usr/bin/python3 "$TMP/annotate.py" "$KS/api/v1/namespaces/ns-0/services/svc-00001" "$@" |
+        sort | uniq -c | tr -s ' '
 }
 
 q -b 127.0.1.1 "$NAME" A
@@ -48,8 +55,7 @@ until_ok 5 test -n "$(lists)"
 L0=$(lists) R0=$(completed)
 
 # --- 1. the same values again and again ---------------------------------------
-A=$(keys a) B=$(keys b)
-codes=$(for i in $(seq 1 20); do annotate "$A"; annotate "$B"; done | sort | uniq -c | tr -s ' ')
+codes=$(annotate 40 a,b)
 OUT="PATCH answers: $codes"
 check "40 writes accepted" [ "$codes" = " 40 200" ]
 sleep 1
@@ -62,7 +68,7 @@ check "no growth warning" bash -c "! grep -q 'string table has grown' '$LOG'"
 /usr/bin/python3 "$top_srcdir/tests/integration/asker.py" "$PORT" "$NAME" "$TMP/stop" > "$TMP/ask.out" 2>&1 &
 ASK=$!
 PIDS+=("$ASK")
-codes=$(for i in $(seq 1 60); do annotate "$(keys "n$i")"; done | sort | uniq -c | tr -s ' ')
+codes=$(annotate 60 "$(seq -s, 1 60)")
 OUT="PATCH answers: $codes"
 check "60 writes accepted" [ "$codes" = " 60 200" ]
 OUT=$(grep 'string table' "$LOG" | head -3)

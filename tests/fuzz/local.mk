@@ -32,7 +32,7 @@ EXTRA_DIST += tests/fuzz/replay.c tests/fuzz/fuzz_store.sh tests/fuzz/seeds.py \
 	tests/fuzz/jsonsel_diff.h tests/fuzz/regress_watch tests/fuzz/regress_jsonsel tests/fuzz/regress_zone \
 	tests/fuzz/corefile.dict tests/fuzz/kube.dict tests/fuzz/kubeconfig.dict tests/fuzz/store.dict \
 	tests/fuzz/watch.dict tests/fuzz/zone.dict tests/fuzz/template.dict tests/fuzz/corpus_template \
-	tests/fuzz/hosts.dict
+	tests/fuzz/hosts.dict tests/fuzz/corefile_root
 
 # the wire library: parse, encode, round trip (own main: ok-/bad- corpus names)
 tests_fuzz_fuzz_msg_SOURCES = tests/fuzz/fuzz_msg.c
@@ -48,7 +48,7 @@ tests_fuzz_fuzz_store_LDADD = $(TOPOLOGY_LIBS) $(DEP_LIBS)
 
 # the Corefile lexer, parser and dispenser
 tests_fuzz_fuzz_corefile_SOURCES = tests/fuzz/fuzz_corefile.c tests/fuzz/quiet.h tests/fuzz/replay.c
-tests_fuzz_fuzz_corefile_CFLAGS = $(FUZZ_CC_FLAGS)
+tests_fuzz_fuzz_corefile_CFLAGS = $(FUZZ_CC_FLAGS) -DSRCDIR='"$(abs_top_srcdir)"'
 tests_fuzz_fuzz_corefile_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_corefile_LDADD = $(LIBCOREFILE) $(LIBCOMMON) $(DEP_LIBS)
 

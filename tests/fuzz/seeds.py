@@ -266,3 +266,6 @@ w('corpus_store', 'all', '\n'.join(j) + '\n')
 # Corefiles of the tree
 for f in sorted(glob.glob('../../conf/Corefile*')):
     w('corpus_corefile', os.path.basename(f), open(f).read())
+# and one that imports the files of fuzz_corefile's root, corefile_root/
+w('corpus_corefile', 'imports', 'import b.conf\n.:53 {\n    import a.conf\n    import snip x\n}\n'
+  'import sub/c.conf\nexample.org {\n    import e*.conf\n}\n')

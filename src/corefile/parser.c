@@ -392,15 +392,12 @@ static int import_files(parser *p, const char *pat, size_t argi, cf_tokvec *out)
             rc = perr(p, arg, "File to import not found: %s", pat);
     } else {
         /* the tokens the Corefile may still take (import and its argument
-         * are replaced): no more files are read once they are used up */
+         * are replaced): no more files are read once they are used up, and
+         * do_import() reports the limit */
         size_t have = p->ts.n - 2;
         size_t budget = have < p->lim->max_tokens ? p->lim->max_tokens - have : 0;
-        for (size_t i = 0; i < g.gl_pathc && rc == 0; i++) {
+        for (size_t i = 0; i < g.gl_pathc && rc == 0 && out->n <= budget; i++)
             rc = import_one(p, g.gl_pathv[i], argi, out, budget);
-            if (rc == 0 && out->n > budget)
-                rc = perr(p, arg, "too many tokens after imports (limit %zu)",
-                          p->lim->max_tokens);
-        }
     }
     globfree(&g);
     return rc;

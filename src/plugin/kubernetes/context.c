@@ -55,16 +55,17 @@ enum { STRINGS_SLACK = 8u << 20 };
 static void strings_check(kube_ctx *c)
 {
     size_t now = store_strings_bytes(c->st);
+    size_t slack = c->env && c->env->strings_slack ? c->env->strings_slack : STRINGS_SLACK;
     if (!c->strings_base) {
         if (c->client && k8s_client_synced(c->client)) {
             c->strings_base = now ? now : 1;
-            c->renew_at = now + (now > c->strings_slack ? now : c->strings_slack);
+            c->renew_at = now + (now > slack ? now : slack);
         }
         return;
     }
     if (now < c->renew_at)
         return;
-    c->renew_at = now + (c->strings_base > c->strings_slack ? c->strings_base : c->strings_slack);
+    c->renew_at = now + (c->strings_base > slack ? c->strings_base : slack);
     log_warning("plugin/kubernetes: the cluster store's string table has grown from %zu to %zu "
                 "bytes since the sync (strings no object uses any more stay in it): reloading "
                 "to build the store anew from a full list", c->strings_base, now);
@@ -149,8 +150,6 @@ static kube_ctx *ctx_new(kube *k)
     atomic_init(&ctx->synced, 0);
     ctx->m_programming = k->m_programming;
     ctx->env = k->ins ? instance_env(k->ins) : NULL;
-    ctx->strings_slack = ctx->env && ctx->env->strings_slack ? ctx->env->strings_slack
-                                                             : STRINGS_SLACK;
     atomic_init(&ctx->renew, 0);
     if (!(ctx->fingerprint = kube_fingerprint(k)) || !(ctx->st = store_new(&o)) ||
         !(ctx->handlers = calloc(W_COUNT, sizeof *ctx->handlers))) {

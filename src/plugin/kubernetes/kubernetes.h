@@ -153,8 +153,7 @@ typedef struct kube_ctx {
     struct metric_family *m_programming;
     /* renewal (context.c): the API thread writes these; renew is read
      * by the loading thread too (find_same skips a context being renewed) */
-    const struct server_env *env;   /* outlives every instance */
-    size_t strings_slack;           /* growth allowed past strings_base */
+    const struct server_env *env;   /* outlives every instance; NULL in unit tests */
     size_t strings_base;            /* string table after the first sync; 0 before */
     size_t renew_at;                /* ask for a renewal at this size */
     atomic_int renew;

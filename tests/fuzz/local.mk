@@ -32,7 +32,7 @@ EXTRA_DIST += tests/fuzz/replay.c tests/fuzz/fuzz_store.sh tests/fuzz/seeds.py \
 	tests/fuzz/jsonsel_diff.h tests/fuzz/regress_watch tests/fuzz/regress_jsonsel tests/fuzz/regress_zone \
 	tests/fuzz/corefile.dict tests/fuzz/kube.dict tests/fuzz/kubeconfig.dict tests/fuzz/store.dict \
 	tests/fuzz/watch.dict tests/fuzz/zone.dict tests/fuzz/template.dict tests/fuzz/corpus_template \
-	tests/fuzz/hosts.dict tests/fuzz/corefile_root tests/fuzz/lsan.supp
+	tests/fuzz/hosts.dict tests/fuzz/corefile_root
 
 # the wire library: parse, encode, round trip (own main: ok-/bad- corpus names)
 tests_fuzz_fuzz_msg_SOURCES = tests/fuzz/fuzz_msg.c

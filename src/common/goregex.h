@@ -21,7 +21,9 @@
  *   - a repeat count is at most 1000, alone or multiplied by the repeats
  *     around it (`(a{100}){100}` is refused), as Go;
  *   - the compiled program and the DFA caches of one pattern together stay
- *     within GOREGEX_MAX_MEM; a pattern whose program alone would not fit
+ *     within about GOREGEX_MAX_MEM (RE2's max_mem: its own accounting of
+ *     program and DFA states; a full DFA cache is flushed, and RE2 falls
+ *     back to its NFA, still linear); a pattern whose program would not fit
  *     is refused ("expression too large"). The program is RE2's byte-level
  *     one: ASCII patterns fit long before Go's own size limit bites, a big
  *     Unicode class repeated many times (`\pL{1000}`) does not.

@@ -16,7 +16,8 @@
 #include <assert.h>
 #include <stdio.h>
 #include <string.h>
-#include <new>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 #include <re2/re2.h>
@@ -24,8 +25,8 @@
 
 struct goregex {
     std::string src;                    /* the pattern as written */
-    RE2 *re;
-    size_t ngroups;
+    std::unique_ptr<RE2> re;
+    size_t ngroups = 0;
     std::vector<std::string> names;     /* [0..ngroups], "" when unnamed */
 };
 
@@ -174,36 +175,29 @@ int compile(const char *pattern, goregex **out, char *err, size_t errlen)
     std::string text;
     if (prepare(pattern, text, err, errlen) != GOREGEX_OK)
         return GOREGEX_INVALID;
-    goregex *g = new goregex();
+    std::unique_ptr<goregex> g(new goregex());   /* freed on every way out */
     g->src = pattern;
-    g->re = new RE2(text, go_options());
+    g->re.reset(new RE2(text, go_options()));
     const RE2 &re = *g->re;
-    int rc = GOREGEX_OK;
     if (!re.ok()) {
         std::string arg = re.error_arg().empty() ? g->src : re.error_arg();
-        rc = fail(err, errlen, go_code(re.error_code()), arg);
+        int rc = fail(err, errlen, go_code(re.error_code()), arg);
         if (re.error_code() == RE2::ErrorPatternTooLarge) {
             size_t used = strlen(err);
             snprintf(err + used, errlen - used, " (over the %d MiB budget of one regex)",
                      GOREGEX_MAX_MEM >> 20);
         }
-    } else {
-        g->ngroups = (size_t)re.NumberOfCapturingGroups();
-        g->names.assign(g->ngroups + 1, std::string());
-        const std::map<int, std::string> &names = re.CapturingGroupNames();
-        for (const auto &kv : names)
-            if (kv.first > 0 && (size_t)kv.first <= g->ngroups)
-                g->names[(size_t)kv.first] = kv.second;
-        /* the reverse program, now rather than in the first worker to need
-         * it (when it does not fit, RE2 searches without it) */
-        (void)re.ReverseProgramSize();
-    }
-    if (rc != GOREGEX_OK) {
-        delete g->re;
-        delete g;
         return rc;
     }
-    *out = g;
+    g->ngroups = (size_t)re.NumberOfCapturingGroups();
+    g->names.assign(g->ngroups + 1, std::string());
+    for (const auto &kv : re.CapturingGroupNames())
+        if (kv.first > 0 && (size_t)kv.first <= g->ngroups)
+            g->names[(size_t)kv.first] = kv.second;
+    /* the reverse program, now rather than in the first worker to need it
+     * (when it does not fit, RE2 searches without it) */
+    (void)re.ReverseProgramSize();
+    *out = g.release();
     return GOREGEX_OK;
 }
 
@@ -224,9 +218,6 @@ extern "C" int goregex_compile(const char *pattern, goregex **out, char *err, si
 
 extern "C" void goregex_free(goregex *g)
 {
-    if (!g)
-        return;
-    delete g->re;
     delete g;
 }
 

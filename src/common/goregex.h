@@ -24,9 +24,12 @@
  *     within about GOREGEX_MAX_MEM (RE2's max_mem: its own accounting of
  *     program and DFA states; a full DFA cache is flushed, and RE2 falls
  *     back to its NFA, still linear); a pattern whose program would not fit
- *     is refused ("expression too large"). The program is RE2's byte-level
- *     one: ASCII patterns fit long before Go's own size limit bites, a big
- *     Unicode class repeated many times (`\pL{1000}`) does not.
+ *     is refused ("expression too large"). That caps RE2's byte-level
+ *     program near half a million instructions where Go's own limit is 3.3
+ *     million of its instructions: what Go accepts and topodns refuses is a
+ *     pattern that large, an 800-character literal repeated 1000 times, or
+ *     a Unicode class (hundreds of byte ranges) repeated hundreds of times,
+ *     `\pL{1000}`.
  * Errors read as Go's: "error parsing regexp: CODE: `EXPR`".
  *
  * Memory and threads: goregex_compile() allocates the goregex (the loading

@@ -345,6 +345,32 @@ static void test_cost(void **state)
     }
 }
 
+/* The 8 MiB budget in RE2 instructions: a 200-character literal repeated
+ * 1000 times fits (about 200,000 instructions), an 800-character one does
+ * not (Go, counting 3.3 million of its own, would take both). */
+static void test_budget(void **state)
+{
+    (void)state;
+    for (int chars = 200; chars <= 800; chars += 600) {
+        char pat[1000];
+        size_t o = 0;
+        pat[o++] = '(';
+        for (int i = 0; i < chars; i++)
+            pat[o++] = (char)('a' + i % 26);
+        o += (size_t)snprintf(pat + o, sizeof pat - o, "){1000}");
+        char err[256] = "";
+        goregex *g = NULL;
+        int rc = goregex_compile(pat, &g, err, sizeof err);
+        if (chars == 200) {
+            assert_int_equal(rc, GOREGEX_OK);
+            goregex_free(g);
+        } else {
+            assert_int_equal(rc, GOREGEX_INVALID);
+            assert_non_null(strstr(err, "expression too large"));
+        }
+    }
+}
+
 static void *matcher(void *arg)
 {
     const goregex *g = arg;
@@ -385,6 +411,7 @@ int main(void)
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_nesting),
         cmocka_unit_test(test_cost),
+        cmocka_unit_test(test_budget),
         cmocka_unit_test(test_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

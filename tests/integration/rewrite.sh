@@ -25,6 +25,8 @@ far     3600 IN CNAME old.remote.test.
 a-bcd-x 3600 IN A   10.0.0.31
 ab-cd-x 3600 IN A   10.0.0.32
 x-xx    3600 IN A   10.0.0.33
+x-z     3600 IN A   10.0.0.34
+xy-z    3600 IN A   10.0.0.35
 EOF
 cat > "$TMP/other.test" <<'EOF'
 $ORIGIN other.test.
@@ -71,6 +73,7 @@ start_topodns ".:{\$PORT} {
     rewrite name regex ^(.*)\.long\.test\.\$ {1}{1}{1}{1}{1}{1}{1}{1}.cluster.test.
     rewrite name regex (a|ab)(c|bcd)(d*)\.go\.test\.\$ {1}-{2}-{3}x.cluster.test.
     rewrite name regex ^(x+?)(x*)\.lazy\.test\.\$ {1}-{2}.cluster.test.
+    rewrite name regex ^alt\.(x|xy) {1}-z.cluster.test.
     rewrite name regex ^(?P<svc>[a-z]+)\b.*\.named\.test\.\$ {1}.cluster.test.
     file $TMP/cluster.test cluster.test
     file $TMP/other.test other.test
@@ -97,7 +100,9 @@ check "regex with answer value: the CNAME target" answer_has 'CNAME[[:space:]]+w
 
 # Go's regexp semantics (RE2), which POSIX EREs do not have
 q abcd.go.test A
-check "regex, leftmost-first: (a|ab)(c|bcd)(d*) on abcd gives a, bcd, \"\" (POSIX: ab, cd, \"\")" answer_has 'A[[:space:]]+10\.0\.0\.31$'
+check "regex, Go's documented example: (a|ab)(c|bcd)(d*) on abcd gives a, bcd, \"\"" answer_has 'A[[:space:]]+10\.0\.0\.31$'
+q alt.xy.test A
+check "regex, leftmost-first: ^alt\\.(x|xy) on alt.xy.test takes x (leftmost-longest, glibc's too: xy)" answer_has 'A[[:space:]]+10\.0\.0\.34$'
 q xxx.lazy.test A
 check "regex, lazy repeat: ^(x+?)(x*) on xxx gives x, xx" answer_has 'A[[:space:]]+10\.0\.0\.33$'
 q web-123.named.test A

@@ -124,6 +124,8 @@ static void test_go_semantics(void **state)
     /* leftmost-first: the first alternative that leads to a match wins
      * (POSIX's leftmost-longest would give "ab", "cd", "") */
     MATCH("(a|ab)(c|bcd)(d*)", "abcd", "abcd|a|bcd|");
+    MATCH("(x|xy)", "xy", "x|x");              /* leftmost-longest: xy */
+    MATCH("(x*|xy)z?", "xyz", "x|x");
     MATCH("a(x*)b(y|z)c", "-axxxbyc-", "axxxbyc|xxx|y");
     MATCH("a(x*)b(y|z)c", "-abzc-", "abzc||z");
     MATCH("foo.?", "seafood fool", "food");

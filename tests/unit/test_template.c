@@ -437,6 +437,9 @@ static void go_regexes(void **state)
                          " }\n template IN TXT lazy.example {\n"
                          "  match \"^(?P<lazy>x+?)(?<rest>x*)\\b\"\n"
                          "  answer \"{{ .Name }} 60 IN TXT \\\"{{ .Group.lazy }}|{{ .Group.rest }}\\\"\"\n"
+                         " }\n template IN TXT xy.example {\n"
+                         "  match ^alt[.](x|xy)\n"
+                         "  answer \"{{ .Name }} 60 IN TXT \\\"{{ index .Match 0 }}|{{ index .Match 1 }}\\\"\"\n"
                          " }\n}\n");
     char buf[2048];
     dns_req *r = ask(ins, "abcd.go.example", T_TXT, C_IN);
@@ -448,6 +451,10 @@ static void go_regexes(void **state)
     assert_int_equal(r->resp.rcode, RC_NOERROR);
     section(r, SEC_ANSWER, buf, sizeof buf);
     assert_string_equal(buf, "xxx.lazy.example.\t60\tIN\tTXT\t\"x|xx\"\n");
+    req_free(r);
+    r = ask(ins, "alt.xy.example", T_TXT, C_IN);       /* leftmost-longest: alt.xy, xy */
+    section(r, SEC_ANSWER, buf, sizeof buf);
+    assert_string_equal(buf, "alt.xy.example.\t60\tIN\tTXT\t\"alt.x|x\"\n");
     req_free(r);
     instance_free(ins);
 }

@@ -16,7 +16,7 @@
 TOPODNS_PKGS=(
     build-essential autoconf automake libtool pkg-config
     libldns-dev libevent-dev libcurl4-openssl-dev libcjson-dev libc-ares-dev
-    libcmocka-dev libyaml-dev uthash-dev liburcu-dev libssl-dev
+    libcmocka-dev libyaml-dev uthash-dev liburcu-dev libssl-dev libre2-dev
     bind9-dnsutils knot-dnsutils knot ldnsutils curl jq python3 python3-dnspython python3-yaml
     python3-kubernetes
     iproute2 valgrind dnsperf nsd nghttp2-proxy bc unbound

@@ -13,6 +13,8 @@ EXTRA_DIST += tests/integration/reload_churn.sh
 # The ThreadSanitizer stage of scripts/test (unit tests + reload_churn.sh):
 # liburcu annotations linked into its programs, and its report summary.
 EXTRA_DIST += tests/tsan_urcu.c tests/tsan.supp tests/tsan_summary.py
+# tests/valgrind.sh's suppressions (libre2's sparse sets)
+EXTRA_DIST += tests/valgrind.supp
 include tests/kubesim/local.mk
 include tests/chaos/local.mk
 include tests/fuzz/local.mk

@@ -17,7 +17,8 @@ if ! command -v valgrind >/dev/null; then
     exit 77
 fi
 VG=(valgrind -q --leak-check=full --show-leak-kinds=definite,indirect
-    --errors-for-leak-kinds=definite,indirect --error-exitcode=99 --track-fds=no)
+    --errors-for-leak-kinds=definite,indirect --error-exitcode=99 --track-fds=no
+    --suppressions="$top/tests/valgrind.supp")
 pass=0 fail=0 skipped=0
 result() {  # result NAME RC LOG
     if [ "$2" -eq 0 ]; then pass=$((pass + 1)); echo "   PASS: $1"

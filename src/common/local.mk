@@ -4,7 +4,7 @@ noinst_LIBRARIES += src/common/libcommon.a
 src_common_libcommon_a_SOURCES = \
 	src/common/log.c src/common/log.h \
 	src/common/gofmt.c src/common/gofmt.h \
-	src/common/goregex.c src/common/goregex.h \
+	src/common/goregex.cc src/common/goregex.h \
 	src/common/file.c src/common/file.h \
 	src/common/sbuf.c src/common/sbuf.h \
 	src/common/thread.c src/common/thread.h \
@@ -14,7 +14,18 @@ check_PROGRAMS += tests/unit/test_goregex
 TESTS += tests/unit/test_goregex
 tests_unit_test_goregex_SOURCES = tests/unit/test_goregex.c
 tests_unit_test_goregex_CFLAGS = $(UNIT_CC_FLAGS)
-tests_unit_test_goregex_LDADD = $(LIBCOMMON) $(CMOCKA_LIBS) $(PTHREAD_LIBS)
+tests_unit_test_goregex_LDADD = $(LIBCOMMON) $(CMOCKA_LIBS) $(RE2_LIBS) $(PTHREAD_LIBS)
+
+# The fuzz harness of the pattern scan and RE2 behind it: a libFuzzer target
+# when built with -DFUZZING_LIBFUZZER (scripts/fuzz goregex); here its main()
+# runs a fixed set of generated patterns as a test.
+check_PROGRAMS += tests/fuzz/fuzz_goregex
+TESTS += tests/fuzz/fuzz_goregex
+tests_fuzz_fuzz_goregex_SOURCES = tests/fuzz/fuzz_goregex.c
+tests_fuzz_fuzz_goregex_CFLAGS = $(AM_CFLAGS) $(FUZZ_DEFS)
+tests_fuzz_fuzz_goregex_LDFLAGS = $(FUZZ_LINK)
+tests_fuzz_fuzz_goregex_LDADD = $(LIBCOMMON) $(RE2_LIBS) $(PTHREAD_LIBS)
+EXTRA_DIST += tests/fuzz/goregex.dict tests/fuzz/corpus_goregex
 
 TESTS += tests/integration/threads.sh
 EXTRA_DIST += tests/integration/threads.sh

@@ -4,7 +4,8 @@
 # found" recorded, which errors logs as "[ERROR] plugin/errors: 2 <name>
 # <type>: <error>"; consolidate folds matching errors into one summary per
 # period (at its level), show_first logs the first one at once; blocks
-# without errors log nothing; setup errors stop startup.
+# without errors log nothing; consolidate patterns are Go regexps (RE2:
+# groups of every kind, \b, lazy repeats); setup errors stop startup.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
 start_topodns "example.org:{\$PORT} {
@@ -25,6 +26,12 @@ example.com:{\$PORT} {
     log . \"{name} {rcode}\"
 }
 example.info:{\$PORT} {
+    log . \"{name} {rcode}\"
+}
+example.edu:{\$PORT} {
+    errors {
+        consolidate 2s \"^plugin/(?:log|forward): no (?P<what>next|more)\\b.*?found\$\" warning
+    }
     log . \"{name} {rcode}\"
 }" || exit 1
 
@@ -69,6 +76,11 @@ if [ $one_period = 1 ]; then
 else
     echo "the three queries took more than one period: not judged as one summary"
 fi
+
+# --- a Go regexp (RE2): non-capturing and named groups, \b, a lazy repeat
+q e1.example.edu A
+check "Go regexp: the error is consolidated, not logged" count_is 'e1\.example\.edu\. A:' 0
+check "Go regexp: its summary" wait_until 10 grep -qF "[WARNING] plugin/errors: 1 errors like '^plugin/(?:log|forward): no (?P<what>next|more)\\b.*?found\$' occurred in last 2s" "$LOG"
 
 # --- show_first --------------------------------------------------------------------
 # c1 and c2 in one period (the queries took less than its 2 s, judged by
@@ -123,6 +135,11 @@ check "bad regexp" bad ". {
     errors {
         consolidate 1m \"a(\"
     }
-}" "bad.conf:3: plugin/errors: error parsing regexp"
+}" "bad.conf:3: plugin/errors: error parsing regexp: missing closing ): \`a(\`"
+check "repeat count over Go's 1000" bad ". {
+    errors {
+        consolidate 1m \"x{1001}\"
+    }
+}" "bad.conf:3: plugin/errors: error parsing regexp: invalid repeat count: \`{1001}\`"
 
 finish

@@ -3,6 +3,7 @@
 # a second topodns (so that the cname rule's lookup is asynchronous) and a
 # scripted upstream that reports the EDNS options it received: name rules
 # of every match type with the answer mapped back (auto, name, value),
+# regex rules with Go's semantics (leftmost-first, lazy, named groups, \b),
 # continue/stop, type, ttl and rcode rules (also on an error no plugin
 # wrote), the cname rule followed synchronously and through forward, edns0
 # local/variable/nsid/subnet rules and their revert, an invalid name after
@@ -21,6 +22,11 @@ _http._tcp.web 3600 IN SRV 0 0 80 web.cluster.test.
 short     20 IN A   10.0.0.20
 ext     3600 IN CNAME old.target.test.
 far     3600 IN CNAME old.remote.test.
+a-bcd-x 3600 IN A   10.0.0.31
+ab-cd-x 3600 IN A   10.0.0.32
+x-xx    3600 IN A   10.0.0.33
+x-z     3600 IN A   10.0.0.34
+xy-z    3600 IN A   10.0.0.35
 EOF
 cat > "$TMP/other.test" <<'EOF'
 $ORIGIN other.test.
@@ -65,6 +71,10 @@ start_topodns ".:{\$PORT} {
     rewrite continue rcode nx.cluster.test. NXDOMAIN REFUSED
     rewrite rcode suffix .nowhere. REFUSED NXDOMAIN
     rewrite name regex ^(.*)\.long\.test\.\$ {1}{1}{1}{1}{1}{1}{1}{1}.cluster.test.
+    rewrite name regex (a|ab)(c|bcd)(d*)\.go\.test\.\$ {1}-{2}-{3}x.cluster.test.
+    rewrite name regex ^(x+?)(x*)\.lazy\.test\.\$ {1}-{2}.cluster.test.
+    rewrite name regex ^alt\.(x|xy) {1}-z.cluster.test.
+    rewrite name regex ^(?P<svc>[a-z]+)\b.*\.named\.test\.\$ {1}.cluster.test.
     file $TMP/cluster.test cluster.test
     file $TMP/other.test other.test
 }" || exit 1
@@ -87,6 +97,16 @@ check "names match lower-cased" answer_has '^web\.example\.net\..*10\.0\.0\.10'
 q alias-x.example.com A
 check "regex with answer name: owners" [ "$(owners)" = "alias-x.example.com. web-x.example.com. " ]
 check "regex with answer value: the CNAME target" answer_has 'CNAME[[:space:]]+web-x\.example\.com\.'
+
+# Go's regexp semantics (RE2), which POSIX EREs do not have
+q abcd.go.test A
+check "regex, Go's documented example: (a|ab)(c|bcd)(d*) on abcd gives a, bcd, \"\"" answer_has 'A[[:space:]]+10\.0\.0\.31$'
+q alt.xy.test A
+check "regex, leftmost-first: ^alt\\.(x|xy) on alt.xy.test takes x (leftmost-longest, glibc's too: xy)" answer_has 'A[[:space:]]+10\.0\.0\.34$'
+q xxx.lazy.test A
+check "regex, lazy repeat: ^(x+?)(x*) on xxx gives x, xx" answer_has 'A[[:space:]]+10\.0\.0\.33$'
+q web-123.named.test A
+check "regex, named group and \\b" answer_has 'A[[:space:]]+10\.0\.0\.10$'
 
 q old.cluster.test A
 check "prefix: old. became web. for the next plugin" answer_has '10\.0\.0\.10'
@@ -185,7 +205,9 @@ bad() {  # bad 'rewrite line' 'message'
 bad 'rewrite answer name a b' 'response rewrites must begin with a name rule'
 bad 'rewrite name regex (.*)\.foo {1}{2}.bar' 'the rewrite regex pattern ({1}{2}.bar) uses more subexpressions than its corresponding matching regex pattern ((.*)\.foo)'
 bad 'rewrite name regex (.*\.foo {1}.bar' 'invalid regex matching pattern: (.*\.foo'
-bad 'rewrite name regex (a*?)\.foo {1}.bar' 'regex pattern (a*?)\.foo: lazy quantifier `*?` is not supported in topodns'
+bad 'rewrite name regex a{1001}\.foo {1}.bar' 'invalid regex matching pattern: a{1001}\.foo: error parsing regexp: invalid repeat count: `{1001}`'
+bad 'rewrite name regex (\pL{30}){30} x' 'invalid regex matching pattern: (\pL{30}){30}: error parsing regexp: expression too large'
+bad 'rewrite ttl regex a\C 30' 'invalid regex pattern in a ttl rule: a\C: error parsing regexp: invalid escape sequence: `\C`'
 bad 'rewrite name fuzzy a b' 'name rule supports only exact, prefix, suffix, substring, and regex name matching, received: fuzzy'
 bad 'rewrite name suffix a b answer auto answer name x y' 'auto name answer rule cannot be combined with explicit name anwer rules'
 bad 'rewrite name suffix a b wrong' 'invalid arguments for suffix rule'

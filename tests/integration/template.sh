@@ -6,7 +6,9 @@
 # fallthrough to the file plugin, a regex miss without fallthrough, a
 # fabricated CNAME whose target is looked up through the server's own
 # chain (forward, asynchronously), .Remote and .Type, a template that fails
-# to run and one whose record does not parse; the counters on /metrics; setup errors with file:line.
+# to run and one whose record does not parse; the counters on /metrics;
+# regexes that were pathological as POSIX EREs started and matched within
+# bounds, and what Go refuses refused quickly; setup errors with file:line.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
 command -v dig >/dev/null || skip "dig is not installed"
@@ -158,12 +160,55 @@ check "template_failures_total with section and template text" \
 check "rr_failures_total for the record that did not parse" \
     grep -qF "coredns_template_rr_failures_total{class=\"IN\",section=\"answer\",server=\"dns://:$PORT\",template=\"{{.Name}} 60 IN A 300.1.1.1\",type=\"A\",view=\"\",zone=\"badrr.test.\"} 1" <<<"$M"
 
+# Go regexes that cost seconds and gigabytes as POSIX EREs (one compiled
+# copy per CPU, backtracking on the name): on RE2 one shared object,
+# compiled in milliseconds, and a worst-case name answered in milliseconds.
+ms() { echo $(( $(date +%s%N) / 1000000 )); }
+t0=$(ms)
+start_topodns ".:{\$PORT} {
+    template IN A slow.test {
+      match ^(.?){1000}(.?){1000}\$
+      answer \"{{ .Name }} 60 IN A 192.0.2.99\"
+    }
+    template IN A nested.test {
+      match ((a*)*){1000}b
+      answer \"{{ .Name }} 60 IN A 192.0.2.98\"
+    }
+}" || exit 1
+t1=$(ms)
+check "^(.?){1000}(.?){1000}\$ and ((a*)*){1000}b: serving within 4 s ($((t1 - t0)) ms)" [ $((t1 - t0)) -lt 4000 ]
+rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$TOPO_PID/status")
+check "resident memory under 400 MB (${rss} kB; 2.5 GB as POSIX EREs)" [ "${rss:-999999}" -lt 400000 ]
+long=$(printf 'a%.0s' $(seq 60)).$(printf 'a%.0s' $(seq 60)).$(printf 'a%.0s' $(seq 60)).$(printf 'a%.0s' $(seq 50))
+qtime() { sed -n 's/^;; Query time: \([0-9]*\) msec$/\1/p' <<<"$OUT"; }
+worst=0
+for _ in 1 2 3; do
+    q "$long.slow.test" A
+    t=$(qtime)
+    [ "${t:-9999}" -gt "$worst" ] && worst=${t:-9999}
+done
+check "a 245-character name through ^(.?){1000}(.?){1000}\$: answered" answer_has 'A[[:space:]]+192\.0\.2\.99$'
+check "... in milliseconds (slowest of 3: ${worst} ms; seconds as a POSIX ERE)" [ "$worst" -lt 300 ]
+q "$long.nested.test" A
+t=$(qtime)
+check "a 247-character name through ((a*)*){1000}b: no match, SERVFAIL in ${t:-?} ms" \
+    bash -c '[ "${1:-9999}" -lt 300 ] && grep -q "status: SERVFAIL" <<<"$2"' _ "$t" "$OUT"
+stop_topodns
+# what Go refuses is refused at startup, quickly, with file:line and Go's reason
+printf '.:%s {\n    template IN A example {\n      match \\pL{1000}\n    }\n}\n' "$PORT" > "$TMP/big"
+t0=$(ms)
+OUT=$(timeout 20 "$TOPODNS" -conf "$TMP/big" 2>&1)
+t1=$(ms)
+check "\\pL{1000} refused within 3 s ($((t1 - t0)) ms)" [ $((t1 - t0)) -lt 3000 ]
+check "... as too large, with file:line" grep -qF 'big:3: plugin/template: could not parse regex: \pL{1000}, error parsing regexp: expression too large' <<<"$OUT"
+
 bad() {  # bad "block lines" "message" line
     printf '.:%s {\n    template IN A example {\n%s\n    }\n}\n' "$PORT" "$1" > "$TMP/bad"
     OUT=$("$TOPODNS" -conf "$TMP/bad" 2>&1)
     check "'$1' rejected at line $3" grep -qF "bad:$3: $2" <<<"$OUT"
 }
-bad '      match (ab' 'plugin/template: could not parse regex: (ab' 3
+bad '      match (ab' 'plugin/template: could not parse regex: (ab, error parsing regexp: missing closing ): `(ab`' 3
+bad '      match ^(x{100}){100}' 'plugin/template: could not parse regex: ^(x{100}){100}, error parsing regexp: invalid repeat count: `{100}`' 3
 bad '      answer "{{ if .Name }}x{{ end }}"' 'plugin/template: could not compile template: {{ if .Name }}x{{ end }}, {{if}} is not supported' 3
 bad '      rcode NOPE' 'plugin/template: unknown rcode NOPE' 3
 bad '      rcode NXDOMAIN

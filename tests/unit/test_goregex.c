@@ -1,16 +1,20 @@
 /*
- * test_goregex.c — Go (RE2) patterns run as POSIX EREs: the translations
- * (escapes, classes in and out of brackets, bracket sets with ']' '^' '-'
- * '[', non-capturing and named groups, literal braces, \Q...\E, (?i)), the
- * group table (numbering past non-capturing groups, names, unset groups),
- * what is refused as unsupported and what is rejected as Go rejects it,
- * and matching from several threads at once.
+ * test_goregex.c — Go regular expressions on RE2 (common/goregex): the
+ * examples of Go's regexp and regexp/syntax documentation (leftmost-first
+ * alternation, lazy and greedy repeats, \b, named groups in both spellings,
+ * flags, Unicode classes, \Q...\E), the group table, what Go rejects and
+ * the message it gives, the bounds (repeat counts, nesting, program size)
+ * and their cost: a pathological pattern compiles or is refused in
+ * milliseconds and a worst-case name is matched in milliseconds; and one
+ * compiled object matched from several threads at once.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <pthread.h>
 #include <cmocka.h>
 #include "common/goregex.h"
@@ -19,8 +23,7 @@ static goregex *comp(const char *pat)
 {
     char err[256] = "";
     goregex *g = NULL;
-    int rc = goregex_compile(pat, &g, err, sizeof err);
-    if (rc != GOREGEX_OK)
+    if (goregex_compile(pat, &g, err, sizeof err) != GOREGEX_OK)
         fail_msg("%s: %s", pat, err);
     return g;
 }
@@ -29,8 +32,10 @@ static goregex *comp(const char *pat)
 static const char *run(const char *pat, const char *s, char *out, size_t cap)
 {
     goregex *g = comp(pat);
-    long m[2 * (GOREGEX_MAX_GROUPS + 1)];
-    if (!goregex_match(g, s, m)) {
+    long m[2 * 32];
+    size_t ng = goregex_ngroups(g) + 1;
+    assert_true(ng <= 32);
+    if (!goregex_match(g, s, m, ng)) {
         snprintf(out, cap, "NOMATCH");
         goregex_free(g);
         return out;
@@ -112,61 +117,132 @@ static void test_brackets(void **state)
     MATCH("[\\x41-\\x43]+", "ABCD", "ABC");
 }
 
+/* The examples of Go's regexp and regexp/syntax documentation. */
+static void test_go_semantics(void **state)
+{
+    (void)state;
+    /* leftmost-first: the first alternative that leads to a match wins
+     * (POSIX's leftmost-longest would give "ab", "cd", "") */
+    MATCH("(a|ab)(c|bcd)(d*)", "abcd", "abcd|a|bcd|");
+    MATCH("(x|xy)", "xy", "x|x");              /* leftmost-longest: xy */
+    MATCH("(x*|xy)z?", "xyz", "x|x");
+    MATCH("a(x*)b(y|z)c", "-axxxbyc-", "axxxbyc|xxx|y");
+    MATCH("a(x*)b(y|z)c", "-abzc-", "abzc||z");
+    MATCH("foo.?", "seafood fool", "food");
+    /* lazy and greedy repeats */
+    MATCH("a+?", "aaa", "a");
+    MATCH("(a+?)(a*)", "aaa", "aaa|a|aa");
+    MATCH("(a*?)b", "aab", "aab|aa");
+    MATCH("x{2,3}?", "xxxx", "xx");
+    MATCH("(?U)a+", "aaa", "a");
+    MATCH("(?U)a+?", "aaa", "aaa");
+    MATCH("(a*)+", "b", "|");
+    MATCH("(a)|(b)", "b", "b|-|b");
+    MATCH("a|", "xyz", "");
+    /* word boundaries */
+    MATCH("\\bfoo\\b", "a foo b", "foo");
+    MATCH("\\bfoo\\b", "afoo b", "NOMATCH");
+    MATCH("\\Boo\\B", "afoob", "oo");
+    /* named groups, both spellings */
+    MATCH("(?P<first>[a-zA-Z]+) (?P<last>[a-zA-Z]+)", "Alan Turing", "Alan Turing|Alan|Turing");
+    MATCH("(?<first>[a-z]+)-(?<second>[0-9]+)", "ab-12", "ab-12|ab|12");
+    /* flags */
+    MATCH("(?i)hello", "say HeLLo", "HeLLo");
+    MATCH("a(?i)b", "aB", "aB");
+    MATCH("a(?i)b", "AB", "NOMATCH");
+    MATCH("(?i:B)c", "bc", "bc");
+    MATCH("(?i:B)c", "bC", "NOMATCH");
+    MATCH("a.b", "a\nb", "NOMATCH");
+    MATCH("(?s)a.b", "a\nb", "a\nb");
+    MATCH("^b$", "a\nb\nc", "NOMATCH");
+    MATCH("(?m)^b$", "a\nb\nc", "b");
+    /* Unicode */
+    MATCH("\\pL+", "héllo1", "héllo");
+    MATCH("\\p{Greek}+", "abc αβγ", "αβγ");
+    MATCH("\\PL+", "ab12cd", "12");
+    MATCH("[\\p{Lu}]+", "abCDe", "CD");
+    MATCH("\\x{263a}", "a☺b", "☺");
+    MATCH("[é]", "café", "é");
+    MATCH("(?i)É", "é", "é");
+    /* classes, escapes, anchors */
+    MATCH("[[:alpha:]]+", "12ab3", "ab");
+    MATCH("[[:word:]]+", "-a_1-", "a_1");
+    MATCH("\\Q.*\\E+", "a.*.*", ".*");
+    MATCH("\\Aab\\z", "ab", "ab");
+    MATCH("\\Aab\\z", "ab\n", "NOMATCH");
+    MATCH("ab$", "ab\n", "NOMATCH");
+    MATCH("[\\(<]x", "(x", "(x");    /* '(' in brackets opens no group */
+    MATCH("\\(?<a>x", "(<a>x", "(<a>x");
+    MATCH("\\Q(?<\\E", "(?<", "(?<");
+}
+
 static void test_groups(void **state)
 {
     (void)state;
     MATCH("(?:a|b)(c)", "bc", "bc|c");
-    MATCH("(?P<first>[a-z]+)-(?<second>[0-9]+)", "ab-12", "ab-12|ab|12");
-    MATCH("(a)|(b)", "b", "b|-|b");
-    MATCH("(?i)ABC", "xabcx", "abc");
-    goregex *g = comp("(?:x)(?P<a>1)((?:y)(?P<b>2))");
+    goregex *g = comp("(?:x)(?P<a>1)((?:y)(?<b>2))");
     assert_int_equal(goregex_ngroups(g), 3);
     assert_string_equal(goregex_name(g, 0), "");
     assert_string_equal(goregex_name(g, 1), "a");
     assert_string_equal(goregex_name(g, 2), "");
     assert_string_equal(goregex_name(g, 3), "b");
-    assert_string_equal(goregex_source(g), "(?:x)(?P<a>1)((?:y)(?P<b>2))");
-    long m[8];
-    assert_int_equal(goregex_match(g, "x1y2", m), 1);
+    assert_string_equal(goregex_name(g, 4), "");
+    assert_string_equal(goregex_source(g), "(?:x)(?P<a>1)((?:y)(?<b>2))");
+    long m[10];
+    assert_int_equal(goregex_match(g, "x1y2", m, 5), 1);
+    assert_int_equal(m[0], 0);
+    assert_int_equal(m[1], 4);
     assert_int_equal(m[2], 1);                  /* a */
     assert_int_equal(m[4], 2);                  /* (y2) */
     assert_int_equal(m[6], 3);                  /* b */
+    assert_int_equal(m[8], -1);                 /* no group 4 */
+    assert_int_equal(m[9], -1);
+    assert_int_equal(goregex_match(g, "x1y2", m, 2), 1);   /* fewer groups asked */
+    assert_int_equal(m[2], 1);
+    assert_int_equal(goregex_match(g, "x1y2", NULL, 0), 1);
+    assert_int_equal(goregex_match(g, "x1y3", NULL, 0), 0);
+    goregex_free(g);
+    /* Go accepts a name twice */
+    g = comp("(?P<n>a)(?P<n>b)");
+    assert_string_equal(goregex_name(g, 2), "n");
     goregex_free(g);
 }
 
+/* Go's own parse errors, in Go's words. */
 static void test_refused(void **state)
 {
     (void)state;
-    static const struct { const char *pat; int rc; const char *msg; } cases[] = {
-        { "a*?", GOREGEX_UNSUPPORTED, "lazy quantifier `*?`" },
-        { "a{2,3}?", GOREGEX_UNSUPPORTED, "lazy quantifier `{2,3}?`" },
-        { "(?s).", GOREGEX_UNSUPPORTED, "flags `(?s)`" },
-        { "a(?i)b", GOREGEX_UNSUPPORTED, "flags `(?i)`" },
-        { "\\bfoo", GOREGEX_UNSUPPORTED, "`\\b` is not supported" },
-        { "\\pL", GOREGEX_UNSUPPORTED, "`\\p` is not supported" },
-        { "[é]", GOREGEX_UNSUPPORTED, "outside ASCII" },
-        { "\\x00", GOREGEX_UNSUPPORTED, "NUL" },
-        { "(a", GOREGEX_INVALID, "missing closing )" },
-        { "a)", GOREGEX_INVALID, "unexpected )" },
-        { "[a", GOREGEX_INVALID, "missing closing ]" },
-        { "*a", GOREGEX_INVALID, "missing argument to repetition operator" },
-        { "a**", GOREGEX_INVALID, "invalid nested repetition operator" },
-        { "a{1001}", GOREGEX_INVALID, "invalid repeat count" },
-        { "a{3,2}", GOREGEX_INVALID, "invalid repeat count" },
-        { "\\q", GOREGEX_INVALID, "invalid escape sequence: `\\q`" },
-        { "\\1", GOREGEX_INVALID, "invalid escape sequence" },
-        { "[z-a]", GOREGEX_INVALID, "invalid character class range" },
-        { "[[:nope:]]", GOREGEX_INVALID, "invalid character class range" },
-        { "(?P<a>x)(?P<a>y)", GOREGEX_INVALID, "duplicate capture group name" },
-        { "(?P<>x)", GOREGEX_INVALID, "invalid named capture" },
-        { "(?P=a)", GOREGEX_INVALID, "invalid or unsupported Perl syntax" },
+    static const struct { const char *pat; const char *msg; } cases[] = {
+        { "a{1001}", "error parsing regexp: invalid repeat count: `{1001}`" },
+        { "(a{100}){100}", "invalid repeat count: `{100}`" },
+        { "((a{10}){10}){11}", "invalid repeat count" },
+        { "a**", "invalid nested repetition operator: `**`" },
+        { "(a", "missing closing ): `(a`" },
+        { "a)", "unexpected ): `a)`" },
+        { "[a", "missing closing ]: `[a`" },
+        { "*a", "missing argument to repetition operator: `*`" },
+        { "\\q", "invalid escape sequence: `\\q`" },
+        { "\\1", "invalid escape sequence" },
+        { "\\C", "invalid escape sequence: `\\C`" },
+        { "[\\C]", "invalid escape sequence: `\\C`" },
+        { "\\Z", "invalid escape sequence" },
+        { "a\\", "trailing backslash at end of expression" },
+        { "[z-a]", "invalid character class range: `z-a`" },
+        { "[[:nope:]]", "invalid character class range" },
+        { "\\p{Nope}", "invalid character class range" },
+        { "(?P<>x)", "invalid named capture" },
+        { "(?<=a)b", "invalid named capture" },
+        { "(?P=a)", "invalid or unsupported Perl syntax" },
+        { "(?x)a", "invalid or unsupported Perl syntax" },
+        { "\xff", "invalid UTF-8" },
+        { "\\pL{1000}", "expression too large" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char err[256] = "";
         goregex *g = (goregex *)1;
         int rc = goregex_compile(cases[i].pat, &g, err, sizeof err);
-        if (rc != cases[i].rc || !strstr(err, cases[i].msg))
-            fail_msg("%s: rc %d err '%s', want %d '%s'", cases[i].pat, rc, err, cases[i].rc, cases[i].msg);
+        if (rc != GOREGEX_INVALID || !strstr(err, cases[i].msg))
+            fail_msg("%s: rc %d err '%s', want '%s'", cases[i].pat, rc, err, cases[i].msg);
         assert_null(g);
     }
     char big[GOREGEX_MAX_LEN + 2];
@@ -176,18 +252,141 @@ static void test_refused(void **state)
     goregex *g;
     assert_int_equal(goregex_compile(big, &g, err, sizeof err), GOREGEX_INVALID);
     assert_non_null(strstr(err, "too long"));
+    big[GOREGEX_MAX_LEN] = '\0';                /* at the limit: fine */
+    goregex_free(comp(big));
+}
+
+/* Groups nested 999 deep are Go's limit (a tree 1000 high). */
+static void test_nesting(void **state)
+{
+    (void)state;
+    char pat[2 * GOREGEX_MAX_NEST + 8];
+    for (int depth = GOREGEX_MAX_NEST - 1; depth <= GOREGEX_MAX_NEST; depth++) {
+        size_t o = 0;
+        for (int i = 0; i < depth; i++)
+            pat[o++] = '(';
+        pat[o++] = 'a';
+        for (int i = 0; i < depth; i++)
+            pat[o++] = ')';
+        pat[o] = '\0';
+        char err[256] = "";
+        goregex *g = NULL;
+        int rc = goregex_compile(pat, &g, err, sizeof err);
+        if (depth < GOREGEX_MAX_NEST) {
+            assert_int_equal(rc, GOREGEX_OK);
+            assert_int_equal(goregex_ngroups(g), depth);
+            goregex_free(g);
+        } else {
+            assert_int_equal(rc, GOREGEX_INVALID);
+            assert_non_null(strstr(err, "expression nests too deeply"));
+        }
+    }
+    /* non-capturing groups and brackets do not count */
+    goregex_free(comp("(?:(?:(?:a)))[(((]"));
+}
+
+static double cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Under valgrind everything is ~50 times slower: the costs are not checked. */
+static int timed(void)
+{
+    const char *pre = getenv("LD_PRELOAD");
+    return !pre || !strstr(pre, "vgpreload");
+}
+
+/* The patterns that cost seconds and gigabytes as POSIX EREs: compiled in
+ * milliseconds, and a worst-case name (240 characters) matched in
+ * milliseconds, groups included. */
+static void test_cost(void **state)
+{
+    (void)state;
+    char name[260];
+    memset(name, 'a', 240);
+    strcpy(name + 240, ".example.");
+    static const struct { const char *pat; const char *subject; int match; } cases[] = {
+        { "^(.?){1000}(.?){1000}$", NULL, 1 },
+        { "((a*)*){1000}b", NULL, 0 },
+        { "(a|aa)*(a|aa)*(a|aa)*(a|aa)*$", NULL, 1 },
+        { "^(([a-z])+.)+[A-Z]([a-z])+$", NULL, 0 },
+        { "(.*){1000}z", NULL, 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *subject = cases[i].subject ? cases[i].subject : name;
+        double t0 = cpu_ms();
+        goregex *g = comp(cases[i].pat);
+        double t1 = cpu_ms();
+        size_t ng = goregex_ngroups(g) + 1;
+        long m[2 * 8];
+        assert_true(ng <= 8);
+        assert_int_equal(goregex_match(g, subject, m, ng), cases[i].match);
+        assert_int_equal(goregex_match(g, subject, NULL, 0), cases[i].match);
+        double t2 = cpu_ms();
+        print_message("%-32s compile %7.2f ms, match %7.2f ms\n", cases[i].pat, t1 - t0, t2 - t1);
+        if (timed()) {
+            assert_true(t1 - t0 < 500);
+            assert_true(t2 - t1 < 200);
+        }
+        goregex_free(g);
+    }
+    /* refused ones are refused fast */
+    static const char *const refused[] = { "\\pL{1000}", "(\\pL{30}){30}x", "a{1001}" };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        char err[256];
+        goregex *g;
+        double t0 = cpu_ms();
+        assert_int_equal(goregex_compile(refused[i], &g, err, sizeof err), GOREGEX_INVALID);
+        double t1 = cpu_ms();
+        print_message("%-32s refused in %7.2f ms: %s\n", refused[i], t1 - t0, err);
+        if (timed())
+            assert_true(t1 - t0 < 1000);
+    }
+}
+
+/* The 8 MiB budget in RE2 instructions: a 200-character literal repeated
+ * 1000 times fits (about 200,000 instructions), an 800-character one does
+ * not (Go, counting 3.3 million of its own, would take both). */
+static void test_budget(void **state)
+{
+    (void)state;
+    for (int chars = 200; chars <= 800; chars += 600) {
+        char pat[1000];
+        size_t o = 0;
+        pat[o++] = '(';
+        for (int i = 0; i < chars; i++)
+            pat[o++] = (char)('a' + i % 26);
+        o += (size_t)snprintf(pat + o, sizeof pat - o, "){1000}");
+        char err[256] = "";
+        goregex *g = NULL;
+        int rc = goregex_compile(pat, &g, err, sizeof err);
+        if (chars == 200) {
+            assert_int_equal(rc, GOREGEX_OK);
+            goregex_free(g);
+        } else {
+            assert_int_equal(rc, GOREGEX_INVALID);
+            assert_non_null(strstr(err, "expression too large"));
+        }
+    }
 }
 
 static void *matcher(void *arg)
 {
-    goregex *g = arg;
+    const goregex *g = arg;
     long m[4];
-    for (int i = 0; i < 20000; i++)
-        if (!goregex_match(g, "ip-10-1-2-3.example.", m) || m[3] - m[2] != 2)
+    char name[64];
+    for (int i = 0; i < 20000; i++) {
+        snprintf(name, sizeof name, "ip-%d-1-2-3.example.", i % 300);
+        if (!goregex_match(g, name, m, 2) || m[3] - m[2] != (i % 300 < 10 ? 1 : i % 300 < 100 ? 2 : 3))
             return (void *)1;
+    }
     return NULL;
 }
 
+/* One compiled object, eight threads matching with it at once. */
 static void test_threads(void **state)
 {
     (void)state;
@@ -209,8 +408,12 @@ int main(void)
         cmocka_unit_test(test_basics),
         cmocka_unit_test(test_escapes),
         cmocka_unit_test(test_brackets),
+        cmocka_unit_test(test_go_semantics),
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_nesting),
+        cmocka_unit_test(test_cost),
+        cmocka_unit_test(test_budget),
         cmocka_unit_test(test_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,7 @@
  *   - the log format replacer and reply classes (src/plugin/log/replacer.c),
  *     on hand-built requests, and the log plugin end to end through an
  *     instance with req_new_internal()/req_run();
- *   - the errors plugin's regexp translation and consolidation
+ *   - the errors plugin's Go regexps and consolidation
  *     (src/plugin/errors/errors.c), and its log lines through an instance;
  *   - the reload plugin's Corefile fingerprint (src/plugin/reload/reload.c);
  *   - process log lines (src/common/log.c): control characters escaped.
@@ -440,18 +440,45 @@ static void test_log_setup_errors(void **state)
 
 /* ---- errors ------------------------------------------------------------------------ */
 
-static void test_errors_translate(void **state)
+/* consolidate patterns are Go regexps (RE2), the same as rewrite's and
+ * template's: Go-only syntax works, Go's errors are Go's messages. */
+static void test_errors_go_regex(void **state)
 {
     (void)state;
-    int icase;
-    char *s = errors_translate_re("(?i)^read \\d+ .*? [\\d.]+$", &icase);
-    assert_int_equal(icase, 1);
-    assert_string_equal(s, "^read [0-9]+ .* [0-9.]+$");
-    free(s);
-    s = errors_translate_re("a\\.b\\D[]x]", &icase);
-    assert_int_equal(icase, 0);
-    assert_string_equal(s, "a\\.b[^0-9][]x]");
-    free(s);
+    static const struct { const char *re, *hit, *miss; } cases[] = {
+        { "(?i)^read \\d+ .*? [\\d.]+$", "READ 12 from 10.0.0.1", "read x from 10.0.0.1" },
+        { "(?:i/o|read) timeout$", "dial: i/o timeout", "i/o timeout later" },
+        { "\\bi/o\\b", "udp i/o timeout", "udpi/o timeout" },
+        { "(?P<op>read|write) .+? timeout", "write udp: timeout", "wrote udp: timeout" },
+        { "^\\pL+ refused", "Connection refused", "1 refused" },
+        { "(a|ab)(c|bcd)(d*)", "abcd", "abd" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        errors_inst *e = errors_new();
+        char err[256] = "";
+        if (errors_add_pattern(e, cases[i].re, 60000000000, "warning", 0, err, sizeof err) < 0)
+            fail_msg("%s: %s", cases[i].re, err);
+        capture_start();
+        errors_report(e, 2, "a.", "A", cases[i].hit);
+        errors_report(e, 2, "a.", "A", cases[i].miss);
+        char *out = capture_end();
+        if (errors_pattern_count(e, 0) != 1)
+            fail_msg("%s: count %u", cases[i].re, errors_pattern_count(e, 0));
+        char want[256];
+        snprintf(want, sizeof want, "[ERROR] plugin/errors: 2 a. A: %s\n", cases[i].miss);
+        assert_string_equal(out, want);
+        free(out);
+        capture_start();
+        errors_free(e);
+        free(capture_end());
+    }
+    errors_inst *e = errors_new();
+    char err[256] = "";
+    assert_int_equal(errors_add_pattern(e, "a{1001}", 1, NULL, 0, err, sizeof err), -1);
+    assert_string_equal(err, "error parsing regexp: invalid repeat count: `{1001}`");
+    assert_int_equal(errors_add_pattern(e, "a(", 1, NULL, 0, err, sizeof err), -1);
+    assert_string_equal(err, "error parsing regexp: missing closing ): `a(`");
+    errors_free(e);
 }
 
 static void test_errors_consolidate(void **state)
@@ -572,7 +599,7 @@ int main(void)
         cmocka_unit_test(test_reply_len),
         cmocka_unit_test(test_log_through_chain),
         cmocka_unit_test(test_log_setup_errors),
-        cmocka_unit_test(test_errors_translate),
+        cmocka_unit_test(test_errors_go_regex),
         cmocka_unit_test(test_errors_consolidate),
         cmocka_unit_test(test_errors_through_chain),
         cmocka_unit_test(test_reload_json),

@@ -425,6 +425,40 @@ static void failures_and_counters(void **state)
     instance_free(ins);
 }
 
+/* Go's regexps (RE2): leftmost-first groups, a lazy repeat, \b and both
+ * spellings of named groups reach .Match and .Group as Go fills them. */
+static void go_regexes(void **state)
+{
+    (void)state;
+    instance *ins = load(". {\n template IN TXT go.example {\n"
+                         "  match \"^(a|ab)(c|bcd)(d*)\\.go\\.example\\.$\"\n"
+                         "  answer \"{{ .Name }} 60 IN TXT \\\"{{ index .Match 1 }}|{{ index .Match 2 }}|"
+                         "{{ index .Match 3 }}\\\"\"\n"
+                         " }\n template IN TXT lazy.example {\n"
+                         "  match \"^(?P<lazy>x+?)(?<rest>x*)\\b\"\n"
+                         "  answer \"{{ .Name }} 60 IN TXT \\\"{{ .Group.lazy }}|{{ .Group.rest }}\\\"\"\n"
+                         " }\n template IN TXT xy.example {\n"
+                         "  match ^alt[.](x|xy)\n"
+                         "  answer \"{{ .Name }} 60 IN TXT \\\"{{ index .Match 0 }}|{{ index .Match 1 }}\\\"\"\n"
+                         " }\n}\n");
+    char buf[2048];
+    dns_req *r = ask(ins, "abcd.go.example", T_TXT, C_IN);
+    assert_int_equal(r->resp.rcode, RC_NOERROR);
+    section(r, SEC_ANSWER, buf, sizeof buf);
+    assert_string_equal(buf, "abcd.go.example.\t60\tIN\tTXT\t\"a|bcd|\"\n");
+    req_free(r);
+    r = ask(ins, "xxx.lazy.example", T_TXT, C_IN);
+    assert_int_equal(r->resp.rcode, RC_NOERROR);
+    section(r, SEC_ANSWER, buf, sizeof buf);
+    assert_string_equal(buf, "xxx.lazy.example.\t60\tIN\tTXT\t\"x|xx\"\n");
+    req_free(r);
+    r = ask(ins, "alt.xy.example", T_TXT, C_IN);       /* leftmost-longest: alt.xy, xy */
+    section(r, SEC_ANSWER, buf, sizeof buf);
+    assert_string_equal(buf, "alt.xy.example.\t60\tIN\tTXT\t\"alt.x|x\"\n");
+    req_free(r);
+    instance_free(ins);
+}
+
 static void setup_errors(void **state)
 {
     (void)state;
@@ -435,7 +469,12 @@ static void setup_errors(void **state)
         { ". {\n template IN AX\n}\n", ":2: plugin/template: invalid RR class AX" },
         { ". {\n template IN A {\n  match\n }\n}\n", ":3: Wrong argument count" },
         { ". {\n template IN A {\n  match (a\n }\n}\n", ":3: plugin/template: could not parse regex: (a" },
-        { ". {\n template IN A {\n  match a*?\n }\n}\n", ":3: plugin/template: could not parse regex: a*?" },
+        { ". {\n template IN A {\n  match a{1001}\n }\n}\n",
+          ":3: plugin/template: could not parse regex: a{1001}, error parsing regexp: invalid repeat "
+          "count: `{1001}`" },
+        { ". {\n template IN A {\n  match \\pL{1000}\n }\n}\n",
+          ":3: plugin/template: could not parse regex: \\pL{1000}, error parsing regexp: expression "
+          "too large" },
         { ". {\n template IN A {\n  answer \"{{ $x }}\"\n }\n}\n",
           ":3: plugin/template: could not compile template: {{ $x }}, variables are not supported" },
         { ". {\n template IN A {\n  answer \"{{ printf \\\"%s\\\" .Name }}\"\n }\n}\n",
@@ -478,6 +517,7 @@ int main(void)
         cmocka_unit_test(execution_errors),
         cmocka_unit_test(answers),
         cmocka_unit_test(failures_and_counters),
+        cmocka_unit_test(go_regexes),
         cmocka_unit_test(setup_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

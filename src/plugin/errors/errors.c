@@ -18,17 +18,17 @@
  * The debug level prints nothing, as in CoreDNS without the debug plugin.
  * Stopping the instance flushes pending summaries.
  *
- * REGEXP is compiled with POSIX regcomp (extended syntax) after a small
- * translation from Go's syntax (errors_translate_re). `stacktrace` is
- * accepted: topodns has no panics to recover, so there is nothing to add.
+ * REGEXP is a Go regular expression (common/goregex: RE2, as CoreDNS's
+ * regexp.Compile). `stacktrace` is accepted: topodns has no panics to
+ * recover, so there is nothing to add.
  */
-#include <regex.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "wire/dname.h"
+#include "common/goregex.h"
 #include "common/log.h"
 #include "wire/msg.h"
 #include "server/periodic.h"
@@ -36,10 +36,8 @@
 #include "server/plugin.h"
 #include "plugin/errors/errors.h"
 
-#define MAX_REGEXP_LEN 10000
-
 typedef struct err_pattern {
-    regex_t re;
+    goregex *re;
     char *src;                   /* as written, for the summary */
     int64_t period_ns;
     const char *level;           /* "WARNING", "ERROR", "INFO", NULL = debug (silent) */
@@ -60,50 +58,6 @@ static uint64_t mono_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* ---- regexps ---------------------------------------------------------------- */
-
-char *errors_translate_re(const char *re, int *icase)
-{
-    *icase = 0;
-    if (strncmp(re, "(?i)", 4) == 0) {
-        *icase = 1;
-        re += 4;
-    }
-    size_t len = strlen(re);
-    char *out = malloc(len * 6 + 1), *o = out;
-    if (!out)
-        return NULL;
-    int in_bracket = 0;
-    for (const char *p = re; *p; p++) {
-        if (*p == '\\' && (p[1] == 'd' || p[1] == 'D')) {
-            const char *cls = in_bracket ? "0-9" : p[1] == 'd' ? "[0-9]" : "[^0-9]";
-            o = stpcpy(o, cls);
-            p++;
-        } else if (*p == '\\' && p[1]) {
-            *o++ = *p++;
-            *o++ = *p;
-        } else if (!in_bracket && *p == '?' && p > re && (p[-1] == '*' || p[-1] == '+' ||
-                                                        p[-1] == '?' || p[-1] == '}')) {
-            continue;                    /* lazy quantifier: same yes/no answer */
-        } else {
-            if (*p == '[' && !in_bracket) {
-                in_bracket = 1;
-                *o++ = *p;
-                if (p[1] == '^')
-                    *o++ = *++p;
-                if (p[1] == ']')
-                    *o++ = *++p;
-                continue;
-            }
-            if (*p == ']' && in_bracket)
-                in_bracket = 0;
-            *o++ = *p;
-        }
-    }
-    *o = '\0';
-    return out;
 }
 
 static const char *level_of(const char *s, int *ok)
@@ -138,28 +92,21 @@ int errors_add_pattern(errors_inst *e, const char *re, int64_t period_ns, const 
         snprintf(err, errlen, "unknown option in consolidate: %s", level);
         return -1;
     }
-    int icase;
-    char *ere = errors_translate_re(re, &icase);
     err_pattern *np = realloc(e->pats, (e->n + 1) * sizeof *np);
-    if (!ere || !np) {
-        free(ere);
-        if (np)
-            e->pats = np;
+    if (!np) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     e->pats = np;
     err_pattern *p = &e->pats[e->n];
     memset(p, 0, sizeof *p);
-    int rc = regcomp(&p->re, ere, REG_EXTENDED | REG_NOSUB | (icase ? REG_ICASE : 0));
-    free(ere);
-    if (rc != 0) {
-        char why[256];
-        regerror(rc, &p->re, why, sizeof why);
-        snprintf(err, errlen, "error parsing regexp: %s: `%s`", why, re);
+    if (goregex_compile(re, &p->re, err, errlen) != GOREGEX_OK)
+        return -1;
+    if (!(p->src = strdup(re))) {
+        goregex_free(p->re);
+        snprintf(err, errlen, "out of memory");
         return -1;
     }
-    p->src = strdup(re);
     p->period_ns = period_ns;
     p->level = lv;
     p->show_first = show_first;
@@ -204,7 +151,7 @@ void errors_report(errors_inst *e, int rcode, const char *qname, const char *qty
     const char *level = "ERROR";
     for (size_t i = 0; i < e->n; i++) {
         err_pattern *p = &e->pats[i];
-        if (regexec(&p->re, text, 0, NULL, 0) != 0)
+        if (!goregex_match(p->re, text, NULL, 0))
             continue;
         if (consolidate(e, p))
             return;
@@ -271,7 +218,7 @@ void errors_free(errors_inst *e)
         return;
     errors_stop(e);
     for (size_t i = 0; i < e->n; i++) {
-        regfree(&e->pats[i].re);
+        goregex_free(e->pats[i].re);
         free(e->pats[i].src);
     }
     free(e->pats);
@@ -291,9 +238,9 @@ static int parse_consolidate(cf_disp *d, errors_inst *e)
     int64_t ns;
     if (cf_go_duration(a[0], &ns, err, sizeof err) < 0)
         return cf_err(d, "plugin/errors: %s", err);
-    if (strlen(a[1]) > MAX_REGEXP_LEN)
+    if (strlen(a[1]) > GOREGEX_MAX_LEN)
         return cf_err(d, "plugin/errors: regex pattern too long: %zu > %d", strlen(a[1]),
-                      MAX_REGEXP_LEN);
+                      GOREGEX_MAX_LEN);
     const char *level = NULL;
     int show_first = 0;
     for (int i = 2; i < n; i++) {

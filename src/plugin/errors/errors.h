@@ -1,6 +1,6 @@
 /*
- * errors.h — the errors plugin's pieces that tests drive directly: regexp
- * translation, consolidation counting and the periodic summary.
+ * errors.h — the errors plugin's pieces that tests drive directly:
+ * consolidation counting and the periodic summary.
  *
  * An errors instance holds the `consolidate` patterns of its block. A
  * worker that sees a plugin error calls errors_report(): when the text
@@ -17,14 +17,11 @@
 
 typedef struct errors_inst errors_inst;
 
-/* Go RE2 syntax → POSIX ERE for the subset the two share, plus (?i) at the
- * start, \d \D, and lazy quantifiers (*? +? ??, equivalent for a yes/no
- * match). *icase is set for (?i). Returns a malloc'd string or NULL. */
-char *errors_translate_re(const char *re, int *icase);
-
 /* Test hooks: an instance without a Corefile, patterns added by hand. */
 errors_inst *errors_new(void);
-/* level: "warning", "error", "info", "debug"; NULL = error. 0 or -1 with err. */
+/* re: a Go regular expression (common/goregex.h). level: "warning", "error",
+ * "info", "debug"; NULL = error. 0 or -1 with err (Go's "error parsing
+ * regexp: ..." for a bad pattern). */
 int errors_add_pattern(errors_inst *e, const char *re, int64_t period_ns, const char *level,
                        int show_first, char *err, size_t errlen);
 int errors_start_timer(errors_inst *e);

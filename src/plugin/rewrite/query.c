@@ -82,6 +82,8 @@ void rw_expand(const char *tmpl, const char *src, const long *m, size_t ngroups,
 {
     char cur[RW_NAME_MAX * 4], next[RW_NAME_MAX * 4], key[32], val[RW_NAME_MAX];
     copy_str(cur, sizeof cur, tmpl, strlen(tmpl));
+    if (ngroups > RW_MAX_GROUPS)
+        ngroups = RW_MAX_GROUPS;
     for (size_t g = 0; g <= ngroups; g++) {
         snprintf(key, sizeof key, "{%zu}", g);
         if (!strstr(cur, key))
@@ -115,7 +117,7 @@ int rw_match_name(const rw_rule *rule, const char *name)
     case RW_PREFIX: return starts_with(name, rule->from);
     case RW_SUFFIX: return ends_with(name, rule->from);
     case RW_SUBSTRING: return strstr(name, rule->from) != NULL;
-    case RW_REGEX: return goregex_match(rule->re, name, NULL);
+    case RW_REGEX: return goregex_match(rule->re, name, NULL, 0);
     }
     return 0;
 }
@@ -129,8 +131,8 @@ int rw_str_apply(const rw_str *s, const char *src, char *out, size_t cap)
         snprintf(out, cap, "%.*s%s", (int)keep, src, s->to);
         return strcmp(out, src) != 0;
     }
-    long m[2 * (GOREGEX_MAX_GROUPS + 1)];
-    if (!goregex_match(s->re, src, m))
+    long m[2 * (RW_MAX_GROUPS + 1)];
+    if (!goregex_match(s->re, src, m, RW_MAX_GROUPS + 1))
         return 0;
     rw_expand(s->to, src, m, goregex_ngroups(s->re), out, cap);
     return strcmp(out, src) != 0;
@@ -161,8 +163,8 @@ static int rewrite_name(const rw_rule *rule, const char *name, char *out, size_t
         replace_all(name, rule->from, rule->to, out, cap);
         return 1;
     case RW_REGEX: {
-        long m[2 * (GOREGEX_MAX_GROUPS + 1)];
-        if (!goregex_match(rule->re, name, m))
+        long m[2 * (RW_MAX_GROUPS + 1)];
+        if (!goregex_match(rule->re, name, m, RW_MAX_GROUPS + 1))
             return 0;
         rw_expand(rule->to, name, m, goregex_ngroups(rule->re), out, cap);
         return 1;

@@ -381,8 +381,8 @@ static int cname_targets(const rw_rule *rule, const char *target, char *from, ch
         return 1;
     }
     case RW_REGEX: {
-        long m[2 * (GOREGEX_MAX_GROUPS + 1)];
-        if (!goregex_match(rule->re, target, m))
+        long m[2 * (RW_MAX_GROUPS + 1)];
+        if (!goregex_match(rule->re, target, m, RW_MAX_GROUPS + 1))
             return 0;
         snprintf(from, cap, "%s", target);
         rw_expand(rule->to, target, m, goregex_ngroups(rule->re), to, cap);

@@ -30,6 +30,9 @@
 
 /* Longest name in presentation form (every octet escaped as \DDD). */
 #define RW_NAME_MAX 1024
+/* Groups a regex rule substitutes: {0} to {100}, the references CoreDNS
+ * counts (getSubExprUsage); a higher {N} is left as written. */
+#define RW_MAX_GROUPS 100
 
 enum rw_match { RW_EXACT, RW_PREFIX, RW_SUFFIX, RW_SUBSTRING, RW_REGEX };
 

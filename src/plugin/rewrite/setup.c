@@ -87,25 +87,15 @@ static size_t subexp_usage(const char *s)
     return n;
 }
 
-/* Compile a pattern; a Go pattern POSIX cannot run is named as such. */
-static int compile(const char *pat, goregex **re, char *why, size_t whylen)
-{
-    int rc = goregex_compile(pat, re, why, whylen);
-    return rc == GOREGEX_OK ? 0 : rc;
-}
-
-/* CoreDNS's isValidRegexPattern(from, to). */
+/* CoreDNS's isValidRegexPattern(from, to); the message adds Go's reason. */
 static int valid_pattern(const char *from, const char *to, goregex **out, char *err, size_t errlen)
 {
     char why[256];
     if (strlen(from) > GOREGEX_MAX_LEN)
         return fail(err, errlen, "regex pattern too long: %zu > %d", strlen(from), GOREGEX_MAX_LEN);
     goregex *re = NULL;
-    int rc = compile(from, &re, why, sizeof why);
-    if (rc == GOREGEX_UNSUPPORTED)
-        return fail(err, errlen, "regex pattern %s: %s in topodns", from, why);
-    if (rc)
-        return fail(err, errlen, "invalid regex matching pattern: %s", from);
+    if (goregex_compile(from, &re, why, sizeof why) != GOREGEX_OK)
+        return fail(err, errlen, "invalid regex matching pattern: %s: %s", from, why);
     if (subexp_usage(to) > goregex_ngroups(re)) {
         goregex_free(re);
         return fail(err, errlen, "the rewrite regex pattern (%s) uses more subexpressions than its "
@@ -334,12 +324,8 @@ static int parse_matcher(rw_rule *rule, const char *mt, const char *name, const 
         return fail(err, errlen, "regex pattern too long in a %s rule: %zu > %d", what,
                     strlen(name), GOREGEX_MAX_LEN);
     char why[256];
-    int rc = compile(name, &rule->re, why, sizeof why);
-    if (rc == GOREGEX_UNSUPPORTED)
-        return fail(err, errlen, "regex pattern %s in a %s rule: %s in topodns",
-                    name, what, why);
-    if (rc)
-        return fail(err, errlen, "invalid regex pattern in a %s rule: %s", what, name);
+    if (goregex_compile(name, &rule->re, why, sizeof why) != GOREGEX_OK)
+        return fail(err, errlen, "invalid regex pattern in a %s rule: %s: %s", what, name, why);
     rule->from = strdup(name);
     return rule->from ? 0 : fail(err, errlen, "out of memory");
 }
@@ -430,7 +416,7 @@ static int parse_cname(rw_rule *rule, const char *const *a, size_t n, char *err,
             return fail(err, errlen, "regex pattern too long in a cname rule: %zu > %d",
                         strlen(rule->from), GOREGEX_MAX_LEN);
         char why[256];
-        if (compile(rule->from, &rule->re, why, sizeof why))
+        if (goregex_compile(rule->from, &rule->re, why, sizeof why) != GOREGEX_OK)
             return fail(err, errlen, "invalid cname rewrite regex pattern: %s", why);
     }
     return 0;

@@ -147,11 +147,7 @@ static int add_regexes(cf_disp *d, ttemplate *t, const char **args, int n)
                           GOREGEX_MAX_LEN);
         goregex *g = NULL;
         char err[256];
-        int rc = goregex_compile(args[i], &g, err, sizeof err);
-        if (rc == GOREGEX_UNSUPPORTED)
-            return cf_err(d, "plugin/template: could not parse regex: %s, %s (not supported)",
-                          args[i], err);
-        if (rc != GOREGEX_OK)
+        if (goregex_compile(args[i], &g, err, sizeof err) != GOREGEX_OK)
             return cf_err(d, "plugin/template: could not parse regex: %s, %s", args[i], err);
         goregex **nr = realloc(t->re, (t->nre + 1) * sizeof *nr);
         if (!nr) {
@@ -540,7 +536,7 @@ static int falls(const ttemplate *t, const uint8_t *name)
 }
 
 static int answer(const handler *h, dns_req *r, const ttemplate *t, const tzone *zone,
-                  goregex *re, const long *off, const char *name)
+                  const goregex *re, const char *name)
 {
     const tplugin *p = h->inst;
     char cls[16], typ[16];
@@ -555,10 +551,11 @@ static int answer(const handler *h, dns_req *r, const ttemplate *t, const tzone 
     size_t ng = goregex_ngroups(re) + 1;
     const char **match = calloc(ng, sizeof *match), **gname = calloc(ng, sizeof *gname);
     char *blob = malloc(strlen(name) * ng + ng);
+    long *off = malloc(2 * ng * sizeof *off);
     twait *w = calloc(1, sizeof *w);
     char *msgtext = NULL, qtext[DNAME_STR_MAX + 40] = "", remote[64] = "", qname[DNAME_STR_MAX];
     int rc = RC_SERVFAIL;
-    if (!match || !gname || !blob || !w) {
+    if (!match || !gname || !blob || !off || !w || !goregex_match(re, name, off, ng)) {
         req_error(r, "template", "plugin/template: out of memory");
         goto out;
     }
@@ -639,6 +636,7 @@ out:
     free(match);
     free(gname);
     free(blob);
+    free(off);
     free(msgtext);
     return rc;
 }
@@ -668,9 +666,8 @@ static int tplugin_serve(const handler *h, dns_req *r)
         if (t->qtype != T_ANY && r->q.qtype != T_ANY && r->q.qtype != t->qtype)
             continue;
         for (size_t k = 0; k < t->nre; k++) {
-            long off[2 * (GOREGEX_MAX_GROUPS + 1)];
-            if (goregex_match(t->re[k], name, off))
-                return answer(h, r, t, z, t->re[k], off, name);
+            if (goregex_match(t->re[k], name, NULL, 0))   /* groups: in answer() */
+                return answer(h, r, t, z, t->re[k], name);
         }
         if (!falls(t, lname))
             return RC_SERVFAIL;

@@ -8,6 +8,7 @@ src_server_libserver_a_SOURCES = \
 	src/server/lookup.c src/server/lookup.h \
 	src/server/server.c src/server/server.h \
 	src/server/listener.c src/server/tcp.c src/server/tls.c \
+	src/server/accept.c src/server/accept.h \
 	src/server/zone.c src/server/zone.h \
 	src/server/sources.c src/server/transfer.h src/server/autopath.h src/server/external.h \
 	src/server/periodic.c src/server/periodic.h \

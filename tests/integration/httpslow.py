@@ -20,13 +20,14 @@ loopback, for the bounds of src/server/http.c.
       "closed_after SEC" (from connect until the server closed it) or
       "closed_after none" after T seconds.
   httpslow.py hold --port P [--port P]... --conns N [--interval S]
-                   [--seconds T] [--no-reconnect] [--probe PORT/PATH]
+                   [--seconds T] [--no-reconnect] [--probe PORT/PATH] [--snap S]
       Keeps N connections (spread over the ports) open, each sending a
       header byte every S seconds; a connection the server closes is opened
-      again (unless --no-reconnect). After T seconds prints "open M" (still
+      again (unless --no-reconnect). With --snap S, prints "open_at_snap M"
+      S seconds in. After T seconds prints "open M" (still
       open), "opened X" and "connect_failed F", and with --probe
-      "probe_seconds SEC" (how long a GET of the probe, made 1 s before the
-      end, took; "none" when it failed).
+      "probe_seconds SEC" (how long a GET of the probe, made just after the
+      snapshot or else 1 s before the end, took; "none" when it failed).
 
 Connections go to 127.0.0.1 from 127.0.0.1.
 """
@@ -233,7 +234,12 @@ def cmd_hold():
     t0 = time.time()
     last_tick = 0.0
     probed = False
+    snap = arg("--snap", None, float)
+    probe_at = snap + 0.1 if snap is not None else seconds - 1
     while time.time() - t0 < seconds:
+        if snap is not None and time.time() - t0 >= snap:
+            print("open_at_snap", len(conns), flush=True)
+            snap = None
         for key, _ in sel.select(0.05):
             s = key.fileobj
             try:
@@ -257,7 +263,7 @@ def cmd_hold():
                     pass
             while reconnect and len(conns) < n and open_one(opened):
                 pass
-        if probe and not probed and now - t0 >= seconds - 1:
+        if probe and not probed and now - t0 >= probe_at:
             probed = True
             pp, path = int(probe.split("/", 1)[0]), "/" + probe.split("/", 1)[1]
             t1 = time.time()

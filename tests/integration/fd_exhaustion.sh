@@ -55,6 +55,7 @@ check "no busy spin: ${cpu} CPU seconds per second while exhausted (spinning is 
     awk -v c="$cpu" 'BEGIN { exit !(c < 0.25) }'
 wait "$HOLD"
 sed 's/^/    /' "$TMP/hold"
+echo "    cpu ${cpu} s/s over ${el} s; $(wc -l < "$LOG") log lines, $(grep -c 'accept:' "$LOG") about accept()"
 
 lines=$(wc -l < "$LOG")
 check "the log stays small ($lines lines)" test "$lines" -lt 120

@@ -72,6 +72,8 @@ check "a fresh /health is answered at once while the slow ones hold the cap (${p
 check "every slow connection closed by its deadline" test "$(value open)" = 0
 check "/health answers after" test "$(code "$HP" /health)" = 200
 
+echo "    slow header closed after ${c} s; probe ${ps} s; RSS now $(awk '/^VmRSS/ { print $2 }' "/proc/$TOPO_PID/status") kB"
+
 # --- nothing logged per connection --------------------------------------------------
 check "no accept errors logged" bash -c "! grep -q 'accept' '$LOG'"
 finish

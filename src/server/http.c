@@ -55,6 +55,7 @@
 #include <event2/http.h>
 #include <event2/listener.h>
 #include <event2/thread.h>
+#include <utlist.h>
 #include "server/http.h"
 #include "server/accept.h"
 #include "cluster/store.h"
@@ -77,8 +78,8 @@ typedef struct hlisten {
     accept_guard guard;              /* lev's (guarded once made) */
     int guarded;
     unsigned nconns;                 /* records in conns */
-    struct hconn *conns, *conns_tail;    /* every connection, in the order it
-                                          * began waiting for a request */
+    struct hconn *conns;             /* every connection, in the order it began
+                                      * waiting for a request (utlist.h) */
     struct hlisten *next;
 } hlisten;
 
@@ -121,7 +122,7 @@ typedef struct hconn {
     int refused;                    /* over the cap: close at adoption */
     int scan;                       /* http_header_end's state */
     size_t hdr_bytes;               /* octets of the header block so far */
-    struct hconn *prev, *next;      /* l->conns */
+    struct hconn *prev, *next;      /* l->conns (utlist: the head's prev is the tail) */
 } hconn;
 
 size_t http_header_end(int *state, const void *p, size_t n)
@@ -143,32 +144,6 @@ size_t http_header_end(int *state, const void *p, size_t n)
     return 0;
 }
 
-static void conn_unlink(hconn *c)
-{
-    hlisten *l = c->l;
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        l->conns = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
-    else
-        l->conns_tail = c->prev;
-    c->prev = c->next = NULL;
-}
-
-static void conn_append(hconn *c)
-{
-    hlisten *l = c->l;
-    c->prev = l->conns_tail;
-    c->next = NULL;
-    if (l->conns_tail)
-        l->conns_tail->next = c;
-    else
-        l->conns = c;
-    l->conns_tail = c;
-}
-
 static void conn_arm(hconn *c, long ms)
 {
     struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
@@ -181,8 +156,8 @@ static void conn_wait(hconn *c)
     c->phase = PH_HEADERS;
     c->scan = 0;
     c->hdr_bytes = 0;
-    conn_unlink(c);
-    conn_append(c);                 /* the longest waiting first */
+    DL_DELETE(c->l->conns, c);
+    DL_APPEND(c->l->conns, c);      /* the longest waiting first */
     if (c->evcon)
         conn_arm(c, HTTP_READ_TIMEOUT_S * 1000L);
 }
@@ -191,7 +166,7 @@ static void conn_wait(hconn *c)
 static void conn_forget(hconn *c)
 {
     hlisten *l = c->l;
-    conn_unlink(c);
+    DL_DELETE(l->conns, c);
     assert(l->nconns > 0);
     l->nconns--;
     if (c->in_cb)
@@ -357,7 +332,7 @@ static struct bufferevent *conn_new(struct event_base *base, void *arg)
     c->in_cb = evbuffer_add_cb(bufferevent_get_input(bev), conn_input, c);
     c->out_cb = evbuffer_add_cb(bufferevent_get_output(bev), conn_output, c);
     l->nconns++;
-    conn_append(c);
+    DL_APPEND(l->conns, c);
     if (!c->timer || !c->in_cb || !c->out_cb) {
         conn_forget(c);
         bufferevent_free(bev);

@@ -14,7 +14,8 @@ loopback, for the bounds of src/server/http.c.
       "answers_431 K" (connections answered 431), "unfinished U"
       (connections neither closed nor done after 30 s), "probes OK/TOTAL"
       (answered 200 within 2 s) and, with --pid, "rss_growth_kb G": the
-      largest VmRSS of PID seen (every 20 ms) minus the one before.
+      largest VmRSS of PID seen (every 20 ms, and 0.2 s after the last
+      connection ended) minus the one before.
   httpslow.py slow PORT [--interval S] [--max T]
       One connection sending a header byte every S seconds: prints
       "closed_after SEC" (from connect until the server closed it) or
@@ -172,6 +173,9 @@ def cmd_flood(port):
                 ok += get(pp, path) == 200
     for s in state:
         s.close()
+    if pid:
+        time.sleep(0.2)
+        rss_max = max(rss_max, rss_kb(pid))
     print("answers_431", answered)
     print("unfinished", len(state))
     print("probes %d/%d" % (ok, tried))

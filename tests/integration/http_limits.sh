@@ -5,8 +5,9 @@
 #  - a request's header block may be 8,192 octets and no more: one octet
 #    over gets 431 and the connection is closed; a body over 8,192 gets 413;
 #  - 100 connections each sending 4 MB of a header that never ends grow the
-#    process by at most 20 MB, are all answered 431, and /health, /ready and
-#    /metrics answer throughout and after;
+#    process by at most 20 MB (not judged in an AddressSanitizer build, whose
+#    quarantine keeps freed memory), are all answered 431, and /health,
+#    /ready and /metrics answer throughout and after;
 #  - a client trickling a header octet a second is closed at the 5 s read
 #    deadline, not kept;
 #  - 300 slow connections to one listener: at most 256 stay open (the cap),
@@ -50,7 +51,13 @@ echo "$OUT" | sed 's/^/    /'
 check "all 100 answered 431" test "$(value answers_431)" = 100
 check "none left hanging" test "$(value unfinished)" = 0
 g=$(value rss_growth_kb)
-check "RSS grew by at most 20 MB (${g} kB)" between "$g" 0 20480
+if ldd "$TOPODNS" 2>/dev/null | grep -q libasan; then
+    # AddressSanitizer keeps freed memory in its quarantine (up to 256 MB):
+    # the read-and-dropped octets show as growth there (as in abuse.sh)
+    echo "RSS not judged: an AddressSanitizer build (${g} kB)"
+else
+    check "RSS grew by at most 20 MB (${g} kB)" between "$g" 0 20480
+fi
 p=$(value probes)
 check "/health, /ready and /metrics answered during the flood ($p)" test "${p%%/*}" = "${p##*/}" -a "${p##*/}" -gt 0
 check "/health answers after" test "$(code "$HP" /health)" = 200

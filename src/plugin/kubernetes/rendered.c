@@ -325,7 +325,7 @@ void kube_rend_store(kq *q, const uint8_t *low, const krrvec *ans, uint64_t sver
 {
     kube *k = q->k;
     dns_req *r = q->r;
-    if (!eligible(k, r) || q->truncated || q->nchases || q->want_soa || ans->n == 0 ||
+    if (!eligible(k, r) || q->truncated || q->cut || q->nchases || q->want_soa || ans->n == 0 ||
         ans->n > 65535 || q->topo_counts > 1 || (q->topo_dep && (!q->located || q->loc.ecs)))
         return;
     uint16_t qtype = r->q.qtype;

@@ -40,6 +40,8 @@ const uint8_t *kube_topo_keep(kq *q, const st_service *svc, const st_endpoints *
             keep[i] = 1;
     if (res.dep > q->topo_dep)
         q->topo_dep = res.dep;
+    if (q->topo_quiet)
+        return keep;                /* counted by the first build already */
     topo_count(e, &res);
     q->topo_counts++;               /* a pre-rendered answer counts the same */
     q->topo_policy = (int)res.policy;

@@ -903,6 +903,8 @@ static int put16(enc *e, uint16_t v)
  * suffix is replaced by a pointer when may_point. */
 static int put_name(enc *e, const uint8_t *n, int may_point)
 {
+    if (!e->compress)
+        return put_bytes(e, n, dname_len(n));
     while (n[0]) {
         if (e->compress) {
             int found = 0;

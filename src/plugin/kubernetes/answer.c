@@ -68,11 +68,18 @@ static int addr_rr(krrvec *out, const uint8_t *owner, const kentry *e)
  * way, the encoder keeps only a prefix of them (truncation drops the first
  * record that does not fit and every one after it, uncompressed or
  * compressed), so the builders stop there: the reply is the same octets,
- * TC included, at a cost bounded by what is sent. */
-#define MIN_A 16
-#define MIN_AAAA 28
-#define MIN_SRV 20
+ * TC included, at a cost bounded by what is sent. Over TCP the server
+ * sends the uncompressed encoding whenever it fits 65,535 octets (it
+ * truncates there when it does not), so there a record's size is its
+ * uncompressed size, exactly (q->plain). */
+static size_t rr_size(const kq *q, uint16_t type, const uint8_t *owner, const uint8_t *target)
+{
+    size_t rd = type == T_A ? 4 : type == T_AAAA ? 16 : 6 + (q->plain ? dname_len(target) : 2);
+    return (q->plain ? dname_len(owner) : 2) + 10 + rd;
+}
 
+/* entries to look at first: enough for records of the smallest size to
+ * overflow the budget, at least floor */
 static size_t entry_cap_for(const kq *q, size_t minsize, size_t floor)
 {
     size_t cap = q->budget / minsize + 2;
@@ -173,7 +180,7 @@ static int same_ip(const krr *have, const krr *want)
 static int a_lookup(kq *q, const uint8_t *name, const uint8_t *owner, uint16_t qtype,
                     const uint8_t *const *chain, int nchain, krrvec *out)
 {
-    size_t start = out->n, minsize = qtype == T_A ? MIN_A : MIN_AAAA;
+    size_t start = out->n, minsize = rr_size(q, qtype, owner, NULL);
     int bounded = q->budget != SIZE_MAX && nchain == 0;
     size_t cap = bounded ? entry_cap_for(q, minsize, 16) : 0;
     for (;;) {
@@ -198,8 +205,12 @@ static int a_lookup(kq *q, const uint8_t *name, const uint8_t *owner, uint16_t q
                 rc = chase(q, name, owner, qtype, e, chain, nchain, out);
             } else if (e->kind == KE_IP && e->ip.family == (qtype == T_A ? 4 : 6)) {
                 krr want = { .type = qtype, .ip = e->ip };
-                if (!kset_has(&seen, out, kset_ip_hash(&e->ip), same_ip, &want)) {
+                uint32_t h = kset_ip_hash(&e->ip);
+                if (!kset_has(&seen, out, h, same_ip, &want)) {
                     rc = addr_rr(out, owner, e);
+                    if (rc == 0 && kset_add(&seen, h, out->n - 1) < 0)
+                        rc = -1;
+                    indexed = out->n;
                     size += minsize;
                     full = bounded && !q->nchases && size > q->budget;
                 }
@@ -268,7 +279,8 @@ static int srv_lookup(kq *q, const uint8_t *name, krrvec *out, krrvec *extra)
 {
     /* at least 101 entries: past 100 the weight is 1 whatever their number */
     int bounded = q->budget != SIZE_MAX;
-    size_t cap = bounded ? entry_cap_for(q, MIN_SRV, 101) : 0;
+    size_t cap = bounded ? entry_cap_for(q, rr_size(q, T_SRV, q->r->q.qname, q->zone_q), 101)
+                         : 0;
     for (;;) {
         kvec v = { 0 };
         kset srvs = { 0 }, glue = { 0 };
@@ -291,7 +303,7 @@ static int srv_lookup(kq *q, const uint8_t *name, krrvec *out, krrvec *extra)
             if (!kset_has(&srvs, out, hs, same_srv, &srv)) {
                 if (krr_push(out, &srv) < 0 || kset_add(&srvs, hs, out->n - 1) < 0)
                     err = K_FAIL;
-                size += MIN_SRV;
+                size += rr_size(q, T_SRV, srv.owner, srv.target);
                 full = bounded && size > q->budget;
             }
             krr a = { .owner = e->key, .ip = e->ip };
@@ -526,7 +538,8 @@ int kube_serve(const handler *h, dns_req *r)
     kq q = { .k = k, .st = k->st, .r = r, .h = h, .zi = zi,
              .zone_q = dname_suffix(r->q.qname, k->zlabels[zi]),
              .need_keys = r->q.qtype == T_SRV,
-             .budget = req_raw_ok(r) ? req_max_size(r) - fixed : SIZE_MAX };
+             .budget = req_raw_ok(r) ? req_max_size(r) - fixed : SIZE_MAX,
+             .plain = r->proto != PROTO_UDP && req_max_size(r) >= 65535 };
     krrvec ans = { 0 }, extra = { 0 };
     store_read_begin();
     int err = lookup_qtype(&q, low, &ans, &extra);

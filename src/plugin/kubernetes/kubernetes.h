@@ -268,6 +268,7 @@ typedef struct kq {
                                      * address entries (0: no cap) ... */
     int entries_cut;                /* ... and it stopped there */
     int cut;                        /* the records are such a prefix */
+    int plain;                      /* sent uncompressed when it fits 64 KB (TCP) */
     int topo_quiet;                 /* a rebuild: do not count topology again */
     /* topology (topo.c) */
     int located;                    /* loc filled for this query */

@@ -52,7 +52,9 @@ extern const plugin_def plugin_kubernetes;
 #define KUBE_MAX_ZONES 64
 #define KREND_MAX_WORKERS 256       /* workers with a memo; more: slow path */
 #define KREND_SLOTS 4096            /* entries per worker (a power of 2) */
-#define KREND_MAX_WIRE 2048         /* largest reply memoised (no OPT) */
+#define KREND_MAX_WIRE 2048         /* largest reply memoised (no OPT) ... */
+#define KREND_BIG_MAX 16            /* ... but for this many TCP answers per
+                                     * worker, of up to 64 KB (rendered.c) */
 #define KREND_MAX_VARIANT 264       /* "n:" + a node name */
 #define KUBE_MAX_SELF 32
 

@@ -70,6 +70,7 @@ struct krend_entry {
     uint8_t dep;                    /* TOPO_DEP_* of the answer */
     uint8_t marker;                 /* 1: "look up the client's variant" */
     uint8_t counted;                /* topo_count(policy, outcome) per hit */
+    uint8_t big;                    /* larger than KREND_MAX_WIRE: TCP only */
     uint8_t policy, outcome;
     uint16_t ancount;
     uint16_t taillen;               /* record octets after the owner names */
@@ -94,6 +95,8 @@ struct kloc {
 struct krend {
     struct krend_entry *slot[KREND_SLOTS];
     struct kloc loc[KLOC_SLOTS];
+    unsigned nbig;                  /* big entries in slot[] (<= KREND_BIG_MAX) */
+    uint8_t *wbuf;                  /* 64 KB to write a big entry's reply in */
 };
 
 int kube_rend_env(void)
@@ -110,6 +113,7 @@ void kube_rend_free(kube *k)
             continue;
         for (size_t s = 0; s < KREND_SLOTS; s++)
             free(m->slot[s]);
+        free(m->wbuf);
         free(m);
         k->rend[i] = NULL;
     }
@@ -147,8 +151,12 @@ static struct krend_entry *find(struct krend *m, uint32_t hash, const uint8_t *n
 static void put(struct krend *m, struct krend_entry *e)
 {
     struct krend_entry **s = &m->slot[e->hash & (KREND_SLOTS - 1)];
+    if (*s && (*s)->big)
+        m->nbig--;
     free(*s);
     *s = e;
+    if (e->big)
+        m->nbig++;
 }
 
 /* The client's value in dimension dep, as topo_client_variant() writes
@@ -261,18 +269,35 @@ int kube_rend_serve(kube *k, const handler *h, dns_req *r, const uint8_t *low, u
             return -1;
     }
     /* header, question, then each record: the qname as asked + its octets */
-    uint8_t buf[KREND_MAX_WIRE + 64];
+    uint8_t sbuf[KREND_MAX_WIRE + 64], *buf = sbuf;
     const uint8_t *qn = r->q.qname;
     size_t total = 12 + nl + 4 + (size_t)e->ancount * nl + e->taillen;
-    if (total > sizeof buf)
+    uint16_t ancount = e->ancount, tc = 0;
+    if (e->big) {
+        /* over TCP without EDNS the slow path sends the records that fit
+         * 65,535 octets uncompressed and sets TC when that is not all of
+         * them: the same prefix, the records being of one size */
+        if (r->proto != PROTO_TCP || r->q.edns.present)
+            return -1;
+        if (!m->wbuf && !(m->wbuf = malloc(65536)))
+            return -1;
+        buf = m->wbuf;
+        size_t rl = nl + e->taillen / e->ancount, fit = (65535 - 16 - nl) / rl;
+        if (fit < ancount) {
+            ancount = (uint16_t)fit;
+            tc = F_TC;
+        }
+        total = 12 + nl + 4 + (size_t)ancount * rl;
+    } else if (total > sizeof sbuf) {
         return -1;
-    uint16_t flags = (uint16_t)(F_QR | F_AA | (r->q.flags & (0x7800 | F_RD | F_CD)));
+    }
+    uint16_t flags = (uint16_t)(F_QR | F_AA | tc | (r->q.flags & (0x7800 | F_RD | F_CD)));
     buf[0] = (uint8_t)(r->q.id >> 8);
     buf[1] = (uint8_t)r->q.id;
     buf[2] = (uint8_t)(flags >> 8);
     buf[3] = (uint8_t)flags;                    /* rcode NOERROR */
     buf[4] = 0, buf[5] = 1;
-    buf[6] = (uint8_t)(e->ancount >> 8), buf[7] = (uint8_t)e->ancount;
+    buf[6] = (uint8_t)(ancount >> 8), buf[7] = (uint8_t)ancount;
     memset(buf + 8, 0, 4);
     uint8_t *p = buf + 12;
     memcpy(p, qn, nl);
@@ -281,7 +306,7 @@ int kube_rend_serve(kube *k, const handler *h, dns_req *r, const uint8_t *low, u
     p[2] = (uint8_t)(r->q.qclass >> 8), p[3] = (uint8_t)r->q.qclass;
     p += 4;
     const uint8_t *t = e->data + e->namelen + e->varlen;
-    for (uint16_t i = 0; i < e->ancount; i++) {
+    for (uint16_t i = 0; i < ancount; i++) {
         memcpy(p, qn, nl);
         p += nl;
         size_t rl = 10 + (size_t)(t[8] << 8 | t[9]);
@@ -325,7 +350,10 @@ void kube_rend_store(kq *q, const uint8_t *low, const krrvec *ans, uint64_t sver
 {
     kube *k = q->k;
     dns_req *r = q->r;
-    if (!eligible(k, r) || q->truncated || q->cut || q->nchases || q->want_soa || ans->n == 0 ||
+    /* a cut answer (bounded, q->cut) only over TCP: there it is the
+     * uncompressed prefix that fits 64 KB, which a hit can cut again */
+    if (!eligible(k, r) || q->truncated || (q->cut && r->proto != PROTO_TCP) || q->nchases ||
+        q->want_soa || ans->n == 0 ||
         ans->n > 65535 || q->topo_counts > 1 || (q->topo_dep && (!q->located || q->loc.ecs)))
         return;
     uint16_t qtype = r->q.qtype;
@@ -337,10 +365,11 @@ void kube_rend_store(kq *q, const uint8_t *low, const krrvec *ans, uint64_t sver
         taillen += 10 + (qtype == T_A ? 4 : 16);
     }
     size_t nl = dname_len(low);
-    if (12 + nl + 4 + ans->n * nl + taillen > KREND_MAX_WIRE)
+    int big = 12 + nl + 4 + ans->n * nl + taillen > KREND_MAX_WIRE;
+    if (taillen > UINT16_MAX || (big && (r->proto != PROTO_TCP || r->q.edns.present)))
         return;
     struct krend *m = memo_of(k, r, 1);
-    if (!m)
+    if (!m || (big && m->nbig >= KREND_BIG_MAX))
         return;
     char var[KREND_MAX_VARIANT];
     size_t vl = variant_of(&q->loc, q->topo_dep, var, sizeof var);
@@ -358,6 +387,7 @@ void kube_rend_store(kq *q, const uint8_t *low, const krrvec *ans, uint64_t sver
     e->outcome = (uint8_t)q->topo_outcome;
     e->ancount = (uint16_t)ans->n;
     e->taillen = (uint16_t)taillen;
+    e->big = (uint8_t)big;
     uint8_t *t = e->data + nl + vl;
     for (size_t i = 0; i < ans->n; i++) {
         const krr *rr = &ans->v[i];

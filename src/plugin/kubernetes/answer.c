@@ -538,6 +538,7 @@ int kube_serve(const handler *h, dns_req *r)
     kq q = { .k = k, .st = k->st, .r = r, .h = h, .zi = zi,
              .zone_q = dname_suffix(r->q.qname, k->zlabels[zi]),
              .need_keys = r->q.qtype == T_SRV,
+             .sver = sver, .tver = tver,
              .budget = req_raw_ok(r) ? req_max_size(r) - fixed : SIZE_MAX,
              .plain = r->proto != PROTO_UDP && req_max_size(r) >= 65535 };
     krrvec ans = { 0 }, extra = { 0 };

@@ -134,6 +134,9 @@ typedef struct kube {
     int rend_unthreaded;            /* tests: requests without a worker use
                                      * rend[0] (kubernetes_set_prerender) */
     struct krend *rend[KREND_MAX_WORKERS];
+    /* topology decisions for large Services (topo.c): topo_cache[i] is
+     * worker i's, as rend[i]; freed by destroy (kube_topo_free) */
+    struct ktopo *topo_cache[KREND_MAX_WORKERS];
 } kube;
 
 /* ---- the cluster context (context.c) --------------------------------------
@@ -272,6 +275,8 @@ typedef struct kq {
     int cut;                        /* the records are such a prefix */
     int plain;                      /* sent uncompressed when it fits 64 KB (TCP) */
     int topo_quiet;                 /* a rebuild: do not count topology again */
+    uint64_t sver, tver;            /* store and topology versions loaded
+                                     * before the lookup (topo.c's cache) */
     /* topology (topo.c) */
     int located;                    /* loc filled for this query */
     topo_loc loc;
@@ -368,6 +373,13 @@ int kube_services_at(store *st, const st_ip *ip, const st_service **out, int max
 const uint8_t *kube_topo_keep(kq *q, const st_service *svc, const st_endpoints *eps);
 /* topo.c: find the block's topology directive (at start). */
 void kube_topo_attach(kube *k);
+/* topo.c: free every worker's cache of decisions (destroy). */
+void kube_topo_free(kube *k);
+/* topo.c: the client's value in dimension dep (TOPO_DEP_*), as
+ * topo_client_variant() writes it (the cache plugin's key): "", "?",
+ * "z:<zone>" or "n:<node>", from a location; its length, or SIZE_MAX when
+ * it does not fit cap (then nothing is memoised or looked up for it). */
+size_t kube_loc_variant(const topo_loc *loc, int dep, char *out, size_t cap);
 
 /* rendered.c: pre-rendered answers (see its top comment). */
 struct krend;

@@ -159,37 +159,6 @@ static void put(struct krend *m, struct krend_entry *e)
         m->nbig++;
 }
 
-/* The client's value in dimension dep, as topo_client_variant() writes
- * it (the cache plugin's key), from a location; SIZE_MAX when it does not
- * fit (then nothing is memoised or looked up for the client). */
-static size_t variant_of(const topo_loc *loc, int dep, char *out, size_t cap)
-{
-    const char *v = NULL;
-    char p = 0;
-    if (!dep)
-        v = "";
-    else if (loc->via == LOC_UNKNOWN)
-        v = "?";
-    else {
-        p = dep == TOPO_DEP_NODE ? 'n' : 'z';
-        v = dep == TOPO_DEP_NODE ? loc->node_name : loc->zone;
-        if (!v)
-            v = "";
-    }
-    size_t o = 0;
-    if (p && cap > 3) {
-        out[o++] = p;
-        out[o++] = ':';
-    }
-    size_t l = strlen(v);
-    if (l > cap - 1 - o)
-        return SIZE_MAX;
-    memcpy(out + o, v, l);
-    o += l;
-    out[o] = '\0';
-    return o;
-}
-
 static struct krend *memo_of(kube *k, const dns_req *r, int create)
 {
     int w = req_worker_index(r);
@@ -225,8 +194,8 @@ static int client_variant(kube *k, struct krend *m, const dns_req *r, int dep, u
         topo_loc loc;
         store_read_begin();
         topo_locate_ip(k->topo, &ip, &loc);
-        size_t zl = variant_of(&loc, TOPO_DEP_ZONE, c->zone, sizeof c->zone);
-        size_t nl = variant_of(&loc, TOPO_DEP_NODE, c->node, sizeof c->node);
+        size_t zl = kube_loc_variant(&loc, TOPO_DEP_ZONE, c->zone, sizeof c->zone);
+        size_t nl = kube_loc_variant(&loc, TOPO_DEP_NODE, c->node, sizeof c->node);
         store_read_end();
         c->valid = 0;
         if (zl == SIZE_MAX || nl == SIZE_MAX)
@@ -372,7 +341,7 @@ void kube_rend_store(kq *q, const uint8_t *low, const krrvec *ans, uint64_t sver
     if (!m || (big && m->nbig >= KREND_BIG_MAX))
         return;
     char var[KREND_MAX_VARIANT];
-    size_t vl = variant_of(&q->loc, q->topo_dep, var, sizeof var);
+    size_t vl = kube_loc_variant(&q->loc, q->topo_dep, var, sizeof var);
     if (vl == SIZE_MAX)
         return;
     uint32_t hash = key_hash(low, nl, qtype, var, vl);

@@ -786,6 +786,14 @@ static void test_bounded_answers(void **state)
         assert_int_equal(a, b);
         assert_memory_equal(got, want, b);
     }
+    /* another spelling of the name between two hits: written anew */
+    static uint8_t want2[65536];
+    size_t b2 = client_reply(I, "HUGE.testns.svc.cluster.local.", T_A, 0, PROTO_TCP, 1, want2);
+    size_t a2 = client_reply(I, "HUGE.testns.svc.cluster.local.", T_A, 0, PROTO_TCP, 0, got);
+    assert_int_equal(a2, b2);
+    assert_memory_equal(got, want2, b2);
+    assert_int_equal(client_reply(I, "huge" S, T_A, 0, PROTO_TCP, 0, got), b);
+    assert_memory_equal(got, want, b);
     instance_free(I);
 }
 

@@ -71,6 +71,7 @@ struct krend_entry {
     uint8_t marker;                 /* 1: "look up the client's variant" */
     uint8_t counted;                /* topo_count(policy, outcome) per hit */
     uint8_t big;                    /* larger than KREND_MAX_WIRE: TCP only */
+    uint64_t serial;                /* big: which entry wbuf was written from */
     uint8_t policy, outcome;
     uint16_t ancount;
     uint16_t taillen;               /* record octets after the owner names */
@@ -97,6 +98,8 @@ struct krend {
     struct kloc loc[KLOC_SLOTS];
     unsigned nbig;                  /* big entries in slot[] (<= KREND_BIG_MAX) */
     uint8_t *wbuf;                  /* 64 KB to write a big entry's reply in */
+    uint64_t serials;               /* big entries made */
+    uint64_t wserial;               /* the one in wbuf, 0: none */
 };
 
 int kube_rend_env(void)
@@ -269,13 +272,22 @@ int kube_rend_serve(kube *k, const handler *h, dns_req *r, const uint8_t *low, u
     buf[6] = (uint8_t)(ancount >> 8), buf[7] = (uint8_t)ancount;
     memset(buf + 8, 0, 4);
     uint8_t *p = buf + 12;
+    uint8_t qtail[4] = { (uint8_t)(qtype >> 8), (uint8_t)qtype, (uint8_t)(r->q.qclass >> 8),
+                         (uint8_t)r->q.qclass };
+    /* a big reply written for the same question (octets as asked) before:
+     * only the header differs */
+    int again = e->big && m->wserial == e->serial && !memcmp(p, qn, nl) &&
+                !memcmp(p + nl, qtail, 4);
+    if (e->big && !again)
+        m->wserial = 0;             /* being rewritten */
     memcpy(p, qn, nl);
     p += nl;
-    p[0] = (uint8_t)(qtype >> 8), p[1] = (uint8_t)qtype;
-    p[2] = (uint8_t)(r->q.qclass >> 8), p[3] = (uint8_t)r->q.qclass;
+    memcpy(p, qtail, 4);
     p += 4;
     const uint8_t *t = e->data + e->namelen + e->varlen;
-    for (uint16_t i = 0; i < ancount; i++) {
+    if (again)
+        p = buf + total;
+    for (uint16_t i = 0; !again && i < ancount; i++) {
         memcpy(p, qn, nl);
         p += nl;
         size_t rl = 10 + (size_t)(t[8] << 8 | t[9]);
@@ -283,6 +295,8 @@ int kube_rend_serve(kube *k, const handler *h, dns_req *r, const uint8_t *low, u
         p += rl;
         t += rl;
     }
+    if (e->big)
+        m->wserial = e->serial;
     int dep = e->dep, counted = e->counted;
     topo_result res = { .policy = (topo_policy)e->policy, .outcome = (topo_outcome)e->outcome };
     uint8_t dep0 = r->topo_dep, ecs0 = r->topo_ecs;
@@ -357,6 +371,8 @@ void kube_rend_store(kq *q, const uint8_t *low, const krrvec *ans, uint64_t sver
     e->ancount = (uint16_t)ans->n;
     e->taillen = (uint16_t)taillen;
     e->big = (uint8_t)big;
+    if (big)
+        e->serial = ++m->serials;
     uint8_t *t = e->data + nl + vl;
     for (size_t i = 0; i < ans->n; i++) {
         const krr *rr = &ans->v[i];

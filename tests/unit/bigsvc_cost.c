@@ -25,16 +25,6 @@
 
 extern const plugin_def plugin_kubernetes;
 
-static void *kube_inst(instance *ins)
-{
-    const handler *hs[64];
-    size_t n = instance_handlers(ins, hs, 64);
-    for (size_t i = 0; i < n; i++)
-        if (hs[i]->def == &plugin_kubernetes)
-            return hs[i]->inst;
-    return NULL;
-}
-
 static int upsert(store *st, int (*fn)(store *, const cJSON *), const char *json)
 {
     cJSON *o = cJSON_Parse(json);
@@ -118,7 +108,7 @@ int main(int argc, char **argv)
     int n = atoi(argv[1]), count = atoi(argv[2]);
     char err[512] = "";
     instance *I = test_load(".:53 {\n    kubernetes cluster.local\n}\n", err, sizeof err);
-    void *k = I ? kube_inst(I) : NULL;
+    void *k = I ? test_plugin_inst(I, &plugin_kubernetes) : NULL;
     if (!k) {
         fprintf(stderr, "load: %s\n", err);
         return 1;

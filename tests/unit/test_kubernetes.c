@@ -242,13 +242,10 @@ static instance *load_conf(const char *text, char *err, size_t errlen)
 
 static void *kube_inst(instance *ins)
 {
-    const handler *hs[64];
-    size_t n = instance_handlers(ins, hs, 64);
-    for (size_t i = 0; i < n; i++)
-        if (hs[i]->def == &plugin_kubernetes)
-            return hs[i]->inst;
-    fail_msg("no kubernetes instance");
-    return NULL;
+    void *k = test_plugin_inst(ins, &plugin_kubernetes);
+    if (!k)
+        fail_msg("no kubernetes instance");
+    return k;
 }
 
 static void load_fixture(store *st, const char *file)

@@ -277,9 +277,10 @@ static int same_glue(const krr *have, const krr *want)
 
 static int srv_lookup(kq *q, const uint8_t *name, krrvec *out, krrvec *extra)
 {
-    /* at least 101 entries: past 100 the weight is 1 whatever their number */
+    /* at least 51 entries: from 51 on the weight is 1 whatever their
+     * number (100/n is 1 up to 100, then 0, written 1) */
     int bounded = q->budget != SIZE_MAX;
-    size_t cap = bounded ? entry_cap_for(q, rr_size(q, T_SRV, q->r->q.qname, q->zone_q), 101)
+    size_t cap = bounded ? entry_cap_for(q, rr_size(q, T_SRV, q->r->q.qname, q->zone_q), 51)
                          : 0;
     for (;;) {
         kvec v = { 0 };

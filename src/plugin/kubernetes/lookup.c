@@ -286,6 +286,12 @@ static int endpoint_entries(kq *q, const st_service *svc, const st_endpoints *ep
         const st_endpoint *ep = &eps->eps[i];
         if (!ep->ready)
             continue;
+        if (keep && !keep[i]) {
+            /* topology hides it (keep is NULL for <ep>.<svc> names) */
+            for (uint16_t p = 0; !filtered && p < ep->nports; p++)
+                filtered = port_match(r, &ep->ports[p]);
+            continue;
+        }
         /* the endpoint's name is needed only to match <ep>.<svc> or for
          * SRV targets (need_keys): not built for plain A/AAAA */
         if (r->endpoint[0] || q->need_keys)
@@ -299,10 +305,6 @@ static int endpoint_entries(kq *q, const st_service *svc, const st_endpoints *ep
         for (uint16_t p = 0; p < ep->nports; p++) {
             if (!port_match(r, &ep->ports[p]))
                 continue;
-            if (keep && !keep[i]) {
-                filtered = 1;
-                break;
-            }
             if (!key && !(key = entry_key(q, labels, 4)) && q->need_keys)
                 break;
             int rc = push_ip(q, out, &ep->ip, ep->ports[p].port, key);

@@ -6,7 +6,7 @@
 BENCHES = callgrind qps scale relist sync
 EXTRA_DIST += bench/README.md bench/lib.sh bench/callgrind bench/qps bench/scale \
 	bench/relist bench/sync bench/churn bench/memory bench/applyrate.c \
-	bench/bigsvc bench/tcpq.c
+	bench/bigsvc bench/tcpq.c bench/alloccost.c
 
 bench: src/topodns tests/kubesim/kubesim
 	@. $(abs_top_srcdir)/scripts/deps.sh && install_bench_deps

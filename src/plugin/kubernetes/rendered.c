@@ -6,7 +6,8 @@
  *
  * What is memoised: a positive A or AAAA answer of the slow path (answer.c)
  * whose records are all addresses owned by the qname — no CNAME, no chase,
- * no truncation — as the records' octets after the owner name (type,
+ * no truncation (but see "big" below) — as the records' octets after the
+ * owner name (type,
  * class, TTL, RDLENGTH, RDATA), with what it depended on:
  *   key      the lower-cased qname, the qtype and the client's variant:
  *            "" for an answer that depends on no client (ClusterIP, a
@@ -39,6 +40,16 @@
  * the client's size uncompressed goes the slow path (it compresses or
  * truncates).
  *
+ * Big entries: over TCP the slow path sends a large headless Service's
+ * answer as the uncompressed records that fit 65,535 octets, with TC when
+ * that is not all of them (answer.c builds a few more than fit and stops:
+ * q->cut). Such an answer larger than KREND_MAX_WIRE is kept for TCP
+ * queries without EDNS only (no OPT record to make room for), at most
+ * KREND_BIG_MAX per worker; a hit sends the same prefix — the records of
+ * one answer are all of one size — and sets TC the same way. The reply is
+ * written into the worker's 64 KB wbuf; a hit for the same question, as
+ * asked, as the last one rewrites only the header.
+ *
  * Threads and memory: k->rend[i] is worker i's memo — made, read, written
  * and replaced only by worker i's thread (no locks, no atomics), freed by
  * kube_rend_free() from the plugin's destroy, after every worker stopped.
@@ -49,7 +60,7 @@
  * answer then needs no store lookup at all. Each memo has KREND_SLOTS
  * direct-mapped slots: a colliding key replaces the entry, bounding the
  * memory to KREND_SLOTS entries of at most KREND_MAX_WIRE octets per
- * worker.
+ * worker, plus KREND_BIG_MAX big ones and wbuf (64 KB each).
  *
  * The switch: TOPODNS_NO_PRERENDER=1 in the environment (read at setup)
  * turns the fast path off: every query takes the slow path

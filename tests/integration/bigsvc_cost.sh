@@ -18,6 +18,8 @@ BIN=$top_builddir/tests/unit/bigsvc_cost
 [ -x "$BIN" ] || skip "tests/unit/bigsvc_cost not built (make check builds it)"
 command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null ||
     skip "valgrind (callgrind) not installed"
+# valgrind cannot run a sanitizer build (the ASan and TSan stages of the suite)
+ldd "$BIN" 2>/dev/null | grep -q 'libasan\|libtsan' && skip "sanitizer build: callgrind needs a plain one"
 SMALL=${SMALL:-50}
 BIG=${BIG:-5000}
 COUNT=${COUNT:-20}

@@ -237,13 +237,17 @@ static int parse_key(server_block *b, const cf_token *t, int dns_port, char *err
     }
     if (buf[0] == '\0')
         snprintf(buf, sizeof buf, ".");
-    char zones[ZONE_MAX_SPLIT][DNAME_STR_MAX];
-    int nz = zone_from_key(buf, zones, ZONE_MAX_SPLIT);
+    char (*zones)[DNAME_STR_MAX];
+    int nz = zone_from_key(buf, &zones);
     if (nz < 0)
-        return keyerr(err, errlen, t, "invalid zone in server key");
+        return keyerr(err, errlen, t, strchr(buf, '/') ? "invalid CIDR in server key"
+                                                       : "invalid zone in server key");
     for (int i = 0; i < nz; i++)
-        if (add_key(b, zones[i], scheme, port, t) < 0)
+        if (add_key(b, zones[i], scheme, port, t) < 0) {
+            free(zones);
             return keyerr(err, errlen, t, "invalid zone in server key");
+        }
+    free(zones);
     return 0;
 }
 

@@ -1269,10 +1269,11 @@ static void test_setup(void **state)
     conf_fails("kubernetes cluster.local { zonal\nnoendpoints }", "zonal requires the endpoint cache");
     conf_fails("kubernetes cluster.local { namespaces a\nnamespace_labels x=y }", "cannot both be set");
     conf_fails("kubernetes cluster.local { labels a in () }", "invalid label selector");
-    conf_fails("kubernetes cluster.local { multicluster 10.0.0.0/99 }", "invalid zone");
+    conf_fails("kubernetes cluster.local { multicluster 10.0.0.0/99 }", "invalid CIDR");
     conf_fails("kubernetes cluster.local { tls a b }", "Wrong argument count");
     conf_fails("kubernetes cluster.local { endpoint_pod_names x }", "Wrong argument count");
     conf_fails("kubernetes in-addr.arpa 10.0.0.0/8", "non-reverse zone name must be used");
+    conf_fails("kubernetes cluster.local 10.233.0.0/33", ":2: invalid CIDR '10.233.0.0/33'");
     /* regression: these were accepted and failed at every request; now
      * startup stops at the URL's line and token */
     conf_fails("kubernetes cluster.local {\nendpoint ftp://10.0.0.1\n}",
@@ -1308,6 +1309,16 @@ static void test_zones(void **state)
     assert_string_equal(k->zones[0], "0.0.10.in-addr.arpa.");
     assert_string_equal(k->zones[1], "cluster.local.");
     assert_int_equal(k->primary, 1);
+    instance_free(ins);
+    /* kubespray's default: a /18 is the 64 zones 0..63.233.10.in-addr.arpa. */
+    ins = load_conf(".:53 {\n kubernetes cluster.local in-addr.arpa ip6.arpa 10.233.0.0/18\n}\n",
+                    err, sizeof err);
+    if (!ins)
+        fail_msg("%s", err);
+    k = kube_inst(ins);
+    assert_int_equal(k->nzones, 3 + 64);
+    assert_string_equal(k->zones[3], "0.233.10.in-addr.arpa.");
+    assert_string_equal(k->zones[66], "63.233.10.in-addr.arpa.");
     instance_free(ins);
 }
 

@@ -49,7 +49,7 @@
 
 extern const plugin_def plugin_kubernetes;
 
-#define KUBE_MAX_ZONES 64
+#define KUBE_MAX_ZONES 256   /* a CIDR zone alone may give 128 (server/zone.h) */
 #define KREND_MAX_WORKERS 256       /* workers with a memo; more: slow path */
 #define KREND_SLOTS 4096            /* entries per worker (a power of 2) */
 #define KREND_MAX_WIRE 2048         /* largest reply memoised (no OPT) */

@@ -10,7 +10,10 @@
  * boundary, so an IPv4 CIDR gives at most 2^7 = 128 zones (a /17 gives the
  * 128 /24 zones 0..127.X.Y.in-addr.arpa.) and an IPv6 one at most 2^3 = 8.
  * A name then matches one of these zones by suffix, exactly as CoreDNS
- * matches the zones its cidr.Split gives; nothing else filters it.
+ * matches the zones its cidr.Split gives; nothing else filters it. The
+ * matchers keep that cheap: the server's (core_match) locates the query's
+ * suffixes once and compares each zone with one short comparison; the
+ * kubernetes plugin's compares a run of sibling zones' common parent once.
  * Pure functions (setup time, any thread).
  */
 #ifndef TOPODNS_ZONE_H

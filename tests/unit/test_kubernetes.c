@@ -1319,6 +1319,26 @@ static void test_zones(void **state)
     assert_int_equal(k->nzones, 3 + 64);
     assert_string_equal(k->zones[3], "0.233.10.in-addr.arpa.");
     assert_string_equal(k->zones[66], "63.233.10.in-addr.arpa.");
+    assert_int_equal(k->zrun[3], 64);               /* one run: the parent compared once */
+    assert_int_equal(k->zrun[0], 1);
+    static const struct { const char *name; int zone; } m[] = {
+        { "5.0.233.10.in-addr.arpa.", 3 },          /* first /24 of the /18 */
+        { "0.233.10.in-addr.arpa.", 3 },            /* its apex */
+        { "1.63.233.10.in-addr.arpa.", 66 },        /* last /24 */
+        { "1.64.233.10.in-addr.arpa.", 1 },         /* past the /18: in-addr.arpa. */
+        { "233.10.in-addr.arpa.", 1 },              /* the /16 parent is not one of them */
+        { "web.apps.svc.cluster.local.", 0 },
+        { "cluster.local.", 0 },
+        { "x.ip6.arpa.", 2 },
+        { "example.org.", -1 },
+        { ".", -1 },
+    };
+    for (size_t i = 0; i < sizeof m / sizeof *m; i++) {
+        uint8_t w[DNAME_MAX];
+        assert_true(dname_from_str(w, m[i].name) > 0);
+        if (kube_match_zone(k, w) != m[i].zone)
+            fail_msg("%s: zone %d, want %d", m[i].name, kube_match_zone(k, w), m[i].zone);
+    }
     instance_free(ins);
 }
 

@@ -87,6 +87,10 @@ typedef struct kube {
     char zones[KUBE_MAX_ZONES][DNAME_STR_MAX];
     uint8_t zwire[KUBE_MAX_ZONES][DNAME_MAX];
     int zlabels[KUBE_MAX_ZONES];
+    /* zones i .. i + zrun[i] - 1 share zone i's parent and label count (the
+     * reverse zones one CIDR splits into): kube_match_zone() compares their
+     * parent once (setup.c; >= 1) */
+    int zrun[KUBE_MAX_ZONES];
     int nzones;
     int primary;                    /* index of the first forward zone */
     /* API */

@@ -59,6 +59,13 @@ static int finish_zones(kube *k, cf_disp *d)
             k->primary = i;
     if (k->primary < 0)
         return cf_err(d, "non-reverse zone name must be used");
+    for (int i = k->nzones - 1; i >= 0; i--) {
+        const uint8_t *z = k->zwire[i], *n = i + 1 < k->nzones ? k->zwire[i + 1] : NULL;
+        k->zrun[i] = 1;
+        if (n && z[0] && n[0] && k->zlabels[i + 1] == k->zlabels[i] &&
+            dname_equal(z + 1 + z[0], n + 1 + n[0]))
+            k->zrun[i] += k->zrun[i + 1];
+    }
     for (int i = 0; i < k->nzones; i++)
         for (int j = 0; j < k->nmc && !k->zone_mc[i]; j++)
             k->zone_mc[i] = dname_is_sub(k->zwire[i], k->mc_zones[j]);

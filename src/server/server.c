@@ -475,14 +475,8 @@ const listen_zone *core_match(const listen_group *g, const uint8_t *qname, uint1
      * suffix is compared once (zones of a group are distinct). qname's
      * suffixes are located once: a CIDR key's split (up to 128 zones) costs
      * one short comparison per zone. */
-    const uint8_t *at[DNAME_MAX / 2 + 1];       /* at[j]: the suffix after j labels */
-    int labels = 0;
-    for (const uint8_t *p = qname; ; p += 1 + *p) {
-        at[labels] = p;
-        if (!*p)
-            break;
-        labels++;
-    }
+    const uint8_t *at[DNAME_SUFFIXES];
+    int labels = dname_suffixes(qname, at);
     const listen_zone *best = NULL, *parent_fallback = NULL;
     for (size_t i = 0; i < g->nzones; i++) {
         const listen_zone *z = &g->zones[i];

@@ -340,14 +340,8 @@ static int write_answer(kq *q, const krrvec *ans, const krrvec *extra)
  * their parent, so a /18's 64 zones cost about what one zone does. */
 int kube_match_zone(const kube *k, const uint8_t *qname)
 {
-    const uint8_t *at[DNAME_MAX / 2 + 1];       /* at[j]: the suffix after j labels */
-    int nl = 0;
-    for (const uint8_t *p = qname; ; p += 1 + *p) {
-        at[nl] = p;
-        if (!*p)
-            break;
-        nl++;
-    }
+    const uint8_t *at[DNAME_SUFFIXES];
+    int nl = dname_suffixes(qname, at);
     int best = -1;
     for (int i = 0; i < k->nzones;) {
         int zl = k->zlabels[i], run = k->zrun[i] > 0 ? k->zrun[i] : 1;

@@ -3,7 +3,8 @@
 # READMEs ship (tests/data/corefiles/*.Corefile, kubeadm's is
 # conf/Corefile.kubeadm and k8s_acceptance.sh's) load unchanged and answer as
 # CoreDNS does. Each runs on loopback with only these edits: the :53 keys on
-# a free port, health/ready/prometheus on free loopback ports, `endpoint`
+# a free port, health/ready/prometheus on free loopback ports (lameduck
+# 100ms instead of 5s, so that each stop is quick), `endpoint`
 # (kubesim) in the kubernetes stanza, forward to a second topodns instead of
 # /etc/resolv.conf, /etc/coredns/ files from the test's directory, and for
 # the IPv6 cluster `bind 127.0.0.1 ::1`.
@@ -36,7 +37,7 @@ mkdir -p "$TMP/coredns"
 fresh_ports() { HP=$(free_port); RP=$(free_port); MP=$(free_port); }
 edited() {
     sed -e 's/:53 {$/:{$PORT} {/' \
-        -e "s/^\( *\)health {/\1health 127.0.0.1:$HP {/" \
+        -e "s/^\( *\)health {/\1health 127.0.0.1:$HP {/" -e 's/lameduck 5s/lameduck 100ms/' \
         -e "s/^\( *\)ready\$/\1ready 127.0.0.1:$RP/" \
         -e "s/^\( *\)prometheus :9153/\1prometheus 127.0.0.1:$MP/" \
         -e "s#^\( *\)\(kubernetes cluster\.local.*{\)\$#\1\2\n\1    endpoint $KS#" \

@@ -182,11 +182,15 @@ int sha512_hex(const void *data, size_t len, char out[129])
 static int add_key(server_block *b, const char *zone, const char *scheme, int port,
                    const cf_token *tok)
 {
-    zone_key *k = realloc(b->keys, (b->nkeys + 1) * sizeof *k);
-    if (!k)
-        return -1;
-    b->keys = k;
-    k = &b->keys[b->nkeys];
+    /* capacity doubles (a CIDR key adds up to 128 keys): it is full when
+     * nkeys is 0 or a power of two */
+    if ((b->nkeys & (b->nkeys - 1)) == 0) {
+        zone_key *grown = realloc(b->keys, (b->nkeys ? 2 * b->nkeys : 1) * sizeof *grown);
+        if (!grown)
+            return -1;
+        b->keys = grown;
+    }
+    zone_key *k = &b->keys[b->nkeys];
     memset(k, 0, sizeof *k);
     snprintf(k->zone, sizeof k->zone, "%.*s", (int)sizeof k->zone - 1, zone);
     snprintf(k->scheme, sizeof k->scheme, "%s", scheme);

@@ -19,6 +19,7 @@ extern const plugin_def plugin_bufsize;
 extern const plugin_def plugin_cache;
 extern const plugin_def plugin_chaos;
 extern const plugin_def plugin_debug;
+extern const plugin_def plugin_dns64;
 extern const plugin_def plugin_errors;
 extern const plugin_def plugin_file;
 extern const plugin_def plugin_forward;
@@ -54,6 +55,7 @@ const plugin_def *const topodns_plugins[] = {
     &plugin_cache,
     &plugin_chaos,
     &plugin_debug,
+    &plugin_dns64,
     &plugin_errors,
     &plugin_file,
     &plugin_forward,

@@ -52,3 +52,10 @@ tests_unit_test_lookup_SOURCES = tests/unit/test_lookup.c tests/unit/testenv.c \
 	tests/unit/testenv.h src/plugins.c
 tests_unit_test_lookup_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_lookup_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)
+
+# Zones as written in Corefiles: names and CIDRs of any prefix length.
+check_PROGRAMS += tests/unit/test_zone
+TESTS += tests/unit/test_zone
+tests_unit_test_zone_SOURCES = tests/unit/test_zone.c
+tests_unit_test_zone_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_zone_LDADD = $(LIBSERVER) $(LIBWIRE) $(LIBCOMMON) $(CMOCKA_LIBS) $(DEP_LIBS)

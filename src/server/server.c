@@ -182,11 +182,15 @@ int sha512_hex(const void *data, size_t len, char out[129])
 static int add_key(server_block *b, const char *zone, const char *scheme, int port,
                    const cf_token *tok)
 {
-    zone_key *k = realloc(b->keys, (b->nkeys + 1) * sizeof *k);
-    if (!k)
-        return -1;
-    b->keys = k;
-    k = &b->keys[b->nkeys];
+    /* capacity doubles (a CIDR key adds up to 128 keys): it is full when
+     * nkeys is 0 or a power of two */
+    if ((b->nkeys & (b->nkeys - 1)) == 0) {
+        zone_key *grown = realloc(b->keys, (b->nkeys ? 2 * b->nkeys : 1) * sizeof *grown);
+        if (!grown)
+            return -1;
+        b->keys = grown;
+    }
+    zone_key *k = &b->keys[b->nkeys];
     memset(k, 0, sizeof *k);
     snprintf(k->zone, sizeof k->zone, "%.*s", (int)sizeof k->zone - 1, zone);
     snprintf(k->scheme, sizeof k->scheme, "%s", scheme);
@@ -237,13 +241,17 @@ static int parse_key(server_block *b, const cf_token *t, int dns_port, char *err
     }
     if (buf[0] == '\0')
         snprintf(buf, sizeof buf, ".");
-    char zones[ZONE_MAX_SPLIT][DNAME_STR_MAX];
-    int nz = zone_from_key(buf, zones, ZONE_MAX_SPLIT);
+    char (*zones)[DNAME_STR_MAX];
+    int nz = zone_from_key(buf, &zones);
     if (nz < 0)
-        return keyerr(err, errlen, t, "invalid zone in server key");
+        return keyerr(err, errlen, t, strchr(buf, '/') ? "invalid CIDR in server key"
+                                                       : "invalid zone in server key");
     for (int i = 0; i < nz; i++)
-        if (add_key(b, zones[i], scheme, port, t) < 0)
+        if (add_key(b, zones[i], scheme, port, t) < 0) {
+            free(zones);
             return keyerr(err, errlen, t, "invalid zone in server key");
+        }
+    free(zones);
     return 0;
 }
 
@@ -468,14 +476,17 @@ static int build_groups(instance *ins, char *err, size_t errlen)
 const listen_zone *core_match(const listen_group *g, const uint8_t *qname, uint16_t qtype)
 {
     /* the zone with the most labels that is a suffix of qname; each zone's
-     * suffix is compared once (zones of a group are distinct) */
-    int labels = dname_labels(qname);
+     * suffix is compared once (zones of a group are distinct). qname's
+     * suffixes are located once: a CIDR key's split (up to 128 zones) costs
+     * one short comparison per zone. */
+    const uint8_t *at[DNAME_SUFFIXES];
+    int labels = dname_suffixes(qname, at);
     const listen_zone *best = NULL, *parent_fallback = NULL;
     for (size_t i = 0; i < g->nzones; i++) {
         const listen_zone *z = &g->zones[i];
         if (z->nlabels > labels || (best && z->nlabels <= best->nlabels))
             continue;
-        if (!dname_equal(z->wire, dname_suffix(qname, z->nlabels)))
+        if (!dname_equal(z->wire, at[labels - z->nlabels]))
             continue;
         /* DS lives in the parent: prefer a shorter zone when one exists */
         if (qtype == T_DS && z->nlabels == labels && labels > 0) {

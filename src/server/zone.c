@@ -1,6 +1,7 @@
 /*
  * zone.c — see zone.h.
  */
+#include <assert.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,18 +39,22 @@ static void rev6(const uint8_t *a, int bits, char *out)
     strcpy(p, "ip6.arpa.");
 }
 
-static int from_cidr(const char *text, char out[][DNAME_STR_MAX], int max)
+static int from_cidr(const char *text, char (**res)[DNAME_STR_MAX])
 {
     char addr[64];
     const char *slash = strchr(text, '/');
     size_t al = (size_t)(slash - text);
+    if (strchr(slash + 1, '/'))
+        return -1;
     if (al == 0 || al >= sizeof addr)
         return -1;
     memcpy(addr, text, al);
     addr[al] = '\0';
     char *end;
+    if (!isdigit((unsigned char)slash[1]))      /* no sign, no space */
+        return -1;
     long bits = strtol(slash + 1, &end, 10);
-    if (slash[1] == '\0' || *end)
+    if (*end)
         return -1;
     uint8_t a[16] = {0};
     int v6;
@@ -67,7 +72,9 @@ static int from_cidr(const char *text, char out[][DNAME_STR_MAX], int max)
     int unit = v6 ? 4 : 8;
     int up = (int)((bits + unit - 1) / unit) * unit;     /* next boundary */
     int count = 1 << (up - (int)bits);
-    if (count > max)
+    assert(count >= 1 && count <= ZONE_MAX_SPLIT);
+    char (*out)[DNAME_STR_MAX] = malloc((size_t)count * sizeof *out);
+    if (!out)
         return -1;
     for (int i = 0; i < count; i++) {
         uint8_t b[16];
@@ -87,14 +94,30 @@ static int from_cidr(const char *text, char out[][DNAME_STR_MAX], int max)
         else
             rev4(b, up, out[i]);
     }
+    *res = out;
     return count;
 }
 
-int zone_from_key(const char *text, char out[][DNAME_STR_MAX], int max)
+int zone_from_key(const char *text, char (**out)[DNAME_STR_MAX])
 {
-    if (max < 1 || !text || !*text)
+    assert(out);
+    *out = NULL;
+    if (!text || !*text)
         return -1;
     if (strchr(text, '/'))
-        return from_cidr(text, out, max);
-    return normalize(text, out[0]) < 0 ? -1 : 1;
+        return from_cidr(text, out);
+    char (*z)[DNAME_STR_MAX] = malloc(sizeof *z);
+    if (!z)
+        return -1;
+    if (normalize(text, z[0]) < 0) {
+        free(z);
+        return -1;
+    }
+    *out = z;
+    return 1;
+}
+
+const char *zone_key_error(const char *text)
+{
+    return text && strchr(text, '/') ? "invalid CIDR" : "invalid zone";
 }

@@ -1361,10 +1361,11 @@ static void test_setup(void **state)
     conf_fails("kubernetes cluster.local { zonal\nnoendpoints }", "zonal requires the endpoint cache");
     conf_fails("kubernetes cluster.local { namespaces a\nnamespace_labels x=y }", "cannot both be set");
     conf_fails("kubernetes cluster.local { labels a in () }", "invalid label selector");
-    conf_fails("kubernetes cluster.local { multicluster 10.0.0.0/99 }", "invalid zone");
+    conf_fails("kubernetes cluster.local { multicluster 10.0.0.0/99 }", "invalid CIDR");
     conf_fails("kubernetes cluster.local { tls a b }", "Wrong argument count");
     conf_fails("kubernetes cluster.local { endpoint_pod_names x }", "Wrong argument count");
     conf_fails("kubernetes in-addr.arpa 10.0.0.0/8", "non-reverse zone name must be used");
+    conf_fails("kubernetes cluster.local 10.233.0.0/33", ":2: invalid CIDR '10.233.0.0/33'");
     /* regression: these were accepted and failed at every request; now
      * startup stops at the URL's line and token */
     conf_fails("kubernetes cluster.local {\nendpoint ftp://10.0.0.1\n}",
@@ -1400,6 +1401,36 @@ static void test_zones(void **state)
     assert_string_equal(k->zones[0], "0.0.10.in-addr.arpa.");
     assert_string_equal(k->zones[1], "cluster.local.");
     assert_int_equal(k->primary, 1);
+    instance_free(ins);
+    /* kubespray's default: a /18 is the 64 zones 0..63.233.10.in-addr.arpa. */
+    ins = load_conf(".:53 {\n kubernetes cluster.local in-addr.arpa ip6.arpa 10.233.0.0/18\n}\n",
+                    err, sizeof err);
+    if (!ins)
+        fail_msg("%s", err);
+    k = kube_inst(ins);
+    assert_int_equal(k->nzones, 3 + 64);
+    assert_string_equal(k->zones[3], "0.233.10.in-addr.arpa.");
+    assert_string_equal(k->zones[66], "63.233.10.in-addr.arpa.");
+    assert_int_equal(k->zrun[3], 64);               /* one run: the parent compared once */
+    assert_int_equal(k->zrun[0], 1);
+    static const struct { const char *name; int zone; } m[] = {
+        { "5.0.233.10.in-addr.arpa.", 3 },          /* first /24 of the /18 */
+        { "0.233.10.in-addr.arpa.", 3 },            /* its apex */
+        { "1.63.233.10.in-addr.arpa.", 66 },        /* last /24 */
+        { "1.64.233.10.in-addr.arpa.", 1 },         /* past the /18: in-addr.arpa. */
+        { "233.10.in-addr.arpa.", 1 },              /* the /16 parent is not one of them */
+        { "web.apps.svc.cluster.local.", 0 },
+        { "cluster.local.", 0 },
+        { "x.ip6.arpa.", 2 },
+        { "example.org.", -1 },
+        { ".", -1 },
+    };
+    for (size_t i = 0; i < sizeof m / sizeof *m; i++) {
+        uint8_t w[DNAME_MAX];
+        assert_true(dname_from_str(w, m[i].name) > 0);
+        if (kube_match_zone(k, w) != m[i].zone)
+            fail_msg("%s: zone %d, want %d", m[i].name, kube_match_zone(k, w), m[i].zone);
+    }
     instance_free(ins);
 }
 

@@ -101,13 +101,15 @@ static void acl_destroy(void *p)
 
 static int add_zone(cf_disp *d, acl_rule *r, const char *text)
 {
-    char z[ZONE_MAX_SPLIT][DNAME_STR_MAX];
-    int k = zone_from_key(text, z, ZONE_MAX_SPLIT);
+    char (*z)[DNAME_STR_MAX];
+    int k = zone_from_key(text, &z);
     if (k < 0)
-        return cf_err(d, "plugin/acl: invalid zone '%s'", text);
+        return cf_err(d, "plugin/acl: %s '%s'", zone_key_error(text), text);
     acl_zone *nz = realloc(r->zones, (r->nzones + (size_t)k) * sizeof *nz);
-    if (!nz)
+    if (!nz) {
+        free(z);
         return cf_err(d, "plugin/acl: out of memory");
+    }
     r->zones = nz;
     for (int i = 0; i < k; i++) {
         acl_zone *x = &r->zones[r->nzones++];
@@ -116,6 +118,7 @@ static int add_zone(cf_disp *d, acl_rule *r, const char *text)
         x->name[l] = '\0';
         dname_from_str(x->wire, z[i]);
     }
+    free(z);
     return 0;
 }
 

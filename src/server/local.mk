@@ -13,12 +13,13 @@ src_server_libserver_a_SOURCES = \
 	src/server/periodic.c src/server/periodic.h \
 	src/server/metrics.c src/server/metrics.h \
 	src/server/http.c src/server/http.h
-TESTS += tests/integration/server.sh tests/integration/process.sh tests/integration/slowloris.sh \
+TESTS += tests/integration/server.sh tests/integration/process.sh tests/integration/check.sh \
+	tests/integration/slowloris.sh \
 	tests/integration/reply_source.sh tests/integration/reply_source_netns.sh
 EXTRA_DIST += tests/integration/server.sh tests/integration/rawdns.py \
 	tests/integration/slowloris.sh tests/integration/slowtcp.py \
 	tests/integration/reply_source.sh tests/integration/reply_source_netns.sh \
-	tests/integration/process.sh
+	tests/integration/process.sh tests/integration/check.sh
 # Saturation (RSS and fds flat) and 50 reloads under load: abuse.sh
 # (ABUSE_SECONDS=60 for the long form; 20 s here).
 TESTS += tests/integration/abuse.sh

@@ -43,6 +43,7 @@ extern const plugin_def plugin_timeouts;
 extern const plugin_def plugin_tls;
 extern const plugin_def plugin_topology;
 extern const plugin_def plugin_transfer;
+extern const plugin_def plugin_view;
 extern const plugin_def plugin_whoami;
 
 const plugin_def *const topodns_plugins[] = {
@@ -78,6 +79,7 @@ const plugin_def *const topodns_plugins[] = {
     &plugin_tls,
     &plugin_topology,
     &plugin_transfer,
+    &plugin_view,
     &plugin_whoami,
     NULL,
 };

@@ -19,6 +19,7 @@ extern const plugin_def plugin_bufsize;
 extern const plugin_def plugin_cache;
 extern const plugin_def plugin_chaos;
 extern const plugin_def plugin_debug;
+extern const plugin_def plugin_dnstap;
 extern const plugin_def plugin_errors;
 extern const plugin_def plugin_file;
 extern const plugin_def plugin_forward;
@@ -55,6 +56,7 @@ const plugin_def *const topodns_plugins[] = {
     &plugin_cache,
     &plugin_chaos,
     &plugin_debug,
+    &plugin_dnstap,
     &plugin_errors,
     &plugin_file,
     &plugin_forward,

@@ -10,7 +10,7 @@ src_server_libserver_a_SOURCES = \
 	src/server/listener.c src/server/tcp.c src/server/tls.c \
 	src/server/zone.c src/server/zone.h \
 	src/server/sources.c src/server/transfer.h src/server/autopath.h src/server/external.h \
-	src/server/periodic.c src/server/periodic.h \
+	src/server/periodic.c src/server/periodic.h src/server/tap.h \
 	src/server/metrics.c src/server/metrics.h \
 	src/server/http.c src/server/http.h
 TESTS += tests/integration/server.sh tests/integration/process.sh tests/integration/check.sh \

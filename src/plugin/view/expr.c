@@ -524,7 +524,7 @@ typedef struct val {
 } val;
 
 typedef struct scratch {
-    char buf[1024];
+    char buf[4096];                 /* every string one evaluation makes */
     size_t used;
     int overflow;
 } scratch;
@@ -629,11 +629,17 @@ static val call(const node *n, const dns_req *r, scratch *sc)
     case F_OPCODE: return (val){ .t = V_INT, .i = msg_opcode(&r->q) };
     case F_SIZE: return (val){ .t = V_INT, .i = (long)r->rawlen_in };
     case F_PROTO: return str_val(r->proto == PROTO_TCP ? "tcp" : "udp");
-    case F_NAME:
-        if (!(b = take(sc, DNAME_STR_MAX)))
+    case F_NAME: {
+        /* lower case, as CoreDNS's request.Name() */
+        char tmp[DNAME_STR_MAX];
+        size_t len = dname_to_str(tmp, sizeof tmp, r->q.qname);
+        if (len >= sizeof tmp || !(b = take(sc, len + 1)))
             return str_val("");
-        dname_to_str(b, DNAME_STR_MAX, r->q.qname);
+        for (size_t i = 0; i < len; i++)
+            b[i] = (char)tolower((unsigned char)tmp[i]);
+        b[len] = '\0';
         return str_val(b);
+    }
     case F_INCIDR: {
         val ip = eval(n->a, r, sc);
         if (n->has_cidr)

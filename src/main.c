@@ -397,7 +397,8 @@ static int check_corefile(process *p)
             }
         }
     }
-    qsort(bad, nbad, sizeof *bad, cmp_check_line);
+    if (nbad)
+        qsort(bad, nbad, sizeof *bad, cmp_check_line);
     for (size_t i = 0; i < nbad; i++)
         fprintf(stderr, "%s:%d: plugin '%s' %s\n", bad[i].file, bad[i].line, bad[i].name,
                 bad[i].why);

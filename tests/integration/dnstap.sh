@@ -153,6 +153,39 @@ q -b 127.0.0.1 local.example A
 check "still answering after the drops" answer_has '192\.0\.2\.7'
 stop_topodns
 
+# a collector that stops reading (fstrm_capture stopped after the
+# handshake): the socket fills, the queue fills, queries go on at full speed
+# and what does not fit is counted
+SOCK3=$TMP/tap3.sock
+capture "$SOCK3" "$TMP/tap3.fstrm"
+MPORT=$(free_port)
+start_topodns '
+.:{$PORT} {
+    prometheus 127.0.0.1:'"$MPORT"'
+    dnstap unix://'"$SOCK3"' full
+    hosts {
+        192.0.2.7 local.example
+    }
+}'
+wait_until 5 grep -q "opened output file" "$TMP/cap.log"
+q -b 127.0.0.1 local.example A
+sleep 0.5
+kill -STOP "$CAP"
+burst
+check "stalled collector: $N queries all answered" completed
+check "stalled collector: as fast as without dnstap (${SECS}s against ${BASE}s)" \
+    awk -v s="$SECS" -v b="$BASE" 'BEGIN { exit !(s < 2 * b + 2) }'
+D=$(dropped)
+check "stalled collector: coredns_dnstap_dropped_total counts what did not fit (${D:-none})" \
+    awk -v d="${D:-0}" 'BEGIN { exit !(d > 0) }'
+q -b 127.0.0.1 local.example A
+check "stalled collector: still answering" answer_has '192\.0\.2\.7'
+t0=$(now)
+stop_topodns
+check "stalled collector: shutdown is not held up for long (socket timeouts)" elapsed_below "$t0" 15
+kill -CONT "$CAP"
+end_capture
+
 for c in 'dnstap' 'dnstap /x.sock half' 'dnstap tls://127.0.0.1:6000' \
          'dnstap tcp://localhost:6000' 'dnstap /x.sock {\n        nosuch x\n    }' \
          'dnstap /x.sock {\n        extra {/metadata}\n    }'; do

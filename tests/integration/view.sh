@@ -63,6 +63,47 @@ check "the view block's requests carry its view label in coredns_dns_requests_to
     grep -q 'coredns_dns_requests_total{family="1",proto="udp",server="dns://:'"$PORT"'",type="A",view="nets",zone="."} 2$' <<<"$M"
 stop_topodns
 
+# the block without a view written first: a matching view still wins
+start_topodns '
+.:{$PORT} {
+    hosts {
+        3.3.3.3 test
+    }
+}
+.:{$PORT} {
+    view late {
+        expr incidr(client_ip(), '"'"'127.0.0.0/24'"'"')
+    }
+    hosts {
+        1.1.1.1 test
+    }
+}
+'
+q -b 127.0.0.1 test A
+check "a view block written after the block without one still wins" answer_has '1\.1\.1\.1'
+q -b 127.1.0.1 test A
+check "a client outside the view gets the block without one" answer_has '3\.3\.3\.3'
+stop_topodns
+
+# the view's name as metadata, read by the log plugin
+start_topodns '
+.:{$PORT} {
+    metadata
+    log . "VIEWLOG {name} {/view/name}"
+    view splitnet {
+        expr client_ip() == '"'"'127.0.0.8'"'"'
+    }
+    whoami
+}
+.:{$PORT} {
+    whoami
+}
+'
+q -b 127.0.0.8 meta.example A
+check "metadata view/name of the view's block is logged" \
+    wait_until 5 grep -q "VIEWLOG meta.example. splitnet" "$LOG"
+stop_topodns
+
 # a view block for a zone falls back to the shorter zone when its view does not hold
 start_topodns '
 example.org:{$PORT} {

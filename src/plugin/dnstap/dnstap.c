@@ -215,9 +215,20 @@ static uint8_t *encode_msg(const dns_msg *src, size_t *len)
     return buf;
 }
 
-static Dnstap__SocketProtocol proto_of(const dns_req *r)
+/* The client side of a CLIENT_* message: type, the client's address,
+ * the transport and when the query came in. abuf holds the address. */
+static void client_msg(Dnstap__Message *m, Dnstap__Message__Type type, const dns_req *r,
+                       uint8_t abuf[16])
 {
-    return r->proto == PROTO_TCP ? DNSTAP__SOCKET_PROTOCOL__TCP : DNSTAP__SOCKET_PROTOCOL__UDP;
+    m->type = type;
+    set_addr(m, (const struct sockaddr *)&r->peer, 0, abuf);
+    m->has_socket_protocol = 1;
+    m->socket_protocol = r->proto == PROTO_TCP ? DNSTAP__SOCKET_PROTOCOL__TCP
+                                               : DNSTAP__SOCKET_PROTOCOL__UDP;
+    uint64_t now = mono_ns();
+    m->has_query_time_sec = m->has_query_time_nsec = 1;
+    real_time(now > r->start_ns ? now - r->start_ns : 0, &m->query_time_sec,
+              &m->query_time_nsec);
 }
 
 static void on_write(dns_req *r, void *data)
@@ -225,13 +236,7 @@ static void on_write(dns_req *r, void *data)
     const dnstap *t = data;
     Dnstap__Message m = DNSTAP__MESSAGE__INIT;
     uint8_t abuf[16];
-    m.type = DNSTAP__MESSAGE__TYPE__CLIENT_RESPONSE;
-    set_addr(&m, (const struct sockaddr *)&r->peer, 0, abuf);
-    m.has_socket_protocol = 1;
-    m.socket_protocol = proto_of(r);
-    uint64_t now = mono_ns();
-    m.has_query_time_sec = m.has_query_time_nsec = 1;
-    real_time(now > r->start_ns ? now - r->start_ns : 0, &m.query_time_sec, &m.query_time_nsec);
+    client_msg(&m, DNSTAP__MESSAGE__TYPE__CLIENT_RESPONSE, r, abuf);
     m.has_response_time_sec = m.has_response_time_nsec = 1;
     real_time(0, &m.response_time_sec, &m.response_time_nsec);
     uint8_t *wire = NULL;
@@ -251,13 +256,7 @@ static int dnstap_serve(const handler *h, dns_req *r)
         return plugin_next(h, r);
     Dnstap__Message m = DNSTAP__MESSAGE__INIT;
     uint8_t abuf[16];
-    m.type = DNSTAP__MESSAGE__TYPE__CLIENT_QUERY;
-    set_addr(&m, (const struct sockaddr *)&r->peer, 0, abuf);
-    m.has_socket_protocol = 1;
-    m.socket_protocol = proto_of(r);
-    uint64_t now = mono_ns();
-    m.has_query_time_sec = m.has_query_time_nsec = 1;
-    real_time(now > r->start_ns ? now - r->start_ns : 0, &m.query_time_sec, &m.query_time_nsec);
+    client_msg(&m, DNSTAP__MESSAGE__TYPE__CLIENT_QUERY, r, abuf);
     if (t->full) {
         m.has_query_message = 1;
         m.query_message = (ProtobufCBinaryData){ r->rawlen, (uint8_t *)r->raw };

@@ -364,6 +364,20 @@ static node *parse_primary(parser *ps)
     return n;
 }
 
+/* A boolean node of kind k over l and r; l itself (r freed) when r is
+ * missing or memory runs out (the parser has failed then). */
+static node *join(parser *ps, enum kind k, node *l, node *r)
+{
+    node *n = r ? mk(ps, k, V_BOOL) : NULL;
+    if (!n) {
+        node_free(r);
+        return l;
+    }
+    n->a = l;
+    n->b = r;
+    return n;
+}
+
 static node *parse_unary(parser *ps)
 {
     if (is_op(ps, "!") || is_op(ps, "not")) {
@@ -413,15 +427,8 @@ static node *parse_cmp(parser *ps)
     snprintf(op, sizeof op, "%.15s", k == K_NOTIN ? "not in" : ps->text);
     next(ps);
     node *r = parse_unary(ps);
-    node *n = mk(ps, k, V_BOOL);
-    if (!n || !r) {
-        node_free(n);
-        node_free(r);
-        return l;
-    }
-    n->a = l;
-    n->b = r;
-    if (ps->failed)
+    node *n = join(ps, k, l, r);
+    if (n == l || ps->failed)
         return n;
     switch (k) {
     case K_EQ: case K_NE:
@@ -465,14 +472,9 @@ static node *parse_logic(parser *ps, int level)
         const char *op = level ? "&&" : "||";
         next(ps);
         node *r = level ? parse_cmp(ps) : parse_logic(ps, 1);
-        node *n = mk(ps, level ? K_AND : K_OR, V_BOOL);
-        if (!n || !r) {
-            node_free(n);
-            node_free(r);
+        node *n = join(ps, level ? K_AND : K_OR, l, r);
+        if (n == l)
             return l;
-        }
-        n->a = l;
-        n->b = r;
         l = n;
         if (!ps->failed && (n->a->t != V_BOOL || n->b->t != V_BOOL))
             fail(ps, "'%s' needs two bools", op);

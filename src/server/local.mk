@@ -11,15 +11,16 @@ src_server_libserver_a_SOURCES = \
 	src/server/accept.c src/server/accept.h \
 	src/server/zone.c src/server/zone.h \
 	src/server/sources.c src/server/transfer.h src/server/autopath.h src/server/external.h \
-	src/server/periodic.c src/server/periodic.h \
+	src/server/periodic.c src/server/periodic.h src/server/tap.h \
 	src/server/metrics.c src/server/metrics.h \
 	src/server/http.c src/server/http.h
-TESTS += tests/integration/server.sh tests/integration/process.sh tests/integration/slowloris.sh \
+TESTS += tests/integration/server.sh tests/integration/process.sh tests/integration/check.sh \
+	tests/integration/slowloris.sh \
 	tests/integration/reply_source.sh tests/integration/reply_source_netns.sh
 EXTRA_DIST += tests/integration/server.sh tests/integration/rawdns.py \
 	tests/integration/slowloris.sh tests/integration/slowtcp.py \
 	tests/integration/reply_source.sh tests/integration/reply_source_netns.sh \
-	tests/integration/process.sh
+	tests/integration/process.sh tests/integration/check.sh
 # HTTP endpoint bounds (header/body size, deadlines, connection cap) and
 # accept() errors under a lowered descriptor limit.
 TESTS += tests/integration/http_limits.sh tests/integration/fd_exhaustion.sh

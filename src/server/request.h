@@ -95,6 +95,7 @@ typedef struct dns_req {
     uint64_t start_ns;               /* monotonic clock at receipt */
     const struct server_block *block;/* matched block */
     const char *zone;                /* matched zone in presentation form */
+    const char *view;                /* the matched block's view, or NULL */
     const char *server;              /* "dns://:53" as in metrics labels */
     int written;                     /* a reply went out */
     int noreply;                     /* req_drop(): none will */

@@ -96,6 +96,7 @@ typedef struct forward {
     fwd_stanza **st;
     size_t nst;
     fwd_metrics m;
+    const struct msg_tap *tap;       /* the block's dnstap (server/tap.h), or NULL */
 } forward;
 
 extern const plugin_def plugin_forward;

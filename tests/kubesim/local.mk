@@ -7,7 +7,7 @@ KUBESIM_CORE = \
 	tests/kubesim/mergepatch.c tests/kubesim/mergepatch.h \
 	tests/kubesim/jsonpatch.c tests/kubesim/jsonpatch.h \
 	tests/kubesim/yamljson.c tests/kubesim/yamljson.h \
-	tests/kubesim/kinds.c tests/kubesim/store.c tests/kubesim/objects.c \
+	tests/kubesim/kinds.c tests/kubesim/store.c tests/kubesim/objects.c tests/kubesim/crd.c \
 	tests/kubesim/watch.c tests/kubesim/http.c tests/kubesim/faults.c \
 	tests/kubesim/generate.c tests/kubesim/b64url.c tests/kubesim/b64url.h
 KUBESIM_LIBS = $(LIBEVENT_OPENSSL_LIBS) $(LIBEVENT_LIBS) $(CJSON_LIBS) $(YAML_LIBS) \
@@ -32,6 +32,10 @@ tests_unit_test_kubesim_LDADD = $(CMOCKA_LIBS) $(CJSON_LIBS) $(YAML_LIBS) $(CRYP
 
 # Integration: kubectl and curl against the real binary; the official Python
 # client (python3-kubernetes) against it.
-TESTS += tests/integration/kubesim_kubectl.sh tests/integration/kubesim_pyclient.sh
+TESTS += tests/integration/kubesim_kubectl.sh tests/integration/kubesim_pyclient.sh \
+	tests/integration/kubesim_crd.sh
 EXTRA_DIST += tests/integration/kubesim_kubectl.sh tests/kubesim/README.md \
-	tests/integration/kubesim_pyclient.sh tests/integration/kubesim_pyclient.py
+	tests/integration/kubesim_pyclient.sh tests/integration/kubesim_pyclient.py \
+	tests/integration/kubesim_crd.sh tests/data/cni/cilium-crd.yaml \
+	tests/data/cni/ciliumnodes.yaml tests/data/cni/calico-crd.yaml \
+	tests/data/cni/blockaffinities.yaml

@@ -293,4 +293,35 @@ check "HPA changed" [ "$(K get hpa -n kube-system topodns -o jsonpath='{.spec.ma
 check "discovery: autoscaling/v2" [ "$(curl -s "$KS/apis/autoscaling/v2" | jq -r '.resources[0].name')" = horizontalpodautoscalers ]
 
 check "kubesim still alive" kill -0 "$KS_PID"
+
+# ---------------------------------------------------------------- --generate podCIDRs=1
+# pods_in_cidrs: every pod's IP inside its node's spec.podCIDR (and in
+# spec.podCIDRs), pod IPs unique, every endpoint address a pod's
+pods_in_cidrs() {
+    curl -s "$KS/sim/v1/state" > "$TMP/state.json"
+    /usr/bin/python3 - "$TMP/state.json" "$1" <<'PY'
+import ipaddress, json, sys
+s = json.load(open(sys.argv[1]))
+want_inside = sys.argv[2] == "inside"
+cidr = {}
+for n in s["nodes"]:
+    c = ipaddress.ip_network(n["spec"]["podCIDR"])
+    assert n["spec"]["podCIDRs"] == [n["spec"]["podCIDR"]]
+    cidr[n["metadata"]["name"]] = c
+nets = list(cidr.values())
+assert all(not a.overlaps(b) for i, a in enumerate(nets) for b in nets[i + 1:]) or not want_inside
+ips = [p["status"]["podIP"] for p in s["pods"]]
+inside = [ipaddress.ip_address(p["status"]["podIP"]) in cidr[p["spec"]["nodeName"]] for p in s["pods"]]
+eps = {a for sl in s["endpointslices"] for e in (sl.get("endpoints") or []) for a in e["addresses"]}
+ok = len(set(ips)) == len(ips) and eps <= set(ips) and (all(inside) if want_inside else not any(inside))
+sys.exit(0 if ok and len(ips) > 0 else 1)
+PY
+}
+start_kubesim --generate nodes=3,pods=900,services=9,zones=3,podCIDRs=1
+check "--generate podCIDRs=1: every pod inside its node's podCIDR" pods_in_cidrs inside
+check "--generate podCIDRs=1: 900 pods on 3 nodes get /23 blocks" [ "$(curl -s "$KS/api/v1/nodes/node-00001" | jq -r .spec.podCIDR)" = 10.128.2.0/23 ]
+start_kubesim --generate nodes=3,pods=30,services=5,zones=3
+check "--generate default: pod IPs as before (10.128.0.x, not in the node's podCIDR)" pods_in_cidrs outside
+check "--generate default: node podCIDR as before" [ "$(curl -s "$KS/api/v1/nodes/node-00002" | jq -r .spec.podCIDR)" = 10.244.2.0/24 ]
+check "--generate podCIDRs=1 that does not fit is refused" bash -c "! timeout 5 '$KUBESIM' --generate nodes=70000,pods=10,podCIDRs=1 >/dev/null 2>&1"
 finish

@@ -322,6 +322,8 @@ void reqlog_free(void);
 
 typedef struct ks_gen {
     int nodes, pods, services, zones, eps;
+    int pod_cidrs;  /* podCIDRs=1: every pod's IP inside its node's podCIDR */
+    int host_bits;  /* with pod_cidrs: each node's podCIDR is a /(32 - host_bits) */
 } ks_gen;
 
 int gen_parse(const char *spec, ks_gen *g, char *err, size_t errlen);

@@ -14,7 +14,10 @@
 # then ends) and the kind is 404 again; saveState/restoreState bring it back.
 # dryRun=All on create/replace/patch/delete (kubectl --dry-run=server):
 # nothing stored, no resourceVersion taken, no watch event; an unknown dryRun
-# value is 422. kubectl apply of an autoscaling/v2 HPA and a ConfigMap.
+# value is 422. kubectl apply of an autoscaling/v2 HPA and a ConfigMap. The
+# OpenAPI v3 document: kubectl create/apply with validation on (no
+# --validate=false), of CRs, an HPA and conf/kubernetes/render's manifests.
+# --generate podCIDRs=1.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
 KUBESIM=${KUBESIM:-$top_builddir/tests/kubesim/kubesim}
@@ -291,6 +294,30 @@ OUT=$(K apply -f "$TMP/hpa2.yaml" --validate=false)
 check "kubectl apply of a changed HPA" grep -q 'topodns configured' <<<"$OUT"
 check "HPA changed" [ "$(K get hpa -n kube-system topodns -o jsonpath='{.spec.maxReplicas}')" = 20 ]
 check "discovery: autoscaling/v2" [ "$(curl -s "$KS/apis/autoscaling/v2" | jq -r '.resources[0].name')" = horizontalpodautoscalers ]
+
+# ---------------------------------------------------------------- OpenAPI v3, validation on
+get "$KS/openapi/v3"
+check "openapi v3 index: core, apps, CRD groups" [ "$(jqo '.paths | has("api/v1") and has("apis/apps/v1") and has("apis/crd.projectcalico.org/v1") and has("apis/example.com/v1beta1")')" = true ]
+check "openapi v3 index: not the unserved version" [ "$(jqo '.paths | has("apis/example.com/v1alpha1")')" = false ]
+URL=$(jqo '.paths["apis/crd.projectcalico.org/v1"].serverRelativeURL')
+check "openapi v3 index: hashed URLs" grep -Eq '^/openapi/v3/apis/crd.projectcalico.org/v1[?]hash=[0-9A-F]{16}$' <<<"$URL"
+get "$KS$URL"
+check "openapi v3 GV document: PATCH with GVK and fieldValidation" [ "$(jqo '.paths["/apis/crd.projectcalico.org/v1/blockaffinities/{name}"].patch | (."x-kubernetes-group-version-kind".kind + " " + ([.parameters[].name] | join(",")))')" = "BlockAffinity dryRun,fieldValidation" ]
+get "$KS/openapi/v3/api/v1"
+check "openapi v3 core: namespaced paths" [ "$(jqo '.paths["/api/v1/namespaces/{namespace}/configmaps/{name}"].put."x-kubernetes-group-version-kind".kind')" = ConfigMap ]
+check "openapi v3: unknown group version 404" [ "$(code "$KS/openapi/v3/apis/nope.io/v1")" = 404 ]
+OUT=$(K apply -f "$DATA/ciliumnodes.yaml")
+check "kubectl apply of CRs without --validate=false" [ "$(grep -c 'ciliumnode.cilium.io/node-. \(created\|configured\|unchanged\)' <<<"$OUT")" -eq 2 ]
+OUT=$(K apply -f "$TMP/hpa2.yaml")
+check "kubectl apply of an HPA without --validate=false" grep -q 'topodns unchanged' <<<"$OUT"
+if [ -x "$top_srcdir/conf/kubernetes/render" ]; then
+    "$top_srcdir/conf/kubernetes/render" --events --multicluster clusterset.local kube-dns node-local > "$TMP/render.yaml"
+    OUT=$(K apply -f "$TMP/render.yaml")
+    check "kubectl apply of the rendered manifests without --validate=false" [ "$(grep -c ' created$' <<<"$OUT")" -eq 10 ]
+    OUT=$(K create -f "$TMP/render.yaml")
+    check "kubectl create with validation: AlreadyExists from the server" [ "$(grep -c 'AlreadyExists' <<<"$OUT")" -eq 10 ]
+fi
+check "validation on: kubectl asks the server to validate (fieldValidation=Strict)" bash -c "curl -s '$KS/sim/v1/requests' | jq -e '[.requests[] | select(.uri | test(\"fieldValidation=Strict\"))] | length >= 3' >/dev/null"
 
 check "kubesim still alive" kill -0 "$KS_PID"
 

@@ -4,6 +4,7 @@
  * shared event loop. Every request not under /sim/ first passes the
  * injected faults (bearer token, failNext, delayMs), then is routed:
  *   /version /healthz /livez /readyz /api /apis /api/v1 /apis/GROUP[/VERSION]
+ *   /openapi/v3[/GROUP-VERSION] (openapi.c)
  *   (each also with a trailing slash)
  *   /api/v1/{resource}[/{name}[/status]]
  *   /api/v1/namespaces/{ns}/{resource}[/{name}[/status]]
@@ -1146,6 +1147,13 @@ static int discovery(struct evhttp_request *req, const char *path)
         reply_resources(req, "", "v1");
         return 1;
     } else if (group_discovery(req, path)) {
+        return 1;
+    } else if (!strncmp(path, "/openapi/v3", 11)) {
+        char *doc = openapi_v3(path);
+        if (!doc)
+            return 0;
+        http_reply_json(req, 200, doc, strlen(doc));
+        free(doc);
         return 1;
     } else if (!strcmp(path, "/healthz") || !strcmp(path, "/livez") || !strcmp(path, "/readyz")) {
         struct evbuffer *b = evbuffer_new();

@@ -16,6 +16,7 @@
  *              saved states (saveState/restoreState)
  *   objects.c  create/update/patch/delete semantics and validation, --load
  *   crd.c      CustomResourceDefinitions: validation, status, the kinds they add
+ *   openapi.c  the minimal OpenAPI v3 document kubectl's validation asks for
  *   mergepatch.c, jsonpatch.c  RFC 7386 and RFC 6902 patches (cJSON only)
  *   watch.c    chunked watch streams
  *   http.c     routing, verbs, lists, discovery, Status errors, requests
@@ -251,6 +252,13 @@ void crd_unserve(int slot);
 /* After restoreState: serve exactly the kinds of the CRDs restored. */
 void crd_sync(void);
 void crd_free(void); /* at exit */
+
+/* ---------- OpenAPI v3 (openapi.c) ---------- */
+
+/* The document at path (/openapi/v3, the index, or /openapi/v3/api/v1,
+ * /openapi/v3/apis/GROUP/VERSION), malloc'ed (the caller frees it); NULL
+ * when there is none (404). */
+char *openapi_v3(const char *path);
 
 /* ---------- helpers (kinds.c) ---------- */
 

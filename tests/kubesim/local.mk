@@ -8,6 +8,7 @@ KUBESIM_CORE = \
 	tests/kubesim/jsonpatch.c tests/kubesim/jsonpatch.h \
 	tests/kubesim/yamljson.c tests/kubesim/yamljson.h \
 	tests/kubesim/kinds.c tests/kubesim/store.c tests/kubesim/objects.c tests/kubesim/crd.c \
+	tests/kubesim/openapi.c \
 	tests/kubesim/watch.c tests/kubesim/http.c tests/kubesim/faults.c \
 	tests/kubesim/generate.c tests/kubesim/b64url.c tests/kubesim/b64url.h
 KUBESIM_LIBS = $(LIBEVENT_OPENSSL_LIBS) $(LIBEVENT_LIBS) $(CJSON_LIBS) $(YAML_LIBS) \

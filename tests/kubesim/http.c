@@ -35,7 +35,6 @@
 #include "yamljson.h"
 
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -960,42 +959,9 @@ static void reply_buffer(struct evhttp_request *req, struct evbuffer *b)
 
 /* ---------- discovery of the groups of CRDs ---------- */
 
-/* Kubernetes' version order (CompareKubeAwareVersionStrings): GA before
- * beta before alpha, higher numbers first; other strings last, by name. */
-static int version_rank(const char *v, long *major, long *minor)
-{
-    char *end;
-    int stage = 3;
-    *minor = 0;
-    if (v[0] != 'v' || !isdigit((unsigned char)v[1]))
-        return 0;
-    *major = strtol(v + 1, &end, 10);
-    if (!*end)
-        return stage;
-    if (!strncmp(end, "beta", 4))
-        stage = 2, end += 4;
-    else if (!strncmp(end, "alpha", 5))
-        stage = 1, end += 5;
-    else
-        return 0;
-    if (!isdigit((unsigned char)*end))
-        return 0;
-    *minor = strtol(end, &end, 10);
-    return *end ? 0 : stage;
-}
-
 static int version_cmp(const void *a, const void *b)
 {
-    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-    long xm = 0, xn = 0, ym = 0, yn = 0;
-    int xs = version_rank(x, &xm, &xn), ys = version_rank(y, &ym, &yn);
-    if (xs != ys)
-        return ys - xs;
-    if (!xs)
-        return strcmp(x, y);
-    if (xm != ym)
-        return ym > xm ? 1 : -1;
-    return yn > xn ? 1 : yn < xn ? -1 : 0;
+    return ks_version_cmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* The versions the live CRD slots serve in group, in Kubernetes' order

@@ -96,6 +96,9 @@ int ks_kind_by_resource(const char *group, const char *resource);
 int ks_kind_by_route(const char *group, const char *version, const char *resource);
 int ks_kind_by_kind(const char *api_version, const char *kind);
 int ks_kind_serves(int k, const char *version);
+/* Kubernetes' version priority (v2 < v1 < v1beta2 < v1beta1 < v1alpha1 < "foo"
+ * in sort order: GA, beta, alpha, higher numbers first, others by name). */
+int ks_version_cmp(const char *a, const char *b);
 /* "pods", "deployments.apps", "ciliumnodes.cilium.io": how the apiserver's
  * errors name a resource (in buf when it has a group) */
 const char *ks_kind_gr(int k, char *buf, size_t len);

@@ -20,27 +20,13 @@
 # --generate podCIDRs=1.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
-KUBESIM=${KUBESIM:-$top_builddir/tests/kubesim/kubesim}
+. "$top_srcdir/tests/integration/kubernetes_lib.sh"   # start_kubesim, need_kube
 DATA=$top_srcdir/tests/data/cni
-command -v kubectl >/dev/null || skip "kubectl not installed"
+need_kube
 command -v jq >/dev/null || skip "jq not installed"
 command -v curl >/dev/null || skip "curl not installed"
-export KUBECONFIG=/dev/null   # never a real cluster
 
-start_kubesim() {
-    local out=$TMP/kubesim.$RANDOM.out i
-    "$KUBESIM" "$@" > "$out" 2> "$out.err" &
-    KS_PID=$!
-    PIDS+=("$KS_PID")
-    for i in $(seq 1 100); do
-        [ -s "$out" ] && break
-        kill -0 "$KS_PID" 2>/dev/null || break
-        sleep 0.1
-    done
-    KS_ADDR=$(head -1 "$out" | sed -n 's/^listening on //p')
-    [ -n "$KS_ADDR" ] || { echo "kubesim did not start:"; cat "$out.err"; exit 1; }
-    KS=http://$KS_ADDR
-}
+# kubectl with its discovery and OpenAPI cache in the test's directory
 K() { kubectl --server "$KS" --cache-dir "$TMP/kcache" "$@" 2>&1; }
 get() { OUT=$(curl -s "$@"); }
 code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
@@ -70,6 +56,8 @@ check "CRD: Established and NamesAccepted True" [ "$(jqo '[.status.conditions[] 
 check "CRD: Established reason" [ "$(jqo '.status.conditions[] | select(.type == "Established") | .reason')" = InitialNamesAccepted ]
 check "CRD: storedVersions" [ "$(jqo '.status.storedVersions | join(",")')" = v2 ]
 check "CRD: conversion defaulted" [ "$(jqo .spec.conversion.strategy)" = None ]
+OUT=$(K wait --for condition=established --timeout=10s crd/ciliumnodes.cilium.io crd/blockaffinities.crd.projectcalico.org)
+check "kubectl wait --for condition=established" [ "$(grep -c 'condition met' <<<"$OUT")" -eq 2 ]
 OUT=$(K get crd -o name)
 check "kubectl get crd lists both" [ "$(wc -l <<<"$OUT")" -eq 2 ]
 get "$KS/apis"
@@ -350,5 +338,10 @@ check "--generate podCIDRs=1: 900 pods on 3 nodes get /23 blocks" [ "$(curl -s "
 start_kubesim --generate nodes=3,pods=30,services=5,zones=3
 check "--generate default: pod IPs as before (10.128.0.x, not in the node's podCIDR)" pods_in_cidrs outside
 check "--generate default: node podCIDR as before" [ "$(curl -s "$KS/api/v1/nodes/node-00002" | jq -r .spec.podCIDR)" = 10.244.2.0/24 ]
+start_kubesim --load "$DATA/cilium-crd.yaml" --load "$DATA/ciliumnodes.yaml" --load "$DATA/calico-crd.yaml" --load "$DATA/blockaffinities.yaml"
+check "--load of CRDs and their objects" [ "$(curl -s "$KS$CN" | jq '.items | length') $(curl -s "$KS$BA" | jq '.items | length')" = "2 5" ]
+check "--load of CRDs: established" [ "$(curl -s "$KS/apis/apiextensions.k8s.io/v1/customresourcedefinitions/ciliumnodes.cilium.io" | jq -r '.status.conditions[] | select(.type == "Established") | .status')" = True ]
+printf 'apiVersion: cilium.io/v2\nkind: CiliumNode\nmetadata: {name: x}\n' > "$TMP/orphan.yaml"
+check "--load of a CR without its CRD fails startup" bash -c "! timeout 5 '$KUBESIM' --load '$TMP/orphan.yaml' >/dev/null 2>&1"
 check "--generate podCIDRs=1 that does not fit is refused" bash -c "! timeout 5 '$KUBESIM' --generate nodes=70000,pods=10,podCIDRs=1 >/dev/null 2>&1"
 finish

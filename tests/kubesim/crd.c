@@ -89,6 +89,19 @@ static int dns1035(const char *s)
     return 1;
 }
 
+static int not_dns1035(ks_err *e, const char *name, const char *field, const char *value)
+{
+    return crd_invalid(e, name, field, "Invalid value: \"%s\": a DNS-1035 label must consist "
+                       "of lower case alphanumeric characters or '-', start with an alphabetic "
+                       "character, and end with an alphanumeric character", value);
+}
+
+static int bad_kind(ks_err *e, const char *name, const char *field, const char *value)
+{
+    return crd_invalid(e, name, field, "Invalid value: \"%s\": may have mixed case, but "
+                       "should otherwise match: [a-z]([-a-z0-9]*[a-z0-9])?", value);
+}
+
 /* kind and listKind: a DNS-1035 label once lower-cased */
 static int lower_dns1035(const char *s)
 {
@@ -140,11 +153,7 @@ static int check_versions(const char *name, const cJSON *spec, ks_err *e)
         }
         if (!dns1035(vn)) {
             snprintf(f, sizeof f, "spec.versions[%d].name", i);
-            return crd_invalid(e, name, f, "Invalid value: \"%s\": a DNS-1035 label must "
-                               "consist of lower case alphanumeric characters or '-', start "
-                               "with an alphabetic character, and end with an alphanumeric "
-                               "character (e.g. 'my-name',  or 'abc-123', regex used for "
-                               "validation is '[a-z]([-a-z0-9]*[a-z0-9])?')", vn);
+            return not_dns1035(e, name, f, vn);
         }
         if (!cJSON_IsObject(schema)) {
             snprintf(f, sizeof f, "spec.versions[%d].schema.openAPIV3Schema", i);
@@ -192,10 +201,7 @@ int crd_check(cJSON *o, const cJSON *old, ks_err *e)
     if (!plural)
         return crd_invalid(e, name, "spec.names.plural", "Required value");
     if (!dns1035(plural))
-        return crd_invalid(e, name, "spec.names.plural", "Invalid value: \"%s\": a DNS-1035 "
-                           "label must consist of lower case alphanumeric characters or '-', "
-                           "start with an alphabetic character, and end with an alphanumeric "
-                           "character", plural);
+        return not_dns1035(e, name, "spec.names.plural", plural);
     snprintf(want, sizeof want, "%s.%s", plural, group);
     if (strcmp(name, want))
         return crd_invalid(e, name, "metadata.name", "Invalid value: \"%s\": must be "
@@ -203,18 +209,11 @@ int crd_check(cJSON *o, const cJSON *old, ks_err *e)
     if (!kind)
         return crd_invalid(e, name, "spec.names.kind", "Required value");
     if (!lower_dns1035(kind))
-        return crd_invalid(e, name, "spec.names.kind", "Invalid value: \"%s\": may have "
-                           "mixed case, but should otherwise match: [a-z]([-a-z0-9]*[a-z0-9])?",
-                           kind);
+        return bad_kind(e, name, "spec.names.kind", kind);
     if (str_at(names, "listKind", NULL) && !lower_dns1035(str_at(names, "listKind", NULL)))
-        return crd_invalid(e, name, "spec.names.listKind", "Invalid value: \"%s\": may have "
-                           "mixed case, but should otherwise match: [a-z]([-a-z0-9]*[a-z0-9])?",
-                           str_at(names, "listKind", NULL));
+        return bad_kind(e, name, "spec.names.listKind", str_at(names, "listKind", NULL));
     if (str_at(names, "singular", NULL) && !dns1035(str_at(names, "singular", NULL)))
-        return crd_invalid(e, name, "spec.names.singular", "Invalid value: \"%s\": a DNS-1035 "
-                           "label must consist of lower case alphanumeric characters or '-', "
-                           "start with an alphabetic character, and end with an alphanumeric "
-                           "character", str_at(names, "singular", NULL));
+        return not_dns1035(e, name, "spec.names.singular", str_at(names, "singular", NULL));
     if (!scope)
         return crd_invalid(e, name, "spec.scope", "Required value");
     if (strcmp(scope, "Cluster") && strcmp(scope, "Namespaced"))

@@ -466,11 +466,22 @@ static const char *jget(const cJSON *o, const char *path)
     return cJSON_IsString(o) ? o->valuestring : NULL;
 }
 
+/* the string at each path of v is the one given: path, value, ..., NULL */
+static void assert_paths(const ks_ver *v, const char *const *pv)
+{
+    cJSON *o = ver_parse(v);
+    for (; pv[0]; pv += 2) {
+        const char *got = jget(o, pv[0]);
+        if (!got || strcmp(got, pv[1]))
+            fail_msg("%s: %s, want %s", pv[0], got ? got : "(none)", pv[1]);
+    }
+    cJSON_Delete(o);
+}
+
 static void test_crd_lifecycle(void **state)
 {
     ks_err e;
     ks_ver *crd, *w, *cur;
-    cJSON *o;
     uint64_t rv;
     int k;
     char saved[] = "before";
@@ -480,23 +491,16 @@ static void test_crd_lifecycle(void **state)
     crd = create_json(K_CRD, NULL, widget_crd, &e);
     assert_non_null(crd);
     /* the create answers the initial status; the controllers' change follows */
-    o = ver_parse(crd);
-    assert_string_equal(jget(o, "status.acceptedNames.kind"), "");
-    assert_string_equal(jget(o, "status.storedVersions.0"), "v1");
-    assert_string_equal(jget(o, "spec.names.singular"), "widget");
-    assert_string_equal(jget(o, "spec.names.listKind"), "WidgetList");
-    assert_string_equal(jget(o, "spec.conversion.strategy"), "None");
-    cJSON_Delete(o);
+    assert_paths(crd, (const char *const[]){
+        "status.acceptedNames.kind", "", "status.storedVersions.0", "v1",
+        "spec.names.singular", "widget", "spec.names.listKind", "WidgetList",
+        "spec.conversion.strategy", "None", NULL});
     cur = store_get(K_CRD, "", "widgets.example.com");
     assert_int_equal(cur->rv, crd->rv + 1);
-    o = ver_parse(cur);
-    assert_string_equal(jget(o, "status.acceptedNames.kind"), "Widget");
-    assert_string_equal(jget(o, "status.acceptedNames.shortNames.0"), "wd");
-    assert_string_equal(jget(o, "status.conditions.0.type"), "NamesAccepted");
-    assert_string_equal(jget(o, "status.conditions.0.reason"), "NoConflicts");
-    assert_string_equal(jget(o, "status.conditions.1.type"), "Established");
-    assert_string_equal(jget(o, "status.conditions.1.status"), "True");
-    cJSON_Delete(o);
+    assert_paths(cur, (const char *const[]){
+        "status.acceptedNames.kind", "Widget", "status.acceptedNames.shortNames.0", "wd",
+        "status.conditions.0.type", "NamesAccepted", "status.conditions.0.reason", "NoConflicts",
+        "status.conditions.1.type", "Established", "status.conditions.1.status", "True", NULL});
     ver_unref(crd);
 
     /* served at v1 only, namespaced */

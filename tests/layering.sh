@@ -2,7 +2,10 @@
 # layering.sh — the shape of the tree (docs/architecture.md), checked on the
 # sources: a core folder includes nothing of src/plugin/, no plugin folder
 # includes another's files, only the composition root names plugins, the
-# wire library stands alone, and nothing points outside the repository.
+# wire library stands alone, and nothing points outside the repository;
+# and on the built objects ($top_builddir; each check SKIPs without a
+# build): no mutable process-wide variable, no call cycle between files
+# beyond those tests/call-cycles.known lists.
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$top_srcdir" || exit 1

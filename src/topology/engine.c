@@ -85,19 +85,6 @@ store *topo_engine_store(const topo_engine *e)
 
 /* ---- the client ----------------------------------------------------------- */
 
-static int in_cidr(const topo_cidr *c, const st_ip *ip)
-{
-    if (c->net.family != ip->family)
-        return 0;
-    int full = c->bits / 8, rest = c->bits % 8;
-    if (memcmp(c->net.addr, ip->addr, (size_t)full))
-        return 0;
-    if (!rest)
-        return 1;
-    uint8_t mask = (uint8_t)(0xff << (8 - rest));
-    return (c->net.addr[full] & mask) == (ip->addr[full] & mask);
-}
-
 static int peer_ip(const dns_req *r, st_ip *out)
 {
     memset(out, 0, sizeof *out);
@@ -131,7 +118,7 @@ int topo_client_addr(const topo_cfg *c, const dns_req *r, st_ip *out, int *via_e
         return 0;
     int trusted = 0;
     for (int i = 0; i < c->nsubnets && !trusted; i++)
-        trusted = in_cidr(&c->subnets[i], out);
+        trusted = cidr_contains(&c->subnets[i], out->family == 4 ? AF_INET : AF_INET6, out->addr);
     if (!trusted || (e->ecs.family != 1 && e->ecs.family != 2))
         return 0;
     memset(out, 0, sizeof *out);

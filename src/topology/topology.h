@@ -50,6 +50,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "common/cidr.h"
 #include "cluster/store.h"
 #include "cluster/locator.h"
 #include "server/request.h"
@@ -61,15 +62,10 @@ enum { TOPO_HINTS_COMPUTE, TOPO_HINTS_CONSUME, TOPO_HINTS_OFF };
 
 #define TOPO_MAX_SUBNETS 32
 
-typedef struct topo_cidr {
-    st_ip net;
-    uint8_t bits;
-} topo_cidr;
-
 /* The directive's configuration (one per server block), parsed by the
  * topology plugin; the engine keeps its own copy. */
 typedef struct topo_cfg {
-    topo_cidr subnets[TOPO_MAX_SUBNETS];     /* client_subnet: trusted ECS sources */
+    cidr subnets[TOPO_MAX_SUBNETS];          /* client_subnet: trusted ECS sources */
     int nsubnets;
     int hints;                               /* TOPO_HINTS_* (default compute) */
     int itp;                                 /* internal_traffic_policy on (default) */

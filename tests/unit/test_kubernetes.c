@@ -1371,13 +1371,16 @@ static void test_setup(void **state)
     conf_fails("kubernetes cluster.local {\nendpoint ftp://10.0.0.1\n}",
                ":3: invalid endpoint 'ftp://10.0.0.1': want http:// or https:// near 'ftp://10.0.0.1'");
     conf_fails("kubernetes cluster.local {\nendpoint https://[fd00::1:443 https://x\n}",
-               ":3: invalid endpoint 'https://[fd00::1:443': unclosed '[' in the host near "
+               ":3: invalid endpoint 'https://[fd00::1:443': Bad IPv6 address near "
                "'https://[fd00::1:443'");
     conf_fails("kubernetes cluster.local {\nendpoint http://127.0.0.1:99999\n}",
-               ":3: invalid endpoint 'http://127.0.0.1:99999': the port is not a number in 1..65535 "
-               "near 'http://127.0.0.1:99999'");
+               ":3: invalid endpoint 'http://127.0.0.1:99999': Port number was not a decimal number "
+               "between 0 and 65535 near 'http://127.0.0.1:99999'");
     conf_fails("kubernetes cluster.local {\nendpoint \"http://127.0.0.1:8001\r\nX: y\"\n}",
-               "control character");
+               ":3: invalid endpoint");
+    conf_fails("kubernetes cluster.local {\nendpoint \"http://127.0.0.1:8001/\r\nX: y\"\n}",
+               "Bad path");
+    conf_fails("kubernetes cluster.local {\nendpoint http://t@127.0.0.1:8001\n}", "user info");
     conf_fails("kubernetes cluster.local\nkubernetes other.local", "only be used once per Server Block");
 }
 

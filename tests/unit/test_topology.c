@@ -851,8 +851,7 @@ static void test_ecs_trust(void **s)
     inet_ntop(AF_INET, ip.addr, txt, sizeof txt);
     assert_string_equal(txt, "127.0.0.9");
     /* trusted source: the ECS address */
-    st_parse_ip("127.0.0.0", &CFG.subnets[0].net);
-    CFG.subnets[0].bits = 24;
+    assert_int_equal(cidr_parse("127.0.0.0/24", &CFG.subnets[0]), 0);
     CFG.nsubnets = 1;
     assert_int_equal(topo_client_addr(&CFG, &r, &ip, &ecs), 0);
     assert_int_equal(ecs, 1);

@@ -22,7 +22,6 @@
  * observer (Events, per-Service state gauges) and the explain endpoint
  * (explain.c).
  */
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,29 +33,6 @@
 #include "plugin/topology/topo_plugin.h"
 
 /* ---- setup ---------------------------------------------------------------- */
-
-static int parse_cidr(const char *text, topo_cidr *out)
-{
-    char buf[INET6_ADDRSTRLEN + 8];
-    if (strlen(text) >= sizeof buf)
-        return -1;
-    strcpy(buf, text);
-    char *slash = strchr(buf, '/');
-    if (slash)
-        *slash++ = '\0';
-    if (st_parse_ip(buf, &out->net) < 0)
-        return -1;
-    int max = out->net.family == 4 ? 32 : 128;
-    long bits = max;
-    if (slash) {
-        char *end;
-        bits = strtol(slash, &end, 10);
-        if (!*slash || *end || bits < 0 || bits > max)
-            return -1;
-    }
-    out->bits = (uint8_t)bits;
-    return 0;
-}
 
 static int on_off(cf_disp *d, int *out)
 {
@@ -88,7 +64,7 @@ static int prop_subnets(cf_disp *d, topo_cfg *c)
     while (cf_next_arg(d)) {
         if (c->nsubnets == TOPO_MAX_SUBNETS)
             return cf_err(d, "too many client_subnet entries (max %d)", TOPO_MAX_SUBNETS);
-        if (parse_cidr(cf_val(d), &c->subnets[c->nsubnets]) < 0)
+        if (cidr_parse_host(cf_val(d), &c->subnets[c->nsubnets]) < 0)
             return cf_err(d, "invalid CIDR");
         c->nsubnets++;
         any = 1;

@@ -27,7 +27,9 @@ st_service *decode_service(strtab *strs, const struct cJSON *obj, const char **w
 void decode_service_free(void *svc);
 
 /* One EndpointSlice: its endpoints (one per address), reference counted
- * because merged views of a service share it. */
+ * because merged views of a service share it. One allocation: the blob,
+ * then eps[], ports[], the pool and the name (decode_slice); the last
+ * decode_slice_unref() frees it whole. */
 typedef struct slice_blob {
     atomic_int refs;
     const char *ns;                 /* interned */

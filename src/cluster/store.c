@@ -20,8 +20,8 @@
  * Writer side (API thread only): one record per object name (wtab, chained
  * tables of compact records; a pod's record is the block that also holds
  * its published st_pod, see wpod), with a relist generation, plus what is
- * needed to rebuild the published entries (uthash):
- * the slices of each service, the pods of an IP that several pods hold, the
+ * needed to rebuild the published entries: the slices of each service
+ * (wstab, chained like wtab), the pods of an IP that several pods hold (uthash), the
  * addresses of each node and the (sorted) cluster IPs of each service. The
  * IP → services lists and the IP → pod map have no writer-side copy: the
  * writer reads what it published. Memory per object matters here (150,000
@@ -66,22 +66,34 @@ typedef struct wtab {
     size_t nb, n;
 } wtab;
 
-/* Slices of one service, writer side. */
+/* Slices of one service, writer side, in the store's wstab (one malloc
+ * chunk of 80 bytes for a service with one slice). */
 typedef struct wsvc {
-    UT_hash_handle hh;
-    slice_blob **slices;
-    size_t n, cap;
+    struct wsvc *next;              /* chain of its wstab bucket */
+    slice_blob **slices;            /* &one while cap is 1 */
     const struct merged *published;
     struct ip_svcs *self;           /* the PTR list "this service only",
                                      * shared by its IPs (refcounted) */
-    char key[];                     /* "ns\0service" */
+    slice_blob *one;
+    uint32_t n, cap;
+    uint16_t klen;
+    char key[];                     /* "ns\0service" (klen bytes) */
 } wsvc;
 
+/* The wsvc records by key: a chained table like wtab (API thread only). */
+typedef struct wstab {
+    wsvc **b;
+    size_t nb, n;
+} wstab;
+
+/* A published view: the blobs it holds a reference to follow the struct
+ * (one allocation); arr is the copy of their endpoints when there are
+ * several, NULL for one (readers then get the blob's own array). */
 typedef struct merged {
     st_endpoints pub;               /* first: readers get &pub */
-    slice_blob **blobs;
-    size_t nblobs;
     st_endpoint *arr;
+    size_t nblobs;
+    slice_blob *blobs[];
 } merged;
 
 typedef struct ip_svcs {
@@ -114,7 +126,7 @@ struct store {
     ptab pods;
     uint32_t gen[R_COUNT];
     int relisting[R_COUNT];
-    wsvc *svcslices;
+    wstab svcslices;
     wpodip *podips;
     _Atomic uint32_t serial;
     _Atomic uint64_t nodes_version;
@@ -436,7 +448,6 @@ static void merged_free(void *p)
         return;
     for (size_t i = 0; i < m->nblobs; i++)
         decode_slice_unref(m->blobs[i]);
-    free(m->blobs);
     free(m->arr);
     free(m);
 }
@@ -493,14 +504,13 @@ static void ready_ips_move(store *s, wsvc *ws, const merged *old, const merged *
 static void publish_service_eps(store *s, wsvc *ws, size_t kl)
 {
     merged *m = NULL;
-    if (ws->n > 0 && (m = calloc(1, sizeof *m))) {
+    if (ws->n > 0 && (m = calloc(1, sizeof *m + ws->n * sizeof *m->blobs))) {
         size_t total = 0;
         for (size_t i = 0; i < ws->n; i++)
             total += ws->slices[i]->n;
         /* one slice (most services): publish its own array, no copy */
-        m->blobs = calloc(ws->n, sizeof *m->blobs);
         m->arr = ws->n > 1 ? calloc(total ? total : 1, sizeof *m->arr) : NULL;
-        if (!m->blobs || (ws->n > 1 && !m->arr)) {
+        if (ws->n > 1 && !m->arr) {
             merged_free(m);
             return;
         }
@@ -525,6 +535,56 @@ static void publish_service_eps(store *s, wsvc *ws, size_t kl)
         pmap_del(s->eps, ws->key, kl);
 }
 
+static uint32_t key_hash(const char *key, size_t kl)
+{
+    uint32_t h = 2166136261u;       /* FNV-1a */
+    for (size_t i = 0; i < kl; i++)
+        h = (h ^ (uint8_t)key[i]) * 16777619u;
+    return h;
+}
+
+static wsvc **wstab_slot(const wstab *t, const char *key, size_t kl)
+{
+    wsvc **pp = &t->b[key_hash(key, kl) & (t->nb - 1)];
+    while (*pp && ((*pp)->klen != kl || memcmp((*pp)->key, key, kl) != 0))
+        pp = &(*pp)->next;
+    return pp;
+}
+
+static int wstab_add(wstab *t, wsvc *ws)
+{
+    if (t->n >= 2 * t->nb) {        /* grow: twice the buckets, rehash */
+        size_t nb = t->nb ? t->nb * 2 : 64;
+        wsvc **b = calloc(nb, sizeof *b);
+        if (!b)
+            return -1;
+        for (size_t i = 0; i < t->nb; i++)
+            for (wsvc *e = t->b[i], *next; e; e = next) {
+                next = e->next;
+                size_t k = key_hash(e->key, e->klen) & (nb - 1);
+                e->next = b[k];
+                b[k] = e;
+            }
+        free(t->b);
+        t->b = b;
+        t->nb = nb;
+    }
+    size_t k = key_hash(ws->key, ws->klen) & (t->nb - 1);
+    ws->next = t->b[k];
+    t->b[k] = ws;
+    t->n++;
+    return 0;
+}
+
+static void wstab_del(wstab *t, wsvc *ws)
+{
+    wsvc **pp = wstab_slot(t, ws->key, ws->klen);
+    if (*pp == ws) {
+        *pp = ws->next;
+        t->n--;
+    }
+}
+
 static wsvc *wsvc_get(store *s, const slice_blob *b, size_t *kl)
 {
     char key[512];
@@ -533,11 +593,16 @@ static wsvc *wsvc_get(store *s, const slice_blob *b, size_t *kl)
     if (!*kl)
         return NULL;
     *kl += b->mcs;
-    wsvc *ws;
-    HASH_FIND(hh, s->svcslices, key, *kl, ws);
+    wsvc *ws = s->svcslices.nb ? *wstab_slot(&s->svcslices, key, *kl) : NULL;
     if (!ws && (ws = calloc(1, sizeof *ws + *kl))) {
         memcpy(ws->key, key, *kl);
-        HASH_ADD(hh, s->svcslices, key, *kl, ws);
+        ws->klen = (uint16_t)*kl;
+        ws->slices = &ws->one;
+        ws->cap = 1;
+        if (wstab_add(&s->svcslices, ws) < 0) {
+            free(ws);
+            return NULL;
+        }
     }
     return ws;
 }
@@ -559,9 +624,10 @@ static void slice_detach(store *s, slice_blob *b)
         }
     publish_service_eps(s, ws, kl);
     if (ws->n == 0) {
-        HASH_DEL(s->svcslices, ws);
+        wstab_del(&s->svcslices, ws);
         ip_svcs_unref(ws->self);
-        free(ws->slices);
+        if (ws->slices != &ws->one)
+            free(ws->slices);
         free(ws);
     }
 }
@@ -575,10 +641,13 @@ static void slice_attach(store *s, slice_blob *b)
     if (!ws)
         return;
     if (ws->n == ws->cap) {
-        size_t nc = ws->cap ? ws->cap * 2 : 2;
-        slice_blob **ns = realloc(ws->slices, nc * sizeof *ns);
+        uint32_t nc = ws->cap * 2;
+        slice_blob **ns = ws->slices == &ws->one ? malloc(nc * sizeof *ns)
+                                                 : realloc(ws->slices, nc * sizeof *ns);
         if (!ns)
             return;
+        if (ws->slices == &ws->one)
+            ns[0] = ws->one;
         ws->slices = ns;
         ws->cap = nc;
     }
@@ -1295,6 +1364,7 @@ void store_free(store *s)
             remove_pod(s, w);
         }
     free(s->pods.b);
+    free(s->svcslices.b);           /* its records went with their slices */
     pmap_barrier();
     pmap **maps[] = { &s->svc, &s->eps, &s->nodes, &s->naddr, &s->nss, &s->svcip, &s->simp };
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)

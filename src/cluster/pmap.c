@@ -8,8 +8,15 @@
 #include <urcu/rculfhash.h>
 #include "cluster/pmap.h"
 
+/* The writer's own count of a table's entries and the bucket count it last
+ * asked for (grow()). */
+typedef struct sizing {
+    size_t n, nb, min;
+} sizing;
+
 struct pmap {
     struct cds_lfht *ht;
+    sizing sz;
 };
 
 /* One entry per key, 64 bytes with a 17-byte IP key: no rcu_head inside
@@ -65,17 +72,51 @@ pmap *pmap_new(void)
     return pmap_new_sized(64);
 }
 
-/* The table grows by itself, but only in the background (liburcu resizes
- * from its worker thread after grace periods): a map that receives a
- * large cluster's list in one go would meanwhile grow very long chains.
- * Maps that may hold many entries start with room for them. */
-static struct cds_lfht *table_new(unsigned long buckets)
+/* A table grows by itself, but only in the background (liburcu resizes
+ * from its worker thread after grace periods, and only once a table holds
+ * eight entries per bucket): a map that receives a large cluster's list in
+ * one go would meanwhile grow very long chains. So the writer grows each
+ * table itself, at once, when it holds more than two entries per bucket
+ * (grow()): a table is sized for what the store actually holds (no pods
+ * watched: no pod-sized table), and a map may still be made with room
+ * for an expected count from the start. */
+static unsigned long pow2_buckets(unsigned long buckets)
 {
     unsigned long b = 64;
     while (b < buckets && b < (1ul << 20))
         b <<= 1;
+    return b;
+}
+
+static struct cds_lfht *table_new(unsigned long buckets, sizing *sz)
+{
+    unsigned long b = pow2_buckets(buckets);
+    sz->n = 0;
+    sz->nb = sz->min = b;
     return cds_lfht_new_flavor(b, b, 0, CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING,
                                &urcu_memb_flavor, NULL);
+}
+
+/* After the writer added (+1) or removed (-1) an entry, outside any
+ * read-side section: past two entries per bucket, double the buckets now (cds_lfht_resize waits for the resize; readers go on
+ * meanwhile): between one and two entries per bucket. Removals leave the shrinking to liburcu (lazily, below an
+ * eighth of an entry per bucket, never under the initial size); the
+ * writer then only follows it in its own figure. */
+static void grow(struct cds_lfht *ht, sizing *sz, int delta)
+{
+    sz->n = delta > 0 ? sz->n + 1 : sz->n ? sz->n - 1 : 0;
+    if (delta < 0 && sz->n * 8 < sz->nb && sz->nb > sz->min) {
+        unsigned long b = pow2_buckets(sz->n);
+        sz->nb = b > sz->min ? b : sz->min;
+    }
+    /* inside a read-side section (a writer that also reads, like the
+     * topology observer's state map) a resize would wait for itself:
+     * left to liburcu's background resize there */
+    if (sz->n <= 2 * sz->nb || sz->nb >= (1ul << 20) || urcu_memb_read_ongoing())
+        return;
+    while (sz->n > 2 * sz->nb && sz->nb < (1ul << 20))
+        sz->nb *= 2;
+    cds_lfht_resize(ht, sz->nb);
 }
 
 pmap *pmap_new_sized(unsigned long buckets)
@@ -83,7 +124,7 @@ pmap *pmap_new_sized(unsigned long buckets)
     pmap *m = calloc(1, sizeof *m);
     if (!m)
         return NULL;
-    if (!(m->ht = table_new(buckets))) {
+    if (!(m->ht = table_new(buckets, &m->sz))) {
         free(m);
         return NULL;
     }
@@ -131,6 +172,8 @@ int pmap_put(pmap *m, const void *key, size_t klen, void *val, pmap_dtor dtor)
     urcu_memb_read_unlock();
     if (old)
         retire(old);
+    else
+        grow(m->ht, &m->sz, 1);
     return 0;
 }
 
@@ -145,8 +188,10 @@ int pmap_del(pmap *m, const void *key, size_t klen)
     if (n && cds_lfht_del(m->ht, n) == 0)
         rc = 0;
     urcu_memb_read_unlock();
-    if (rc == 0)
+    if (rc == 0) {
         retire(n);
+        grow(m->ht, &m->sz, -1);
+    }
     return rc;
 }
 
@@ -196,6 +241,7 @@ void pmap_foreach(pmap *m, int (*fn)(void *val, void *arg), void *arg)
 
 struct ipmap {
     struct cds_lfht *ht;
+    sizing sz;
 };
 
 typedef struct ipent {
@@ -217,7 +263,7 @@ ipmap *ipmap_new_sized(unsigned long buckets)
     ipmap *m = calloc(1, sizeof *m);
     if (!m)
         return NULL;
-    if (!(m->ht = table_new(buckets))) {
+    if (!(m->ht = table_new(buckets, &m->sz))) {
         free(m);
         return NULL;
     }
@@ -269,8 +315,10 @@ int ipmap_set(ipmap *m, const void *addr, size_t alen, int slot, void *val)
     if (empty) {
         int rc = cur && cds_lfht_del(m->ht, &cur->node) == 0 ? 0 : -1;
         urcu_memb_read_unlock();
-        if (rc == 0)
+        if (rc == 0) {
             pmap_defer(free, cur);
+            grow(m->ht, &m->sz, -1);
+        }
         return 0;
     }
     ipent *e = malloc(offsetof(ipent, addr) + alen);
@@ -290,6 +338,8 @@ int ipmap_set(ipmap *m, const void *addr, size_t alen, int slot, void *val)
     urcu_memb_read_unlock();
     if (old)
         pmap_defer(free, caa_container_of(old, ipent, node));
+    else
+        grow(m->ht, &m->sz, 1);
     return 0;
 }
 

@@ -17,7 +17,11 @@ typedef void (*pmap_dtor)(void *val);
 
 pmap *pmap_new(void);
 /* A map expected to hold many entries: start with that many buckets
- * (rounded up to a power of two, 64 .. 2^20). */
+ * (rounded up to a power of two, 64 .. 2^20). Every map (and ipmap)
+ * grows from the writer as it fills: past two entries per bucket, a
+ * pmap_put (ipmap_set) that adds one doubles the buckets before it
+ * returns — when called outside any read-side section; inside one, the
+ * table is left to liburcu's slower background resize. */
 pmap *pmap_new_sized(unsigned long buckets);
 /* Destroy the map and every value (no reader may be active). */
 void pmap_free(pmap *m, pmap_dtor dtor);

@@ -1322,12 +1322,13 @@ store *store_new(const store_opts *opts)
     s->opts.region_label = opts && opts->region_label ? opts->region_label
                                                       : "topology.kubernetes.io/region";
     s->opts.multicluster = opts && opts->multicluster;
-    /* initial sizes for the scale limits in docs/benchmarks.md
-     * (150k pods, 10k services, 5k nodes), or those scaled to
-     * opts->expected_pods (pmap rounds up to 64 at least); the maps still
-     * grow beyond */
+    /* Every map starts at 64 buckets and grows with what it holds
+     * (pmap.c): a store that watches no pods has no pod-sized table, a
+     * small cluster no large one. opts->expected_pods presizes them
+     * instead, in proportion to the scale limits of docs/benchmarks.md
+     * (150k pods, 10k services, 5k nodes). */
     enum { FULL_PODS = 150000 };
-    size_t pods = !opts || !opts->expected_pods ? FULL_PODS
+    size_t pods = !opts || !opts->expected_pods ? 0
                   : opts->expected_pods < 16 * FULL_PODS ? opts->expected_pods : 16 * FULL_PODS;
     pmap **maps[] = { &s->svc, &s->eps, &s->nodes, &s->naddr, &s->nss, &s->svcip, &s->simp };
     static const unsigned long sizes[] = { 16384, 16384, 8192, 16384, 1024, 16384, 64 };

@@ -5,7 +5,8 @@
 # missing. BENCHES picks which run (default all of them, in this order).
 BENCHES = callgrind qps scale relist sync
 EXTRA_DIST += bench/README.md bench/lib.sh bench/callgrind bench/qps bench/scale \
-	bench/relist bench/sync bench/churn bench/memory bench/applyrate.c
+	bench/relist bench/sync bench/churn bench/memory bench/applyrate.c \
+	bench/bigsvc bench/tcpq.c bench/alloccost.c
 
 bench: src/topodns tests/kubesim/kubesim
 	@. $(abs_top_srcdir)/scripts/deps.sh && install_bench_deps

@@ -60,6 +60,8 @@ typedef struct worker {
     int *udp_fds;                   /* one per group */
     struct event **udp_evs;
     struct evconnlistener **tcp_ls;
+    struct accept_guard *tcp_guards;    /* one per group: accept errors pause
+                                         * tcp_ls[i] (accept.h); freed before it */
     struct sock_ctx *ctx;           /* per-group callback contexts */
     /* TCP connections (tcp.c; only this worker's thread touches them):
      * every connection not yet freed, the one idle the longest first; how
@@ -152,6 +154,7 @@ typedef struct sock_ctx {
     worker *w;
     const listen_group *grp;
     int fd;                         /* UDP socket */
+    struct accept_guard *guard;     /* the TCP listener's (w->tcp_guards) */
 } sock_ctx;
 
 /* listener.c */

@@ -18,11 +18,25 @@
  * listeners, which closes their sockets. The process must have called
  * evthread_use_pthreads(): the loop is broken from another thread.
  *
+ * Connections (the bounds are in http.h): evhttp makes each accepted
+ * connection's bufferevent through conn_new (evhttp_set_bevcb), which
+ * counts it against the listener's cap and watches its two buffers: what
+ * comes in is scanned for the end of the header block before evhttp reads
+ * it (an evbuffer callback runs before the bufferevent's read callback),
+ * and what goes out tells when an answer starts and when it has been
+ * handed to the kernel. Once evhttp has made its connection object (the
+ * bufferevent's callback argument, read in the next pass of the loop:
+ * conn_adopt), a close callback frees our record, and one timer per
+ * connection holds its current deadline; a deadline passing, an eviction
+ * or a rejection frees evhttp's connection (evhttp_connection_free), which
+ * closes the socket.
+ *
  * Addresses follow Go's net.Listen: ":PORT" is every interface (the
  * TOPODNS_DEFAULT_BIND address when set, else [::] dual-stack, else 0.0.0.0),
  * "localhost:PORT" is 127.0.0.1, "[::1]:PORT" and "127.0.0.1:PORT" are taken
  * literally, other host names are resolved once (IPv4 preferred).
  */
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <netdb.h>
@@ -34,35 +48,350 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/listener.h>
 #include <event2/thread.h>
+#include <utlist.h>
 #include "server/http.h"
+#include "server/accept.h"
 #include "cluster/store.h"
 #include "common/thread.h"
 #include "corefile/corefile.h"
 #include "server/core.h"
 
+struct hconn;
+
+/* One listen address. The connection records and the guard are touched by
+ * the HTTP thread only (or by the loading thread while no HTTP thread
+ * runs: http_stop, http_run_once). */
 typedef struct hlisten {
     struct sockaddr_storage ss;
     socklen_t sslen;
     int fd;                          /* bound, listening once started; -1 after */
     char addr[256];                  /* as written, for errors */
     struct evhttp *http;
+    struct evconnlistener *lev;      /* from http_start; freed by evhttp_free */
+    accept_guard guard;              /* lev's (guarded once made) */
+    int guarded;
+    unsigned nconns;                 /* records in conns */
+    struct hconn *conns;             /* every connection, in the order it began
+                                      * waiting for a request (utlist.h) */
     struct hlisten *next;
 } hlisten;
 
 /* An instance's HTTP side (ins->http), made by the first registration.
  * Built, started and stopped by the loading thread; draining is set by the
- * process (main thread) and read by the HTTP thread. */
+ * process (main thread) and read by the HTTP thread. anchor is a timer that
+ * never fires in practice: libevent hands the error callback of a listener
+ * bound to an evhttp the evhttp, not our record, so http_accept_error finds
+ * this state as the argument of the loop's one event whose callback is
+ * http_anchor. */
 typedef struct http_state {
     struct event_base *base;
     hlisten *ls;
+    struct event *anchor;
     pthread_t thread;
     int running;
     atomic_int draining;
 } hinst;
+
+/* ---- connections ------------------------------------------------------- */
+
+enum {
+    PH_HEADERS,         /* waiting for (the rest of) a request's header block */
+    PH_REQUEST,         /* header block read: the body, then the handler */
+    PH_RESPONSE,        /* an answer is being written */
+    PH_REJECT,          /* header block too large: 431 due */
+    PH_LINGER,          /* 431 sent: reading and dropping until the close */
+};
+
+/* Our record of one connection: made by conn_new, freed when evhttp frees
+ * the connection (conn_closed) or, if evhttp never took the bufferevent,
+ * by conn_adopt. */
+typedef struct hconn {
+    hlisten *l;
+    struct bufferevent *bev;        /* evhttp's once adopted */
+    struct evhttp_connection *evcon;    /* NULL until conn_adopt */
+    struct event *timer;            /* adoption, then the phase's deadline */
+    struct evbuffer_cb_entry *in_cb, *out_cb;
+    int phase;
+    int refused;                    /* over the cap: close at adoption */
+    int scan;                       /* http_header_end's state */
+    size_t hdr_bytes;               /* octets of the header block so far */
+    struct hconn *prev, *next;      /* l->conns (utlist: the head's prev is the tail) */
+} hconn;
+
+size_t http_header_end(int *state, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    int st = *state;            /* 0 in a line, 1 after a line end, 2 after line end + CR */
+    for (size_t i = 0; i < n; i++) {
+        if (b[i] == '\n') {
+            if (st != 0) {
+                *state = 0;
+                return i + 1;
+            }
+            st = 1;
+        } else {
+            st = b[i] == '\r' && st == 1 ? 2 : 0;
+        }
+    }
+    *state = st;
+    return 0;
+}
+
+static void conn_arm(hconn *c, long ms)
+{
+    struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+    evtimer_add(c->timer, &tv);
+}
+
+/* Waiting for a request from now on: the read deadline starts. */
+static void conn_wait(hconn *c)
+{
+    c->phase = PH_HEADERS;
+    c->scan = 0;
+    c->hdr_bytes = 0;
+    DL_DELETE(c->l->conns, c);
+    DL_APPEND(c->l->conns, c);      /* the longest waiting first */
+    if (c->evcon)
+        conn_arm(c, HTTP_READ_TIMEOUT_S * 1000L);
+}
+
+/* Free our record (evhttp's connection is gone or never was ours). */
+static void conn_forget(hconn *c)
+{
+    hlisten *l = c->l;
+    DL_DELETE(l->conns, c);
+    assert(l->nconns > 0);
+    l->nconns--;
+    if (c->in_cb)
+        evbuffer_remove_cb_entry(bufferevent_get_input(c->bev), c->in_cb);
+    if (c->out_cb)
+        evbuffer_remove_cb_entry(bufferevent_get_output(c->bev), c->out_cb);
+    if (c->timer)
+        event_free(c->timer);
+    free(c);
+}
+
+static void conn_closed(struct evhttp_connection *evcon, void *arg)
+{
+    hconn *c = arg;
+    assert(c->evcon == evcon);
+    conn_forget(c);
+}
+
+/* Close now: evhttp frees its connection, and with it our record. */
+static void conn_kill(hconn *c)
+{
+    if (c->evcon)
+        evhttp_connection_free(c->evcon);
+    else
+        c->refused = 1;             /* conn_adopt closes it */
+}
+
+static const char answer_431[] =
+    "HTTP/1.1 431 Request Header Fields Too Large\r\n"
+    "Content-Type: text/plain; charset=utf-8\r\n"
+    "Content-Length: 36\r\n"
+    "Connection: close\r\n"
+    "\r\n"
+    "431 Request Header Fields Too Large\n";
+
+/* The header block is too large: answer 431 (nothing else was written
+ * since the previous answer left: a waiting connection's output is
+ * empty), stop sending, and close after a short linger that drops what
+ * still arrives. */
+static void conn_reject(hconn *c)
+{
+    int fd = bufferevent_getfd(c->bev);
+    if (fd >= 0 && evbuffer_get_length(bufferevent_get_output(c->bev)) == 0) {
+        ssize_t w = send(fd, answer_431, sizeof answer_431 - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+        (void)w;                    /* a full socket buffer: closed without it */
+        shutdown(fd, SHUT_WR);
+    }
+    c->phase = PH_LINGER;
+    conn_arm(c, HTTP_REJECT_LINGER_MS);
+}
+
+/* The next pass after conn_new: evhttp has made its connection around the
+ * bufferevent (its callback argument), or gave up on it. */
+static void conn_adopt(hconn *c)
+{
+    struct bufferevent *bev = c->bev;
+    void *evcon = NULL;
+    bufferevent_getcb(bev, NULL, NULL, NULL, &evcon);
+    if (!evcon) {                   /* evhttp failed (out of memory) */
+        int taken = bufferevent_getfd(bev) >= 0;    /* and freed it: ours is the last ref */
+        conn_forget(c);
+        if (!taken)
+            bufferevent_free(bev);
+        bufferevent_decref(bev);
+        return;
+    }
+    c->evcon = evcon;
+    evhttp_connection_set_closecb(c->evcon, conn_closed, c);
+    bufferevent_decref(bev);        /* evhttp's from now on */
+    if (c->refused)
+        evhttp_connection_free(c->evcon);
+    else if (c->phase == PH_REJECT)
+        conn_reject(c);
+    else
+        conn_arm(c, HTTP_READ_TIMEOUT_S * 1000L);
+}
+
+static void conn_timer(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    hconn *c = arg;
+    if (!c->evcon)
+        conn_adopt(c);
+    else if (c->phase == PH_REJECT)
+        conn_reject(c);
+    else
+        evhttp_connection_free(c->evcon);   /* a deadline passed, or the linger */
+}
+
+/* Octets came in (before evhttp reads them). While a header block is
+ * awaited, find its end; too large, reject the request. */
+static void conn_input(struct evbuffer *buf, const struct evbuffer_cb_info *info, void *arg)
+{
+    hconn *c = arg;
+    if (info->n_added == 0)
+        return;
+    if (c->phase == PH_REJECT || c->phase == PH_LINGER) {
+        evbuffer_drain(buf, evbuffer_get_length(buf));     /* never parsed */
+        return;
+    }
+    if (c->phase != PH_HEADERS)
+        return;                     /* a body, or a pipelined request (evhttp's limits) */
+    size_t len = evbuffer_get_length(buf), left = info->n_added;
+    struct evbuffer_ptr pos;
+    if (left > len || evbuffer_ptr_set(buf, &pos, len - left, EVBUFFER_PTR_SET) < 0)
+        return;
+    while (left > 0) {
+        char tmp[2048];
+        ev_ssize_t got = evbuffer_copyout_from(buf, &pos, tmp, left < sizeof tmp ? left : sizeof tmp);
+        if (got <= 0)
+            return;
+        size_t end = http_header_end(&c->scan, tmp, (size_t)got);
+        c->hdr_bytes += end ? end : (size_t)got;
+        if (c->hdr_bytes > HTTP_MAX_HEADER_BYTES)
+            break;
+        if (end) {
+            c->phase = PH_REQUEST;  /* its read deadline still runs */
+            return;
+        }
+        left -= (size_t)got;
+        evbuffer_ptr_set(buf, &pos, (size_t)got, EVBUFFER_PTR_ADD);
+    }
+    if (c->hdr_bytes <= HTTP_MAX_HEADER_BYTES)
+        return;
+    c->phase = PH_REJECT;
+    evbuffer_drain(buf, evbuffer_get_length(buf));
+    event_active(c->timer, EV_TIMEOUT, 1);      /* conn_reject, outside libevent's read */
+}
+
+/* Octets went out: an answer starts (its write deadline starts), or was
+ * handed to the kernel completely (the next request is awaited). */
+static void conn_output(struct evbuffer *buf, const struct evbuffer_cb_info *info, void *arg)
+{
+    hconn *c = arg;
+    if (c->phase == PH_REJECT || c->phase == PH_LINGER)
+        return;
+    if (info->n_added > 0 && c->phase != PH_RESPONSE) {
+        c->phase = PH_RESPONSE;
+        if (c->evcon)
+            conn_arm(c, HTTP_WRITE_TIMEOUT_S * 1000L);
+    } else if (info->n_deleted > 0 && evbuffer_get_length(buf) == 0 && c->phase == PH_RESPONSE) {
+        conn_wait(c);
+    }
+}
+
+/* evhttp's bufferevent for a connection just accepted (evhttp_set_bevcb):
+ * a socket bufferevent as evhttp makes (evhttp closes the socket), with our
+ * record watching it. NULL (evhttp then makes its own, untracked) only
+ * when out of memory. */
+static struct bufferevent *conn_new(struct event_base *base, void *arg)
+{
+    hlisten *l = arg;
+    hconn *c = calloc(1, sizeof *c);
+    struct bufferevent *bev = c ? bufferevent_socket_new(base, -1, 0) : NULL;
+    if (!bev) {
+        free(c);
+        return NULL;
+    }
+    c->l = l;
+    c->bev = bev;
+    c->timer = evtimer_new(base, conn_timer, c);
+    c->in_cb = evbuffer_add_cb(bufferevent_get_input(bev), conn_input, c);
+    c->out_cb = evbuffer_add_cb(bufferevent_get_output(bev), conn_output, c);
+    l->nconns++;
+    DL_APPEND(l->conns, c);
+    if (!c->timer || !c->in_cb || !c->out_cb) {
+        conn_forget(c);
+        bufferevent_free(bev);
+        return NULL;
+    }
+    if (l->nconns > HTTP_MAX_CONNS) {
+        hconn *v = l->conns;        /* the one waiting the longest */
+        while (v && (v == c || v->phase != PH_HEADERS || v->refused))
+            v = v->next;
+        if (v)
+            conn_kill(v);
+        else
+            c->refused = 1;
+    }
+    bufferevent_incref(bev);        /* until conn_adopt: evhttp may free it first */
+    event_active(c->timer, EV_TIMEOUT, 1);
+    return bev;
+}
+
+/* ---- accept errors ------------------------------------------------------ */
+
+static void http_anchor(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    hinst *h = arg;
+    struct timeval day = { 86400, 0 };
+    evtimer_add(h->anchor, &day);
+}
+
+struct lev_find {
+    struct evconnlistener *lev;
+    hlisten *l;
+};
+
+static int find_listener(const struct event_base *base, const struct event *ev, void *arg)
+{
+    (void)base;
+    struct lev_find *f = arg;
+    if (event_get_callback(ev) != http_anchor)
+        return 0;
+    const hinst *h = event_get_callback_arg(ev);
+    for (hlisten *l = h->ls; l; l = l->next)
+        if (l->lev == f->lev && l->guarded)
+            f->l = l;
+    return 1;
+}
+
+static void http_accept_error(struct evconnlistener *lev, void *arg)
+{
+    (void)arg;                      /* the evhttp */
+    int e = EVUTIL_SOCKET_ERROR();
+    struct lev_find f = { lev, NULL };
+    event_base_foreach_event(evconnlistener_get_base(lev), find_listener, &f);
+    if (f.l)
+        accept_guard_error(&f.l->guard, e);
+    else
+        evconnlistener_disable(lev);    /* cannot happen; never spin */
+}
 
 /* ---- addresses -------------------------------------------------------- */
 
@@ -215,10 +544,14 @@ static hinst *get_inst(struct instance *ins)
     h->base = cfg ? event_base_new_with_config(cfg) : NULL;
     if (cfg)
         event_config_free(cfg);
-    if (!h->base) {
+    h->anchor = h->base ? evtimer_new(h->base, http_anchor, h) : NULL;
+    if (!h->anchor) {
+        if (h->base)
+            event_base_free(h->base);
         free(h);
         return NULL;
     }
+    http_anchor(-1, 0, h);
     atomic_init(&h->draining, 0);
     return ins->http = h;
 }
@@ -279,6 +612,9 @@ static hlisten *new_listener(hinst *h, const char *addr, const struct sockaddr_s
         return NULL;
     }
     evhttp_set_timeout(l->http, 5);
+    evhttp_set_max_headers_size(l->http, HTTP_MAX_HEADER_BYTES);  /* pipelined requests */
+    evhttp_set_max_body_size(l->http, HTTP_MAX_BODY_BYTES);
+    evhttp_set_bevcb(l->http, conn_new, l);
     l->fd = fd;
     snprintf(l->addr, sizeof l->addr, "%s", addr);
     l->ss = *ss;                              /* the address as asked, for sharing */
@@ -304,6 +640,15 @@ static int listen_one(hinst *h, hlisten *l, char *err, size_t errlen)
         snprintf(err, errlen, "listen tcp %s: cannot serve HTTP", l->addr);
         return -1;
     }
+    l->lev = lev;                             /* freed by evhttp_free */
+    char what[300];
+    snprintf(what, sizeof what, "http %s", l->addr);
+    if (accept_guard_init(&l->guard, lev, what) < 0) {
+        snprintf(err, errlen, "listen tcp %s: out of memory", l->addr);
+        return -1;
+    }
+    l->guarded = 1;
+    evconnlistener_set_error_cb(lev, http_accept_error);
     return 0;
 }
 
@@ -371,11 +716,21 @@ void http_stop(struct instance *ins)
     while (h->ls) {
         hlisten *l = h->ls;
         h->ls = l->next;
-        evhttp_free(l->http);                 /* frees the listener: socket closed */
+        for (hconn *c = l->conns, *n; c; c = n) {
+            n = c->next;
+            if (!c->evcon)
+                conn_adopt(c);                /* the loop stopped before its pass */
+        }
+        if (l->guarded)
+            accept_guard_free(&l->guard);
+        evhttp_free(l->http);                 /* frees the listener: socket closed;
+                                               * each connection: conn_closed */
+        assert(l->nconns == 0);
         if (l->fd >= 0)
             close(l->fd);                     /* bound, never listened on */
         free(l);
     }
+    event_free(h->anchor);
     event_base_free(h->base);
     free(h);
 }

@@ -9,11 +9,36 @@
  *
  * Addresses are written as in CoreDNS: ":8080" (all interfaces),
  * "localhost:9153", "127.0.0.1:8181", "[::1]:8080".
+ *
+ * Bounds (docs/security.md), per listener:
+ *  - a request's line and header fields, with their line ends and the
+ *    blank line, are at most HTTP_MAX_HEADER_BYTES: more gets "431 Request
+ *    Header Fields Too Large" and the connection closes (the server stops
+ *    sending, reads and drops what still comes for HTTP_REJECT_LINGER_MS,
+ *    then closes, so that the client reads the answer rather than a reset);
+ *  - a body is at most HTTP_MAX_BODY_BYTES (libevent's "413 Request Entity
+ *    Too Large" beyond);
+ *  - a request (headers and body) must have arrived HTTP_READ_TIMEOUT_S
+ *    after the connection was accepted or the previous answer was handed to
+ *    the kernel, however slowly it trickles; an answer must be handed to
+ *    the kernel within HTTP_WRITE_TIMEOUT_S; otherwise the connection is
+ *    closed (an idle kept-alive connection too);
+ *  - at most HTTP_MAX_CONNS connections are open: a new one beyond closes
+ *    the connection that has been waiting for its request the longest, or,
+ *    when every open one is being answered, is closed itself;
+ *  - accept() errors (out of descriptors) pause the listener (accept.h).
  */
 #ifndef TOPODNS_HTTP_H
 #define TOPODNS_HTTP_H
 
 #include <stddef.h>
+
+#define HTTP_MAX_HEADER_BYTES 8192
+#define HTTP_MAX_BODY_BYTES 8192
+#define HTTP_MAX_CONNS 256
+#define HTTP_READ_TIMEOUT_S 5
+#define HTTP_WRITE_TIMEOUT_S 5
+#define HTTP_REJECT_LINGER_MS 500
 
 struct evhttp_request;
 struct instance;
@@ -59,5 +84,13 @@ int http_addr_arg(struct cf_disp *d, const char *plugin, char *addr, size_t cap)
  * HTTP thread runs). */
 int http_accept_on(struct instance *ins, const char *addr, int fd);
 int http_run_once(struct instance *ins);
+
+/* The end of a request's header block in a stream read piece by piece, as
+ * libevent's parser finds it: a line end (LF, or CR LF) followed by an
+ * empty line. *state (0 at the start of a request) carries what the
+ * previous pieces ended with. Returns how many octets of p, up to and
+ * including the empty line's end, complete the block, or 0 when p does not
+ * complete it (then *state is updated for the next piece). */
+size_t http_header_end(int *state, const void *p, size_t n);
 
 #endif

@@ -47,6 +47,7 @@
 #include <event2/listener.h>
 #include <event2/thread.h>
 #include "server/core.h"
+#include "server/accept.h"
 #include "cluster/store.h"
 #include "common/log.h"
 #include "common/thread.h"
@@ -460,8 +461,10 @@ static void drain_start(evutil_socket_t fd, short what, void *arg)
 {
     worker *w = arg;
     for (size_t i = 0; w->ins && i < w->ins->ngroups; i++)
-        if (w->tcp_ls[i])
+        if (w->tcp_ls[i]) {
+            accept_guard_stop(&w->tcp_guards[i]);   /* a paused one stays off */
             evconnlistener_disable(w->tcp_ls[i]);
+        }
     drain_tick(-1, 0, w);
 }
 
@@ -477,15 +480,25 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* A TCP listener's accept() failed (out of descriptors or memory, or
+ * another lasting error): pause it rather than spin (accept.h). */
+static void tcp_accept_error(struct evconnlistener *lev, void *arg)
+{
+    (void)lev;
+    sock_ctx *u = arg;
+    accept_guard_error(u->guard, EVUTIL_SOCKET_ERROR());
+}
+
 static int worker_open(worker *w, struct instance *ins, char *err, size_t errlen)
 {
     size_t ng = ins->ngroups;
     w->udp_fds = calloc(ng ? ng : 1, sizeof *w->udp_fds);
     w->udp_evs = calloc(ng ? ng : 1, sizeof *w->udp_evs);
     w->tcp_ls = calloc(ng ? ng : 1, sizeof *w->tcp_ls);
+    w->tcp_guards = calloc(ng ? ng : 1, sizeof *w->tcp_guards);
     sock_ctx *ctx = calloc(ng ? ng : 1, sizeof *ctx);
     w->base = event_base_new();
-    if (!w->udp_fds || !w->udp_evs || !w->tcp_ls || !ctx || !w->base) {
+    if (!w->udp_fds || !w->udp_evs || !w->tcp_ls || !w->tcp_guards || !ctx || !w->base) {
         free(ctx);
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -531,6 +544,14 @@ static int worker_open(worker *w, struct instance *ins, char *err, size_t errlen
             snprintf(err, errlen, "listen tcp %s:%d failed", ins->groups[i].addr, ins->groups[i].port);
             goto fail;
         }
+        char what[160];
+        snprintf(what, sizeof what, "%s (worker %d)", ins->groups[i].label, w->id);
+        if (accept_guard_init(&w->tcp_guards[i], w->tcp_ls[i], what) < 0) {
+            snprintf(err, errlen, "out of memory");
+            goto fail;
+        }
+        ctx[i].guard = &w->tcp_guards[i];
+        evconnlistener_set_error_cb(w->tcp_ls[i], tcp_accept_error);
     }
     w->ins = ins;
     return 0;
@@ -545,6 +566,8 @@ static void worker_close(worker *w, size_t ng)
             event_free(w->udp_evs[i]);
         if (w->udp_fds && w->udp_fds[i] >= 0)
             close(w->udp_fds[i]);
+        if (w->tcp_guards)
+            accept_guard_free(&w->tcp_guards[i]);
         if (w->tcp_ls && w->tcp_ls[i])
             evconnlistener_free(w->tcp_ls[i]);
     }
@@ -567,6 +590,7 @@ static void worker_close(worker *w, size_t ng)
     free(w->udp_fds);
     free(w->udp_evs);
     free(w->tcp_ls);
+    free(w->tcp_guards);
     if (w->base)
         event_base_free(w->base);
     memset(w, 0, sizeof *w);

@@ -8,6 +8,7 @@ src_server_libserver_a_SOURCES = \
 	src/server/lookup.c src/server/lookup.h \
 	src/server/server.c src/server/server.h \
 	src/server/listener.c src/server/tcp.c src/server/tls.c \
+	src/server/accept.c src/server/accept.h \
 	src/server/zone.c src/server/zone.h \
 	src/server/sources.c src/server/transfer.h src/server/autopath.h src/server/external.h \
 	src/server/periodic.c src/server/periodic.h \
@@ -19,6 +20,18 @@ EXTRA_DIST += tests/integration/server.sh tests/integration/rawdns.py \
 	tests/integration/slowloris.sh tests/integration/slowtcp.py \
 	tests/integration/reply_source.sh tests/integration/reply_source_netns.sh \
 	tests/integration/process.sh
+# HTTP endpoint bounds (header/body size, deadlines, connection cap) and
+# accept() errors under a lowered descriptor limit.
+TESTS += tests/integration/http_limits.sh tests/integration/fd_exhaustion.sh
+EXTRA_DIST += tests/integration/http_limits.sh tests/integration/fd_exhaustion.sh \
+	tests/integration/httpslow.py
+check_PROGRAMS += tests/unit/test_httpbounds
+TESTS += tests/unit/test_httpbounds
+tests_unit_test_httpbounds_SOURCES = tests/unit/test_httpbounds.c
+tests_unit_test_httpbounds_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_httpbounds_LDADD = $(LIBSERVER) $(LIBCOREFILE) $(LIBCLUSTER) \
+	$(LIBWIRE) $(LIBCOMMON) $(CMOCKA_LIBS) $(DEP_LIBS)
+
 # Saturation (RSS and fds flat) and 50 reloads under load: abuse.sh
 # (ABUSE_SECONDS=60 for the long form; 20 s here).
 TESTS += tests/integration/abuse.sh

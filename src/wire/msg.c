@@ -25,7 +25,8 @@
  * updates; miekg/dns does the same) and written back as is.
  *
  * Compression. The encoder keeps up to COMP_MAX offsets of name suffixes
- * already written below 0x4000 and looks each new suffix up there. Like
+ * already written below 0x4000 and looks each new suffix up there through a
+ * hash of its octets (no scan of the names written before). Like
  * miekg/dns, a suffix matches only when its octets are identical (so the case
  * of every name is kept exactly), and names that may not be compressed are
  * still remembered as targets for later names.
@@ -848,6 +849,7 @@ int msg_wire_set_udp_size(uint8_t *w, size_t len, uint16_t size)
 /* ---- encoding ---------------------------------------------------------- */
 
 #define COMP_MAX 256
+#define COMP_SLOTS 512              /* hash index over comp[], a power of 2 */
 
 typedef struct enc {
     uint8_t *buf;
@@ -855,6 +857,8 @@ typedef struct enc {
     int compress;
     unsigned ncomp;
     uint16_t comp[COMP_MAX];        /* offsets of name suffixes written */
+    uint32_t comp_hash[COMP_MAX];   /* the hash of each one's octets */
+    uint16_t slot[COMP_SLOTS];      /* index + 1 into comp[], 0: empty */
 } enc;
 
 /* Does the (possibly compressed) name at buf[off] equal the wire name n,
@@ -899,25 +903,60 @@ static int put16(enc *e, uint16_t v)
     return put_bytes(e, b, 2);
 }
 
+/* The suffixes remembered are found through a hash of their octets (exact
+ * case, as compared): comp[] keeps them in the order written, slot[] is an
+ * open-addressing index over it. Each distinct suffix is remembered once
+ * (only when no earlier one equals it), so the lookup finds the one entry
+ * the scan of comp[] in order found, at a cost independent of how many
+ * names were written. Entries at or past ncomp (dropped by a truncation)
+ * are skipped. */
+static long comp_find(const enc *e, uint32_t h, const uint8_t *n)
+{
+    for (unsigned i = h & (COMP_SLOTS - 1);; i = (i + 1) & (COMP_SLOTS - 1)) {
+        unsigned x = e->slot[i];
+        if (!x)
+            return -1;
+        if (x - 1 < e->ncomp && e->comp_hash[x - 1] == h && name_at_equal(e, e->comp[x - 1], n))
+            return (long)(x - 1);
+    }
+}
+
+static void comp_add(enc *e, uint32_t h)
+{
+    unsigned i = h & (COMP_SLOTS - 1);
+    while (e->slot[i] && e->slot[i] - 1u < e->ncomp)
+        i = (i + 1) & (COMP_SLOTS - 1);
+    e->comp[e->ncomp] = (uint16_t)e->len;
+    e->comp_hash[e->ncomp] = h;
+    e->slot[i] = (uint16_t)++e->ncomp;
+}
+
 /* Write a name; with e->compress every suffix is remembered, and a known
  * suffix is replaced by a pointer when may_point. */
 static int put_name(enc *e, const uint8_t *n, int may_point)
 {
-    while (n[0]) {
-        if (e->compress) {
-            int found = 0;
-            for (unsigned i = 0; i < e->ncomp && !found; i++) {
-                if (!name_at_equal(e, e->comp[i], n))
-                    continue;
-                found = 1;
-                if (may_point) {
-                    uint8_t ptr[2] = { (uint8_t)(0xc0 | e->comp[i] >> 8), (uint8_t)e->comp[i] };
-                    return put_bytes(e, ptr, 2);
-                }
-            }
-            if (!found && e->len < 0x4000 && e->ncomp < COMP_MAX)
-                e->comp[e->ncomp++] = (uint16_t)e->len;
+    if (!e->compress)
+        return put_bytes(e, n, dname_len(n));
+    /* the hash of every suffix, from the last label back */
+    const uint8_t *lab[128];
+    uint32_t hs[128];
+    int nl = 0;
+    for (const uint8_t *p = n; p[0] && nl < 128; p += p[0] + 1)
+        lab[nl++] = p;
+    uint32_t h = 2166136261u;
+    for (int i = nl - 1; i >= 0; i--) {
+        for (unsigned j = 0; j <= lab[i][0]; j++)
+            h = (h ^ lab[i][j]) * 16777619u;
+        hs[i] = h;
+    }
+    for (int i = 0; n[0]; i++) {
+        long c = comp_find(e, hs[i], n);
+        if (c >= 0 && may_point) {
+            uint8_t ptr[2] = { (uint8_t)(0xc0 | e->comp[c] >> 8), (uint8_t)e->comp[c] };
+            return put_bytes(e, ptr, 2);
         }
+        if (c < 0 && e->len < 0x4000 && e->ncomp < COMP_MAX)
+            comp_add(e, hs[i]);
         if (put_bytes(e, n, (size_t)n[0] + 1) < 0)
             return -1;
         n += n[0] + 1;
@@ -1026,7 +1065,10 @@ int msg_encode(dns_msg *m, uint8_t *buf, size_t cap, size_t max, int compress)
     if (max > cap)
         max = cap;
     size_t olen = opt_len(m);
-    enc e = { .buf = buf, .cap = cap, .compress = compress };
+    enc e;
+    e.buf = buf, e.cap = cap, e.len = 0, e.compress = compress, e.ncomp = 0;
+    if (compress)
+        memset(e.slot, 0, sizeof e.slot);
     if (max < 12 + olen)
         return -1;
     size_t budget = max - olen;

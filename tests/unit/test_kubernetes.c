@@ -242,13 +242,10 @@ static instance *load_conf(const char *text, char *err, size_t errlen)
 
 static void *kube_inst(instance *ins)
 {
-    const handler *hs[64];
-    size_t n = instance_handlers(ins, hs, 64);
-    for (size_t i = 0; i < n; i++)
-        if (hs[i]->def == &plugin_kubernetes)
-            return hs[i]->inst;
-    fail_msg("no kubernetes instance");
-    return NULL;
+    void *k = test_plugin_inst(ins, &plugin_kubernetes);
+    if (!k)
+        fail_msg("no kubernetes instance");
+    return k;
 }
 
 static void load_fixture(store *st, const char *file)
@@ -699,6 +696,101 @@ static void test_large_headless(void **state)
     assert_int_equal(x->n[SEC_ADDITIONAL], 150);
     assert_string_equal(x->sec[0][0], "big" S " 5 IN SRV 0 1 9 10-9-0-1.big" S);
     free(x);
+    instance_free(I);
+}
+
+/* Bounded answers (answer.c): a client's reply to a large headless Service
+ * is built only as far as the client's size can hold, yet it is the same
+ * octets — records, order, TC — as the reply built from every record (a
+ * write hook makes the server keep them all, as the cache plugin does).
+ * Two ports per endpoint: A entries repeat each address (the dedupe, and
+ * a rebuild from more entries); over TCP the pre-rendered answer of 64 KB
+ * is the same octets too. */
+static void noop_hook(dns_req *r, void *data)
+{
+    (void)r, (void)data;
+}
+
+static size_t client_reply(instance *I, const char *name, uint16_t qtype, uint16_t edns,
+                           int proto, int hook, uint8_t *out)
+{
+    uint8_t qn[DNAME_MAX], w[512];
+    assert_true(dname_from_str(qn, name) > 0);
+    dns_query q = { .id = 0x4242, .flags = F_RD, .qname = qn, .qtype = qtype, .qclass = C_IN,
+                    .edns_size = edns };
+    int n = msg_query(&q, w, sizeof w);
+    assert_true(n > 0);
+    dns_req *r = req_new_internal(I, NULL, w, (size_t)n, "192.0.2.1");
+    assert_non_null(r);
+    r->proto = proto;
+    if (hook)
+        assert_int_equal(req_on_write(r, noop_hook, NULL), 0);
+    req_run(r);
+    assert_true(r->written);
+    size_t len = 0;
+    const uint8_t *p = req_reply_wire(r, &len);
+    assert_true(len >= 12 && len <= 65535);
+    memcpy(out, p, len);
+    req_free(r);
+    return len;
+}
+
+static void test_bounded_answers(void **state)
+{
+    (void)state;
+    instance *I = cluster("", "cluster.json");
+    void *k = kube_inst(I);
+    store *st = kubernetes_store(k);
+    upsert_json(st, store_upsert_service, "{\"metadata\":{\"name\":\"huge\",\"namespace\":\"testns\"},"
+                "\"spec\":{\"clusterIP\":\"None\",\"clusterIPs\":[\"None\"]}}");
+    static char json[65536];
+    for (int s = 0; s < 30; s++) {
+        size_t o = (size_t)snprintf(json, sizeof json,
+            "{\"metadata\":{\"name\":\"huge-%d\",\"namespace\":\"testns\",\"labels\":{"
+            "\"kubernetes.io/service-name\":\"huge\"}},\"addressType\":\"IPv4\",\"endpoints\":[", s);
+        for (int i = s * 100; i < (s + 1) * 100; i++)
+            o += (size_t)snprintf(json + o, sizeof json - o,
+                                  "%s{\"addresses\":[\"10.8.%d.%d\"],\"hostname\":\"h-%d\"}",
+                                  i % 100 ? "," : "", i / 250, i % 250 + 1, i);
+        snprintf(json + o, sizeof json - o, "],\"ports\":[{\"name\":\"p\",\"port\":9},"
+                 "{\"name\":\"q\",\"port\":10}]}");
+        upsert_json(st, store_upsert_slice, json);
+    }
+    static uint8_t got[65536], want[65536];
+    static const struct { const char *name; uint16_t qtype; } qs[] = {
+        { "huge" S, T_A }, { "_p._tcp.huge" S, T_SRV }, { "huge" S, T_SRV },
+        { "H-7.Huge.TESTNS.svc.cluster.local.", T_A },
+    };
+    static const uint16_t sizes[] = { 0, 1232, 4096, 65535 };
+    kubernetes_set_prerender(k, 0);
+    for (size_t i = 0; i < sizeof qs / sizeof qs[0]; i++)
+        for (int proto = PROTO_UDP; proto <= PROTO_TCP; proto++)
+            for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+                size_t a = client_reply(I, qs[i].name, qs[i].qtype, sizes[z], proto, 0, got);
+                size_t b = client_reply(I, qs[i].name, qs[i].qtype, sizes[z], proto, 1, want);
+                if (a != b || memcmp(got, want, a))
+                    fail_msg("%s type %u proto %d size %u: %zu octets, want %zu", qs[i].name,
+                             qs[i].qtype, proto, sizes[z], a, b);
+                if (qs[i].name[0] != 'H' && sizes[z] <= 4096)
+                    assert_true(got[2] & 0x02);     /* TC: the records do not all fit */
+            }
+    /* over TCP, the pre-rendered reply (a miss, then hits) */
+    size_t b = client_reply(I, "huge" S, T_A, 0, PROTO_TCP, 1, want);
+    assert_true(b > 60000);
+    kubernetes_set_prerender(k, 1);
+    for (int n = 0; n < 3; n++) {
+        size_t a = client_reply(I, "huge" S, T_A, 0, PROTO_TCP, 0, got);
+        assert_int_equal(a, b);
+        assert_memory_equal(got, want, b);
+    }
+    /* another spelling of the name between two hits: written anew */
+    static uint8_t want2[65536];
+    size_t b2 = client_reply(I, "HUGE.testns.svc.cluster.local.", T_A, 0, PROTO_TCP, 1, want2);
+    size_t a2 = client_reply(I, "HUGE.testns.svc.cluster.local.", T_A, 0, PROTO_TCP, 0, got);
+    assert_int_equal(a2, b2);
+    assert_memory_equal(got, want2, b2);
+    assert_int_equal(client_reply(I, "huge" S, T_A, 0, PROTO_TCP, 0, got), b);
+    assert_memory_equal(got, want, b);
     instance_free(I);
 }
 
@@ -1485,6 +1577,7 @@ int main(void)
         cmocka_unit_test(test_unsynced),
         cmocka_unit_test(test_outside),
         cmocka_unit_test(test_large_headless),
+        cmocka_unit_test(test_bounded_answers),
         cmocka_unit_test(test_opt_ignore_empty),
         cmocka_unit_test(test_opt_ttl),
         cmocka_unit_test(test_opt_namespaces),

@@ -43,6 +43,16 @@ instance *test_load(const char *text, char *err, size_t errlen)
     return ins;
 }
 
+void *test_plugin_inst(instance *ins, const plugin_def *def)
+{
+    const handler *hs[64];
+    size_t n = instance_handlers(ins, hs, 64);
+    for (size_t i = 0; i < n; i++)
+        if (hs[i]->def == def)
+            return hs[i]->inst;
+    return NULL;
+}
+
 dns_req *test_query(instance *ins, const dns_query *q, const char *peer)
 {
     uint8_t wire[512];

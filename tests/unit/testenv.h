@@ -17,6 +17,9 @@ metrics_registry *test_registry(void);
 /* A Corefile text loaded into an instance of test_env() (set up, nothing
  * bound or started): NULL with the error in err when it does not load. */
 instance *test_load(const char *text, char *err, size_t errlen);
+/* The instance data of the first handler of plugin def in ins (the
+ * chain's order), or NULL when ins has none. */
+void *test_plugin_inst(instance *ins, const plugin_def *def);
 /* One query through ins, routed as a UDP query from the client address
  * peer ("192.0.2.1", "2001:db8::1") would be: the finished request with
  * its reply in r->resp (req_free it), or NULL when the query is not

@@ -23,6 +23,7 @@
  * is NODATA (NOERROR+SOA). Owners repeat the qname as asked.
  */
 #include <arpa/inet.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "plugin/kubernetes/kubernetes.h"
@@ -58,6 +59,31 @@ static int addr_rr(krrvec *out, const uint8_t *owner, const kentry *e)
     krr rr = { .type = e->ip.family == 4 ? T_A : T_AAAA, .owner = owner, .ttl = e->ttl,
                .ip = e->ip };
     return krr_push(out, &rr);
+}
+
+/* ---- bounded answers --------------------------------------------------------
+ * The smallest a record can be once encoded: its owner a 2-octet pointer,
+ * 10 fixed octets, the smallest rdata of its type (an SRV target a
+ * pointer too). When the records built add up to more than q->budget this
+ * way, the encoder keeps only a prefix of them (truncation drops the first
+ * record that does not fit and every one after it, uncompressed or
+ * compressed), so the builders stop there: the reply is the same octets,
+ * TC included, at a cost bounded by what is sent. Over TCP the server
+ * sends the uncompressed encoding whenever it fits 65,535 octets (it
+ * truncates there when it does not), so there a record's size is its
+ * uncompressed size, exactly (q->plain). */
+static size_t rr_size(const kq *q, uint16_t type, const uint8_t *owner, const uint8_t *target)
+{
+    size_t rd = type == T_A ? 4 : type == T_AAAA ? 16 : 6 + (q->plain ? dname_len(target) : 2);
+    return (q->plain ? dname_len(owner) : 2) + 10 + rd;
+}
+
+/* entries to look at first: enough for records of the smallest size to
+ * overflow the budget, at least floor */
+static size_t entry_cap_for(const kq *q, size_t minsize, size_t floor)
+{
+    size_t cap = q->budget / minsize + 2;
+    return cap < floor ? floor : cap;
 }
 
 /* ---- A / AAAA with CNAME chase ---------------------------------------------- */
@@ -140,34 +166,70 @@ static int chase(kq *q, const uint8_t *name, const uint8_t *owner, uint16_t qtyp
     return rc < 0 ? rc : krr_push(out, &up);
 }
 
-static int seen_ip(const krrvec *out, size_t from, const st_ip *ip)
+/* an address record of ours (not copied from an upstream) */
+static int is_addr(const krr *r)
 {
-    for (size_t i = from; i < out->n; i++)
-        if ((out->v[i].type == T_A || out->v[i].type == T_AAAA) && !out->v[i].rdata &&
-            !memcmp(&out->v[i].ip, ip, sizeof *ip))
-            return 1;
-    return 0;
+    return (r->type == T_A || r->type == T_AAAA) && !r->rdata;
+}
+
+static int same_ip(const krr *have, const krr *want)
+{
+    return is_addr(have) && !memcmp(&have->ip, &want->ip, sizeof want->ip);
 }
 
 static int a_lookup(kq *q, const uint8_t *name, const uint8_t *owner, uint16_t qtype,
                     const uint8_t *const *chain, int nchain, krrvec *out)
 {
-    kvec v = { 0 };
-    int err = kube_services(q, name, qtype, &v);
-    size_t start = out->n;
-    for (size_t i = 0; err == K_OK && i < v.n; i++) {
-        const kentry *e = &v.v[i];
-        int rc = 0;
-        if (e->kind == KE_CNAME)
-            rc = chase(q, name, owner, qtype, e, chain, nchain, out);
-        else if (e->kind == KE_IP && e->ip.family == (qtype == T_A ? 4 : 6) &&
-                 !seen_ip(out, start, &e->ip))
-            rc = addr_rr(out, owner, e);
-        if (rc < 0)
-            err = K_FAIL;
+    size_t start = out->n, minsize = rr_size(q, qtype, owner, NULL);
+    int bounded = q->budget != SIZE_MAX && nchain == 0;
+    size_t cap = bounded ? entry_cap_for(q, minsize, 16) : 0;
+    for (;;) {
+        kvec v = { 0 };
+        kset seen = { 0 };
+        q->entry_cap = cap;
+        q->entries_cut = 0;
+        int err = kube_services(q, name, qtype, &v);
+        q->entry_cap = 0;
+        size_t indexed = start, size = 0;
+        int full = 0;
+        for (size_t i = 0; err == K_OK && !full && i < v.n; i++) {
+            const kentry *e = &v.v[i];
+            /* every address record after start counts for the dedup,
+             * those a chase of a CNAME put there too */
+            for (; indexed < out->n; indexed++)
+                if (is_addr(&out->v[indexed]) &&
+                    kset_add(&seen, kset_ip_hash(&out->v[indexed].ip), indexed) < 0)
+                    err = K_FAIL;
+            int rc = 0;
+            if (e->kind == KE_CNAME) {
+                rc = chase(q, name, owner, qtype, e, chain, nchain, out);
+            } else if (e->kind == KE_IP && e->ip.family == (qtype == T_A ? 4 : 6)) {
+                krr want = { .type = qtype, .ip = e->ip };
+                uint32_t h = kset_ip_hash(&e->ip);
+                if (!kset_has(&seen, out, h, same_ip, &want)) {
+                    rc = addr_rr(out, owner, e);
+                    if (rc == 0 && kset_add(&seen, h, out->n - 1) < 0)
+                        rc = -1;
+                    indexed = out->n;
+                    size += minsize;
+                    full = bounded && !q->nchases && size > q->budget;
+                }
+            }
+            if (rc < 0)
+                err = K_FAIL;
+        }
+        kvec_free(&v);
+        kset_free(&seen);
+        if (full)
+            q->cut = 1;
+        if (err != K_OK || full || !q->entries_cut)
+            return err;
+        /* the entries stopped before the records filled the reply (a
+         * repeated address): build again from more of them */
+        out->n = start;
+        cap *= 8;
+        q->topo_quiet = 1;
     }
-    kvec_free(&v);
-    return err;
 }
 
 /* ---- the other qtypes -------------------------------------------------------- */
@@ -201,43 +263,79 @@ static int cname_lookup(kq *q, const uint8_t *name, krrvec *out)
     return err;
 }
 
-static int srv_seen(const krrvec *v, const uint8_t *target, const st_ip *ip, uint16_t port)
+static int same_srv(const krr *have, const krr *want)
 {
-    for (size_t i = 0; i < v->n; i++) {
-        const krr *r = &v->v[i];
-        if (ip ? (r->type != T_SRV && !memcmp(&r->ip, ip, sizeof *ip) &&
-                  dname_equal(r->owner, target))
-               : (r->type == T_SRV && r->port == port && dname_equal(r->target, target)))
-            return 1;
-    }
-    return 0;
+    return have->type == T_SRV && have->port == want->port &&
+           dname_equal(have->target, want->target);
+}
+
+static int same_glue(const krr *have, const krr *want)
+{
+    return have->type != T_SRV && !memcmp(&have->ip, &want->ip, sizeof want->ip) &&
+           dname_equal(have->owner, want->owner);
 }
 
 static int srv_lookup(kq *q, const uint8_t *name, krrvec *out, krrvec *extra)
 {
-    kvec v = { 0 };
-    int err = kube_services(q, name, T_SRV, &v);
-    size_t n = v.n;
-    unsigned w = n ? (unsigned)(100 / n) : 0;
-    uint16_t weight = (uint16_t)(w ? (w > 65535 ? 65535 : w) : 1);
-    for (size_t i = 0; err == K_OK && i < n; i++) {
-        const kentry *e = &v.v[i];
-        if (e->kind != KE_IP || e->port < 0)
-            continue;
-        krr srv = { .type = T_SRV, .owner = q->r->q.qname, .ttl = e->ttl, .weight = weight,
-                    .port = (uint16_t)e->port, .target = e->key };
-        if (!srv_seen(out, e->key, NULL, srv.port) && krr_push(out, &srv) < 0)
-            err = K_FAIL;
-        if (!srv_seen(extra, e->key, &e->ip, 0) && addr_rr(extra, e->key, e) < 0)
-            err = K_FAIL;
+    /* at least 51 entries: from 51 on the weight is 1 whatever their
+     * number (100/n is 1 up to 100, then 0, written 1) */
+    int bounded = q->budget != SIZE_MAX;
+    size_t cap = bounded ? entry_cap_for(q, rr_size(q, T_SRV, q->r->q.qname, q->zone_q), 51)
+                         : 0;
+    for (;;) {
+        kvec v = { 0 };
+        kset srvs = { 0 }, glue = { 0 };
+        q->entry_cap = cap;
+        q->entries_cut = 0;
+        int err = kube_services(q, name, T_SRV, &v);
+        q->entry_cap = 0;
+        size_t n = v.n, size = 0;
+        unsigned w = n ? (unsigned)(100 / n) : 0;
+        uint16_t weight = (uint16_t)(w ? (w > 65535 ? 65535 : w) : 1);
+        int full = 0;
+        for (size_t i = 0; err == K_OK && !full && i < n; i++) {
+            const kentry *e = &v.v[i];
+            if (e->kind != KE_IP || e->port < 0)
+                continue;
+            krr srv = { .type = T_SRV, .owner = q->r->q.qname, .ttl = e->ttl, .weight = weight,
+                        .port = (uint16_t)e->port, .target = e->key };
+            uint32_t hk = dname_hash(e->key);
+            uint32_t hs = kset_mix(hk, &srv.port, sizeof srv.port);
+            if (!kset_has(&srvs, out, hs, same_srv, &srv)) {
+                if (krr_push(out, &srv) < 0 || kset_add(&srvs, hs, out->n - 1) < 0)
+                    err = K_FAIL;
+                size += rr_size(q, T_SRV, srv.owner, srv.target);
+                full = bounded && size > q->budget;
+            }
+            krr a = { .owner = e->key, .ip = e->ip };
+            uint32_t hg = kset_mix(hk, &e->ip, sizeof e->ip);
+            if (!kset_has(&glue, extra, hg, same_glue, &a) &&
+                (addr_rr(extra, e->key, e) < 0 || kset_add(&glue, hg, extra->n - 1) < 0))
+                err = K_FAIL;
+        }
+        kvec_free(&v);
+        kset_free(&srvs);
+        kset_free(&glue);
+        if (full)
+            q->cut = 1;
+        if (err != K_OK || full || !q->entries_cut)
+            return err;
+        out->n = 0;                 /* build again from more entries */
+        extra->n = 0;
+        cap *= 8;
+        q->topo_quiet = 1;
     }
-    kvec_free(&v);
-    return err;
+}
+
+static int same_target(const krr *have, const krr *want)
+{
+    return dname_equal(have->target, want->target);
 }
 
 static int ns_lookup(kq *q, const uint8_t *name, krrvec *out, krrvec *extra)
 {
     kvec v = { 0 };
+    kset names = { 0 };
     int err = kube_services(q, name, T_NS, &v);
     for (size_t i = 0; err == K_OK && i < v.n; i++) {
         const kentry *e = &v.v[i];
@@ -245,14 +343,14 @@ static int ns_lookup(kq *q, const uint8_t *name, krrvec *out, krrvec *extra)
             continue;
         if (addr_rr(extra, e->key, e) < 0)
             err = K_FAIL;
-        int dup = 0;
-        for (size_t j = 0; j < out->n; j++)
-            dup |= dname_equal(out->v[j].target, e->key);
         krr ns = { .type = T_NS, .owner = q->r->q.qname, .ttl = e->ttl, .target = e->key };
-        if (!dup && krr_push(out, &ns) < 0)
+        uint32_t h = dname_hash(e->key);
+        if (!kset_has(&names, out, h, same_target, &ns) &&
+            (krr_push(out, &ns) < 0 || kset_add(&names, h, out->n - 1) < 0))
             err = K_FAIL;
     }
     kvec_free(&v);
+    kset_free(&names);
     return err;
 }
 
@@ -436,9 +534,14 @@ int kube_serve(const handler *h, dns_req *r)
         if (frc >= 0)
             return frc;
     }
+    /* a reply sent as is: records past the client's size are never built */
+    size_t fixed = 12 + dname_len(r->q.qname) + 4;
     kq q = { .k = k, .st = k->st, .r = r, .h = h, .zi = zi,
              .zone_q = dname_suffix(r->q.qname, k->zlabels[zi]),
-             .need_keys = r->q.qtype == T_SRV };
+             .need_keys = r->q.qtype == T_SRV,
+             .sver = sver, .tver = tver,
+             .budget = req_raw_ok(r) ? req_max_size(r) - fixed : SIZE_MAX,
+             .plain = r->proto != PROTO_UDP && req_max_size(r) >= 65535 };
     krrvec ans = { 0 }, extra = { 0 };
     store_read_begin();
     int err = lookup_qtype(&q, low, &ans, &extra);

@@ -265,6 +265,7 @@ static void kube_destroy(void *inst)
     if (!k)
         return;
     kube_rend_free(k);
+    kube_topo_free(k);
     kube_ctx_detach(k);
     kube_free_config(k);
 }

@@ -52,7 +52,9 @@ extern const plugin_def plugin_kubernetes;
 #define KUBE_MAX_ZONES 64
 #define KREND_MAX_WORKERS 256       /* workers with a memo; more: slow path */
 #define KREND_SLOTS 4096            /* entries per worker (a power of 2) */
-#define KREND_MAX_WIRE 2048         /* largest reply memoised (no OPT) */
+#define KREND_MAX_WIRE 2048         /* largest reply memoised (no OPT) ... */
+#define KREND_BIG_MAX 16            /* ... but for this many TCP answers per
+                                     * worker, of up to 64 KB (rendered.c) */
 #define KREND_MAX_VARIANT 264       /* "n:" + a node name */
 #define KUBE_MAX_SELF 32
 
@@ -132,6 +134,9 @@ typedef struct kube {
     int rend_unthreaded;            /* tests: requests without a worker use
                                      * rend[0] (kubernetes_set_prerender) */
     struct krend *rend[KREND_MAX_WORKERS];
+    /* topology decisions for large Services (topo.c): topo_cache[i] is
+     * worker i's, as rend[i]; freed by destroy (kube_topo_free) */
+    struct ktopo *topo_cache[KREND_MAX_WORKERS];
 } kube;
 
 /* ---- the cluster context (context.c) --------------------------------------
@@ -259,6 +264,19 @@ typedef struct kq {
     int zonal_hit;                  /* a zonal name matched a headless service */
     int want_soa;                   /* SOA query at the apex */
     int need_keys;                  /* build entry domains (SRV targets) */
+    /* bounded answers (answer.c): a reply sent as is (no write hook) can
+     * carry at most `budget` octets of records; the record builders stop
+     * once the records built cannot all fit (their smallest encodings add
+     * up to more), since the encoder would drop the rest anyway. */
+    size_t budget;                  /* SIZE_MAX: build every record */
+    size_t entry_cap;               /* kube_services: at most this many
+                                     * address entries (0: no cap) ... */
+    int entries_cut;                /* ... and it stopped there */
+    int cut;                        /* the records are such a prefix */
+    int plain;                      /* sent uncompressed when it fits 64 KB (TCP) */
+    int topo_quiet;                 /* a rebuild: do not count topology again */
+    uint64_t sver, tver;            /* store and topology versions loaded
+                                     * before the lookup (topo.c's cache) */
     /* topology (topo.c) */
     int located;                    /* loc filled for this query */
     topo_loc loc;
@@ -305,6 +323,32 @@ typedef struct krrvec {
 int krr_push(krrvec *v, const krr *rr);
 void krr_free(krrvec *v);
 
+/* Dedup sets (lookup.c). The dedup rules (A/AAAA by address, SRV by
+ * (target, port), glue by (owner, address), NS and PTR by target) look a
+ * record up among the records of the same list built so far: an
+ * open-addressing table of indexes into that krrvec, keyed by a hash of
+ * what the rule compares, so a large headless Service costs linear time,
+ * not a scan of every earlier record. A set belongs to the lookup that
+ * builds the list (one thread), lives on the heap and is freed by it with
+ * kset_free() before the list goes. */
+typedef struct kset {
+    uint32_t *slot;                 /* index + 1 into the krrvec, 0: empty */
+    uint32_t *hash;                 /* the hash of each slot's record */
+    size_t cap, n;                  /* cap: a power of two (or 0) */
+} kset;
+
+typedef int (*kset_eq)(const krr *have, const krr *want);
+
+/* Free a set (a zeroed set is empty and needs no freeing). */
+void kset_free(kset *s);
+/* FNV-1a over n octets, continuing from h; the hash of an address. */
+uint32_t kset_mix(uint32_t h, const void *p, size_t n);
+uint32_t kset_ip_hash(const st_ip *ip);
+/* 1 when a record of v equal to want (eq) is in the set (its hash h). */
+int kset_has(const kset *s, const krrvec *v, uint32_t h, kset_eq eq, const krr *want);
+/* Add v->v[idx] with hash h. 0, or -1 out of memory. */
+int kset_add(kset *s, uint32_t h, size_t idx);
+
 int kube_serve(const handler *h, dns_req *r);
 /* metadata.c: the plugin_def.metadata provider. */
 void kube_metadata(const handler *h, dns_req *r);
@@ -329,6 +373,13 @@ int kube_services_at(store *st, const st_ip *ip, const st_service **out, int max
 const uint8_t *kube_topo_keep(kq *q, const st_service *svc, const st_endpoints *eps);
 /* topo.c: find the block's topology directive (at start). */
 void kube_topo_attach(kube *k);
+/* topo.c: free every worker's cache of decisions (destroy). */
+void kube_topo_free(kube *k);
+/* topo.c: the client's value in dimension dep (TOPO_DEP_*), as
+ * topo_client_variant() writes it (the cache plugin's key): "", "?",
+ * "z:<zone>" or "n:<node>", from a location; its length, or SIZE_MAX when
+ * it does not fit cap (then nothing is memoised or looked up for it). */
+size_t kube_loc_variant(const topo_loc *loc, int dep, char *out, size_t cap);
 
 /* rendered.c: pre-rendered answers (see its top comment). */
 struct krend;

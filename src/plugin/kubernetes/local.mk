@@ -44,3 +44,11 @@ EXTRA_DIST += tests/integration/kubernetes.sh tests/integration/kubernetes_lib.s
 	tests/integration/k8s_options.sh tests/integration/multicluster.sh \
 	tests/data/kubernetes/multicluster.yaml tests/data/kubernetes/k8s_external.yaml \
 	conf/Corefile.kubeadm
+# the instruction-ratio test of large headless Services (issue 23)
+check_PROGRAMS += tests/unit/bigsvc_cost
+tests_unit_bigsvc_cost_SOURCES = tests/unit/bigsvc_cost.c tests/unit/testenv.c \
+	tests/unit/testenv.h src/plugins.c
+tests_unit_bigsvc_cost_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_bigsvc_cost_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)
+TESTS += tests/integration/bigsvc_cost.sh
+EXTRA_DIST += tests/integration/bigsvc_cost.sh

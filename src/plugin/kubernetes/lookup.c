@@ -11,6 +11,7 @@
  * All lookups run inside store_read_begin()/_end(), taken by serve().
  */
 #include <arpa/inet.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,84 @@ void kvec_free(kvec *v)
     memset(v, 0, sizeof *v);
 }
 
+/* ---- dedup sets (kubernetes.h) --------------------------------------------- */
+
+void kset_free(kset *s)
+{
+    free(s->slot);
+    free(s->hash);
+    memset(s, 0, sizeof *s);
+}
+
+uint32_t kset_mix(uint32_t h, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 16777619u;
+    return h;
+}
+
+uint32_t kset_ip_hash(const st_ip *ip)
+{
+    /* two words and the family, multiplied and folded: cheap for the
+     * thousands of addresses of a large Service */
+    uint64_t a, b;
+    memcpy(&a, ip->addr, 8);
+    memcpy(&b, ip->addr + 8, 8);
+    uint64_t h = (a ^ ip->family) * 0x9e3779b97f4a7c15ull;
+    h = (h ^ (h >> 29) ^ b) * 0xbf58476d1ce4e5b9ull;
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+int kset_has(const kset *s, const krrvec *v, uint32_t h, kset_eq eq, const krr *want)
+{
+    if (!s->cap)
+        return 0;
+    for (size_t i = h & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+        if (!s->slot[i])
+            return 0;
+        if (s->hash[i] == h && eq(&v->v[s->slot[i] - 1], want))
+            return 1;
+    }
+}
+
+static void kset_put(kset *s, uint32_t h, size_t idx)
+{
+    size_t i = h & (s->cap - 1);
+    while (s->slot[i])
+        i = (i + 1) & (s->cap - 1);
+    s->slot[i] = (uint32_t)(idx + 1);
+    s->hash[i] = h;
+    s->n++;
+}
+
+int kset_add(kset *s, uint32_t h, size_t idx)
+{
+    if (idx >= UINT32_MAX)
+        return -1;
+    if ((s->n + 1) * 2 > s->cap) {
+        kset old = *s;
+        size_t cap = old.cap ? old.cap * 2 : 64;
+        s->slot = calloc(cap, sizeof *s->slot);
+        s->hash = malloc(cap * sizeof *s->hash);
+        if (!s->slot || !s->hash) {
+            free(s->slot);
+            free(s->hash);
+            *s = old;
+            return -1;
+        }
+        s->cap = cap;
+        s->n = 0;
+        for (size_t i = 0; i < old.cap; i++)
+            if (old.slot[i])
+                kset_put(s, old.hash[i], old.slot[i] - 1);
+        kset_free(&old);
+    }
+    kset_put(s, h, idx);
+    return 0;
+}
+
+
 /* ---- names of entries ------------------------------------------------------ */
 
 /* labels… + the zone as queried, into the arena; NULL when too long. */
@@ -111,10 +190,16 @@ static const uint8_t *entry_key(kq *q, const char *const *labels, int n)
     return q->need_keys ? key_name(q, labels, n) : NULL;
 }
 
+/* 0, -1 out of memory, or 1 when q->entry_cap entries are there already
+ * (q->entries_cut set): the caller stops and reports K_OK. */
 static int push_ip(kq *q, kvec *out, const st_ip *ip, int32_t port, const uint8_t *key)
 {
     if (!key && q->need_keys)
         return 0;
+    if (q->entry_cap && out->n >= q->entry_cap) {
+        q->entries_cut = 1;
+        return 1;
+    }
     kentry e = { .kind = KE_IP, .ip = *ip, .port = port, .key = key, .ttl = q->k->ttl };
     return kvec_push(out, &e);
 }
@@ -201,6 +286,12 @@ static int endpoint_entries(kq *q, const st_service *svc, const st_endpoints *ep
         const st_endpoint *ep = &eps->eps[i];
         if (!ep->ready)
             continue;
+        if (keep && !keep[i]) {
+            /* topology hides it (keep is NULL for <ep>.<svc> names) */
+            for (uint16_t p = 0; !filtered && p < ep->nports; p++)
+                filtered = port_match(r, &ep->ports[p]);
+            continue;
+        }
         /* the endpoint's name is needed only to match <ep>.<svc> or for
          * SRV targets (need_keys): not built for plain A/AAAA */
         if (r->endpoint[0] || q->need_keys)
@@ -214,14 +305,11 @@ static int endpoint_entries(kq *q, const st_service *svc, const st_endpoints *ep
         for (uint16_t p = 0; p < ep->nports; p++) {
             if (!port_match(r, &ep->ports[p]))
                 continue;
-            if (keep && !keep[i]) {
-                filtered = 1;
-                break;
-            }
             if (!key && !(key = entry_key(q, labels, 4)) && q->need_keys)
                 break;
-            if (push_ip(q, out, &ep->ip, ep->ports[p].port, key) < 0)
-                return K_FAIL;
+            int rc = push_ip(q, out, &ep->ip, ep->ports[p].port, key);
+            if (rc)
+                return rc < 0 ? K_FAIL : K_OK;
             err = K_OK;
         }
     }
@@ -240,9 +328,11 @@ static int cluster_ip_entries(kq *q, const st_service *svc, const kreq *r, kvec 
         err = K_OK;
         if (!key && !(key = entry_key(q, labels, 3)) && q->need_keys)
             return K_NOITEMS;
-        for (uint8_t i = 0; i < svc->n_cluster_ips; i++)
-            if (push_ip(q, out, &svc->cluster_ips[i], svc->ports[p].port, key) < 0)
-                return K_FAIL;
+        for (uint8_t i = 0; i < svc->n_cluster_ips; i++) {
+            int rc = push_ip(q, out, &svc->cluster_ips[i], svc->ports[p].port, key);
+            if (rc)
+                return rc < 0 ? K_FAIL : K_OK;
+        }
     }
     return err;
 }
@@ -267,9 +357,11 @@ static int zonal_entries(kq *q, const st_service *svc, const st_endpoints *eps,
         kube_endpoint_name(ep, q->k->endpoint_pod_names, name, sizeof name);
         const char *labels[] = { name, svc->name, svc->ns, "svc" };
         const uint8_t *key = entry_key(q, labels, 4);
-        for (uint16_t p = 0; (key || !q->need_keys) && p < ep->nports; p++)
-            if (push_ip(q, out, &ep->ip, ep->ports[p].port, key) < 0)
-                return K_FAIL;
+        for (uint16_t p = 0; (key || !q->need_keys) && p < ep->nports; p++) {
+            int rc = push_ip(q, out, &ep->ip, ep->ports[p].port, key);
+            if (rc)
+                return rc < 0 ? K_FAIL : K_OK;
+        }
     }
     return K_OK;
 }
@@ -337,8 +429,9 @@ static int mc_endpoints(const char *cluster, const st_endpoint *eps, size_t n, v
                 continue;
             if (!key && !(key = entry_key(q, labels, 5)) && q->need_keys)
                 break;
-            if (push_ip(q, w->out, &ep->ip, ep->ports[p].port, key) < 0) {
-                w->err = K_FAIL;
+            int rc = push_ip(q, w->out, &ep->ip, ep->ports[p].port, key);
+            if (rc) {
+                w->err = rc < 0 ? K_FAIL : K_OK;
                 return 1;
             }
             w->err = K_OK;
@@ -372,9 +465,11 @@ static int find_mc_services(kq *q, const kreq *r, kvec *out)
         w.err = K_OK;
         if (!key && !(key = entry_key(q, labels, 3)) && q->need_keys)
             return K_NOITEMS;
-        for (uint8_t i = 0; i < si->nips; i++)
-            if (push_ip(q, out, &si->ips[i], si->ports[p].port, key) < 0)
-                return K_FAIL;
+        for (uint8_t i = 0; i < si->nips; i++) {
+            int rc = push_ip(q, out, &si->ips[i], si->ports[p].port, key);
+            if (rc)
+                return rc < 0 ? K_FAIL : K_OK;
+        }
     }
     return w.err;
 }
@@ -397,7 +492,7 @@ static int find_pods(kq *q, const kreq *r, kvec *out)
     if (!key && q->need_keys)
         return K_NOITEMS;
     if (q->k->pod_mode == POD_INSECURE)
-        return push_ip(q, out, &ip, 0, key) < 0 ? K_FAIL : K_OK;
+        return push_ip(q, out, &ip, 0, key) < 0 ? K_FAIL : K_OK;     /* cap ≥ 1: never cut */
     /* verified: a watched pod of this namespace whose status.podIP is this
      * address, written exactly as the label gives it */
     char canon[INET6_ADDRSTRLEN];

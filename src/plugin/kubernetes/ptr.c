@@ -16,6 +16,7 @@
 typedef struct ptr_ctx {
     kq *q;
     krrvec *out;
+    kset seen;                      /* the targets in out */
     int err;
 } ptr_ctx;
 
@@ -49,15 +50,20 @@ static const uint8_t *ptr_target(kq *q, const char *first, const st_service *svc
     return karena_dname(&q->arena, buf);
 }
 
+static int same_target(const krr *have, const krr *want)
+{
+    return dname_equal(have->target, want->target);
+}
+
 static int push_ptr(ptr_ctx *c, const uint8_t *target)
 {
     if (!target)
         return 0;
-    for (size_t i = 0; i < c->out->n; i++)
-        if (dname_equal(c->out->v[i].target, target))
-            return 0;
     krr rr = { .type = T_PTR, .owner = c->q->r->q.qname, .ttl = c->q->k->ttl, .target = target };
-    if (krr_push(c->out, &rr) < 0)
+    uint32_t h = dname_hash(target);
+    if (kset_has(&c->seen, c->out, h, same_target, &rr))
+        return 0;
+    if (krr_push(c->out, &rr) < 0 || kset_add(&c->seen, h, c->out->n - 1) < 0)
         c->err = K_FAIL;
     return 0;
 }
@@ -91,10 +97,11 @@ int kube_ptr(kq *q, const uint8_t *name, krrvec *out)
         kvec_free(&v);
         return e;
     }
-    ptr_ctx c = { q, out, K_OK };
+    ptr_ctx c = { .q = q, .out = out, .err = K_OK };
     store_services_by_ip(q->st, &ip, on_service, &c);
     if (out->n == 0 && !q->k->noendpoints)
         store_endpoints_by_ip(q->st, &ip, on_endpoint, &c);
+    kset_free(&c.seen);
     if (c.err != K_OK)
         return c.err;
     return out->n ? K_OK : K_NOITEMS;

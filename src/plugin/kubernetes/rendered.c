@@ -6,7 +6,8 @@
  *
  * What is memoised: a positive A or AAAA answer of the slow path (answer.c)
  * whose records are all addresses owned by the qname — no CNAME, no chase,
- * no truncation — as the records' octets after the owner name (type,
+ * no truncation (but see "big" below) — as the records' octets after the
+ * owner name (type,
  * class, TTL, RDLENGTH, RDATA), with what it depended on:
  *   key      the lower-cased qname, the qtype and the client's variant:
  *            "" for an answer that depends on no client (ClusterIP, a
@@ -39,6 +40,16 @@
  * the client's size uncompressed goes the slow path (it compresses or
  * truncates).
  *
+ * Big entries: over TCP the slow path sends a large headless Service's
+ * answer as the uncompressed records that fit 65,535 octets, with TC when
+ * that is not all of them (answer.c builds a few more than fit and stops:
+ * q->cut). Such an answer larger than KREND_MAX_WIRE is kept for TCP
+ * queries without EDNS only (no OPT record to make room for), at most
+ * KREND_BIG_MAX per worker; a hit sends the same prefix — the records of
+ * one answer are all of one size — and sets TC the same way. The reply is
+ * written into the worker's 64 KB wbuf; a hit for the same question, as
+ * asked, as the last one rewrites only the header.
+ *
  * Threads and memory: k->rend[i] is worker i's memo — made, read, written
  * and replaced only by worker i's thread (no locks, no atomics), freed by
  * kube_rend_free() from the plugin's destroy, after every worker stopped.
@@ -49,7 +60,7 @@
  * answer then needs no store lookup at all. Each memo has KREND_SLOTS
  * direct-mapped slots: a colliding key replaces the entry, bounding the
  * memory to KREND_SLOTS entries of at most KREND_MAX_WIRE octets per
- * worker.
+ * worker, plus KREND_BIG_MAX big ones and wbuf (64 KB each).
  *
  * The switch: TOPODNS_NO_PRERENDER=1 in the environment (read at setup)
  * turns the fast path off: every query takes the slow path
@@ -70,6 +81,8 @@ struct krend_entry {
     uint8_t dep;                    /* TOPO_DEP_* of the answer */
     uint8_t marker;                 /* 1: "look up the client's variant" */
     uint8_t counted;                /* topo_count(policy, outcome) per hit */
+    uint8_t big;                    /* larger than KREND_MAX_WIRE: TCP only */
+    uint64_t serial;                /* big: which entry wbuf was written from */
     uint8_t policy, outcome;
     uint16_t ancount;
     uint16_t taillen;               /* record octets after the owner names */
@@ -94,6 +107,10 @@ struct kloc {
 struct krend {
     struct krend_entry *slot[KREND_SLOTS];
     struct kloc loc[KLOC_SLOTS];
+    unsigned nbig;                  /* big entries in slot[] (<= KREND_BIG_MAX) */
+    uint8_t *wbuf;                  /* 64 KB to write a big entry's reply in */
+    uint64_t serials;               /* big entries made */
+    uint64_t wserial;               /* the one in wbuf, 0: none */
 };
 
 int kube_rend_env(void)
@@ -110,6 +127,7 @@ void kube_rend_free(kube *k)
             continue;
         for (size_t s = 0; s < KREND_SLOTS; s++)
             free(m->slot[s]);
+        free(m->wbuf);
         free(m);
         k->rend[i] = NULL;
     }
@@ -147,39 +165,12 @@ static struct krend_entry *find(struct krend *m, uint32_t hash, const uint8_t *n
 static void put(struct krend *m, struct krend_entry *e)
 {
     struct krend_entry **s = &m->slot[e->hash & (KREND_SLOTS - 1)];
+    if (*s && (*s)->big)
+        m->nbig--;
     free(*s);
     *s = e;
-}
-
-/* The client's value in dimension dep, as topo_client_variant() writes
- * it (the cache plugin's key), from a location; SIZE_MAX when it does not
- * fit (then nothing is memoised or looked up for the client). */
-static size_t variant_of(const topo_loc *loc, int dep, char *out, size_t cap)
-{
-    const char *v = NULL;
-    char p = 0;
-    if (!dep)
-        v = "";
-    else if (loc->via == LOC_UNKNOWN)
-        v = "?";
-    else {
-        p = dep == TOPO_DEP_NODE ? 'n' : 'z';
-        v = dep == TOPO_DEP_NODE ? loc->node_name : loc->zone;
-        if (!v)
-            v = "";
-    }
-    size_t o = 0;
-    if (p && cap > 3) {
-        out[o++] = p;
-        out[o++] = ':';
-    }
-    size_t l = strlen(v);
-    if (l > cap - 1 - o)
-        return SIZE_MAX;
-    memcpy(out + o, v, l);
-    o += l;
-    out[o] = '\0';
-    return o;
+    if (e->big)
+        m->nbig++;
 }
 
 static struct krend *memo_of(kube *k, const dns_req *r, int create)
@@ -217,8 +208,8 @@ static int client_variant(kube *k, struct krend *m, const dns_req *r, int dep, u
         topo_loc loc;
         store_read_begin();
         topo_locate_ip(k->topo, &ip, &loc);
-        size_t zl = variant_of(&loc, TOPO_DEP_ZONE, c->zone, sizeof c->zone);
-        size_t nl = variant_of(&loc, TOPO_DEP_NODE, c->node, sizeof c->node);
+        size_t zl = kube_loc_variant(&loc, TOPO_DEP_ZONE, c->zone, sizeof c->zone);
+        size_t nl = kube_loc_variant(&loc, TOPO_DEP_NODE, c->node, sizeof c->node);
         store_read_end();
         c->valid = 0;
         if (zl == SIZE_MAX || nl == SIZE_MAX)
@@ -261,27 +252,53 @@ int kube_rend_serve(kube *k, const handler *h, dns_req *r, const uint8_t *low, u
             return -1;
     }
     /* header, question, then each record: the qname as asked + its octets */
-    uint8_t buf[KREND_MAX_WIRE + 64];
+    uint8_t sbuf[KREND_MAX_WIRE + 64], *buf = sbuf;
     const uint8_t *qn = r->q.qname;
     size_t total = 12 + nl + 4 + (size_t)e->ancount * nl + e->taillen;
-    if (total > sizeof buf)
+    uint16_t ancount = e->ancount, tc = 0;
+    if (e->big) {
+        /* over TCP without EDNS the slow path sends the records that fit
+         * 65,535 octets uncompressed and sets TC when that is not all of
+         * them: the same prefix, the records being of one size */
+        if (r->proto != PROTO_TCP || r->q.edns.present)
+            return -1;
+        if (!m->wbuf && !(m->wbuf = malloc(65536)))
+            return -1;
+        buf = m->wbuf;
+        size_t rl = nl + e->taillen / e->ancount, fit = (65535 - 16 - nl) / rl;
+        if (fit < ancount) {
+            ancount = (uint16_t)fit;
+            tc = F_TC;
+        }
+        total = 12 + nl + 4 + (size_t)ancount * rl;
+    } else if (total > sizeof sbuf) {
         return -1;
-    uint16_t flags = (uint16_t)(F_QR | F_AA | (r->q.flags & (0x7800 | F_RD | F_CD)));
+    }
+    uint16_t flags = (uint16_t)(F_QR | F_AA | tc | (r->q.flags & (0x7800 | F_RD | F_CD)));
     buf[0] = (uint8_t)(r->q.id >> 8);
     buf[1] = (uint8_t)r->q.id;
     buf[2] = (uint8_t)(flags >> 8);
     buf[3] = (uint8_t)flags;                    /* rcode NOERROR */
     buf[4] = 0, buf[5] = 1;
-    buf[6] = (uint8_t)(e->ancount >> 8), buf[7] = (uint8_t)e->ancount;
+    buf[6] = (uint8_t)(ancount >> 8), buf[7] = (uint8_t)ancount;
     memset(buf + 8, 0, 4);
     uint8_t *p = buf + 12;
+    uint8_t qtail[4] = { (uint8_t)(qtype >> 8), (uint8_t)qtype, (uint8_t)(r->q.qclass >> 8),
+                         (uint8_t)r->q.qclass };
+    /* a big reply written for the same question (octets as asked) before:
+     * only the header differs */
+    int again = e->big && m->wserial == e->serial && !memcmp(p, qn, nl) &&
+                !memcmp(p + nl, qtail, 4);
+    if (e->big && !again)
+        m->wserial = 0;             /* being rewritten */
     memcpy(p, qn, nl);
     p += nl;
-    p[0] = (uint8_t)(qtype >> 8), p[1] = (uint8_t)qtype;
-    p[2] = (uint8_t)(r->q.qclass >> 8), p[3] = (uint8_t)r->q.qclass;
+    memcpy(p, qtail, 4);
     p += 4;
     const uint8_t *t = e->data + e->namelen + e->varlen;
-    for (uint16_t i = 0; i < e->ancount; i++) {
+    if (again)
+        p = buf + total;
+    for (uint16_t i = 0; !again && i < ancount; i++) {
         memcpy(p, qn, nl);
         p += nl;
         size_t rl = 10 + (size_t)(t[8] << 8 | t[9]);
@@ -289,6 +306,8 @@ int kube_rend_serve(kube *k, const handler *h, dns_req *r, const uint8_t *low, u
         p += rl;
         t += rl;
     }
+    if (e->big)
+        m->wserial = e->serial;
     int dep = e->dep, counted = e->counted;
     topo_result res = { .policy = (topo_policy)e->policy, .outcome = (topo_outcome)e->outcome };
     uint8_t dep0 = r->topo_dep, ecs0 = r->topo_ecs;
@@ -325,7 +344,10 @@ void kube_rend_store(kq *q, const uint8_t *low, const krrvec *ans, uint64_t sver
 {
     kube *k = q->k;
     dns_req *r = q->r;
-    if (!eligible(k, r) || q->truncated || q->nchases || q->want_soa || ans->n == 0 ||
+    /* a cut answer (bounded, q->cut) only over TCP: there it is the
+     * uncompressed prefix that fits 64 KB, which a hit can cut again */
+    if (!eligible(k, r) || q->truncated || (q->cut && r->proto != PROTO_TCP) || q->nchases ||
+        q->want_soa || ans->n == 0 ||
         ans->n > 65535 || q->topo_counts > 1 || (q->topo_dep && (!q->located || q->loc.ecs)))
         return;
     uint16_t qtype = r->q.qtype;
@@ -337,13 +359,14 @@ void kube_rend_store(kq *q, const uint8_t *low, const krrvec *ans, uint64_t sver
         taillen += 10 + (qtype == T_A ? 4 : 16);
     }
     size_t nl = dname_len(low);
-    if (12 + nl + 4 + ans->n * nl + taillen > KREND_MAX_WIRE)
+    int big = 12 + nl + 4 + ans->n * nl + taillen > KREND_MAX_WIRE;
+    if (taillen > UINT16_MAX || (big && (r->proto != PROTO_TCP || r->q.edns.present)))
         return;
     struct krend *m = memo_of(k, r, 1);
-    if (!m)
+    if (!m || (big && m->nbig >= KREND_BIG_MAX))
         return;
     char var[KREND_MAX_VARIANT];
-    size_t vl = variant_of(&q->loc, q->topo_dep, var, sizeof var);
+    size_t vl = kube_loc_variant(&q->loc, q->topo_dep, var, sizeof var);
     if (vl == SIZE_MAX)
         return;
     uint32_t hash = key_hash(low, nl, qtype, var, vl);
@@ -358,6 +381,9 @@ void kube_rend_store(kq *q, const uint8_t *low, const krrvec *ans, uint64_t sver
     e->outcome = (uint8_t)q->topo_outcome;
     e->ancount = (uint16_t)ans->n;
     e->taillen = (uint16_t)taillen;
+    e->big = (uint8_t)big;
+    if (big)
+        e->serial = ++m->serials;
     uint8_t *t = e->data + nl + vl;
     for (size_t i = 0; i < ans->n; i++) {
         const krr *rr = &ans->v[i];

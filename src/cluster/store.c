@@ -388,6 +388,9 @@ static size_t ips_unique(st_ip *v, size_t n)
 
 /* ---- services --------------------------------------------------------- */
 
+static wsvc **wstab_slot(const wstab *t, const char *key, size_t kl);
+static ip_svcs *wsvc_self(store *s, wsvc *ws, size_t kl);
+
 int store_upsert_service(store *s, const cJSON *obj)
 {
     const char *why = NULL;
@@ -414,7 +417,11 @@ int store_upsert_service(store *s, const cJSON *obj)
         decode_service_free(svc);
         return -1;
     }
-    ipidx_move(s, IDX_CLUSTERIP, w->addrs, w->naddrs, now, n, key, kl, NULL);
+    /* a cluster IP held by this service only shares the one-service list
+     * of its endpoints (wsvc_self), when its slices came first */
+    wsvc *ws = s->svcslices.nb ? *wstab_slot(&s->svcslices, key, kl) : NULL;
+    ipidx_move(s, IDX_CLUSTERIP, w->addrs, w->naddrs, now, n, key, kl,
+               ws ? wsvc_self(s, ws, kl) : NULL);
     if (keep != w->addrs)
         free(w->addrs);
     if (n)
@@ -468,13 +475,26 @@ static st_ip *ready_ips(const merged *m, size_t *n)
     return v;
 }
 
-/* PTR index: the service's ready IPs went from old's to now's. */
-/* The one-service list of ws (made on first use). */
+/* The one-service list of ws (made on first use): the list its Service's
+ * first cluster IP already has when that IP is its alone (the Service came
+ * before its slices), else a new one; the cluster IPs of a Service that
+ * comes later take it too (store_upsert_service). */
 static ip_svcs *wsvc_self(store *s, wsvc *ws, size_t kl)
 {
     if (ws->self)
         return ws->self;
     size_t nsl = strnlen(ws->key, kl), nml = kl - nsl - 1;
+    char name[256];
+    if (nml < sizeof name) {
+        memcpy(name, ws->key + nsl + 1, nml);
+        name[nml] = '\0';
+        wrec *w = rec_get(s, R_SVC, ws->key, name, 0);
+        ip_svcs *c = w && w->naddrs ? (ip_svcs *)idx_get(s, IDX_CLUSTERIP, &w->addrs[0]) : NULL;
+        if (c && c->n == 1 && strcmp(c->name[0], name) == 0 && strcmp(c->ns[0], ws->key) == 0) {
+            atomic_fetch_add(&c->refs, 1);
+            return ws->self = c;
+        }
+    }
     ip_svcs *l = malloc(sizeof *l + 2 * sizeof(char *) + nml + 1);
     if (!l)
         return NULL;
@@ -490,6 +510,7 @@ static ip_svcs *wsvc_self(store *s, wsvc *ws, size_t kl)
     return ws->self = l;
 }
 
+/* PTR index: the service's ready IPs went from old's to now's. */
 static void ready_ips_move(store *s, wsvc *ws, const merged *old, const merged *now, size_t kl)
 {
     const char *key = ws->key;

@@ -531,7 +531,7 @@ static void *pool_take(slice_blob *b, size_t n, size_t align)
     size_t at = (b->pool_used + align - 1) & ~(align - 1);
     if (at + n > b->pool_cap)
         return NULL;                /* cannot happen: pool_need is an upper bound */
-    b->pool_used = at + n;
+    b->pool_used = (uint32_t)(at + n);     /* <= pool_cap */
     return b->pool + at;
 }
 
@@ -650,6 +650,10 @@ slice_blob *decode_slice(strtab *strs, const cJSON *obj, const char **why)
         if ((*why = too_many_hints(e)))
             return NULL;
     }
+    if (pool > UINT32_MAX) {        /* far beyond what the API server stores */
+        *why = "endpoints too large";
+        return NULL;
+    }
     /* one block: the blob, its endpoints, its ports, the pool, its name */
     const cJSON *parr = jget(obj, "ports");
     size_t nl = strlen(name) + 1, pcap = (size_t)ports_cap(parr);
@@ -666,7 +670,7 @@ slice_blob *decode_slice(strtab *strs, const cJSON *obj, const char **why)
     b->ports = (st_port *)((char *)b + at_ports);
     b->pool = (char *)b + at_pool;
     b->name = memcpy((char *)b + at_name, name, nl);
-    b->pool_cap = pool;
+    b->pool_cap = (uint32_t)pool;
     atomic_init(&b->refs, 1);
     b->ns = strtab_intern(strs, ns);
     b->service = strtab_intern(strs, decode_obj_label(obj, "kubernetes.io/service-name"));

@@ -87,12 +87,12 @@ typedef struct wstab {
 } wstab;
 
 /* A published view: the blobs it holds a reference to follow the struct
- * (one allocation); arr is the copy of their endpoints when there are
- * several, NULL for one (readers then get the blob's own array). */
+ * (one allocation, 64 bytes for one slice). With several blobs pub.eps is
+ * the view's own copy of their endpoints (freed with it); with one it is
+ * that blob's array. */
 typedef struct merged {
     st_endpoints pub;               /* first: readers get &pub */
-    st_endpoint *arr;
-    size_t nblobs;
+    uint32_t nblobs;
     slice_blob *blobs[];
 } merged;
 
@@ -224,7 +224,7 @@ static wrec *rec_get(store *s, int r, const char *ns, const char *name, int crea
     if (!w && create) {
         size_t n = strlen(name);
         const char *ins = strtab_intern(s->strs, ns);
-        if (!ins || !(w = calloc(1, sizeof *w + n + 1)))
+        if (!ins || !(w = calloc(1, offsetof(wrec, name) + n + 1)))
             return NULL;
         w->ns = ins;
         memcpy(w->name, name, n + 1);
@@ -455,7 +455,8 @@ static void merged_free(void *p)
         return;
     for (size_t i = 0; i < m->nblobs; i++)
         decode_slice_unref(m->blobs[i]);
-    free(m->arr);
+    if (m->nblobs > 1)
+        free((void *)m->pub.eps);
     free(m);
 }
 
@@ -530,21 +531,21 @@ static void publish_service_eps(store *s, wsvc *ws, size_t kl)
         for (size_t i = 0; i < ws->n; i++)
             total += ws->slices[i]->n;
         /* one slice (most services): publish its own array, no copy */
-        m->arr = ws->n > 1 ? calloc(total ? total : 1, sizeof *m->arr) : NULL;
-        if (ws->n > 1 && !m->arr) {
+        st_endpoint *arr = ws->n > 1 ? calloc(total ? total : 1, sizeof *arr) : NULL;
+        if (ws->n > 1 && !arr) {
             merged_free(m);
             return;
         }
         for (size_t i = 0; i < ws->n; i++) {
             decode_slice_ref(ws->slices[i]);
             m->blobs[m->nblobs++] = ws->slices[i];
-            if (m->arr)
-                memcpy(m->arr + m->pub.n, ws->slices[i]->eps, ws->slices[i]->n * sizeof *m->arr);
+            if (arr)
+                memcpy(arr + m->pub.n, ws->slices[i]->eps, ws->slices[i]->n * sizeof *arr);
             m->pub.n += ws->slices[i]->n;
         }
         m->pub.ns = ws->slices[0]->ns;
         m->pub.service = ws->slices[0]->service;
-        m->pub.eps = m->arr ? m->arr : ws->slices[0]->eps;
+        m->pub.eps = arr ? arr : ws->slices[0]->eps;
         m->pub.version = s->next_version++;
     }
     if (ws->key[0] != 1)            /* multicluster slices answer no PTR */
@@ -615,7 +616,7 @@ static wsvc *wsvc_get(store *s, const slice_blob *b, size_t *kl)
         return NULL;
     *kl += b->mcs;
     wsvc *ws = s->svcslices.nb ? *wstab_slot(&s->svcslices, key, *kl) : NULL;
-    if (!ws && (ws = calloc(1, sizeof *ws + *kl))) {
+    if (!ws && (ws = calloc(1, offsetof(wsvc, key) + *kl))) {
         memcpy(ws->key, key, *kl);
         ws->klen = (uint16_t)*kl;
         ws->slices = &ws->one;

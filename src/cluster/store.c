@@ -8,7 +8,8 @@
  *                            the writer's own record, freed after a grace
  *                            period); slot 1: ip_svcs, the services with a
  *                            ready endpoint there (PTR). One entry for both
- *                            (ipmap, pmap.h): 4-byte keys for IPv4.
+ *                            (ipmap, pmap.h: sorted shards, 24 bytes per
+ *                            IPv4 address).
  *   nodes   name           → st_node
  *   naddr   st_ip          → node name (interned)
  *   nss     name           → st_namespace

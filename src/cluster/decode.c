@@ -160,15 +160,22 @@ static int port_number(port_ctx *c, const cJSON *num, int i, long *out)
 /* spec.ports / slice ports → array; NULL with *n = 0 when none. A slice
  * without (usable) ports gets the sentinel -1. NULL with c->why set when
  * the object must be skipped. */
-static st_port *decode_ports(strtab *strs, const cJSON *arr, uint16_t *n, port_ctx *c)
+/* How many ports decode_ports_into may write for arr: at least 1. */
+static int ports_cap(const cJSON *arr)
+{
+    int cnt = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
+    return cnt > 1000 ? 1000 : cnt ? cnt : 1;
+}
+
+/* The same into ports[ports_cap(arr)], which the caller owns: -1 with c->why
+ * set when the object must be skipped. */
+static int decode_ports_into(strtab *strs, const cJSON *arr, st_port *ports, uint16_t *n,
+                             port_ctx *c)
 {
     int cnt = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
     if (cnt > 1000)
         cnt = 1000;
     *n = 0;
-    st_port *ports = calloc((size_t)(cnt ? cnt : 1), sizeof *ports);
-    if (!ports)
-        return NULL;
     const cJSON *p;
     int i = 0;
     cJSON_ArrayForEach(p, arr) {
@@ -180,10 +187,8 @@ static st_port *decode_ports(strtab *strs, const cJSON *arr, uint16_t *n, port_c
         if (!cJSON_IsNumber(num))
             continue;
         int keep = port_number(c, num, at, &port);
-        if (keep < 0) {
-            free(ports);
-            return NULL;
-        }
+        if (keep < 0)
+            return -1;
         if (!keep)
             continue;
         const char *name = jstr(p, "name");
@@ -197,6 +202,16 @@ static st_port *decode_ports(strtab *strs, const cJSON *arr, uint16_t *n, port_c
         ports[0].port = -1;
         ports[0].proto = ST_TCP;
         *n = 1;
+    }
+    return 0;
+}
+
+static st_port *decode_ports(strtab *strs, const cJSON *arr, uint16_t *n, port_ctx *c)
+{
+    st_port *ports = calloc((size_t)ports_cap(arr), sizeof *ports);
+    if (ports && decode_ports_into(strs, arr, ports, n, c) < 0) {
+        free(ports);
+        return NULL;
     }
     return ports;
 }
@@ -344,6 +359,66 @@ static const char *bad_names(const char *ns, const char *name)
     return NULL;
 }
 
+/* A decoded service's parts, each its own allocation (before service_pack). */
+static void service_parts_free(st_service *s)
+{
+    if (!s)
+        return;
+    free((void *)s->name);
+    free((void *)s->cluster_ips);
+    free((void *)s->external_name);
+    free((void *)s->external);
+    free((void *)s->ports);
+    free((void *)s->topology_keys);
+    free(s);
+}
+
+/* s and everything it owns copied into one block (the store keeps 10,000
+ * of them: one malloc chunk instead of four to seven); NULL when memory
+ * runs out. s is left as it was. */
+static st_service *service_pack(const st_service *s)
+{
+    size_t nl = strlen(s->name) + 1;
+    size_t el = s->external_name ? strlen(s->external_name) + 1 : 0, xl = 0;
+    for (uint8_t i = 0; i < s->n_external; i++)
+        xl += strlen(s->external[i]) + 1;
+    size_t at_ports = sizeof *s;    /* pointer-aligned parts first */
+    size_t at_keys = at_ports + s->nports * sizeof *s->ports;
+    size_t at_ext = at_keys + s->n_topology_keys * sizeof *s->topology_keys;
+    size_t at_ips = at_ext + s->n_external * sizeof *s->external;
+    size_t at_text = at_ips + s->n_cluster_ips * sizeof *s->cluster_ips;
+    char *blk = malloc(at_text + nl + el + xl);
+    if (!blk)
+        return NULL;
+    st_service *p = memcpy(blk, s, sizeof *s);
+    char *t = blk + at_text;
+    p->name = memcpy(t, s->name, nl);
+    t += nl;
+    if (el) {
+        p->external_name = memcpy(t, s->external_name, el);
+        t += el;
+    }
+    /* a part that was there stays non-NULL, also when it is empty */
+    p->ports = s->ports ? memcpy(blk + at_ports, s->ports, s->nports * sizeof *s->ports) : NULL;
+    p->topology_keys = s->topology_keys ? memcpy(blk + at_keys, s->topology_keys,
+                                                 s->n_topology_keys * sizeof *s->topology_keys)
+                                        : NULL;
+    p->cluster_ips = s->cluster_ips ? memcpy(blk + at_ips, s->cluster_ips,
+                                             s->n_cluster_ips * sizeof *s->cluster_ips)
+                                    : NULL;
+    p->external = NULL;
+    if (s->n_external) {
+        const char **x = (const char **)(blk + at_ext);
+        for (uint8_t i = 0; i < s->n_external; i++) {
+            size_t l = strlen(s->external[i]) + 1;
+            x[i] = memcpy(t, s->external[i], l);
+            t += l;
+        }
+        p->external = x;
+    }
+    return p;
+}
+
 st_service *decode_service(strtab *strs, const cJSON *obj, const char **why)
 {
     const char *ns = decode_obj_ns(obj), *name = decode_obj_name(obj);
@@ -368,41 +443,36 @@ st_service *decode_service(strtab *strs, const cJSON *obj, const char **why)
     } else {
         s->kind = SVC_CLUSTERIP;
         if (service_ips(s, spec) < 0) {
-            decode_service_free(s);
+            service_parts_free(s);
             *why = "out of memory";
             return NULL;
         }
     }
     if (service_external(s, spec, jget(obj, "status")) < 0) {
-        decode_service_free(s);
+        service_parts_free(s);
         *why = "out of memory";
         return NULL;
     }
     port_ctx pc = { obj, 0, NULL };
     s->ports = decode_ports(strs, jget(spec, "ports"), &s->nports, &pc);
     if (pc.why) {
-        decode_service_free(s);
+        service_parts_free(s);
         *why = pc.why;
         return NULL;
     }
     const cJSON *sel = jget(spec, "selector");
     s->has_selector = cJSON_IsObject(sel) && sel->child != NULL;
     service_topology(strs, s, obj, spec);
-    return s;
+    st_service *packed = service_pack(s);
+    service_parts_free(s);
+    if (!packed)
+        *why = "out of memory";
+    return packed;
 }
 
 void decode_service_free(void *p)
 {
-    st_service *s = p;
-    if (!s)
-        return;
-    free((void *)s->name);
-    free((void *)s->cluster_ips);
-    free((void *)s->external_name);
-    free((void *)s->external);
-    free((void *)s->ports);
-    free((void *)s->topology_keys);
-    free(s);
+    free(p);                        /* one block (service_pack) */
 }
 
 /* ---- ServiceImports (multicluster.x-k8s.io/v1alpha1) ------------------ */
@@ -461,7 +531,7 @@ static void *pool_take(slice_blob *b, size_t n, size_t align)
     size_t at = (b->pool_used + align - 1) & ~(align - 1);
     if (at + n > b->pool_cap)
         return NULL;                /* cannot happen: pool_need is an upper bound */
-    b->pool_used = at + n;
+    b->pool_used = (uint32_t)(at + n);     /* <= pool_cap */
     return b->pool + at;
 }
 
@@ -580,23 +650,32 @@ slice_blob *decode_slice(strtab *strs, const cJSON *obj, const char **why)
         if ((*why = too_many_hints(e)))
             return NULL;
     }
-    slice_blob *b = calloc(1, sizeof *b);
-    if (!b || !(b->eps = calloc(total ? total : 1, sizeof *b->eps)) ||
-        !(b->pool = malloc(pool ? pool : 1))) {
-        if (b)
-            free(b->eps);
-        free(b);
+    if (pool > UINT32_MAX) {        /* far beyond what the API server stores */
+        *why = "endpoints too large";
+        return NULL;
+    }
+    /* one block: the blob, its endpoints, its ports, the pool, its name */
+    const cJSON *parr = jget(obj, "ports");
+    size_t nl = strlen(name) + 1, pcap = (size_t)ports_cap(parr);
+    size_t at_eps = (sizeof(slice_blob) + 15) & ~(size_t)15;
+    size_t at_ports = at_eps + total * sizeof(st_endpoint);
+    size_t at_pool = at_ports + pcap * sizeof(st_port);
+    size_t at_name = at_pool + pool;
+    slice_blob *b = calloc(1, at_name + nl);
+    if (!b) {
         *why = "out of memory";
         return NULL;
     }
-    b->pool_cap = pool;
+    b->eps = (st_endpoint *)((char *)b + at_eps);
+    b->ports = (st_port *)((char *)b + at_ports);
+    b->pool = (char *)b + at_pool;
+    b->name = memcpy((char *)b + at_name, name, nl);
+    b->pool_cap = (uint32_t)pool;
     atomic_init(&b->refs, 1);
     b->ns = strtab_intern(strs, ns);
-    b->name = strdup(name);
     b->service = strtab_intern(strs, decode_obj_label(obj, "kubernetes.io/service-name"));
     port_ctx pc = { obj, 1, NULL };
-    b->ports = decode_ports(strs, jget(obj, "ports"), &b->nports, &pc);
-    if (pc.why) {
+    if (decode_ports_into(strs, parr, b->ports, &b->nports, &pc) < 0) {
         decode_slice_unref(b);
         *why = pc.why;
         return NULL;
@@ -617,11 +696,7 @@ void decode_slice_unref(slice_blob *b)
 {
     if (!b || atomic_fetch_sub(&b->refs, 1) != 1)
         return;
-    free(b->pool);
-    free(b->eps);
-    free(b->ports);
-    free(b->name);
-    free(b);
+    free(b);                        /* one block (decode_slice) */
 }
 
 /* ---- pods ------------------------------------------------------------- */

@@ -27,9 +27,10 @@ st_service *decode_service(strtab *strs, const struct cJSON *obj, const char **w
 void decode_service_free(void *svc);
 
 /* One EndpointSlice: its endpoints (one per address), reference counted
- * because merged views of a service share it. */
+ * because merged views of a service share it. One allocation: the blob,
+ * then eps[], ports[], the pool and the name (decode_slice); the last
+ * decode_slice_unref() frees it whole. */
 typedef struct slice_blob {
-    atomic_int refs;
     const char *ns;                 /* interned */
     char *name;
     const char *service;            /* interned; NULL without the label */
@@ -37,13 +38,14 @@ typedef struct slice_blob {
                                      * multicluster.kubernetes.io/source-cluster
                                      * (service is then its
                                      * multicluster.kubernetes.io/service-name) */
-    uint8_t mcs;                    /* a multicluster slice (store.c sets it) */
     size_t n;
     st_endpoint *eps;
     st_port *ports;
-    uint16_t nports;
     char *pool;                     /* the endpoints' strings and hint arrays */
-    size_t pool_used, pool_cap;
+    uint32_t pool_used, pool_cap;
+    atomic_int refs;
+    uint16_t nports;
+    uint8_t mcs;                    /* a multicluster slice (store.c sets it) */
 } slice_blob;
 
 slice_blob *decode_slice(strtab *strs, const struct cJSON *obj, const char **why);

@@ -8,7 +8,8 @@
  *                            the writer's own record, freed after a grace
  *                            period); slot 1: ip_svcs, the services with a
  *                            ready endpoint there (PTR). One entry for both
- *                            (ipmap, pmap.h): 4-byte keys for IPv4.
+ *                            (ipmap, pmap.h: sorted shards, 24 bytes per
+ *                            IPv4 address).
  *   nodes   name           → st_node
  *   naddr   st_ip          → node name (interned)
  *   nss     name           → st_namespace
@@ -20,8 +21,8 @@
  * Writer side (API thread only): one record per object name (wtab, chained
  * tables of compact records; a pod's record is the block that also holds
  * its published st_pod, see wpod), with a relist generation, plus what is
- * needed to rebuild the published entries (uthash):
- * the slices of each service, the pods of an IP that several pods hold, the
+ * needed to rebuild the published entries: the slices of each service
+ * (wstab, chained like wtab), the pods of an IP that several pods hold (uthash), the
  * addresses of each node and the (sorted) cluster IPs of each service. The
  * IP → services lists and the IP → pod map have no writer-side copy: the
  * writer reads what it published. Memory per object matters here (150,000
@@ -66,22 +67,34 @@ typedef struct wtab {
     size_t nb, n;
 } wtab;
 
-/* Slices of one service, writer side. */
+/* Slices of one service, writer side, in the store's wstab (one malloc
+ * chunk of 80 bytes for a service with one slice). */
 typedef struct wsvc {
-    UT_hash_handle hh;
-    slice_blob **slices;
-    size_t n, cap;
+    struct wsvc *next;              /* chain of its wstab bucket */
+    slice_blob **slices;            /* &one while cap is 1 */
     const struct merged *published;
     struct ip_svcs *self;           /* the PTR list "this service only",
                                      * shared by its IPs (refcounted) */
-    char key[];                     /* "ns\0service" */
+    slice_blob *one;
+    uint32_t n, cap;
+    uint16_t klen;
+    char key[];                     /* "ns\0service" (klen bytes) */
 } wsvc;
 
+/* The wsvc records by key: a chained table like wtab (API thread only). */
+typedef struct wstab {
+    wsvc **b;
+    size_t nb, n;
+} wstab;
+
+/* A published view: the blobs it holds a reference to follow the struct
+ * (one allocation, 64 bytes for one slice). With several blobs pub.eps is
+ * the view's own copy of their endpoints (freed with it); with one it is
+ * that blob's array. */
 typedef struct merged {
     st_endpoints pub;               /* first: readers get &pub */
-    slice_blob **blobs;
-    size_t nblobs;
-    st_endpoint *arr;
+    uint32_t nblobs;
+    slice_blob *blobs[];
 } merged;
 
 typedef struct ip_svcs {
@@ -114,7 +127,7 @@ struct store {
     ptab pods;
     uint32_t gen[R_COUNT];
     int relisting[R_COUNT];
-    wsvc *svcslices;
+    wstab svcslices;
     wpodip *podips;
     _Atomic uint32_t serial;
     _Atomic uint64_t nodes_version;
@@ -212,7 +225,7 @@ static wrec *rec_get(store *s, int r, const char *ns, const char *name, int crea
     if (!w && create) {
         size_t n = strlen(name);
         const char *ins = strtab_intern(s->strs, ns);
-        if (!ins || !(w = calloc(1, sizeof *w + n + 1)))
+        if (!ins || !(w = calloc(1, offsetof(wrec, name) + n + 1)))
             return NULL;
         w->ns = ins;
         memcpy(w->name, name, n + 1);
@@ -376,6 +389,9 @@ static size_t ips_unique(st_ip *v, size_t n)
 
 /* ---- services --------------------------------------------------------- */
 
+static wsvc **wstab_slot(const wstab *t, const char *key, size_t kl);
+static ip_svcs *wsvc_self(store *s, wsvc *ws, size_t kl);
+
 int store_upsert_service(store *s, const cJSON *obj)
 {
     const char *why = NULL;
@@ -402,7 +418,11 @@ int store_upsert_service(store *s, const cJSON *obj)
         decode_service_free(svc);
         return -1;
     }
-    ipidx_move(s, IDX_CLUSTERIP, w->addrs, w->naddrs, now, n, key, kl, NULL);
+    /* a cluster IP held by this service only shares the one-service list
+     * of its endpoints (wsvc_self), when its slices came first */
+    wsvc *ws = s->svcslices.nb ? *wstab_slot(&s->svcslices, key, kl) : NULL;
+    ipidx_move(s, IDX_CLUSTERIP, w->addrs, w->naddrs, now, n, key, kl,
+               ws ? wsvc_self(s, ws, kl) : NULL);
     if (keep != w->addrs)
         free(w->addrs);
     if (n)
@@ -436,8 +456,8 @@ static void merged_free(void *p)
         return;
     for (size_t i = 0; i < m->nblobs; i++)
         decode_slice_unref(m->blobs[i]);
-    free(m->blobs);
-    free(m->arr);
+    if (m->nblobs > 1)
+        free((void *)m->pub.eps);
     free(m);
 }
 
@@ -457,13 +477,26 @@ static st_ip *ready_ips(const merged *m, size_t *n)
     return v;
 }
 
-/* PTR index: the service's ready IPs went from old's to now's. */
-/* The one-service list of ws (made on first use). */
+/* The one-service list of ws (made on first use): the list its Service's
+ * first cluster IP already has when that IP is its alone (the Service came
+ * before its slices), else a new one; the cluster IPs of a Service that
+ * comes later take it too (store_upsert_service). */
 static ip_svcs *wsvc_self(store *s, wsvc *ws, size_t kl)
 {
     if (ws->self)
         return ws->self;
     size_t nsl = strnlen(ws->key, kl), nml = kl - nsl - 1;
+    char name[256];
+    if (nml < sizeof name) {
+        memcpy(name, ws->key + nsl + 1, nml);
+        name[nml] = '\0';
+        wrec *w = rec_get(s, R_SVC, ws->key, name, 0);
+        ip_svcs *c = w && w->naddrs ? (ip_svcs *)idx_get(s, IDX_CLUSTERIP, &w->addrs[0]) : NULL;
+        if (c && c->n == 1 && strcmp(c->name[0], name) == 0 && strcmp(c->ns[0], ws->key) == 0) {
+            atomic_fetch_add(&c->refs, 1);
+            return ws->self = c;
+        }
+    }
     ip_svcs *l = malloc(sizeof *l + 2 * sizeof(char *) + nml + 1);
     if (!l)
         return NULL;
@@ -479,6 +512,7 @@ static ip_svcs *wsvc_self(store *s, wsvc *ws, size_t kl)
     return ws->self = l;
 }
 
+/* PTR index: the service's ready IPs went from old's to now's. */
 static void ready_ips_move(store *s, wsvc *ws, const merged *old, const merged *now, size_t kl)
 {
     const char *key = ws->key;
@@ -493,27 +527,26 @@ static void ready_ips_move(store *s, wsvc *ws, const merged *old, const merged *
 static void publish_service_eps(store *s, wsvc *ws, size_t kl)
 {
     merged *m = NULL;
-    if (ws->n > 0 && (m = calloc(1, sizeof *m))) {
+    if (ws->n > 0 && (m = calloc(1, sizeof *m + ws->n * sizeof *m->blobs))) {
         size_t total = 0;
         for (size_t i = 0; i < ws->n; i++)
             total += ws->slices[i]->n;
         /* one slice (most services): publish its own array, no copy */
-        m->blobs = calloc(ws->n, sizeof *m->blobs);
-        m->arr = ws->n > 1 ? calloc(total ? total : 1, sizeof *m->arr) : NULL;
-        if (!m->blobs || (ws->n > 1 && !m->arr)) {
+        st_endpoint *arr = ws->n > 1 ? calloc(total ? total : 1, sizeof *arr) : NULL;
+        if (ws->n > 1 && !arr) {
             merged_free(m);
             return;
         }
         for (size_t i = 0; i < ws->n; i++) {
             decode_slice_ref(ws->slices[i]);
             m->blobs[m->nblobs++] = ws->slices[i];
-            if (m->arr)
-                memcpy(m->arr + m->pub.n, ws->slices[i]->eps, ws->slices[i]->n * sizeof *m->arr);
+            if (arr)
+                memcpy(arr + m->pub.n, ws->slices[i]->eps, ws->slices[i]->n * sizeof *arr);
             m->pub.n += ws->slices[i]->n;
         }
         m->pub.ns = ws->slices[0]->ns;
         m->pub.service = ws->slices[0]->service;
-        m->pub.eps = m->arr ? m->arr : ws->slices[0]->eps;
+        m->pub.eps = arr ? arr : ws->slices[0]->eps;
         m->pub.version = s->next_version++;
     }
     if (ws->key[0] != 1)            /* multicluster slices answer no PTR */
@@ -525,6 +558,56 @@ static void publish_service_eps(store *s, wsvc *ws, size_t kl)
         pmap_del(s->eps, ws->key, kl);
 }
 
+static uint32_t key_hash(const char *key, size_t kl)
+{
+    uint32_t h = 2166136261u;       /* FNV-1a */
+    for (size_t i = 0; i < kl; i++)
+        h = (h ^ (uint8_t)key[i]) * 16777619u;
+    return h;
+}
+
+static wsvc **wstab_slot(const wstab *t, const char *key, size_t kl)
+{
+    wsvc **pp = &t->b[key_hash(key, kl) & (t->nb - 1)];
+    while (*pp && ((*pp)->klen != kl || memcmp((*pp)->key, key, kl) != 0))
+        pp = &(*pp)->next;
+    return pp;
+}
+
+static int wstab_add(wstab *t, wsvc *ws)
+{
+    if (t->n >= 2 * t->nb) {        /* grow: twice the buckets, rehash */
+        size_t nb = t->nb ? t->nb * 2 : 64;
+        wsvc **b = calloc(nb, sizeof *b);
+        if (!b)
+            return -1;
+        for (size_t i = 0; i < t->nb; i++)
+            for (wsvc *e = t->b[i], *next; e; e = next) {
+                next = e->next;
+                size_t k = key_hash(e->key, e->klen) & (nb - 1);
+                e->next = b[k];
+                b[k] = e;
+            }
+        free(t->b);
+        t->b = b;
+        t->nb = nb;
+    }
+    size_t k = key_hash(ws->key, ws->klen) & (t->nb - 1);
+    ws->next = t->b[k];
+    t->b[k] = ws;
+    t->n++;
+    return 0;
+}
+
+static void wstab_del(wstab *t, wsvc *ws)
+{
+    wsvc **pp = wstab_slot(t, ws->key, ws->klen);
+    if (*pp == ws) {
+        *pp = ws->next;
+        t->n--;
+    }
+}
+
 static wsvc *wsvc_get(store *s, const slice_blob *b, size_t *kl)
 {
     char key[512];
@@ -533,11 +616,16 @@ static wsvc *wsvc_get(store *s, const slice_blob *b, size_t *kl)
     if (!*kl)
         return NULL;
     *kl += b->mcs;
-    wsvc *ws;
-    HASH_FIND(hh, s->svcslices, key, *kl, ws);
-    if (!ws && (ws = calloc(1, sizeof *ws + *kl))) {
+    wsvc *ws = s->svcslices.nb ? *wstab_slot(&s->svcslices, key, *kl) : NULL;
+    if (!ws && (ws = calloc(1, offsetof(wsvc, key) + *kl))) {
         memcpy(ws->key, key, *kl);
-        HASH_ADD(hh, s->svcslices, key, *kl, ws);
+        ws->klen = (uint16_t)*kl;
+        ws->slices = &ws->one;
+        ws->cap = 1;
+        if (wstab_add(&s->svcslices, ws) < 0) {
+            free(ws);
+            return NULL;
+        }
     }
     return ws;
 }
@@ -559,9 +647,10 @@ static void slice_detach(store *s, slice_blob *b)
         }
     publish_service_eps(s, ws, kl);
     if (ws->n == 0) {
-        HASH_DEL(s->svcslices, ws);
+        wstab_del(&s->svcslices, ws);
         ip_svcs_unref(ws->self);
-        free(ws->slices);
+        if (ws->slices != &ws->one)
+            free(ws->slices);
         free(ws);
     }
 }
@@ -575,10 +664,13 @@ static void slice_attach(store *s, slice_blob *b)
     if (!ws)
         return;
     if (ws->n == ws->cap) {
-        size_t nc = ws->cap ? ws->cap * 2 : 2;
-        slice_blob **ns = realloc(ws->slices, nc * sizeof *ns);
+        uint32_t nc = ws->cap * 2;
+        slice_blob **ns = ws->slices == &ws->one ? malloc(nc * sizeof *ns)
+                                                 : realloc(ws->slices, nc * sizeof *ns);
         if (!ns)
             return;
+        if (ws->slices == &ws->one)
+            ns[0] = ws->one;
         ws->slices = ns;
         ws->cap = nc;
     }
@@ -684,7 +776,9 @@ static wpod *ptab_get(const ptab *t, const char *ns, const char *name)
 
 static int ptab_add(ptab *t, wpod *w)
 {
-    if (t->n >= 2 * t->nb) {
+    if (t->n >= 4 * t->nb) {        /* only the writer looks pods up by name:
+                                     * up to four per bucket (0.5 MB less at
+                                     * 150,000 pods) */
         size_t nb = t->nb ? t->nb * 2 : 64;
         wpod **b = calloc(nb, sizeof *b);
         if (!b)
@@ -1253,12 +1347,13 @@ store *store_new(const store_opts *opts)
     s->opts.region_label = opts && opts->region_label ? opts->region_label
                                                       : "topology.kubernetes.io/region";
     s->opts.multicluster = opts && opts->multicluster;
-    /* initial sizes for the scale limits in docs/benchmarks.md
-     * (150k pods, 10k services, 5k nodes), or those scaled to
-     * opts->expected_pods (pmap rounds up to 64 at least); the maps still
-     * grow beyond */
+    /* Every map starts at 64 buckets and grows with what it holds
+     * (pmap.c): a store that watches no pods has no pod-sized table, a
+     * small cluster no large one. opts->expected_pods presizes them
+     * instead, in proportion to the scale limits of docs/benchmarks.md
+     * (150k pods, 10k services, 5k nodes). */
     enum { FULL_PODS = 150000 };
-    size_t pods = !opts || !opts->expected_pods ? FULL_PODS
+    size_t pods = !opts || !opts->expected_pods ? 0
                   : opts->expected_pods < 16 * FULL_PODS ? opts->expected_pods : 16 * FULL_PODS;
     pmap **maps[] = { &s->svc, &s->eps, &s->nodes, &s->naddr, &s->nss, &s->svcip, &s->simp };
     static const unsigned long sizes[] = { 16384, 16384, 8192, 16384, 1024, 16384, 64 };
@@ -1295,6 +1390,7 @@ void store_free(store *s)
             remove_pod(s, w);
         }
     free(s->pods.b);
+    free(s->svcslices.b);           /* its records went with their slices */
     pmap_barrier();
     pmap **maps[] = { &s->svc, &s->eps, &s->nodes, &s->naddr, &s->nss, &s->svcip, &s->simp };
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)

@@ -171,13 +171,14 @@ typedef struct store_opts {
     const char *zone_label;         /* default topology.kubernetes.io/zone */
     const char *region_label;       /* default topology.kubernetes.io/region */
     int multicluster;               /* keep multicluster EndpointSlices */
-    /* The number of pods the store is expected to hold, to size its maps
-     * at creation: 0 sizes them for the scale limits of
-     * docs/benchmarks.md (150k pods), about 3 MB of buckets; another
-     * hint scales every map in proportion, down to 64 buckets at least
-     * (a store made per test or per fuzz input), up to 2^20 at most.
-     * Only a starting size: the maps grow past it as objects arrive,
-     * the same as without it. */
+    /* The number of pods the store is expected to hold, to presize its
+     * maps at creation: 0 starts every map at 64 buckets, and the writer
+     * grows each as it fills (between one and two entries per bucket, so
+     * a store that watches no pods has no pod-sized table); another hint
+     * scales every map in proportion to the scale limits of
+     * docs/benchmarks.md (150k pods: about 3 MB of buckets), down to 64
+     * buckets at least, up to 2^20 at most. Only a starting size: the
+     * maps grow past it as objects arrive, the same as without it. */
     size_t expected_pods;
 } store_opts;
 

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 #include "cluster/store.h"
+#include "cluster/pmap.h"
 
 static store *S;
 
@@ -992,10 +993,61 @@ static void test_small_store_grows(void **state)
     store_read_end();
 }
 
+/* The address map (sorted shards): every address set is found with its
+ * slots, a slot changes in place, an address whose slots are all cleared
+ * is gone, IPv4 and IPv6 keys never meet. */
+static void test_ipmap_shards(void **state)
+{
+    (void)state;
+    ipmap *m = ipmap_new_sized(0);
+    assert_non_null(m);
+    static int vals[3];
+    enum { N = 50000 };
+    uint8_t a[4], v6[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 1 };
+#define ADDR(i) (a[0] = 10, a[1] = (uint8_t)((i) >> 16), a[2] = (uint8_t)((i) >> 8), a[3] = (uint8_t)(i), a)
+    for (uint32_t i = 0; i < N; i++)
+        assert_int_equal(ipmap_set(m, ADDR(i * 7919u % 65536u + (i / 65536u) * 65536u), 4, (int)(i % 2), &vals[i % 2]), 0);
+    assert_int_equal(ipmap_set(m, v6, 16, 1, &vals[2]), 0);
+    assert_int_equal(ipmap_count(m), N + 1);
+    assert_int_equal(ipmap_set(m, ADDR(0), 4, 1, &vals[2]), 0);   /* in place */
+    assert_int_equal(ipmap_count(m), N + 1);
+    store_read_begin();
+    for (uint32_t i = 1; i < N; i++) {
+        uint32_t k = i * 7919u % 65536u + (i / 65536u) * 65536u;
+        assert_ptr_equal(ipmap_get(m, ADDR(k), 4, (int)(i % 2)), &vals[i % 2]);
+        assert_null(ipmap_get(m, ADDR(k), 4, (int)(1 - i % 2)));
+    }
+    assert_ptr_equal(ipmap_get(m, ADDR(0), 4, 0), &vals[0]);
+    assert_ptr_equal(ipmap_get(m, ADDR(0), 4, 1), &vals[2]);
+    assert_null(ipmap_get(m, ADDR(70000), 4, 0));
+    assert_ptr_equal(ipmap_get(m, v6, 16, 1), &vals[2]);
+    assert_null(ipmap_get(m, v6, 4, 1));            /* its first octets as IPv4 */
+    store_read_end();
+    for (uint32_t i = 0; i < N; i += 2) {           /* clear slot 0 of the even ones */
+        uint32_t k = i * 7919u % 65536u + (i / 65536u) * 65536u;
+        assert_int_equal(ipmap_set(m, ADDR(k), 4, 0, NULL), 0);
+    }
+    assert_int_equal(ipmap_count(m), N / 2 + 2);    /* the odd ones, 0 (slot 1 left), v6 */
+    store_read_begin();
+    for (uint32_t i = 1; i < N; i++) {
+        uint32_t k = i * 7919u % 65536u + (i / 65536u) * 65536u;
+        if (i % 2)
+            assert_ptr_equal(ipmap_get(m, ADDR(k), 4, 1), &vals[1]);
+        else
+            assert_null(ipmap_get(m, ADDR(k), 4, 0));
+    }
+    assert_ptr_equal(ipmap_get(m, ADDR(0), 4, 1), &vals[2]);
+    store_read_end();
+#undef ADDR
+    pmap_barrier();                                 /* the replaced shards */
+    ipmap_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cpu_quantities),
+        cmocka_unit_test_setup_teardown(test_ipmap_shards, setup, teardown),
         cmocka_unit_test_setup_teardown(test_multicluster, setup_mc, teardown),
         cmocka_unit_test_setup_teardown(test_multicluster_off, setup, teardown),
         cmocka_unit_test(test_cpu_quantities_out_of_range),

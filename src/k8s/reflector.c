@@ -15,20 +15,25 @@
  *          continue token the server already gave in this list (a server
  *          looping on one page), or more than REFL_MAX_PAGES pages, list
  *          again from the first page after the backoff (WAIT); other
- *          failures → WAIT, then list again.
+ *          failures → WAIT, then list again. An item the parser refuses
+ *          (a lone UTF-16 surrogate escape, nesting deeper than cJSON's
+ *          limit) but whose brackets balance is left out of the page and
+ *          logged (jsel_parse_lenient); the rest is applied.
  *   WATCH  GET PATH?watch=1&resourceVersion=RV&allowWatchBookmarks=true&
  *          timeoutSeconds=300..600[&labelSelector=S]. The body is framed into
  *          lines whatever the chunking; each line is one event:
  *          ADDED/MODIFIED → upsert, DELETED → remove, BOOKMARK → version
- *          only; every event advances RV. These relist (LIST from
+ *          only; every event advances RV and resets the backoff. These relist (LIST from
  *          resourceVersion "", reconciled by the handler's begin/end) after
  *          the backoff: ERROR with code 410 (or reason Expired/Gone)
  *          or HTTP 410; the resourceVersion too large (HTTP 504 or an ERROR
  *          event whose Status has the cause ResourceVersionTooLarge: the
  *          server went back in time, e.g. etcd restored from a backup); an
  *          event or BOOKMARK whose resourceVersion is lower than the last one
- *          (refl_rv_less). A
- *          malformed line, another ERROR, a failed
+ *          (refl_rv_less). A line refused for its object is read again by
+ *          the salvage rule (type, name, namespace, resourceVersion): such
+ *          an event is logged, its object removed, RV advanced, the watch
+ *          goes on (watch_salvage). A malformed line, another ERROR, a failed
  *          transfer or a very short empty watch (< 1 s, no event) → WAIT,
  *          then WATCH from the last good RV. A clean end → WATCH again.
  *   WAIT   Retry-After when the response had one (seconds, ≤ 600), else
@@ -36,11 +41,14 @@
  *          As client-go's reflector runs list-and-watch under one backoff
  *          manager (0.8 s to 30 s, reset after 2 minutes), the backoff is
  *          shared by every wait (a failed list or watch, a relist) and
- *          resets to 0.8 s only when 2 minutes passed since the last wait
- *          began: a complete list or a watch event does not reset it, so a
- *          server that answers every watch with 410 is listed at most once
- *          per 30 s once the backoff has grown. A 401 re-reads the
- *          credentials first.
+ *          resets to 0.8 s when 2 minutes passed since the last wait
+ *          began, and also on a watch event (client-go does not: a watch
+ *          that delivers shows the server works, and after faults end the
+ *          store must follow within seconds, not after a 30 s wait). A
+ *          complete list does not reset it: a server that lists fine and
+ *          answers every watch with 410 is listed at most once per 30-45 s
+ *          once the backoff has grown. A 401 re-reads the credentials
+ *          first.
  *
  * Parsing: list pages and watch lines are parsed selectively (jsonsel.h)
  * by the resource's rules (fields.c): metadata.managedFields (~40 % of a
@@ -189,6 +197,10 @@ int refl_rv_less(const char *a, const char *b)
     size_t la = strlen(a), lb = strlen(b);
     return la != lb ? la < lb : strcmp(a, b) < 0;
 }
+
+/* A watch delivered an event: the server streams real data, the next
+ * failure waits 0.8 s again. */
+static void healthy(refl *r) { r->backoff = REFL_BACKOFF_MIN; }
 
 /* ---- Status objects ----------------------------------------------------------------- */
 
@@ -390,7 +402,8 @@ static void listed(refl *r)
 /* A complete list page is in buf. */
 static void list_page(refl *r)
 {
-    cJSON *doc = jarena_parse_sel(r->buf, r->len, r->page_rule);
+    unsigned bad = 0;
+    cJSON *doc = jarena_parse_lenient(r->buf, r->len, r->page_rule, &bad);
     const cJSON *items = cJSON_GetObjectItemCaseSensitive(doc, "items");
     const cJSON *md = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
     const cJSON *cont = cJSON_GetObjectItemCaseSensitive(md, "continue");
@@ -416,6 +429,11 @@ static void list_page(refl *r)
         relist_later(r);
         return;
     }
+    if (bad)
+        log_warning("plugin/kubernetes: %s: %u object%s of a list page skipped: not JSON the "
+                    "parser accepts (a lone UTF-16 surrogate escape, nesting deeper than %d, "
+                    "...); the rest of the page is used", r->resource, bad, bad > 1 ? "s" : "",
+                    CJSON_NESTING_LIMIT);
     if (!r->cont)
         r->pages = 0;
     if (more && ((r->cont && !strcmp(r->cont, cont->valuestring)) ||
@@ -526,6 +544,7 @@ static void watch_event(refl *r, const char *t, const cJSON *obj)
         r->h.remove(r->h.ctx, obj);
     set_rv(r->rv, rv);
     r->events++;
+    healthy(r);
     if (r->ops->applied)
         r->ops->applied(r->ctx);
 }
@@ -543,9 +562,51 @@ static void watch_error(refl *r, const cJSON *status)
     }
 }
 
+/* A watch line the parser refuses (a lone UTF-16 surrogate escape, nesting
+ * too deep, in the object): when its type and the object's name can still
+ * be read, the object is skipped as a list skips it — dropped from the
+ * store (it is no longer what the server has) — and the watch goes on from
+ * its resourceVersion; otherwise the line is malformed. */
+static void watch_salvage(refl *r, const char *line, size_t len)
+{
+    cJSON *ev = jarena_parse_sel(line, len, jsel_salvage_rule());
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
+    const cJSON *obj = cJSON_GetObjectItemCaseSensitive(ev, "object");
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(md, "name");
+    const cJSON *ns = cJSON_GetObjectItemCaseSensitive(md, "namespace");
+    const char *t = cJSON_IsString(type) ? type->valuestring : "";
+    const char *rv = rv_of(obj);
+    if ((strcmp(t, "ADDED") && strcmp(t, "MODIFIED") && strcmp(t, "DELETED")) ||
+        !cJSON_IsString(name) || !name->valuestring[0]) {
+        malformed(r);
+    } else if (refl_rv_less(rv, r->rv)) {
+        rolled_back(r, rv);
+    } else {
+        log_warning("plugin/kubernetes: %s: %s event for %.63s%s%.253s skipped: the object is "
+                    "not JSON the parser accepts (a lone UTF-16 surrogate escape, nesting "
+                    "deeper than %d, ...); treated as deleted", r->resource, t,
+                    cJSON_IsString(ns) ? ns->valuestring : "", cJSON_IsString(ns) ? "/" : "",
+                    name->valuestring, CJSON_NESTING_LIMIT);
+        r->h.remove(r->h.ctx, obj);
+        set_rv(r->rv, rv);
+        r->events++;
+        healthy(r);
+        if (r->ops->applied)
+            r->ops->applied(r->ctx);
+    }
+    jarena_delete(ev);
+    jarena_release();
+}
+
 static void watch_line(refl *r, const char *line, size_t len)
 {
     cJSON *ev = jarena_parse_sel(line, len, r->line_rule);
+    if (!ev) {
+        jarena_release();
+        watch_salvage(r, line, len);
+        return;
+    }
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
     const cJSON *obj = cJSON_GetObjectItemCaseSensitive(ev, "object");
     const char *t = cJSON_IsString(type) ? type->valuestring : "";

@@ -33,7 +33,8 @@
 #define REFL_BACKOFF_MIN 0.8
 #define REFL_BACKOFF_MAX 30.0
 #define REFL_HEALTHY_RESET 120.0       /* the backoff resets when the last wait
-                                          began 2 minutes ago or more */
+                                          began 2 minutes ago or more, and on
+                                          a watch event (not on a list) */
 #define REFL_RETRY_AFTER_MAX 600.0
 #define REFL_TIMEOUT_MIN 300           /* watch timeoutSeconds in [300, 600] */
 #define REFL_TIMEOUT_MAX 600

@@ -4,8 +4,10 @@
  * it asks for (path, limit, continue, resourceVersion, allowWatchBookmarks,
  * timeoutSeconds, labelSelector), the handler calls it makes (upsert, remove,
  * relist begin/end), and the delays it picks (backoff sequence with jitter,
- * one backoff for lists, watches and relists, reset only 2 minutes after the
- * last wait, a 410 loop and a repeated continue token slowed, Retry-After),
+ * one backoff for lists, watches and relists, reset 2 minutes after the last
+ * wait and by a watch event but not by a complete list, a 410 loop and a
+ * repeated continue token slowed, Retry-After; objects the parser refuses
+ * skipped in a list page and in a watch event),
  * plus the watch-line framer (events split anywhere, several per read,
  * malformed, oversized), 410 handling, a server gone back in time (504 with
  * a ResourceVersionTooLarge Status, a list page, event or BOOKMARK at a lower
@@ -768,6 +770,61 @@ static void test_lower_rv_event_or_bookmark_relists(void **state)
     refl_free(r);
 }
 
+/* One object the parser refuses (a lone \udcff escape in an annotation, or
+ * nesting deeper than the limit) is skipped, not the whole list: the rest
+ * is applied, the list completes, the reflector is synced and watches; the
+ * same object in a watch event is dropped (removed) and the watch goes on
+ * from its resourceVersion. */
+static void test_bad_object_skipped_not_the_list(void **state)
+{
+    (void)state;
+    refl *r = refl_new("http://k:1", "/api/v1/services", NULL, &H, &OPS, NULL);
+    refl_start(r);
+    const char *page =
+        "{\"kind\":\"ServiceList\",\"metadata\":{\"resourceVersion\":\"50\"},\"items\":["
+        "{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"10\"}},"
+        "{\"metadata\":{\"name\":\"bad\",\"annotations\":{\"x\":\"\\udcff\"}}},"
+        "{\"metadata\":{\"name\":\"c\",\"resourceVersion\":\"12\"}}]}";
+    respond(r, 200, NULL, page);
+    calls_are("begin up:a up:c end ");
+    assert_true(refl_synced(r));
+    assert_int_equal(E.ndelays, 0);
+    assert_true(refl_is_watching(r));
+    assert_string_equal(param(last_url(), "resourceVersion"), "50");
+    /* a watch event with such an object, then a good one */
+    char deep[4096];
+    size_t n = (size_t)snprintf(deep, sizeof deep, "{\"type\":\"MODIFIED\",\"object\":{\"metadata\":"
+                                "{\"name\":\"c\",\"namespace\":\"ns\",\"resourceVersion\":\"51\"},\"x\":");
+    for (int i = 0; i < 1100; i++)
+        deep[n++] = '[';
+    for (int i = 0; i < 1100; i++)
+        deep[n++] = ']';
+    snprintf(deep + n, sizeof deep - n, "}}\n");
+    refl_on_headers(r, 200, NULL);
+    assert_int_equal(refl_on_body(r, deep, strlen(deep)), 0);
+    const char *lone = "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"d\",\"resourceVersion\":"
+                       "\"52\",\"annotations\":{\"x\":\"\\udcff\"}}}}\n";
+    assert_int_equal(refl_on_body(r, lone, strlen(lone)), 0);
+    const char *ev = event("ADDED", "e", "53");
+    assert_int_equal(refl_on_body(r, ev, strlen(ev)), 0);
+    calls_are("rm:c rm:d up:e ");
+    assert_string_equal(refl_version(r), "53");
+    assert_string_equal(E.reasons, "");
+    E.t += 5;
+    refl_on_done(r, 1);
+    assert_int_equal(E.ndelays, 0);
+    assert_string_equal(param(last_url(), "resourceVersion"), "53");
+    /* a refused line whose object has no name is malformed, as before */
+    refl_on_headers(r, 200, NULL);
+    const char *anon = "{\"type\":\"ADDED\",\"object\":{\"x\":\"\\udcff\"}}\n";
+    assert_int_equal(refl_on_body(r, anon, strlen(anon)), -1);
+    refl_on_done(r, 0);
+    assert_string_equal(E.reasons, "timeout malformed ");
+    assert_int_equal(E.ndelays, 1);
+    refl_free(r);
+}
+
+
 /* ---- delays ------------------------------------------------------------------------- */
 
 static void test_backoff_sequence_and_cap(void **state)
@@ -851,7 +908,7 @@ static void test_retry_after_honoured(void **state)
     refl_free(r);
 }
 
-static void test_backoff_not_reset_by_events_or_lists(void **state)
+static void test_backoff_reset_by_events_not_lists(void **state)
 {
     (void)state;
     refl *r = synced_refl();
@@ -864,28 +921,40 @@ static void test_backoff_not_reset_by_events_or_lists(void **state)
     }
     assert_int_equal(E.ndelays, 4);
     assert_float_equal(E.delays[3], 6.4, 1e-9);
-    /* the watch delivers an event, then breaks: 12.8 s, as client-go's
-     * backoff manager (only time resets it) */
-    refl_on_headers(r, 200, NULL);
-    const char *ev = event("MODIFIED", "a", "101");
-    assert_int_equal(refl_on_body(r, ev, strlen(ev)), 0);
-    refl_on_done(r, 0);                                 /* connection reset */
-    assert_float_equal(E.delays[4], 12.8, 1e-9);
-    refl_on_timer(r);
-    assert_watch_url(last_url(), "101");
-    /* a complete list does not reset it either */
+    /* a complete list does not reset it (a 410 relist waits its turn) */
     respond(r, 410, NULL, NULL);
-    assert_float_equal(E.delays[5], 25.6, 1e-9);
+    assert_float_equal(E.delays[4], 12.8, 1e-9);
     refl_on_timer(r);
     respond(r, 200, NULL, list_body("300", NULL, NULL));
     assert_watch_url(last_url(), "300");
     respond_full(r, 0, NULL, NULL, 0);
-    assert_float_equal(E.delays[6], 30, 1e-9);
+    assert_float_equal(E.delays[5], 25.6, 1e-9);
+    refl_on_timer(r);
+    /* the watch delivers an event, then breaks: 0.8 s again */
+    refl_on_headers(r, 200, NULL);
+    const char *ev = event("MODIFIED", "a", "301");
+    assert_int_equal(refl_on_body(r, ev, strlen(ev)), 0);
+    refl_on_done(r, 0);                                 /* connection reset */
+    assert_float_equal(E.delays[6], 0.8, 1e-9);
+    refl_on_timer(r);
+    assert_watch_url(last_url(), "301");
+    respond(r, 500, NULL, NULL);                        /* consecutive again */
+    assert_float_equal(E.delays[7], 1.6, 1e-9);
+    refl_on_timer(r);
+    /* a BOOKMARK is an event too */
+    refl_on_headers(r, 200, NULL);
+    const char *bm = event("BOOKMARK", "", "302");
+    assert_int_equal(refl_on_body(r, bm, strlen(bm)), 0);
+    refl_on_done(r, 0);
+    assert_float_equal(E.delays[8], 0.8, 1e-9);
+    refl_on_timer(r);
+    respond(r, 500, NULL, NULL);
+    assert_float_equal(E.delays[9], 1.6, 1e-9);
     refl_on_timer(r);
     /* 2 minutes after the last wait began: 0.8 s again */
     E.t += 120;
     respond_full(r, 0, NULL, NULL, 0);
-    assert_float_equal(E.delays[7], 0.8, 1e-9);
+    assert_float_equal(E.delays[10], 0.8, 1e-9);
     assert_float_equal(refl_backoff(r), 1.6, 1e-9);
     refl_free(r);
 }
@@ -1000,8 +1069,7 @@ static void test_retry_after_honoured_after_reset(void **state)
     assert_int_equal(refl_on_body(r, ev, strlen(ev)), 0);
     refl_on_done(r, 1);                                 /* clean end: no wait */
     assert_int_equal(E.ndelays, 3);
-    /* after the reset (2 minutes on), Retry-After still decides, exactly */
-    E.t += 120;
+    /* after the reset, Retry-After still decides, exactly */
     respond(r, 429, "5", "{\"kind\":\"Status\",\"code\":429,\"reason\":\"TooManyRequests\"}");
     assert_float_equal(E.delays[3], 5, 1e-9);
     refl_on_timer(r);
@@ -1214,8 +1282,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_backoff_sequence_and_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_backoff_resets_after_two_healthy_minutes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_retry_after_honoured, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_backoff_not_reset_by_events_or_lists, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_backoff_reset_by_events_not_lists, setup, teardown),
         cmocka_unit_test_setup_teardown(test_410_loop_backs_off, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_object_skipped_not_the_list, setup, teardown),
         cmocka_unit_test_setup_teardown(test_repeated_continue_token_restarts_after_backoff, setup, teardown),
         cmocka_unit_test_setup_teardown(test_backoff_not_reset_by_a_partial_list, setup, teardown),
         cmocka_unit_test_setup_teardown(test_retry_after_honoured_after_reset, setup, teardown),

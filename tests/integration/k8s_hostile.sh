@@ -11,6 +11,8 @@
 # 3. the continue token never ends (the same one again): the list is given
 #    up and started again after the backoff, a few LISTs in 5 s instead of
 #    ~1,100 a second, and the log says why.
+# 4. (kubesim alone) a Service with 10,000 named ports: every one answers
+#    _pN._tcp SRV (the first 1,000 did before, the rest were NXDOMAIN).
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/kubernetes_lib.sh"
 need_kube
@@ -97,4 +99,26 @@ check "repeated continue token: logged" \
 check "topodns still running" kill -0 "$TOPO_PID"
 stop_topodns
 stop_proxy
+
+# ---- 4. a Service with 10,000 named ports ------------------------------------------------
+/usr/bin/python3 - "$TMP/big.json" <<'PY'
+import json, sys
+ports = [{"name": "p%d" % i, "port": 1 + i, "protocol": "TCP"} for i in range(10000)]
+json.dump({"metadata": {"name": "big"}, "spec": {"clusterIP": "10.96.200.10", "ports": ports}},
+          open(sys.argv[1], "w"))
+PY
+OUT=$(curl -s --noproxy '*' -o /dev/null -w '%{http_code}' -X POST \
+    -H 'Content-Type: application/json' --data-binary "@$TMP/big.json" \
+    "$KS/api/v1/namespaces/testns/services")
+check "many ports: the Service is created ($OUT)" [ "$OUT" = 201 ]
+start_topodns "$(corefile "$KS")" || exit 1
+check "many ports: ready" wait_until 10 ready
+for p in 0 256 999 1000 5000 9999; do
+    q "_p$p._tcp.big.testns.svc.cluster.local" SRV
+    check "many ports: _p$p._tcp answers port $((p + 1))" \
+        answer_has "SRV[[:space:]]+0 100 $((p + 1)) big\.testns\.svc\.cluster\.local\.$"
+done
+q _p10000._tcp.big.testns.svc.cluster.local SRV
+check "many ports: _p10000._tcp (no such port) is NXDOMAIN" rcode_is NXDOMAIN
+stop_topodns
 finish

@@ -333,14 +333,20 @@ static void start_watch(refl *r)
     request(r, RS_WATCH, &url);
 }
 
-/* Forget the version and the paging: list from the first page. */
-static void relist(refl *r)
+/* Forget the version and the paging: the next list starts from the first
+ * page, from resourceVersion "". */
+static void forget(refl *r)
 {
     free(r->cont);
     r->cont = NULL;
     if (r->rv[0])
         set_rv(r->prev_rv, r->rv);
     r->rv[0] = '\0';
+}
+
+static void relist(refl *r)
+{
+    forget(r);
     start_list(r);
 }
 
@@ -367,11 +373,7 @@ static void fail(refl *r)
  * must not be listed as fast as it answers). */
 static void relist_later(refl *r)
 {
-    free(r->cont);
-    r->cont = NULL;
-    if (r->rv[0])
-        set_rv(r->prev_rv, r->rv);
-    r->rv[0] = '\0';
+    forget(r);
     r->retry_after = -1;        /* a Retry-After was for the request refused */
     fail(r);
 }
@@ -576,24 +578,17 @@ static void watch_salvage(refl *r, const char *line, size_t len)
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(md, "name");
     const cJSON *ns = cJSON_GetObjectItemCaseSensitive(md, "namespace");
     const char *t = cJSON_IsString(type) ? type->valuestring : "";
-    const char *rv = rv_of(obj);
     if ((strcmp(t, "ADDED") && strcmp(t, "MODIFIED") && strcmp(t, "DELETED")) ||
         !cJSON_IsString(name) || !name->valuestring[0]) {
         malformed(r);
-    } else if (refl_rv_less(rv, r->rv)) {
-        rolled_back(r, rv);
     } else {
-        log_warning("plugin/kubernetes: %s: %s event for %.63s%s%.253s skipped: the object is "
-                    "not JSON the parser accepts (a lone UTF-16 surrogate escape, nesting "
-                    "deeper than %d, ...); treated as deleted", r->resource, t,
-                    cJSON_IsString(ns) ? ns->valuestring : "", cJSON_IsString(ns) ? "/" : "",
-                    name->valuestring, CJSON_NESTING_LIMIT);
-        r->h.remove(r->h.ctx, obj);
-        set_rv(r->rv, rv);
-        r->events++;
-        healthy(r);
-        if (r->ops->applied)
-            r->ops->applied(r->ctx);
+        if (!refl_rv_less(rv_of(obj), r->rv))
+            log_warning("plugin/kubernetes: %s: %s event for %.63s%s%.253s skipped: the object "
+                        "is not JSON the parser accepts (a lone UTF-16 surrogate escape, nesting "
+                        "deeper than %d, ...); treated as deleted", r->resource, t,
+                        cJSON_IsString(ns) ? ns->valuestring : "", cJSON_IsString(ns) ? "/" : "",
+                        name->valuestring, CJSON_NESTING_LIMIT);
+        watch_event(r, "DELETED", obj);     /* removed, version advanced (or rolled back) */
     }
     jarena_delete(ev);
     jarena_release();

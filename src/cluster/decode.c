@@ -157,7 +157,8 @@ static int port_number(port_ctx *c, const cJSON *num, int i, long *out)
     return 0;
 }
 
-/* spec.ports / slice ports → array; NULL with *n = 0 when none. A slice
+/* spec.ports / slice ports → array (every port, up to the 65,535 a count
+ * holds; more are logged and dropped); NULL with *n = 0 when none. A slice
  * without (usable) ports gets the sentinel -1. NULL with c->why set when
  * the object must be skipped. */
 /* How many ports decode_ports_into may write for arr: at least 1. */
@@ -173,8 +174,12 @@ static int decode_ports_into(strtab *strs, const cJSON *arr, st_port *ports, uin
                              port_ctx *c)
 {
     int cnt = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
-    if (cnt > 1000)
-        cnt = 1000;
+    if (cnt > UINT16_MAX) {             /* what nports holds; the API sets no limit */
+        log_warning("plugin/kubernetes: %s %s/%s: %d ports, only the first %d are served",
+                    c->slice ? "endpointslice" : "service", decode_obj_ns(c->obj),
+                    decode_obj_name(c->obj), cnt, UINT16_MAX);
+        cnt = UINT16_MAX;
+    }
     *n = 0;
     const cJSON *p;
     int i = 0;

@@ -74,6 +74,18 @@ WRAP(any)
 WRAP(pod)
 WRAP(node)
 
+/* A watch line the parser refuses: what the reflector needs to skip it. */
+static const jsel salvage_meta[] = {
+    KEEP("name"), KEEP("namespace"), KEEP("resourceVersion"), END,
+};
+static const jsel salvage_obj[] = { { "metadata", JSEL_OBJECT, JSEL_LOOSE, salvage_meta }, END };
+static const jsel salvage_line_m[] = {
+    KEEP("type"), { "object", JSEL_OBJECT, JSEL_LOOSE, salvage_obj }, END,
+};
+static const jsel salvage_line = { NULL, JSEL_OBJECT, JSEL_LOOSE, salvage_line_m };
+
+const jsel *jsel_salvage_rule(void) { return &salvage_line; }
+
 typedef struct rules {
     const char *resource;
     const jsel *page, *line;

@@ -17,6 +17,11 @@ EXTRA_DIST += tests/integration/k8s_client.sh
 # the faults stopping
 TESTS += tests/integration/k8s_recovery.sh
 EXTRA_DIST += tests/integration/k8s_recovery.sh
+# the real topodns against an API server that misbehaves (kube_hostile.py in
+# front of kubesim): objects the parser refuses are skipped, a 410 loop and a
+# continue token that repeats are slowed by the backoff
+TESTS += tests/integration/k8s_hostile.sh
+EXTRA_DIST += tests/integration/k8s_hostile.sh tests/integration/kube_hostile.py
 
 check_PROGRAMS += tests/unit/test_k8s_config
 TESTS += tests/unit/test_k8s_config

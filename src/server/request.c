@@ -85,6 +85,7 @@ static void req_clear(req_full *f)
     r->err_plugin = NULL;
     r->topo_dep = 0;
     r->topo_ecs = 0;
+    r->owners_own_case = 0;
     r->depth = 0;
     r->meta_on = 0;
     r->nmeta = 0;

@@ -8,7 +8,9 @@
  * (tests/fuzz/jsonsel_diff.h): jsel_parse accepts exactly what
  * cJSON_ParseWithLength accepts, and its tree is cJSON's with the skipped
  * members removed; the same text through the parse arena
- * (jarena_parse_sel) gives a tree exactly when the plain parse does.
+ * (jarena_parse_sel) gives a tree exactly when the plain parse does; the
+ * lenient parse (jsel_parse_lenient) gives the same tree and skips nothing
+ * where the strict one succeeds; the salvage rule parses anything safely.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -43,6 +45,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     jarena_delete(arena);
     jarena_release();
+    /* the lenient parse (list pages) gives the same tree and skips nothing
+     * where the strict one succeeds; elsewhere it may only leave items out */
+    unsigned skipped = 0;
+    cJSON *lenient = jsel_parse_lenient(text, size, rule, &skipped);
+    if (plain && (!lenient || skipped || !cJSON_Compare(plain, lenient, 1))) {
+        fprintf(stderr, "fuzz_jsonsel: the lenient parse differs on a valid text\n");
+        abort();
+    }
+    cJSON_Delete(lenient);
+    /* and the salvage rule for refused watch lines never crashes */
+    cJSON_Delete(jsel_parse(text, size, jsel_salvage_rule()));
     cJSON_Delete(plain);
     return 0;
 }

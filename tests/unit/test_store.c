@@ -204,6 +204,41 @@ static const char slice_a[] =
     "{\"addresses\":[\"10.42.8.1\"],\"conditions\":{\"ready\":null}}],"
     "\"ports\":[{\"name\":\"pg\",\"protocol\":\"TCP\",\"port\":5432}]}";
 
+/* A Service keeps every port the API allows: 10,000 named ports all kept
+ * (1,000 were before, silently); past the 65,535 a count holds the rest is
+ * dropped (and logged). */
+static void test_service_many_ports(void **state)
+{
+    (void)state;
+    static const int counts[] = { 10000, 70000 };
+    for (int k = 0; k < 2; k++) {
+        cJSON *o = cJSON_Parse("{\"metadata\":{\"name\":\"big\",\"namespace\":\"ns\"},"
+                               "\"spec\":{\"clusterIP\":\"10.96.0.9\"}}");
+        cJSON *ports = cJSON_AddArrayToObject(cJSON_GetObjectItem(o, "spec"), "ports");
+        for (int i = 0; i < counts[k]; i++) {
+            char name[16];
+            snprintf(name, sizeof name, "p%d", i);
+            cJSON *p = cJSON_CreateObject();
+            cJSON_AddStringToObject(p, "name", name);
+            cJSON_AddNumberToObject(p, "port", 1 + i % 65535);
+            cJSON_AddItemToArray(ports, p);
+        }
+        assert_int_equal(store_upsert_service(S, o), 0);
+        cJSON_Delete(o);
+        store_read_begin();
+        const st_service *svc = store_service(S, "ns", "big");
+        assert_non_null(svc);
+        int want = counts[k] > 65535 ? 65535 : counts[k];
+        assert_int_equal(svc->nports, want);
+        char last[16];
+        snprintf(last, sizeof last, "p%d", want - 1);
+        assert_string_equal(svc->ports[want - 1].name, last);
+        assert_string_equal(svc->ports[1000].name, "p1000");
+        assert_int_equal(svc->ports[9999].port, 10000);
+        store_read_end();
+    }
+}
+
 static void test_slices_merge_and_defaults(void **state)
 {
     assert_int_equal(apply(store_upsert_slice, slice_a), 0);
@@ -1052,6 +1087,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_multicluster_off, setup, teardown),
         cmocka_unit_test(test_cpu_quantities_out_of_range),
         cmocka_unit_test_setup_teardown(test_service_shapes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_service_many_ports, setup, teardown),
         cmocka_unit_test_setup_teardown(test_strings_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slices_merge_and_defaults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_indexes, setup, teardown),

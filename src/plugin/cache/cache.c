@@ -326,6 +326,7 @@ static void put(cache *c, dns_req *r, cache_type t, uint32_t dur, const refresh 
     e->qtype = r->q.qtype;
     e->qclass = r->q.qclass;
     e->dep = r->topo_dep;
+    e->own_case = r->owners_own_case;
     if (rf && rf->mode == MODE_PREFETCH) {
         atomic_store(&e->hits, rf->hits);
         atomic_store(&e->last_ns, rf->hit_ns);

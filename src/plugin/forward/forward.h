@@ -42,6 +42,7 @@ struct event_base;
 typedef struct fwd_metrics {
     struct metric_family *duration, *broken, *rejects, *hc_fail;
     struct metric_family *conn_hits, *conn_misses;   /* tls:// connection reuse */
+    struct metric_family *mismatched;                /* tls:// replies dropped */
 } fwd_metrics;
 
 typedef struct fwd_upstream {

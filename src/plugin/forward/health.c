@@ -50,6 +50,10 @@ void fwd_metrics_init(fwd_metrics *m, metrics_registry *reg)
     m->conn_misses = metrics_family(reg, "coredns_proxy_conn_cache_misses_total",
                                     "Counter of connection cache misses per upstream and protocol.",
                                     METRIC_COUNTER, cc, NULL, 0);
+    m->mismatched = metrics_family(reg, "topodns_forward_mismatched_replies_total",
+                                   "Counter of tls:// replies dropped because their ID or "
+                                   "question is not the query's.",
+                                   METRIC_COUNTER, hc, NULL, 0);
     m->rejects = metrics_family(reg, "coredns_forward_max_concurrent_rejects_total",
                                 "Counter of the number of queries rejected because the "
                                 "concurrent queries were at maximum.",

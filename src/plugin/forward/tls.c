@@ -31,6 +31,14 @@
  * busy queries are called back with FWD_TLS_GONE and nothing of libevent
  * is touched (the base is gone), as c-ares channels are freed.
  *
+ * A reply is taken only when it answers the query on the wire, as c-ares
+ * checks on the UDP/TCP path: the same ID, the QR bit, and the same one
+ * question (name without regard to case, type, class). Any other reply —
+ * an upstream that answers with ID 0, a stale or foreign message — is
+ * dropped and counted (topodns_forward_mismatched_replies_total), and the
+ * query goes on reading on the same connection until the right reply or
+ * its read_timeout.
+ *
  * The health probe (fwd_tls_probe) is the blocking equivalent on the
  * upstream's probe thread: a fresh connection with the same verification.
  */
@@ -51,6 +59,7 @@
 #include <openssl/x509v3.h>
 #include "plugin/forward/forward.h"
 #include "server/metrics.h"
+#include "wire/dname.h"
 
 #define SYSTEM_CA_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
 
@@ -370,6 +379,33 @@ static void timer_cb(evutil_socket_t fd, short what, void *arg)
         conn_fail(c, "i/o timeout");
 }
 
+/* The reply a (alen octets) answers the query q (qlen octets, ours and
+ * well formed): same ID, QR set, the query's one question. The reply's
+ * name must lie within it, uncompressed (the first name of a message). */
+static int reply_matches(const uint8_t *q, size_t qlen, const uint8_t *a, size_t alen)
+{
+    if (qlen < 12 || alen < 12 || a[0] != q[0] || a[1] != q[1] || !(a[2] & 0x80) ||
+        a[4] != q[4] || a[5] != q[5] || q[4] != 0 || q[5] != 1)
+        return 0;
+    size_t qn = dname_len(q + 12), off = 12;
+    while (off < alen && a[off] != 0) {
+        if (a[off] > 63)
+            return 0;                   /* a pointer or an extended label type */
+        off += (size_t)a[off] + 1;
+    }
+    if (off >= alen || off + 1 - 12 != qn || 12 + qn + 4 > alen || 12 + qn + 4 > qlen)
+        return 0;
+    return dname_equal(a + 12, q + 12) && !memcmp(a + 12 + qn, q + 12 + qn, 4);
+}
+
+static void count_mismatch(fwd_tpool *p)
+{
+    const char *lv[] = { "forward", p->u->to };
+    const fwd_metrics *m = p->st->m;
+    if (m && m->mismatched)
+        metrics_add(m->mismatched, lv, 1);
+}
+
 /* The reply is complete: keep c for later (or close it) and call back. */
 static void conn_done(tconn *c)
 {
@@ -473,8 +509,13 @@ static void conn_step(tconn *c)
         for (;;) {
             size_t need = c->inlen < 2 ? 2 : 2 + ((size_t)c->in[0] << 8 | c->in[1]);
             if (c->inlen >= 2 && c->inlen == need) {
-                conn_done(c);
-                return;
+                if (reply_matches(c->out + 2, c->outlen - 2, c->in + 2, c->inlen - 2)) {
+                    conn_done(c);
+                    return;
+                }
+                count_mismatch(c->p);   /* not ours: drop it, read on */
+                c->inlen = 0;
+                continue;
             }
             if (!c->in) {
                 if (!(c->in = malloc(2 + 65535))) {

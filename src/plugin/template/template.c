@@ -412,6 +412,7 @@ static int write_reply(twait *w)
             memcpy(opt + 2, t->ede_reason, rl);
         edns_opt_add(&m->edns, EDNS_OPT_EDE, opt, (uint16_t)(2 + rl));
     }
+    r->owners_own_case = 1;             /* {{ .Name }} is lower case: a cache keeps it */
     req_write(r, w->h);
     return t->rcode;
 }

@@ -6,14 +6,10 @@
 # fallthrough to the file plugin, a regex miss without fallthrough, a
 # fabricated CNAME whose target is looked up through the server's own
 # chain (forward, asynchronously), .Remote and .Type, a template that fails
-<<<<<<< HEAD
 # to run and one whose record does not parse; the counters on /metrics;
 # regexes that were pathological as POSIX EREs started and matched within
-# bounds, and what Go refuses refused quickly; setup errors with file:line.
-=======
-# to run and one whose record does not parse; the counters on /metrics; setup errors with file:line;
+# bounds, and what Go refuses refused quickly; setup errors with file:line;
 # the owner in lower case ({{ .Name }}, as CoreDNS) fresh and from the cache.
->>>>>>> hostile
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
 command -v dig >/dev/null || skip "dig is not installed"

@@ -713,7 +713,7 @@ static val eval(const node *n, const dns_req *r, scratch *sc)
     case K_LE: return boolv(val_cmp(a, b) <= 0);
     case K_GT: return boolv(val_cmp(a, b) > 0);
     case K_GE: return boolv(val_cmp(a, b) >= 0);
-    case K_MATCH: return boolv(strlen(a.s) == a.n && goregex_match(n->re, a.s, NULL));
+    case K_MATCH: return boolv(strlen(a.s) == a.n && goregex_match(n->re, a.s, NULL, 0));
     case K_CONTAINS: return boolv(b.n <= a.n && memmem(a.s, a.n, b.s, b.n) != NULL);
     case K_STARTS: return boolv(b.n <= a.n && memcmp(a.s, b.s, b.n) == 0);
     case K_ENDS: return boolv(b.n <= a.n && memcmp(a.s + a.n - b.n, b.s, b.n) == 0);

@@ -165,7 +165,7 @@ static int port_number(port_ctx *c, const cJSON *num, int i, long *out)
 static int ports_cap(const cJSON *arr)
 {
     int cnt = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
-    return cnt > 1000 ? 1000 : cnt ? cnt : 1;
+    return cnt > UINT16_MAX ? UINT16_MAX : cnt ? cnt : 1;    /* as decode_ports_into */
 }
 
 /* The same into ports[ports_cap(arr)], which the caller owns: -1 with c->why

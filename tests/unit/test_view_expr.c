@@ -144,7 +144,7 @@ static void test_refused(void **state)
     refused("name()", "not a bool");
     refused("env('HOME') == 'x'", "unknown or unsupported name 'env'");
     refused("metadata('x') == 'a'", "unknown or unsupported name 'metadata'");
-    refused("name() matches 'a*?'", "'matches'");
+    refused("name() matches 'a{1001}'", "'matches'");
     refused("name() matches name()", "string literal");
     refused("incidr(client_ip(), '10.0.0.0/33')", "invalid CIDR");
     refused("incidr(client_ip())", "takes 2 arguments");

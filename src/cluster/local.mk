@@ -5,6 +5,7 @@ src_cluster_libcluster_a_SOURCES = \
 	src/cluster/strtab.c src/cluster/strtab.h \
 	src/cluster/decode.c src/cluster/decode.h \
 	src/cluster/pmap.c src/cluster/pmap.h \
+	src/cluster/prefix.c src/cluster/prefix.h \
 	src/cluster/locator.c src/cluster/locator.h
 
 check_PROGRAMS += tests/unit/test_store
@@ -12,4 +13,11 @@ TESTS += tests/unit/test_store
 tests_unit_test_store_SOURCES = tests/unit/test_store.c
 tests_unit_test_store_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_store_LDADD = $(LIBCLUSTER) $(LIBCOMMON) $(CMOCKA_LIBS) $(CJSON_LIBS) \
+	$(URCU_LIBS) $(PTHREAD_LIBS)
+
+check_PROGRAMS += tests/unit/test_locator
+TESTS += tests/unit/test_locator
+tests_unit_test_locator_SOURCES = tests/unit/test_locator.c
+tests_unit_test_locator_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_locator_LDADD = $(LIBCLUSTER) $(LIBCOMMON) $(CMOCKA_LIBS) $(CJSON_LIBS) \
 	$(URCU_LIBS) $(PTHREAD_LIBS)

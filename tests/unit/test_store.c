@@ -37,7 +37,7 @@ static int setup_mc(void **state)
 {
     (void)state;
     store_reader_register();
-    store_opts o = { NULL, NULL, 1, 0 };
+    store_opts o = { .multicluster = 1 };
     S = store_new(&o);
     return S ? 0 : -1;
 }

@@ -1,0 +1,200 @@
+#!/bin/bash
+# topology_locate.sh — topology without a pod watch (`topology { locate
+# SOURCE... }`) end to end. kubesim serves the three-zone cluster of
+# topology.sh (tests/data/topology/cluster.yaml: nodes a1 a2 | b1 b2 | c1
+# c2, client pods on 127.0.<zone>.<n>); each node is given a podCIDR that
+# holds its pods' addresses (a1 127.0.1.0/31, a2 127.0.1.2/31, ...), as
+# kubenet or flannel would. Checked:
+#   - `locate podcidr endpoints` answers every client of every Service the
+#     same as the default pod watch (`locate pods`), and the API server
+#     (kubesim's request log) never sees a pod list or watch;
+#   - a client outside every range but with an EndpointSlice endpoint is
+#     located by its slice (explain: located_by endpoints);
+#   - an endpoint whose nodeName disagrees with the node of the range
+#     holding its address is counted (topodns_locator_conflicts_total) and
+#     logged once; the order of `locate` decides where it is located;
+#   - a Node that gains a range is followed; lookups are counted by source;
+#   - `cilium` and `calico` on an API server without their CRDs: the 404 is
+#     logged once, the server still becomes ready and answers.
+. "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
+
+. "$top_srcdir/tests/integration/kubernetes_lib.sh"
+need_kube
+command -v jq >/dev/null || skip "jq not installed"
+command -v curl >/dev/null || skip "curl not installed"
+start_kubesim
+load_fixture "$top_srcdir/tests/data/topology/cluster.yaml"
+
+# podCIDRs holding each node's pods (ca1 127.0.1.1 on a1, ca2 127.0.1.2 on a2, ...)
+cidr() {
+    K patch node "$1" --type merge -p "{\"spec\":{\"podCIDR\":\"$2\",\"podCIDRs\":[\"$2\"]}}" > /dev/null
+}
+cidr a1 127.0.1.0/31; cidr a2 127.0.1.2/31
+cidr b1 127.0.2.0/31; cidr b2 127.0.2.2/31
+cidr c1 127.0.3.0/31; cidr c2 127.0.3.2/31
+OUT=$(K get node b2 -o jsonpath='{.spec.podCIDRs[0]}')
+check "kubesim keeps a node's podCIDRs" test "$OUT" = "127.0.2.2/31"
+
+S=prod.svc.cluster.local
+SERVICES="plain hinted itp keys require psn close auto autofew prefer"
+CLIENTS="127.0.1.1 127.0.1.2 127.0.2.1 127.0.2.2 127.0.3.1 127.0.3.2 127.0.10.3 127.0.9.9"
+# addrs NAME SOURCE [PORT]: the sorted answer addresses, one line
+addrs() {
+    dig @127.0.0.1 -p "${3:-$PORT}" -b "$2" +time=2 +tries=1 +short "$1.$S" A | sort | tr '\n' ' ' | sed 's/ $//'
+}
+expect() { local got; got=$(addrs "$2" "$3"); OUT="got '$got' want '$4'"; check "$1" test "$got" = "$4"; }
+# within WHAT NAME SOURCE WANT: the answer becomes WANT within 3 s
+within() {
+    local got i
+    for i in $(seq 1 60); do
+        got=$(addrs "$2" "$3")
+        [ "$got" = "$4" ] && break
+        sleep 0.05
+    done
+    OUT="got '$got' want '$4' (after 3 s)"; check "$1" test "$got" = "$4"
+}
+# table FILE: every Service for every client, one line each
+table() {
+    local s c
+    for s in $SERVICES; do
+        for c in $CLIENTS; do
+            echo "$s $c: $(addrs "$s" "$c")"
+        done
+    done > "$1"
+}
+# corefile LOCATE-LINE
+corefile() {
+    printf '.:{$PORT} {\n    kubernetes cluster.local {\n        endpoint %s\n    }\n    topology {\n        %s\n        explain 127.0.0.1:%s\n    }\n    prometheus 127.0.0.1:%s\n    ready 127.0.0.1:%s\n}\n' \
+        "$KS" "$1" "$EXPLAIN" "$METRICS" "$READY"
+}
+ready() { [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$READY/ready")" = 200 ]; }
+
+# --- the reference: the pod watch (`locate pods`, the default) -------------------
+EXPLAIN=$(free_port) METRICS=$(free_port) READY=$(free_port)
+start_topodns "$(corefile 'locate pods')" || exit 1
+until_ok 10 ready
+within "pods: synced" hinted 127.0.1.1 "10.20.2.1 10.20.2.2"
+table "$TMP/pods.txt"
+R=$(curl -s "$KS/sim/v1/requests" | jq -r '.requests[].uri'); OUT=$R
+check "pods: the pod watch is there (the reference really watches pods)" \
+    grep -q '^/api/v1/pods?watch=1' <<<"$R"
+stop_topodns
+
+# --- locate podcidr endpoints: no pod watch, the same answers ----------------------
+curl -s -X DELETE "$KS/sim/v1/requests" > /dev/null
+EXPLAIN=$(free_port) METRICS=$(free_port) READY=$(free_port)
+start_topodns "$(corefile 'locate podcidr endpoints')" || exit 1
+check "podcidr: ready" until_ok 10 ready
+within "podcidr: synced" hinted 127.0.1.1 "10.20.2.1 10.20.2.2"
+table "$TMP/podcidr.txt"
+OUT=$(diff "$TMP/pods.txt" "$TMP/podcidr.txt")
+check "podcidr: every client's answer equals the pod watch's ($(wc -l < "$TMP/pods.txt") queries)" \
+    cmp -s "$TMP/pods.txt" "$TMP/podcidr.txt"
+# the table is not trivially equal: zones make a difference
+OUT=$(grep '^require ' "$TMP/podcidr.txt")
+check "podcidr: answers differ by zone" \
+    eval 'grep -q "^require 127.0.1.1: 10.20.5.1 10.20.5.2$" <<<"$OUT" && grep -q "^require 127.0.2.2: 10.20.5.3$" <<<"$OUT"'
+J=$(curl -s "http://127.0.0.1:$EXPLAIN/explain?name=hinted.$S&type=A&client=127.0.2.2"); OUT=$J
+check "podcidr: explain names the source" \
+    eval 'jq -e ".client.located_by == \"podcidr\" and .client.node == \"b2\" and .client.zone == \"zone-b\"" <<<"$J" >/dev/null'
+
+# --- a client outside every range, with an EndpointSlice endpoint ----------------
+cat > "$TMP/stray.yaml" <<'EOF'
+apiVersion: v1
+kind: Service
+metadata:
+  name: stray
+  namespace: clients
+spec:
+  clusterIP: None
+  ports:
+  - port: 80
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: stray-x1
+  namespace: clients
+  labels:
+    kubernetes.io/service-name: stray
+addressType: IPv4
+endpoints:
+- addresses: ["127.0.20.1"]
+  nodeName: b1
+  conditions: {ready: true}
+- addresses: ["127.0.1.0"]
+  nodeName: c1
+  conditions: {ready: true}
+ports:
+- port: 80
+EOF
+load_fixture "$TMP/stray.yaml"
+within "endpoints: a client outside every range is located by its slice (zone-b)" \
+    require 127.0.20.1 "10.20.5.3"
+J=$(curl -s "http://127.0.0.1:$EXPLAIN/explain?name=require.$S&type=A&client=127.0.20.1"); OUT=$J
+check "endpoints: explain says endpoints, node b1" \
+    eval 'jq -e ".client.located_by == \"endpoints\" and .client.node == \"b1\" and .client.zone == \"zone-b\"" <<<"$J" >/dev/null'
+
+# --- a conflict: 127.0.1.0 is in a1's range, its endpoint says c1 ------------------
+M=""
+for i in $(seq 1 30); do
+    M=$(curl -s "http://127.0.0.1:$METRICS/metrics")
+    grep -q '^topodns_locator_conflicts_total{source="podcidr"} 1$' <<<"$M" && break
+    sleep 0.1
+done
+OUT=$(grep locator_ <<<"$M")
+check "conflict: counted once" grep -q '^topodns_locator_conflicts_total{source="podcidr"} 1$' <<<"$M"
+OUT=$(grep -c 'locator conflict: endpoint 127.0.1.0 ' "$LOG")
+check "conflict: logged once, with the address" test "$OUT" = 1
+expect "conflict: locate's order decides (podcidr first: a1, zone-a)" require 127.0.1.0 "10.20.5.1 10.20.5.2"
+# the slice written again: still one
+K label endpointslice -n clients stray-x1 touched=yes > /dev/null
+sleep 0.5
+M=$(curl -s "http://127.0.0.1:$METRICS/metrics"); OUT=$(grep locator_conflicts <<<"$M")
+check "conflict: not counted again when its slice changes" \
+    grep -q '^topodns_locator_conflicts_total{source="podcidr"} 1$' <<<"$M"
+check "metrics: lookups by source" \
+    eval 'grep -qE "^topodns_locator_lookups_total\{source=\"podcidr\"\} [1-9]" <<<"$M" &&
+          grep -qE "^topodns_locator_lookups_total\{source=\"endpoints\"\} [1-9]" <<<"$M" &&
+          grep -qE "^topodns_locator_lookups_total\{source=\"node\"\} [1-9]" <<<"$M" &&
+          grep -qE "^topodns_locator_lookups_total\{source=\"unknown\"\} [1-9]" <<<"$M" &&
+          ! grep -q "^topodns_locator_lookups_total{source=\"pods\"}" <<<"$M"'
+
+# --- a node gains a range ---------------------------------------------------------
+expect "range: 127.0.30.5 unknown before" require 127.0.30.5 "10.20.5.1 10.20.5.2 10.20.5.3"
+K patch node c2 --type merge -p '{"spec":{"podCIDRs":["127.0.3.2/31","127.0.30.0/24"]}}' > /dev/null
+within "range: c2 gained 127.0.30.0/24: its client is in zone-c" require 127.0.30.5 ""
+J=$(curl -s "http://127.0.0.1:$EXPLAIN/explain?name=require.$S&type=A&client=127.0.30.5"); OUT=$J
+check "range: explain names c2" \
+    eval 'jq -e ".client.located_by == \"podcidr\" and .client.node == \"c2\"" <<<"$J" >/dev/null'
+
+# --- what was asked of the API server ----------------------------------------------
+R=$(curl -s "$KS/sim/v1/requests" | jq -r '.requests[].uri'); OUT=$R
+check "requests: no pod list or watch, in any namespace" \
+    eval '! grep -qE "^/api/v1/(namespaces/[^/]+/)?pods" <<<"$R"'
+check "requests: nodes, services and endpointslices listed and watched" \
+    eval 'grep -q "^/api/v1/nodes?watch=1" <<<"$R" && grep -q "^/api/v1/services?watch=1" <<<"$R" &&
+          grep -q "^/apis/discovery.k8s.io/v1/endpointslices?watch=1" <<<"$R"'
+check "requests: no CNI kind asked for" eval '! grep -qE "cilium|calico" <<<"$R"'
+M=$(curl -s "http://127.0.0.1:$METRICS/metrics")
+OUT=$(grep received_bytes <<<"$M")
+check "metric: no byte received for pods" eval '! grep -q "received_bytes_total{resource=\"pods\"}" <<<"$M"'
+stop_topodns
+
+# --- cilium and calico without their CRDs: ready all the same ----------------------
+curl -s -X DELETE "$KS/sim/v1/requests" > /dev/null
+EXPLAIN=$(free_port) METRICS=$(free_port) READY=$(free_port)
+if ! K get crd >/dev/null 2>&1 || ! K get crd ciliumnodes.cilium.io >/dev/null 2>&1; then
+    start_topodns "$(corefile 'locate cilium calico podcidr endpoints')" || exit 1
+    check "no CRDs: ready" until_ok 10 ready
+    within "no CRDs: podcidr still locates" require 127.0.2.2 "10.20.5.3"
+    R=$(curl -s "$KS/sim/v1/requests" | jq -r '.requests[].uri'); OUT=$R
+    check "no CRDs: the CNI kinds were asked for, cluster-wide" \
+        eval 'grep -q "^/apis/cilium.io/v2/ciliumnodes?limit=" <<<"$R" &&
+              grep -q "^/apis/crd.projectcalico.org/v1/blockaffinities?limit=" <<<"$R"'
+    OUT=$(grep -c 'ciliumnodes is not served' "$LOG")
+    check "no CRDs: logged once" test "$OUT" = 1
+    stop_topodns
+fi
+
+finish

@@ -631,8 +631,8 @@ static void conflict_check(store *s, int src, const slice_blob *b, const st_endp
         log_warning("plugin/kubernetes: %d endpoint/range conflicts seen; further ones are "
                     "neither logged nor counted", CONFLICTS_MAX);
     log_warning("plugin/kubernetes: locator conflict: endpoint %s of EndpointSlice %s/%s is on "
-                "node %s, but the %s range holding it belongs to node %s (the CNI does not "
-                "allocate pod addresses from that source; clients are located in the order of "
+                "node %s, but the %s range holding it belongs to node %s: the CNI may not "
+                "allocate pod addresses from that source (clients are located in the order of "
                 "`locate`)", ep->addr ? ep->addr : "?", b->ns, b->name, ep->node_name,
                 range_names[src], rn);
     if (s->opts.conflict)

@@ -14,10 +14,3 @@ tests_unit_test_store_SOURCES = tests/unit/test_store.c
 tests_unit_test_store_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_store_LDADD = $(LIBCLUSTER) $(LIBCOMMON) $(CMOCKA_LIBS) $(CJSON_LIBS) \
 	$(URCU_LIBS) $(PTHREAD_LIBS)
-
-check_PROGRAMS += tests/unit/test_locator
-TESTS += tests/unit/test_locator
-tests_unit_test_locator_SOURCES = tests/unit/test_locator.c
-tests_unit_test_locator_CFLAGS = $(UNIT_CC_FLAGS)
-tests_unit_test_locator_LDADD = $(LIBCLUSTER) $(LIBCOMMON) $(CMOCKA_LIBS) $(CJSON_LIBS) \
-	$(URCU_LIBS) $(PTHREAD_LIBS)

@@ -61,10 +61,7 @@ enum { TOPO_HINTS_COMPUTE, TOPO_HINTS_CONSUME, TOPO_HINTS_OFF };
 
 #define TOPO_MAX_SUBNETS 32
 
-typedef struct topo_cidr {
-    st_ip net;
-    uint8_t bits;
-} topo_cidr;
+typedef st_cidr topo_cidr;          /* host bits clear (st_parse_cidr) */
 
 /* The directive's configuration (one per server block), parsed by the
  * topology plugin; the engine keeps its own copy. */

@@ -31,33 +31,11 @@
 #include "server/plugin.h"
 #include "server/server.h"
 #include "server/http.h"
+#include "cluster/prefix.h"
 #include "topology/topology.h"
 #include "plugin/topology/topo_plugin.h"
 
 /* ---- setup ---------------------------------------------------------------- */
-
-static int parse_cidr(const char *text, topo_cidr *out)
-{
-    char buf[INET6_ADDRSTRLEN + 8];
-    if (strlen(text) >= sizeof buf)
-        return -1;
-    strcpy(buf, text);
-    char *slash = strchr(buf, '/');
-    if (slash)
-        *slash++ = '\0';
-    if (st_parse_ip(buf, &out->net) < 0)
-        return -1;
-    int max = out->net.family == 4 ? 32 : 128;
-    long bits = max;
-    if (slash) {
-        char *end;
-        bits = strtol(slash, &end, 10);
-        if (!*slash || *end || bits < 0 || bits > max)
-            return -1;
-    }
-    out->bits = (uint8_t)bits;
-    return 0;
-}
 
 static int on_off(cf_disp *d, int *out)
 {
@@ -89,7 +67,7 @@ static int prop_subnets(cf_disp *d, topo_cfg *c)
     while (cf_next_arg(d)) {
         if (c->nsubnets == TOPO_MAX_SUBNETS)
             return cf_err(d, "too many client_subnet entries (max %d)", TOPO_MAX_SUBNETS);
-        if (parse_cidr(cf_val(d), &c->subnets[c->nsubnets]) < 0)
+        if (st_parse_cidr(cf_val(d), &c->subnets[c->nsubnets]) < 0)
             return cf_err(d, "invalid CIDR");
         c->nsubnets++;
         any = 1;

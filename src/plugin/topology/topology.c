@@ -23,7 +23,6 @@
  * observer (Events, per-Service state gauges) and the explain endpoint
  * (explain.c).
  */
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -996,6 +996,58 @@ static void test_small_store_grows(void **state)
     store_read_end();
 }
 
+/* A reader locating by range while the writer moves the range between
+ * two nodes and back: every lookup finds one of the two (never nothing,
+ * never a freed table), the reader never waits. */
+typedef struct range_reader {
+    store *st;
+    atomic_int stop;
+    long lookups, bad;
+} range_reader;
+
+static void *read_ranges(void *arg)
+{
+    range_reader *r = arg;
+    store_reader_register();
+    st_ip a;
+    st_parse_ip("10.77.0.9", &a);
+    while (!atomic_load(&r->stop)) {
+        store_read_begin();
+        const char *n = store_node_by_range(r->st, ST_RANGE_CILIUM, &a);
+        if (!n || (strcmp(n, "x1") && strcmp(n, "x2")))
+            r->bad++;
+        r->lookups++;
+        store_read_end();
+    }
+    store_reader_unregister();
+    return NULL;
+}
+
+static void test_ranges_under_readers(void **state)
+{
+    (void)state;
+    static const char *const moves[2] = {
+        "{\"metadata\":{\"name\":\"x1\"},\"spec\":{\"ipam\":{\"podCIDRs\":[\"10.77.0.0/24\"]}}}",
+        "{\"metadata\":{\"name\":\"x2\"},\"spec\":{\"ipam\":{\"podCIDRs\":[\"10.77.0.0/25\"]}}}",
+    };
+    assert_int_equal(apply(store_upsert_ciliumnode, moves[0]), 0);
+    range_reader r = { S, 0, 0, 0 };
+    atomic_init(&r.stop, 0);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, read_ranges, &r), 0);
+    for (int i = 0; i < 2000; i++) {
+        /* x2's /25 comes and goes over x1's /24: the longest wins */
+        if (i % 2 == 0)
+            apply(store_upsert_ciliumnode, moves[1]);
+        else
+            del("ciliumnodes", "{\"metadata\":{\"name\":\"x2\"}}");
+    }
+    atomic_store(&r.stop, 1);
+    pthread_join(th, NULL);
+    assert_true(r.lookups > 0);
+    assert_int_equal(r.bad, 0);
+}
+
 /* ---- locating clients without pods: the prefix index (IPv4 and IPv6,
  * longest match, removal, a node gaining and losing a range, held
  * rebuilds), the range sources (Node podCIDRs, CiliumNode, Calico
@@ -1455,6 +1507,7 @@ int main(void)
         cmocka_unit_test(test_source_words),
         cmocka_unit_test_setup_teardown(test_source_order, setup_conflicts, teardown),
         cmocka_unit_test_setup_teardown(test_conflicts, setup_conflicts, teardown),
+        cmocka_unit_test_setup_teardown(test_ranges_under_readers, setup_conflicts, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

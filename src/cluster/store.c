@@ -100,7 +100,15 @@ typedef struct merged {
     slice_blob **blobs;
     size_t nblobs;
     st_endpoint *arr;
+    /* Large views only (more than BY_IP_MIN endpoints): the indexes of the
+     * endpoints with a nodeName, sorted by address, for the locator's
+     * `endpoints` source (store_endpoint_node); NULL otherwise (a pass
+     * over a few endpoints costs less). */
+    uint32_t *by_ip;
+    size_t nby_ip;
 } merged;
+
+enum { BY_IP_MIN = 32 };
 
 typedef struct ip_svcs {
     size_t n;
@@ -459,7 +467,39 @@ static void merged_free(void *p)
         decode_slice_unref(m->blobs[i]);
     free(m->blobs);
     free(m->arr);
+    free(m->by_ip);
     free(m);
+}
+
+typedef struct ip_idx {
+    st_ip ip;
+    uint32_t i;
+} ip_idx;
+
+static int ip_idx_cmp(const void *a, const void *b)
+{
+    const ip_idx *x = a, *y = b;
+    int c = memcmp(&x->ip, &y->ip, sizeof x->ip);
+    return c ? c : (x->i > y->i) - (x->i < y->i);   /* slice order among equals */
+}
+
+/* m->by_ip for a large view; without memory it stays NULL (a pass then). */
+static void index_by_ip(merged *m)
+{
+    if (m->pub.n <= BY_IP_MIN || m->pub.n > UINT32_MAX)
+        return;
+    ip_idx *t = malloc(m->pub.n * sizeof *t);
+    size_t n = 0;
+    for (size_t i = 0; t && i < m->pub.n; i++)
+        if (m->pub.eps[i].node_name)
+            t[n++] = (ip_idx){ m->pub.eps[i].ip, (uint32_t)i };
+    if (t && n && (m->by_ip = malloc(n * sizeof *m->by_ip))) {
+        qsort(t, n, sizeof *t, ip_idx_cmp);
+        for (size_t i = 0; i < n; i++)
+            m->by_ip[i] = t[i].i;
+        m->nby_ip = n;
+    }
+    free(t);
 }
 
 /* The ready addresses of a merged view, sorted and unique (malloc'd). */
@@ -536,6 +576,7 @@ static void publish_service_eps(store *s, wsvc *ws, size_t kl)
         m->pub.service = ws->slices[0]->service;
         m->pub.eps = m->arr ? m->arr : ws->slices[0]->eps;
         m->pub.version = s->next_version++;
+        index_by_ip(m);
     }
     if (ws->key[0] != 1)            /* multicluster slices answer no PTR */
         ready_ips_move(s, ws, ws->published, m, kl);
@@ -1313,16 +1354,39 @@ size_t store_range_count(store *s, int source)
     return source < 0 || source >= ST_RANGE_COUNT ? 0 : pfx_count(s->ranges[source]);
 }
 
+/* The first endpoint of m (in slice order) with address ip and a nodeName:
+ * a binary search in a large view, a pass in a small one. */
+static const char *merged_node_of(const merged *m, const st_ip *ip)
+{
+    const st_endpoint *eps = m->pub.eps;
+    if (!m->by_ip) {
+        for (size_t j = 0; j < m->pub.n; j++)
+            if (eps[j].node_name && memcmp(&eps[j].ip, ip, sizeof *ip) == 0)
+                return eps[j].node_name;
+        return NULL;
+    }
+    size_t lo = 0, hi = m->nby_ip;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (memcmp(&eps[m->by_ip[mid]].ip, ip, sizeof *ip) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->nby_ip && !memcmp(&eps[m->by_ip[lo]].ip, ip, sizeof *ip)
+               ? eps[m->by_ip[lo]].node_name : NULL;
+}
+
 const char *store_endpoint_node(store *s, const st_ip *ip)
 {
     const ip_svcs *l = ipmap_get(s->ips, ip->addr, ip_alen(ip), 1);
     for (size_t i = 0; l && i < l->n; i++) {
-        const st_endpoints *eps = store_endpoints(s, l->ns[i], l->name[i]);
-        for (size_t j = 0; eps && j < eps->n; j++) {
-            const st_endpoint *ep = &eps->eps[j];
-            if (ep->node_name && memcmp(&ep->ip, ip, sizeof *ip) == 0)
-                return ep->node_name;
-        }
+        char key[512];
+        size_t kl = nskey(key, sizeof key, l->ns[i], l->name[i]);
+        const merged *m = kl ? pmap_get(s->eps, key, kl) : NULL;
+        const char *node = m ? merged_node_of(m, ip) : NULL;
+        if (node)
+            return node;
     }
     return NULL;
 }

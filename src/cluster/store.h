@@ -226,7 +226,8 @@ const st_node *store_node_by_addr(store *s, const st_ip *ip);
 const char *store_node_by_range(store *s, int source, const st_ip *ip);
 /* The nodeName of an EndpointSlice endpoint with address ip, among the
  * Services having a ready endpoint there (the PTR index), NULL when none:
- * interned. One hash probe, then a pass over that Service's endpoints. */
+ * interned. One hash probe, then a binary search in that Service's
+ * endpoints (a pass when it has 32 or fewer). */
 const char *store_endpoint_node(store *s, const st_ip *ip);
 /* Address ranges published for a source (tests, /metrics). */
 size_t store_range_count(store *s, int source);

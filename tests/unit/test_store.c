@@ -1430,6 +1430,46 @@ static void test_source_order(void **state)
     locate(&cilium, NULL, "10.9.0.1", (want){ LOC_CILIUM, "z9", NULL });
 }
 
+/* The endpoints source in a large Service (its endpoints sorted by
+ * address: a binary search) and a small one (a pass): the first endpoint
+ * with the address and a nodeName, in slice order. */
+static void test_endpoint_node_large_service(void **state)
+{
+    (void)state;
+    char json[16384];
+    size_t o = (size_t)snprintf(json, sizeof json,
+        "{\"metadata\":{\"name\":\"big-x\",\"namespace\":\"default\",\"labels\":{"
+        "\"kubernetes.io/service-name\":\"big\"}},\"addressType\":\"IPv4\",\"endpoints\":[");
+    for (int i = 99; i >= 0; i--)      /* written in reverse address order */
+        o += (size_t)snprintf(json + o, sizeof json - o,
+                              "%s{\"addresses\":[\"10.60.0.%d\"]%s,\"conditions\":{\"ready\":true}}",
+                              i == 99 ? "" : ",", i,
+                              i % 10 == 3 ? "" : i % 2 ? ",\"nodeName\":\"odd\"" : ",\"nodeName\":\"even\"");
+    /* 10.60.0.50 a second time, on another node: the first one wins */
+    o += (size_t)snprintf(json + o, sizeof json - o,
+                          ",{\"addresses\":[\"10.60.0.50\"],\"nodeName\":\"later\"}],"
+                          "\"ports\":[{\"port\":80}]}");
+    assert_true(o < sizeof json);
+    assert_int_equal(apply(store_upsert_slice, json), 0);
+    apply(store_upsert_slice, SLICE("small-x", "small", "10.61.0.1", "tiny"));
+    struct { const char *ip, *node; } cases[] = {
+        { "10.60.0.0", "even" }, { "10.60.0.99", "odd" }, { "10.60.0.50", "even" },
+        { "10.60.0.13", NULL },            /* no nodeName */
+        { "10.60.0.100", NULL }, { "10.59.255.255", NULL }, { "10.61.0.1", "tiny" },
+        { "10.61.0.2", NULL },
+    };
+    store_read_begin();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        st_ip a = ip(cases[i].ip);
+        const char *n = store_endpoint_node(S, &a);
+        if (cases[i].node)
+            assert_string_equal(n, cases[i].node);
+        else
+            assert_null(n);
+    }
+    store_read_end();
+}
+
 /* An endpoint whose nodeName is not the node whose range holds its
  * address is counted once per address and source, whichever arrives
  * first; one that agrees is not. */
@@ -1507,6 +1547,7 @@ int main(void)
         cmocka_unit_test(test_source_words),
         cmocka_unit_test_setup_teardown(test_source_order, setup_conflicts, teardown),
         cmocka_unit_test_setup_teardown(test_conflicts, setup_conflicts, teardown),
+        cmocka_unit_test_setup_teardown(test_endpoint_node_large_service, setup_conflicts, teardown),
         cmocka_unit_test_setup_teardown(test_ranges_under_readers, setup_conflicts, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <math.h>
 #include <stdio.h>
@@ -1002,7 +1003,8 @@ static void test_small_store_grows(void **state)
 typedef struct range_reader {
     store *st;
     atomic_int stop;
-    long lookups, bad;
+    atomic_long lookups;
+    long bad;
 } range_reader;
 
 static void *read_ranges(void *arg)
@@ -1016,7 +1018,7 @@ static void *read_ranges(void *arg)
         const char *n = store_node_by_range(r->st, ST_RANGE_CILIUM, &a);
         if (!n || (strcmp(n, "x1") && strcmp(n, "x2")))
             r->bad++;
-        r->lookups++;
+        atomic_fetch_add(&r->lookups, 1);
         store_read_end();
     }
     store_reader_unregister();
@@ -1031,10 +1033,13 @@ static void test_ranges_under_readers(void **state)
         "{\"metadata\":{\"name\":\"x2\"},\"spec\":{\"ipam\":{\"podCIDRs\":[\"10.77.0.0/25\"]}}}",
     };
     assert_int_equal(apply(store_upsert_ciliumnode, moves[0]), 0);
-    range_reader r = { S, 0, 0, 0 };
+    range_reader r = { .st = S };
     atomic_init(&r.stop, 0);
+    atomic_init(&r.lookups, 0);
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, read_ranges, &r), 0);
+    while (atomic_load(&r.lookups) == 0)
+        sched_yield();              /* the reader is reading (valgrind runs one thread at a time) */
     for (int i = 0; i < 2000; i++) {
         /* x2's /25 comes and goes over x1's /24: the longest wins */
         if (i % 2 == 0)
@@ -1044,7 +1049,7 @@ static void test_ranges_under_readers(void **state)
     }
     atomic_store(&r.stop, 1);
     pthread_join(th, NULL);
-    assert_true(r.lookups > 0);
+    assert_true(atomic_load(&r.lookups) > 0);
     assert_int_equal(r.bad, 0);
 }
 

@@ -45,6 +45,15 @@ const char *locator_via_name(int via)
     return via >= 0 && via < LOC_VIA_COUNT ? names[via] : "unknown";
 }
 
+int locator_via_source(int via)
+{
+    static const int src[LOC_VIA_COUNT] = {
+        -1, LOC_SRC_PODS, -1, -1, LOC_SRC_ENDPOINTS, LOC_SRC_PODCIDR, LOC_SRC_CILIUM,
+        LOC_SRC_CALICO,
+    };
+    return via >= 0 && via < LOC_VIA_COUNT ? src[via] : -1;
+}
+
 static void from_node(topo_loc *out, const st_node *n)
 {
     out->node = n;

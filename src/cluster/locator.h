@@ -50,6 +50,9 @@ int locator_uses(const loc_sources *list, int src);
  * "endpoints", "podcidr", "cilium", "calico"), "node" for a node address,
  * "node_local" for node-local's own node, "unknown". */
 const char *locator_via_name(int via);
+/* The source (LOC_SRC_*) a topo_loc.via stands for, -1 for none (node
+ * address, node-local, unknown). */
+int locator_via_source(int via);
 
 typedef struct topo_loc {
     int via;                        /* LOC_* */

@@ -59,13 +59,9 @@ topo_engine *topo_engine_new(const topo_cfg *cfg, metrics_registry *reg)
                                        "located them (node: a node address; unknown: none).",
                                        METRIC_COUNTER, source, NULL, 0);
     for (int via = 0; via < LOC_VIA_COUNT; via++) {
-        int used = via == LOC_UNKNOWN || via == LOC_NODE_ADDR ||
-                   (via == LOC_NODE_LOCAL && cfg->node) ||
-                   (via == LOC_POD && locator_uses(&cfg->locate, LOC_SRC_PODS)) ||
-                   (via == LOC_ENDPOINT && locator_uses(&cfg->locate, LOC_SRC_ENDPOINTS)) ||
-                   (via == LOC_PODCIDR && locator_uses(&cfg->locate, LOC_SRC_PODCIDR)) ||
-                   (via == LOC_CILIUM && locator_uses(&cfg->locate, LOC_SRC_CILIUM)) ||
-                   (via == LOC_CALICO && locator_uses(&cfg->locate, LOC_SRC_CALICO));
+        int src = locator_via_source(via);
+        int used = src >= 0 ? locator_uses(&cfg->locate, src)
+                            : via != LOC_NODE_LOCAL || cfg->node != NULL;
         const char *v[] = { locator_via_name(via) };
         e->lookups[via] = used ? metrics_series(lk, v) : NULL;
     }

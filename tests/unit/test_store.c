@@ -1395,6 +1395,13 @@ static void test_source_words(void **state)
     assert_string_equal(locator_via_name(LOC_NODE_ADDR), "node");
     assert_string_equal(locator_via_name(LOC_PODCIDR), "podcidr");
     assert_string_equal(locator_via_name(LOC_UNKNOWN), "unknown");
+    for (int via = 0; via < LOC_VIA_COUNT; via++) {
+        int src = locator_via_source(via);
+        if (src >= 0)       /* a source's via is named as written in `locate` */
+            assert_string_equal(locator_via_name(via), locator_source_name(src));
+    }
+    assert_int_equal(locator_via_source(LOC_NODE_ADDR), -1);
+    assert_int_equal(locator_via_source(LOC_CALICO), LOC_SRC_CALICO);
 }
 
 static void test_source_order(void **state)

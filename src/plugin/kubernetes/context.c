@@ -255,10 +255,9 @@ static int make_config(kube *k, k8s_config *cfg, char *err, size_t errlen)
  * namespace_labels), serviceimports (multicluster, filtered by
  * namespace_labels); `labels` filters services, slices and pods.
  * Pods: with `pods verified` (filtered by `labels`); with topology in the
- * block, every pod, so that any client address finds its pod.
- * Pods for topology only when its `locate` has `pods` (the default): with
- * `locate podcidr endpoints` and without `pods verified` no pod is ever
- * listed or watched.
+ * block and `pods` in its `locate` (the default), every pod, so that any
+ * client address finds its pod. With `locate podcidr endpoints` (no
+ * `pods`) and without `pods verified` no pod is ever listed or watched.
  * Nodes: with topology, every node; in node-local mode (`topology { node
  * NAME }`) only that Node (fieldSelector metadata.name=NAME) and no pod
  * watch for topology: every client is on NAME unless `pods verified`

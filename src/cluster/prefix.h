@@ -38,8 +38,10 @@ void pfx_free(pfx_index *x);
 
 /* Writer: owner's ranges become c[0..n) on node (n 0: the owner has no
  * range any more). Host bits of each range are cleared; ranges of a bad
- * family or length are ignored. 1 when the published ranges changed, 0
- * when they were already so, -1 out of memory (the old ranges stay). */
+ * family or length are ignored. 1 when the ranges changed, 0 when they
+ * were already so, -1 out of memory (the owner unchanged; or, when only
+ * the new table could not be made, readers keep the old one until the
+ * next change publishes). */
 int pfx_set(pfx_index *x, const char *owner, const char *node, const st_cidr *c, size_t n);
 /* Writer: the owner is gone (same as pfx_set with n 0). */
 void pfx_del(pfx_index *x, const char *owner);

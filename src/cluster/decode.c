@@ -12,6 +12,7 @@
 #include <uthash.h>
 #include "cluster/decode.h"
 #include "cluster/strtab.h"
+#include "cluster/prefix.h"
 #include "common/log.h"
 
 /* ---- JSON helpers ----------------------------------------------------- */
@@ -911,6 +912,22 @@ st_node *decode_node(strtab *strs, const cJSON *obj, const store_opts *o, const 
             n->naddrs++;
     }
     n->addrs = ips;
+    /* spec.podCIDRs (dual-stack: one per family), else spec.podCIDR */
+    const cJSON *spec = jget(obj, "spec"), *pc = jarray(jget(spec, "podCIDRs")), *cc;
+    st_cidr cidrs[8];
+    cJSON_ArrayForEach(cc, pc)
+        if (n->ncidrs < 8 && st_parse_cidr(cJSON_GetStringValue(cc), &cidrs[n->ncidrs]) == 0)
+            n->ncidrs++;
+    if (!n->ncidrs && st_parse_cidr(jstr(spec, "podCIDR"), &cidrs[0]) == 0)
+        n->ncidrs = 1;
+    if (n->ncidrs) {
+        st_cidr *block = malloc(n->ncidrs * sizeof *block);
+        if (block)
+            memcpy(block, cidrs, n->ncidrs * sizeof *block);
+        else
+            n->ncidrs = 0;
+        n->cidrs = block;
+    }
     return n;
 }
 
@@ -921,7 +938,43 @@ void decode_node_free(void *p)
         return;
     free((void *)n->labels);
     free((void *)n->addrs);
+    free((void *)n->cidrs);
     free(n);
+}
+
+/* ---- CNI range objects ------------------------------------------------ */
+
+int decode_ciliumnode(const cJSON *obj, st_cidr *out, size_t cap, const char **why)
+{
+    if ((*why = bad_names(NULL, decode_obj_name(obj))))
+        return -1;
+    const cJSON *c;
+    int n = 0;
+    cJSON_ArrayForEach(c, jarray(jget(jget(jget(obj, "spec"), "ipam"), "podCIDRs")))
+        if ((size_t)n < cap && st_parse_cidr(cJSON_GetStringValue(c), &out[n]) == 0)
+            n++;
+    return n;
+}
+
+int decode_blockaffinity(const cJSON *obj, st_cidr *out, const char **node, const char **why)
+{
+    if ((*why = bad_names(NULL, decode_obj_name(obj))))
+        return -1;
+    const cJSON *spec = jget(obj, "spec"), *del = jget(spec, "deleted");
+    const char *state = jstr(spec, "state");
+    *node = jstr(spec, "node");
+    if (!state || strcmp(state, "confirmed") || cJSON_IsTrue(del) ||
+        (cJSON_IsString(del) && !strcmp(del->valuestring, "true")))
+        return 0;
+    if (!*node || !**node) {
+        *why = "spec.node missing";
+        return -1;
+    }
+    if (st_parse_cidr(jstr(spec, "cidr"), out) < 0) {
+        *why = "spec.cidr is not a CIDR";
+        return -1;
+    }
+    return 1;
 }
 
 /* ---- namespaces ------------------------------------------------------- */

@@ -15,6 +15,9 @@
  *   nss     name           → st_namespace
  *   svcip   st_ip          → ip_svcs: services with that cluster IP
  *   simp    "ns\0name"     → st_svcimport
+ *   ranges[ST_RANGE_*]     address range → node name (prefix.h): Node
+ *                          podCIDRs (owner: the Node), CiliumNode podCIDRs,
+ *                          BlockAffinity cidr (owner: that object)
  *   eps also holds the multicluster slices of a service, under the key
  *   "\1ns\0service" (merged views like any other, never in the PTR slot).
  *
@@ -37,12 +40,27 @@
 #include <uthash.h>
 #include "cluster/decode.h"
 #include "cluster/pmap.h"
+#include "cluster/prefix.h"
 #include "common/log.h"
 
-enum { R_SVC, R_SLICE, R_POD, R_NODE, R_NS, R_SIMP, R_COUNT };
+enum { R_SVC, R_SLICE, R_POD, R_NODE, R_NS, R_SIMP, R_CILIUM, R_CALICO, R_COUNT };
 static const char *const resource_names[R_COUNT] = {
     "services", "endpointslices", "pods", "nodes", "namespaces", "serviceimports",
+    "ciliumnodes", "blockaffinities",
 };
+/* The range source each resource feeds, -1 for none. */
+static const int resource_range[R_COUNT] = {
+    -1, -1, -1, ST_RANGE_PODCIDR, -1, -1, ST_RANGE_CILIUM, ST_RANGE_CALICO,
+};
+static const char *const range_names[ST_RANGE_COUNT] = { "podcidr", "cilium", "calico" };
+
+/* Conflicts already reported (address, range source): each is logged and
+ * counted once; past CONFLICTS_MAX of them no new one is tracked. */
+enum { CONFLICTS_MAX = 65536 };
+typedef struct wconflict {
+    UT_hash_handle hh;
+    struct { st_ip ip; uint8_t source; } key;
+} wconflict;
 
 /* A writer-side record: one per object but pods (wpod), keyed (ns, name),
  * in its resource's wtab: 29 bytes and the name. */
@@ -88,14 +106,22 @@ typedef struct wstab {
 } wstab;
 
 /* A published view: the blobs it holds a reference to follow the struct
- * (one allocation, 64 bytes for one slice). With several blobs pub.eps is
+ * (one allocation, 80 bytes for one slice). With several blobs pub.eps is
  * the view's own copy of their endpoints (freed with it); with one it is
  * that blob's array. */
 typedef struct merged {
     st_endpoints pub;               /* first: readers get &pub */
+    /* Large views only (more than BY_IP_MIN endpoints): the indexes of the
+     * endpoints with a nodeName, sorted by address, for the locator's
+     * `endpoints` source (store_endpoint_node); NULL otherwise (a pass
+     * over a few endpoints costs less). */
+    uint32_t *by_ip;
+    uint32_t nby_ip;
     uint32_t nblobs;
     slice_blob *blobs[];
 } merged;
+
+enum { BY_IP_MIN = 32 };
 
 typedef struct ip_svcs {
     size_t n;
@@ -123,6 +149,9 @@ struct store {
     store_opts opts;
     pmap *svc, *eps, *nodes, *naddr, *nss, *svcip, *simp;
     ipmap *ips;                     /* pods (slot 0) and PTR lists (slot 1) */
+    pfx_index *ranges[ST_RANGE_COUNT];
+    wconflict *conflicts;           /* reported endpoint/range conflicts */
+    size_t nconflicts;
     wtab recs[R_COUNT];             /* every resource but pods */
     ptab pods;
     uint32_t gen[R_COUNT];
@@ -458,7 +487,39 @@ static void merged_free(void *p)
         decode_slice_unref(m->blobs[i]);
     if (m->nblobs > 1)
         free((void *)m->pub.eps);
+    free(m->by_ip);
     free(m);
+}
+
+typedef struct ip_idx {
+    st_ip ip;
+    uint32_t i;
+} ip_idx;
+
+static int ip_idx_cmp(const void *a, const void *b)
+{
+    const ip_idx *x = a, *y = b;
+    int c = memcmp(&x->ip, &y->ip, sizeof x->ip);
+    return c ? c : (x->i > y->i) - (x->i < y->i);   /* slice order among equals */
+}
+
+/* m->by_ip for a large view; without memory it stays NULL (a pass then). */
+static void index_by_ip(merged *m)
+{
+    if (m->pub.n <= BY_IP_MIN || m->pub.n > UINT32_MAX)
+        return;
+    ip_idx *t = malloc(m->pub.n * sizeof *t);
+    size_t n = 0;
+    for (size_t i = 0; t && i < m->pub.n; i++)
+        if (m->pub.eps[i].node_name)
+            t[n++] = (ip_idx){ m->pub.eps[i].ip, (uint32_t)i };
+    if (t && n && (m->by_ip = malloc(n * sizeof *m->by_ip))) {
+        qsort(t, n, sizeof *t, ip_idx_cmp);
+        for (size_t i = 0; i < n; i++)
+            m->by_ip[i] = t[i].i;
+        m->nby_ip = n;
+    }
+    free(t);
 }
 
 /* The ready addresses of a merged view, sorted and unique (malloc'd). */
@@ -548,6 +609,7 @@ static void publish_service_eps(store *s, wsvc *ws, size_t kl)
         m->pub.service = ws->slices[0]->service;
         m->pub.eps = arr ? arr : ws->slices[0]->eps;
         m->pub.version = s->next_version++;
+        index_by_ip(m);
     }
     if (ws->key[0] != 1)            /* multicluster slices answer no PTR */
         ready_ips_move(s, ws, ws->published, m, kl);
@@ -678,6 +740,67 @@ static void slice_attach(store *s, slice_blob *b)
     publish_service_eps(s, ws, kl);
 }
 
+/* ---- endpoint / range conflicts ----------------------------------------- */
+
+/* An endpoint whose nodeName is not the node whose range of source src
+ * holds its address: logged and counted once per (address, source). */
+static void conflict_check(store *s, int src, const slice_blob *b, const st_endpoint *ep)
+{
+    if (!ep->node_name)
+        return;
+    const char *rn = pfx_find(s->ranges[src], &ep->ip, NULL);
+    if (!rn || !strcmp(rn, ep->node_name))
+        return;
+    wconflict key, *e;
+    memset(&key, 0, sizeof key);
+    key.key.ip = ep->ip;
+    key.key.source = (uint8_t)src;
+    HASH_FIND(hh, s->conflicts, &key.key, sizeof key.key, e);
+    if (e || s->nconflicts >= CONFLICTS_MAX || !(e = calloc(1, sizeof *e)))
+        return;
+    e->key = key.key;
+    HASH_ADD(hh, s->conflicts, key, sizeof e->key, e);
+    if (++s->nconflicts == CONFLICTS_MAX)
+        log_warning("plugin/kubernetes: %d endpoint/range conflicts seen; further ones are "
+                    "neither logged nor counted", CONFLICTS_MAX);
+    log_warning("plugin/kubernetes: locator conflict: endpoint %s of EndpointSlice %s/%s is on "
+                "node %s, but the %s range holding it belongs to node %s: the CNI may not "
+                "allocate pod addresses from that source (clients are located in the order of "
+                "`locate`)", ep->addr ? ep->addr : "?", b->ns, b->name, ep->node_name,
+                range_names[src], rn);
+    if (s->opts.conflict)
+        s->opts.conflict(s->opts.conflict_arg, src);
+}
+
+static void conflicts_of_slice(store *s, int src, const slice_blob *b)
+{
+    for (size_t i = 0; b && i < b->n; i++)
+        conflict_check(s, src, b, &b->eps[i]);
+}
+
+/* The ranges of src changed: every slice against them. */
+static void conflicts_scan(store *s, int src)
+{
+    const wtab *t = &s->recs[R_SLICE];
+    if (!pfx_count(s->ranges[src]))
+        return;
+    for (size_t i = 0; i < t->nb; i++)
+        for (const wrec *w = t->b[i]; w; w = w->next)
+            conflicts_of_slice(s, src, w->slice);
+}
+
+/* Owner's ranges of source src became c[0..n) on node. */
+static void ranges_set(store *s, int r, const char *owner, const char *node, const st_cidr *c,
+                       size_t n)
+{
+    int src = resource_range[r];
+    if (pfx_set(s->ranges[src], owner, node, c, n) == 1) {
+        bump(s);
+        if (!s->relisting[r])
+            conflicts_scan(s, src);     /* a relist scans once, at its end */
+    }
+}
+
 int store_upsert_slice(store *s, const cJSON *obj)
 {
     const char *why = NULL;
@@ -715,6 +838,8 @@ int store_upsert_slice(store *s, const cJSON *obj)
     }
     w->slice = b;
     decode_slice_unref(old);
+    for (int src = 0; src < ST_RANGE_COUNT; src++)
+        conflicts_of_slice(s, src, b);
     bump(s);
     changed(s);
     return 0;
@@ -1046,6 +1171,7 @@ int store_upsert_node(store *s, const cJSON *obj)
     free(old);
     w->addrs = now;
     w->naddrs = nnew;
+    ranges_set(s, R_NODE, n->name, n->name, n->cidrs, n->ncidrs);
     atomic_fetch_add(&s->nodes_version, 1);
     changed(s);
     return 0;
@@ -1056,6 +1182,7 @@ static void remove_node(store *s, wrec *w)
     for (uint8_t i = 0; i < w->naddrs; i++)
         pmap_del(s->naddr, &w->addrs[i], sizeof w->addrs[i]);
     pmap_del(s->nodes, w->name, strlen(w->name));
+    pfx_del(s->ranges[ST_RANGE_PODCIDR], w->name);
     atomic_fetch_add(&s->nodes_version, 1);
     wtab_del(&s->recs[R_NODE], w);
     free(w->addrs);
@@ -1119,6 +1246,51 @@ static void remove_svcimport(store *s, wrec *w)
     bump(s);
 }
 
+/* ---- CNI range objects: CiliumNode, BlockAffinity ----------------------- */
+
+static int upsert_range_obj(store *s, int r, const cJSON *obj, const char *what)
+{
+    const char *why = NULL, *node = NULL;
+    st_cidr c[8];
+    int n = r == R_CILIUM ? decode_ciliumnode(obj, c, 8, &why)
+                          : decode_blockaffinity(obj, c, &node, &why);
+    if (n < 0) {
+        logskip(what, obj, why);
+        return -1;
+    }
+    const char *name = decode_obj_name(obj);
+    wrec *w = rec_get(s, r, "", name, 1);
+    const char *in = strtab_intern(s->strs, r == R_CILIUM ? name : node ? node : "");
+    if (!w || !in)
+        return -1;
+    ranges_set(s, r, w->name, in, c, (size_t)n);
+    changed(s);
+    return 0;
+}
+
+int store_upsert_ciliumnode(store *s, const cJSON *obj)
+{
+    return upsert_range_obj(s, R_CILIUM, obj, "ciliumnode");
+}
+
+int store_upsert_blockaffinity(store *s, const cJSON *obj)
+{
+    return upsert_range_obj(s, R_CALICO, obj, "blockaffinity");
+}
+
+static void remove_range_obj(store *s, int r, wrec *w)
+{
+    pfx_del(s->ranges[resource_range[r]], w->name);
+    wtab_del(&s->recs[r], w);
+    free(w);
+    bump(s);
+}
+
+const char *st_range_name(int source)
+{
+    return source >= 0 && source < ST_RANGE_COUNT ? range_names[source] : "?";
+}
+
 /* ---- removal and relists ---------------------------------------------- */
 
 static int resource_index(const char *resource)
@@ -1136,6 +1308,8 @@ static void remove_rec(store *s, int r, wrec *w)
     case R_SLICE: remove_slice(s, w); break;
     case R_NODE: remove_node(s, w); break;
     case R_SIMP: remove_svcimport(s, w); break;
+    case R_CILIUM:
+    case R_CALICO: remove_range_obj(s, r, w); break;
     default: remove_namespace(s, w); break;
     }
     changed(s);
@@ -1146,7 +1320,8 @@ int store_remove(store *s, const char *resource, const cJSON *obj)
     int r = resource_index(resource);
     if (r < 0)
         return -1;
-    const char *ns = (r == R_NODE || r == R_NS) ? "" : decode_obj_ns(obj);
+    const char *ns = (r == R_NODE || r == R_NS || r == R_CILIUM || r == R_CALICO)
+                         ? "" : decode_obj_ns(obj);
     if (r == R_POD) {
         wpod *p = ptab_get(&s->pods, ns, decode_obj_name(obj));
         if (!p)
@@ -1168,6 +1343,8 @@ void store_relist_begin(store *s, const char *resource)
         return;
     s->gen[r]++;
     s->relisting[r] = 1;
+    if (resource_range[r] >= 0)
+        pfx_hold(s->ranges[resource_range[r]], 1);
 }
 
 void store_relist_end(store *s, const char *resource)
@@ -1190,6 +1367,8 @@ void store_relist_end(store *s, const char *resource)
                 remove_rec(s, r, w);
         }
     s->relisting[r] = 0;
+    if (resource_range[r] >= 0 && pfx_hold(s->ranges[resource_range[r]], 0) == 1)
+        conflicts_scan(s, resource_range[r]);
     /* a (re)list parsed pages of JSON: give the freed heap back to the system */
     malloc_trim(0);
 }
@@ -1255,6 +1434,55 @@ const st_node *store_node_by_addr(store *s, const st_ip *ip)
 {
     const char *name = pmap_get(s->naddr, ip, sizeof *ip);
     return store_node(s, name);
+}
+
+const char *store_node_by_range(store *s, int source, const st_ip *ip)
+{
+    if (source < 0 || source >= ST_RANGE_COUNT)
+        return NULL;
+    return pfx_find(s->ranges[source], ip, NULL);
+}
+
+size_t store_range_count(store *s, int source)
+{
+    return source < 0 || source >= ST_RANGE_COUNT ? 0 : pfx_count(s->ranges[source]);
+}
+
+/* The first endpoint of m (in slice order) with address ip and a nodeName:
+ * a binary search in a large view, a pass in a small one. */
+static const char *merged_node_of(const merged *m, const st_ip *ip)
+{
+    const st_endpoint *eps = m->pub.eps;
+    if (!m->by_ip) {
+        for (size_t j = 0; j < m->pub.n; j++)
+            if (eps[j].node_name && memcmp(&eps[j].ip, ip, sizeof *ip) == 0)
+                return eps[j].node_name;
+        return NULL;
+    }
+    size_t lo = 0, hi = m->nby_ip;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (memcmp(&eps[m->by_ip[mid]].ip, ip, sizeof *ip) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->nby_ip && !memcmp(&eps[m->by_ip[lo]].ip, ip, sizeof *ip)
+               ? eps[m->by_ip[lo]].node_name : NULL;
+}
+
+const char *store_endpoint_node(store *s, const st_ip *ip)
+{
+    const ip_svcs *l = ipmap_get(s->ips, ip->addr, ip_alen(ip), 1);
+    for (size_t i = 0; l && i < l->n; i++) {
+        char key[512];
+        size_t kl = nskey(key, sizeof key, l->ns[i], l->name[i]);
+        const merged *m = kl ? pmap_get(s->eps, key, kl) : NULL;
+        const char *node = m ? merged_node_of(m, ip) : NULL;
+        if (node)
+            return node;
+    }
+    return NULL;
 }
 
 void store_services_by_ip(store *s, const st_ip *ip, st_service_cb cb, void *arg)
@@ -1347,6 +1575,13 @@ store *store_new(const store_opts *opts)
     s->opts.region_label = opts && opts->region_label ? opts->region_label
                                                       : "topology.kubernetes.io/region";
     s->opts.multicluster = opts && opts->multicluster;
+    s->opts.conflict = opts ? opts->conflict : NULL;
+    s->opts.conflict_arg = opts ? opts->conflict_arg : NULL;
+    for (int i = 0; i < ST_RANGE_COUNT; i++)
+        if (!(s->ranges[i] = pfx_new())) {
+            store_free(s);
+            return NULL;
+        }
     /* Every map starts at 64 buckets and grows with what it holds
      * (pmap.c): a store that watches no pods has no pod-sized table, a
      * small cluster no large one. opts->expected_pods presizes them
@@ -1375,6 +1610,9 @@ void store_free(store *s)
 {
     if (!s)
         return;
+    for (int i = 0; i < ST_RANGE_COUNT; i++)
+        if (s->ranges[i])
+            pfx_hold(s->ranges[i], 1);  /* no rebuild per removed owner */
     for (int r = 0; r < R_COUNT; r++) {
         wtab *t = &s->recs[r];
         for (size_t i = 0; i < t->nb; i++)
@@ -1396,6 +1634,13 @@ void store_free(store *s)
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         pmap_free(*maps[i], NULL);
     ipmap_free(s->ips);             /* empty by now: its values went with the records */
+    for (int i = 0; i < ST_RANGE_COUNT; i++)
+        pfx_free(s->ranges[i]);
+    wconflict *c, *tmp;
+    HASH_ITER(hh, s->conflicts, c, tmp) {
+        HASH_DEL(s->conflicts, c);
+        free(c);
+    }
     pmap_barrier();                 /* values freed: now their strings */
     strtab_free(s->strs);
     free(s);

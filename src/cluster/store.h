@@ -22,7 +22,11 @@
  *               merged in slice order (not deduplicated: readers decide)
  *   pods        IP → st_pod (running, non-hostNetwork pods: the client index)
  *   nodes       name → st_node (labels, zone, region, allocatable CPU,
- *               addresses, Ready); address → node
+ *               addresses, Ready, spec.podCIDRs); address → node
+ *   ranges      per range source (ST_RANGE_*), address range → node name,
+ *               longest prefix first (prefix.h): Node spec.podCIDRs,
+ *               CiliumNode spec.ipam.podCIDRs, Calico BlockAffinity
+ *               spec.cidr (confirmed, not deleted)
  *   namespaces  name → st_namespace (labels)
  *   serviceimports  ns/name → st_svcimport (multicluster: spec.type, ips, ports)
  *   multicluster slices  ns/service → the EndpointSlices labelled
@@ -50,6 +54,12 @@ typedef struct st_ip {
     uint8_t family;                 /* 4 or 6 */
     uint8_t addr[16];               /* IPv4 in the first 4 octets */
 } st_ip;
+
+/* An address range: net with the host bits clear, bits its prefix length. */
+typedef struct st_cidr {
+    st_ip net;
+    uint8_t bits;
+} st_cidr;
 
 enum { ST_TCP = 6, ST_UDP = 17, ST_SCTP = 132 };
 
@@ -144,6 +154,8 @@ typedef struct st_node {
     uint8_t control_plane;
     const st_ip *addrs;
     uint8_t naddrs;
+    uint8_t ncidrs;                 /* spec.podCIDRs (or spec.podCIDR), at most 8 */
+    const st_cidr *cidrs;
 } st_node;
 
 typedef struct st_namespace {
@@ -180,7 +192,18 @@ typedef struct store_opts {
      * buckets at least, up to 2^20 at most. Only a starting size: the
      * maps grow past it as objects arrive, the same as without it. */
     size_t expected_pods;
+    /* Called on the writer's thread, once per address and range source,
+     * when an EndpointSlice endpoint's nodeName is not the node whose range
+     * (of source ST_RANGE_*) holds its address (the store logs it too);
+     * NULL: only logged. conflict_arg must outlive the store. */
+    void (*conflict)(void *arg, int source);
+    void *conflict_arg;
 } store_opts;
+
+/* The range sources of the client locator (prefix.h). */
+enum { ST_RANGE_PODCIDR, ST_RANGE_CILIUM, ST_RANGE_CALICO, ST_RANGE_COUNT };
+/* "podcidr", "cilium", "calico" */
+const char *st_range_name(int source);
 
 store *store_new(const store_opts *opts);
 void store_free(store *s);
@@ -199,6 +222,16 @@ const st_namespace *store_namespace(store *s, const char *name);
 const st_pod *store_pod_by_ip(store *s, const st_ip *ip);
 const st_node *store_node(store *s, const char *name);
 const st_node *store_node_by_addr(store *s, const st_ip *ip);
+/* The node whose range of source ST_RANGE_* holds ip (longest prefix),
+ * NULL when none: its name, interned (valid until store_read_end). */
+const char *store_node_by_range(store *s, int source, const st_ip *ip);
+/* The nodeName of an EndpointSlice endpoint with address ip, among the
+ * Services having a ready endpoint there (the PTR index), NULL when none:
+ * interned. One hash probe, then a binary search in that Service's
+ * endpoints (a pass when it has 32 or fewer). */
+const char *store_endpoint_node(store *s, const st_ip *ip);
+/* Address ranges published for a source (tests, /metrics). */
+size_t store_range_count(store *s, int source);
 const st_svcimport *store_svcimport(store *s, const char *ns, const char *name);
 /* Every multicluster EndpointSlice of (ns, service), in arrival order:
  * cb(cluster, endpoints, n, arg), non-zero to stop. cluster is "" when the
@@ -246,10 +279,16 @@ int store_upsert_pod(store *s, const struct cJSON *obj);
 int store_upsert_node(store *s, const struct cJSON *obj);
 int store_upsert_namespace(store *s, const struct cJSON *obj);
 int store_upsert_svcimport(store *s, const struct cJSON *obj);
+/* cilium.io/v2 CiliumNode: spec.ipam.podCIDRs on the node of its name. */
+int store_upsert_ciliumnode(store *s, const struct cJSON *obj);
+/* crd.projectcalico.org/v1 BlockAffinity: spec.cidr on spec.node, while
+ * spec.state is "confirmed" and spec.deleted is not "true". */
+int store_upsert_blockaffinity(store *s, const struct cJSON *obj);
 /* Remove by the object's last state (namespace + name from metadata). */
 int store_remove(store *s, const char *resource, const struct cJSON *obj);
 /* Relist reconciliation for one resource ("services", "endpointslices",
- * "pods", "nodes", "namespaces", "serviceimports"): objects not upserted between begin and end
+ * "pods", "nodes", "namespaces", "serviceimports", "ciliumnodes",
+ * "blockaffinities"): objects not upserted between begin and end
  * are removed at end. */
 void store_relist_begin(store *s, const char *resource);
 void store_relist_end(store *s, const char *resource);

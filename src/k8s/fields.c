@@ -51,10 +51,11 @@ static const jsel pod_obj = { NULL, JSEL_OBJECT, JSEL_KEEP, pod_members };
 static const jsel node_meta[] = {
     KEEP("name"), KEEP("namespace"), KEEP("resourceVersion"), KEEP("labels"), END,
 };
+static const jsel node_spec[] = { KEEP("podCIDR"), KEEP("podCIDRs"), END };
 static const jsel node_status[] = { KEEP("allocatable"), KEEP("conditions"), KEEP("addresses"), END };
 static const jsel node_members[] = {
     { "metadata", JSEL_OBJECT, JSEL_SKIP, node_meta },
-    SKIP("spec"),
+    { "spec", JSEL_OBJECT, JSEL_SKIP, node_spec },
     { "status", JSEL_OBJECT, JSEL_SKIP, node_status },
     END,
 };

@@ -14,6 +14,9 @@
  *   watch re-watches from the last version; 410 Gone (as an HTTP status or as
  *   an ERROR event with code 410) relists; errors back off 0.8 s doubling to
  *   30 s with jitter, reset after 2 minutes of health; Retry-After honoured.
+ *   A 404 on a list (the resource is not served: a CustomResourceDefinition
+ *   not installed) counts as an empty list, so the client still becomes
+ *   synced; it is logged once and listed again with the backoff.
  * A relist reconciles by difference: the handler is told relist_begin(), gets
  * upsert() for every listed object, then relist_end() — and only then removes
  * what was not listed, so names that still exist never disappear.

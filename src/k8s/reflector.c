@@ -100,6 +100,7 @@ struct refl {
     unsigned pages;             /* pages of the current list so far */
     double watch_start;
     double backoff, last_fail;  /* last_fail < 0: never failed */
+    int missing;                /* the last list was a 404 (logged once) */
 };
 
 /* ---- small helpers ------------------------------------------------------------------ */
@@ -476,6 +477,9 @@ static void list_page(refl *r)
     jarena_delete(doc);
     jarena_release();
     buf_trim(r);
+    if (r->missing)
+        log_info("plugin/kubernetes: %s is served now", r->path);
+    r->missing = 0;
     r->h.relist_end(r->h.ctx);
     atomic_store(&r->synced, 1);
     listed(r);
@@ -496,6 +500,20 @@ static void list_done(refl *r, int ok)
                     "server's (storage restored?); listing from the start", r->resource);
         restarted(r, "too_large");
         relist_later(r);
+    } else if (ok && r->status == 404 && !r->cont) {
+        /* The API server does not serve the resource (a CRD not installed):
+         * it is listed as empty, so readiness is not held back, and listed
+         * again with the backoff until it is served. */
+        if (!r->missing)
+            log_warning("plugin/kubernetes: %s is not served by the API server (HTTP 404: its "
+                        "CustomResourceDefinition is not installed?); treating it as empty and "
+                        "retrying", r->path);
+        r->missing = 1;
+        r->rv[0] = '\0';
+        r->h.relist_begin(r->h.ctx);
+        r->h.relist_end(r->h.ctx);
+        atomic_store(&r->synced, 1);
+        fail(r);
     } else {
         log_warning("plugin/kubernetes: listing %s failed (HTTP %ld%s)", r->resource, r->status,
                     ok ? "" : ", transfer failed");

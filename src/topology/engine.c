@@ -53,6 +53,18 @@ topo_engine *topo_engine_new(const topo_cfg *cfg, metrics_registry *reg)
     e->services = metrics_family(reg, "topodns_topology_services",
                                  "Headless Services with a topology policy, by whether it is "
                                  "honoured.", METRIC_GAUGE, services, NULL, 0);
+    static const char *const source[] = { "source", NULL };
+    metric_family *lk = metrics_family(reg, "topodns_locator_lookups_total",
+                                       "Client addresses looked up, by the locate source that "
+                                       "located them (node: a node address; unknown: none).",
+                                       METRIC_COUNTER, source, NULL, 0);
+    for (int via = 0; via < LOC_VIA_COUNT; via++) {
+        int src = locator_via_source(via);
+        int used = src >= 0 ? locator_uses(&cfg->locate, src)
+                            : via != LOC_NODE_LOCAL || cfg->node != NULL;
+        const char *v[] = { locator_via_name(via) };
+        e->lookups[via] = used ? metrics_series(lk, v) : NULL;
+    }
     return e;
 }
 
@@ -146,7 +158,9 @@ int topo_locate_ip(const topo_engine *e, const st_ip *ip, topo_loc *loc)
         loc->ip = *ip;
         return loc->via;
     }
-    return locator_find_on(e->st, ip, e->cfg.node, loc);
+    int via = locator_find_in(e->st, ip, &e->cfg.locate, e->cfg.node, loc);
+    metrics_series_add(e->lookups[via], 1);     /* NULL: no-op */
+    return via;
 }
 
 void topo_mark(dns_req *r, int dep, int via_ecs)

@@ -36,6 +36,10 @@ struct topo_engine {
      * worker (a pointer store; every writer stores the same pointer) */
     struct metric_series *_Atomic answer_series[TP_COUNT][TO_COUNT];
     struct metric_family *services; /* topodns_topology_services */
+    /* topodns_locator_lookups_total: its series by topo_loc.via, made at
+     * engine_new for the configured sources, node and unknown (NULL for a
+     * via this engine never yields) */
+    struct metric_series *lookups[LOC_VIA_COUNT];
     struct observer *obs;           /* observer.c, NULL when not running */
 };
 

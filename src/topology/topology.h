@@ -74,6 +74,7 @@ typedef struct topo_cfg {
     int events;                              /* post Kubernetes Events */
     char *node;                              /* node NAME: node-local mode (the
                                               * DaemonSet shape), NULL when off */
+    loc_sources locate;                      /* locate SOURCE...: n 0 = `pods` */
 } topo_cfg;
 
 /* The block value under which the topology plugin publishes its engine. */
@@ -148,9 +149,11 @@ int topo_client_addr(const topo_cfg *c, const dns_req *r, st_ip *out, int *via_e
 /* Locate the client of a request (topo_client_addr + topo_locate_ip),
  * inside store_read_begin/_end. loc->ecs says whether ECS was used. */
 void topo_locate(const topo_engine *e, const dns_req *r, topo_loc *loc);
-/* Locate one address: locator_find, and in node-local mode (cfg.node) an
- * address that is no known pod or node address is on the configured node
- * (LOC_NODE_LOCAL). Inside store_read_begin/_end. Returns loc->via. */
+/* Locate one address: locator_find_in over cfg.locate's sources, and in
+ * node-local mode (cfg.node) an address no source and no node address
+ * knows is on the configured node (LOC_NODE_LOCAL). Counts the lookup
+ * (topodns_locator_lookups_total{source}: a per-series atomic, no
+ * allocation). Inside store_read_begin/_end. Returns loc->via. */
 int topo_locate_ip(const topo_engine *e, const st_ip *ip, topo_loc *loc);
 
 /* Record on the request what the answer depended on: r->topo_dep = the

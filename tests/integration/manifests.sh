@@ -20,7 +20,13 @@
 #   - node-local --node-mode: the cache answers the cluster domain itself in
 #     node-local mode (NODE_NAME from the downward API): a client gets its
 #     node's zone's endpoints, no pod is asked for, nodes only by name, and
-#     every API request it makes is granted by its ClusterRole.
+#     every API request it makes is granted by its ClusterRole;
+#   - --locate SOURCES: the `locate` line in the topology stanza (node-local
+#     --node-mode too); without pods the ClusterRole loses pods and the
+#     memory formula its pod term, cilium / calico add get/list/watch on
+#     ciliumnodes / blockaffinities; bad words exit 2; the rendered
+#     `--locate podcidr,endpoints` Corefile answers per zone against kubesim
+#     (nodes given podCIDRs) and receives nothing it is not granted, no pods.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/kubernetes_lib.sh"
 need_kube
@@ -376,4 +382,66 @@ check "node-local --node-mode: every request granted by its ClusterRole" \
     eval 'while read -r r; do grep -qx "$r" <<<"$RBAC_NODE" || exit 1; done <<<"$USED"'
 check "node-local --node-mode: the nodes are asked for by name only" eval \
     '! ks_uris | grep "^/api/v1/nodes" | grep -qv "fieldSelector=metadata.name%3Db1"'
+
+# ---------------------------------------------------------------- --locate
+# the Corefile line; the ClusterRole without pods when `pods` is not
+# there, with get/list/watch on the CNI kinds named; memory without the pod
+# term
+"$RENDER" --locate podcidr,endpoints,cilium,calico --pods 150000 --services 10000 \
+    --endpoints 150000 --nodes 5000 > "$TMP/kube-dns-loc.yaml"
+F=$(facts "$TMP/kube-dns-loc.yaml")
+OUT=$(cat "$TMP/kube-dns-loc.yaml.coredns.Corefile")
+check "--locate: the line in the topology stanza, everything filled in" eval \
+    'grep -q "^        locate podcidr endpoints cilium calico$" <<<"$OUT" && [ "$(fact leftover)" = 0 ]'
+OUT=$(diff <( (grep -v "^core/pods " <<<"$RBAC_PLAIN"
+               for v in get list watch; do
+                   echo "cilium.io/ciliumnodes $v"; echo "crd.projectcalico.org/blockaffinities $v"
+               done) | sort) <(fact rbac | sort))
+check "--locate without pods: the ClusterRole loses pods, gains the CNI kinds" test -z "$OUT"
+check "--locate without pods: memory for 150,000 pods without the pod index" \
+    test "$(fact memory)" = "73Mi 178Mi"
+"$RENDER" --locate 'endpoints pods' > "$TMP/kube-dns-locpods.yaml"
+F=$(facts "$TMP/kube-dns-locpods.yaml")
+OUT=$(diff <(sort <<<"$RBAC_PLAIN") <(fact rbac | sort))
+check "--locate with pods: the default ClusterRole" test -z "$OUT"
+check "--locate with pods: the line, in its order" \
+    grep -q "^        locate endpoints pods$" "$TMP/kube-dns-locpods.yaml.coredns.Corefile"
+"$RENDER" node-local --node-mode --locate podcidr,calico > "$TMP/nm-loc.yaml"
+F=$(facts "$TMP/nm-loc.yaml")
+OUT=$(diff <( (echo "$RBAC_NODE"; for v in get list watch; do echo "crd.projectcalico.org/blockaffinities $v"; done) | sort) \
+           <(fact rbac | sort))
+check "node-local --node-mode --locate: its ClusterRole and blockaffinities" test -z "$OUT"
+check "node-local --node-mode --locate: the line after node" eval \
+    'grep -A1 "^        node {\$NODE_NAME}$" "$TMP/nm-loc.yaml.node-local-dns.Corefile" | grep -q "^            locate podcidr calico$\|^        locate podcidr calico$" && [ "$(fact leftover)" = 0 ]'
+for bad in flannel "pods,pods" ""; do
+    OUT=$("$RENDER" --locate "$bad" 2>&1); rc=$?
+    check "render: --locate '$bad' exits 2 naming the flag" eval '[ $rc -eq 2 ] && grep -q -- "--locate" <<<"$OUT"'
+done
+
+# the rendered `--locate podcidr,endpoints` Corefile run against the cluster
+# (its nodes given podCIDRs): per-zone answers, and every resource it
+# received bytes for is granted by its ClusterRole (no pods)
+K patch node a1 --type merge -p '{"spec":{"podCIDRs":["127.0.1.0/31"]}}' > /dev/null
+K patch node b1 --type merge -p '{"spec":{"podCIDRs":["127.0.2.0/31"]}}' > /dev/null
+"$RENDER" --locate podcidr,endpoints > "$TMP/kube-dns-pc.yaml"
+F=$(facts "$TMP/kube-dns-pc.yaml")
+RBAC_PC=$(fact rbac)
+RP=$(free_port); HP=$(free_port); MP=$(free_port)
+loopback_corefile "$TMP/kube-dns-pc.yaml.coredns.Corefile" > "$TMP/Corefile.pc"
+start_topodns "$(cat "$TMP/Corefile.pc")" || exit 1
+check "--locate podcidr,endpoints: ready" until_ok 5 ready
+until_ok 5 eval '[ "$(dig @127.0.0.1 -p "$PORT" -b 127.0.1.1 +short +time=2 +tries=1 hinted.$S A | sort | tr "\n" " ")" = "10.20.2.1 10.20.2.2 " ]'
+OUT=$(dig @127.0.0.1 -p "$PORT" -b 127.0.1.1 +short +time=2 +tries=1 hinted.$S A | sort | tr '\n' ' ')
+check "--locate podcidr,endpoints: a zone-a pod gets zone-a's" test "$OUT" = "10.20.2.1 10.20.2.2 "
+OUT=$(dig @127.0.0.1 -p "$PORT" -b 127.0.2.1 +short +time=2 +tries=1 hinted.$S A | sort | tr '\n' ' ')
+check "--locate podcidr,endpoints: a zone-b pod gets zone-b's" test "$OUT" = "10.20.2.3 "
+M=$(curl -s "http://127.0.0.1:$MP/metrics")
+GOT=$(sed -n 's/^topodns_kubernetes_received_bytes_total{resource="\([a-z]*\)"}.*/\1/p' <<<"$M" | sort -u)
+OUT="received: $(echo $GOT)
+granted: $RBAC_PC"
+check "--locate podcidr,endpoints: nothing received for pods" eval '! grep -qx pods <<<"$GOT"'
+check "--locate podcidr,endpoints: every resource received is granted list and watch" \
+    eval '(for r in $GOT; do grep -qE "^[a-z0-9.]+/$r list$" <<<"$RBAC_PC" &&
+               grep -qE "^[a-z0-9.]+/$r watch$" <<<"$RBAC_PC" || exit 1; done)'
+stop_topodns
 finish

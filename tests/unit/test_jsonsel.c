@@ -155,6 +155,9 @@ static void same_node(const st_node *a, const st_node *b)
     assert_int_equal(a->control_plane, b->control_plane);
     assert_int_equal(a->naddrs, b->naddrs);
     assert_memory_equal(a->addrs, b->addrs, a->naddrs * sizeof *a->addrs);
+    assert_int_equal(a->ncidrs, b->ncidrs);
+    if (a->ncidrs)
+        assert_memory_equal(a->cidrs, b->cidrs, a->ncidrs * sizeof *a->cidrs);
 }
 
 /* What the store decodes from each fixture is the same from the full tree
@@ -165,7 +168,8 @@ static void test_fixtures_decode_the_same(void **state)
     (void)state;
     fixtures *fx = load();
     strtab *strs = strtab_new();
-    store_opts o = { "topology.kubernetes.io/zone", "topology.kubernetes.io/region", 0, 0 };
+    store_opts o = { .zone_label = "topology.kubernetes.io/zone",
+                     .region_label = "topology.kubernetes.io/region" };
     int pods = 0, nodes = 0;
     for (int i = 0; i < fx->n; i++) {
         const char *res = kind_of(fx->lines[i]);
@@ -240,11 +244,15 @@ static void test_pod_rule_keeps_only_what_is_decoded(void **state)
     cJSON_Delete(ev);
     free(line);
 
-    /* a node keeps its labels, allocatable, conditions and addresses */
+    /* a node keeps its labels, allocatable, conditions and addresses, and
+     * of its spec the pod ranges (podCIDR, podCIDRs) only */
     line = wrap_line(fx->lines[4]);
     ev = jsel_parse(line, strlen(line), jsel_line_rule("nodes"));
     obj = cJSON_GetObjectItem(ev, "object");
-    assert_null(cJSON_GetObjectItem(obj, "spec"));
+    spec = cJSON_GetObjectItem(obj, "spec");
+    assert_int_equal(members(spec), 2);
+    assert_true(cJSON_IsArray(cJSON_GetObjectItem(spec, "podCIDRs")));
+    assert_null(cJSON_GetObjectItem(spec, "providerID"));
     assert_int_equal(members(cJSON_GetObjectItem(obj, "status")), 3);
     assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "status"), "images"));
     assert_true(members(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "metadata"), "labels")) > 5);

@@ -350,6 +350,42 @@ static void test_list_failures_back_off_then_list_again(void **state)
     refl_free(r);
 }
 
+/* A 404 on a list (a CRD not installed): listed as empty (relist begin
+ * and end, so what was kept goes, and synced: readiness is not held
+ * back), then listed again with the backoff until it is served; a 404 on a
+ * continued page is a plain failure. */
+static void test_list_404_counts_as_empty(void **state)
+{
+    (void)state;
+    static const char *const p1[] = { "a", NULL };
+    refl *r = refl_new("http://k:1", "/apis/cilium.io/v2/ciliumnodes", NULL, &H, &OPS, NULL);
+    refl_start(r);
+    respond(r, 404, NULL, "{\"kind\":\"Status\",\"code\":404,\"reason\":\"NotFound\"}");
+    calls_are("begin end ");
+    assert_true(refl_synced(r));
+    assert_false(refl_is_watching(r));
+    assert_int_equal(E.ndelays, 1);
+    assert_true(E.delays[0] >= 0.8 && E.delays[0] <= 1.2);
+    refl_on_timer(r);
+    assert_string_equal(last_url(), "http://k:1/apis/cilium.io/v2/ciliumnodes?limit=500");
+    respond(r, 404, NULL, NULL);
+    calls_are("begin end ");
+    assert_int_equal(E.ndelays, 2);
+    assert_true(E.delays[1] >= 1.6 && E.delays[1] <= 2.4);     /* backing off */
+    refl_on_timer(r);
+    /* installed: listed and watched */
+    respond(r, 200, NULL, list_body("9", "c1", p1));
+    calls_are("begin flush4 up:a ");
+    respond(r, 404, NULL, NULL);                /* a continued page: a failure */
+    calls_are("");
+    assert_int_equal(E.ndelays, 3);
+    refl_on_timer(r);
+    respond(r, 200, NULL, list_body("9", NULL, p1));
+    calls_are("begin up:a end ");
+    assert_true(refl_is_watching(r));
+    refl_free(r);
+}
+
 static void test_list_null_items(void **state)
 {
     (void)state;
@@ -1264,6 +1300,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_watch_timeout_range, setup, teardown),
         cmocka_unit_test_setup_teardown(test_expired_continue_restarts_list, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_failures_back_off_then_list_again, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_list_404_counts_as_empty, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_null_items, setup, teardown),
         cmocka_unit_test_setup_teardown(test_events_split_anywhere, setup, teardown),
         cmocka_unit_test_setup_teardown(test_malformed_line_rewatches_from_last_good, setup, teardown),

@@ -18,6 +18,8 @@
 #include "topology/topology.h"
 #include "testenv.h"
 
+static char *locate_str(const topo_cfg *c);
+
 /* The engine's configuration of a server block whose topology stanza is
  * props, its instance in *ins (the caller frees it); or NULL with the load
  * error in err. */
@@ -49,7 +51,7 @@ static char *cfg_of(const char *props, int want_node)
     if (!c)
         return strdup(err);
     const char *addr = want_node ? c->node : c->explain;
-    char *out = strdup(addr ? addr : "(none)");
+    char *out = want_node == 2 ? locate_str(c) : strdup(addr ? addr : "(none)");
     instance_free(ins);
     return out;
 }
@@ -168,12 +170,53 @@ static void test_node_option(void **state)
     expect_node("events\n        node a", ":5: events and node cannot be combined");
 }
 
+/* The configured sources as words, "(default)" when none was given. */
+static char *locate_str(const topo_cfg *c)
+{
+    char buf[128] = "";
+    size_t o = 0;
+    for (uint8_t i = 0; i < c->locate.n; i++)
+        o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s", i ? " " : "",
+                              locator_source_name(c->locate.src[i]));
+    return strdup(c->locate.n ? buf : "(default)");
+}
+
+static void expect_locate(const char *props, const char *want)
+{
+    char *got = cfg_of(props, 2);
+    if (strcmp(got, want) && !(*want == ':' && strstr(got, want)))
+        fail_msg("%s: got '%s', want '%s'", props, got, want);
+    free(got);
+}
+
+/* `locate SOURCE...`: the words in their order; an unknown, repeated or
+ * missing word stops the load at file:line with the word. Accepted in the
+ * node-local shape too. */
+static void test_locate_option(void **state)
+{
+    (void)state;
+    unsetenv("TOPODNS_DEFAULT_BIND");
+    expect_locate("hints off", "(default)");
+    expect_locate("locate pods", "pods");
+    expect_locate("locate podcidr endpoints", "podcidr endpoints");
+    expect_locate("locate endpoints pods", "endpoints pods");
+    expect_locate("locate podcidr endpoints cilium calico pods",
+                  "podcidr endpoints cilium calico pods");
+    expect_locate("node a\n        locate podcidr", "podcidr");
+    expect_locate("locate podcidr podCIDR", ":4: unknown locate source 'podCIDR'");
+    expect_locate("locate flannel", ":4: unknown locate source 'flannel'");
+    expect_locate("locate", ":4: Wrong argument count");
+    expect_locate("locate pods pods", ":4: locate source 'pods' given twice");
+    expect_locate("locate pods\n        locate podcidr", ":5: locate given twice");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_explain_loopback_by_default),
         cmocka_unit_test(test_client_subnet),
         cmocka_unit_test(test_node_option),
+        cmocka_unit_test(test_locate_option),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

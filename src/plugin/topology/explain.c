@@ -9,7 +9,9 @@
  * query itself through the server block as that client (an internal
  * request), so "answer" is exactly what dig would get. JSON shape:
  *   { "query":   {name, type},
- *     "client":  {address, located_by, pod, node, zone, region, labels},
+ *     "client":  {address, located_by, pod, node, zone, region, labels}
+ *                (located_by: pod, endpoints, podcidr, cilium, calico,
+ *                node-address, node-local or unknown),
  *     "service": {namespace, name, kind, policy, source},
  *     "rules":   [{rule, result, why}...],
  *     "endpoints": {before: [...], after: [...]},
@@ -69,9 +71,13 @@ static int service_of(const char *name, char *ns, char *svc, size_t cap)
 static cJSON *client_json(const topo_loc *loc, const char *addr)
 {
     cJSON *c = cJSON_CreateObject();
-    static const char *const via[] = { "unknown", "pod", "node-address", "node-local" };
+    /* by topo_loc.via: the source that located the client */
+    static const char *const via[LOC_VIA_COUNT] = {
+        "unknown", "pod", "node-address", "node-local", "endpoints", "podcidr", "cilium", "calico",
+    };
     cJSON_AddStringToObject(c, "address", addr);
-    cJSON_AddStringToObject(c, "located_by", via[loc->via]);
+    cJSON_AddStringToObject(c, "located_by",
+                            loc->via >= 0 && loc->via < LOC_VIA_COUNT ? via[loc->via] : "unknown");
     if (loc->pod) {
         char pod[512];
         snprintf(pod, sizeof pod, "%s/%s", loc->pod->ns, loc->pod->name);

@@ -11,6 +11,7 @@
  *       explain [ADDR]          # no host: loopback only
  *       events
  *       node NAME               # node-local: every client is on NAME
+ *       locate SOURCE...        # pods endpoints podcidr cilium calico
  *   }
  *
  * The plugin does not serve queries itself: it parses the directive into
@@ -29,6 +30,7 @@
 #include "server/plugin.h"
 #include "server/server.h"
 #include "server/http.h"
+#include "cluster/prefix.h"
 #include "topology/topology.h"
 #include "plugin/topology/topo_plugin.h"
 
@@ -166,6 +168,24 @@ static int prop_node(cf_disp *d, topo_cfg *c)
     return c->node ? 0 : cf_err(d, "out of memory");
 }
 
+/* `locate SOURCE...`: where a client address is looked up, in order
+ * (locator.h). Each word once; an unknown one stops the load at it. */
+static int prop_locate(cf_disp *d, topo_cfg *c)
+{
+    if (c->locate.n)
+        return cf_err(d, "locate given twice");
+    while (cf_next_arg(d)) {
+        int src = locator_source_parse(cf_val(d));
+        if (src < 0)
+            return cf_err(d, "unknown locate source '%s': must be pods, endpoints, podcidr, "
+                          "cilium or calico", cf_val(d));
+        if (locator_uses(&c->locate, src) && c->locate.n)
+            return cf_err(d, "locate source '%s' given twice", cf_val(d));
+        c->locate.src[c->locate.n++] = (uint8_t)src;
+    }
+    return c->locate.n ? 0 : cf_arg_err(d);
+}
+
 static int parse_prop(cf_disp *d, topo_cfg *c)
 {
     const char *p = cf_val(d);
@@ -183,6 +203,8 @@ static int parse_prop(cf_disp *d, topo_cfg *c)
         return prop_explain(d, c);
     if (!strcmp(p, "node"))
         return prop_node(d, c);
+    if (!strcmp(p, "locate"))
+        return prop_locate(d, c);
     if (!strcmp(p, "events")) {
         if (cf_next_arg(d))
             return cf_arg_err(d);

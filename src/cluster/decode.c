@@ -576,10 +576,11 @@ static size_t pool_put(slice_tmp *t, const char *str)
 }
 
 /* Upper bound of the pool bytes one endpoint object needs. */
-static size_t pool_need(const cJSON *e)
+static size_t pool_need(const cJSON *e, int pod_names)
 {
     const cJSON *addrs = jget(e, "addresses"), *a;
-    const char *host = jstr(e, "hostname"), *pod = jstr(jget(e, "targetRef"), "name");
+    const char *host = jstr(e, "hostname");
+    const char *pod = pod_names ? jstr(jget(e, "targetRef"), "name") : NULL;
     if (host && pod && strcmp(host, pod) == 0)
         pod = NULL;                 /* stored once (decode_endpoint) */
     size_t per = (host ? strlen(host) + 1 : 0) + (pod ? strlen(pod) + 1 : 0);
@@ -641,7 +642,8 @@ static uint16_t hint_set(strtab *strs, slice_tmp *t, const cJSON *hints)
     return (uint16_t)t->nhints++;
 }
 
-static void decode_endpoint(strtab *strs, slice_tmp *t, const cJSON *e, int family)
+static void decode_endpoint(strtab *strs, slice_tmp *t, const cJSON *e, int family,
+                            int pod_names)
 {
     const cJSON *addrs = jget(e, "addresses");
     const cJSON *cond = jget(e, "conditions");
@@ -649,7 +651,7 @@ static void decode_endpoint(strtab *strs, slice_tmp *t, const cJSON *e, int fami
     const cJSON *ref = jget(e, "targetRef");
     const char *kind = jstr(ref, "kind"), *pod = jstr(ref, "name");
     const char *host = jstr(e, "hostname");
-    if (!(kind && strcmp(kind, "Pod") == 0 && pod && strlen(pod) < 64))
+    if (!pod_names || !(kind && strcmp(kind, "Pod") == 0 && pod && strlen(pod) < 64))
         pod = NULL;
     uint16_t node = name_index(t, strtab_intern(strs, jstr(e, "nodeName")));
     uint16_t zone = name_index(t, strtab_intern_lower(strs, jstr(e, "zone")));
@@ -753,7 +755,7 @@ static size_t align8(size_t n)
     return (n + 7) & ~(size_t)7;
 }
 
-slice_blob *decode_slice(strtab *strs, const cJSON *obj, const char **why)
+slice_blob *decode_slice(strtab *strs, const cJSON *obj, int pod_names, const char **why)
 {
     const char *ns = decode_obj_ns(obj), *name = decode_obj_name(obj);
     if ((*why = bad_names(ns, name)))
@@ -770,7 +772,7 @@ slice_blob *decode_slice(strtab *strs, const cJSON *obj, const char **why)
     cJSON_ArrayForEach(e, jarray(eps)) {
         const cJSON *addrs = jget(e, "addresses");
         total += cJSON_IsArray(addrs) ? (size_t)cJSON_GetArraySize(addrs) : 0;
-        pool += pool_need(e);
+        pool += pool_need(e, pod_names);
         hn += hints_need(e);
         nobj++;
         if ((*why = too_many_hints(e)))
@@ -791,7 +793,7 @@ slice_blob *decode_slice(strtab *strs, const cJSON *obj, const char **why)
     }
     if (family) {                   /* FQDN slices are ignored */
         cJSON_ArrayForEach(e, jarray(eps))
-            decode_endpoint(strs, &t, e, family);
+            decode_endpoint(strs, &t, e, family, pod_names);
     }
     /* one block: the blob, eps, ports, names, hints, hnames, pool, name */
     const cJSON *parr = jget(obj, "ports");

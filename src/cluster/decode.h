@@ -48,7 +48,8 @@ typedef struct slice_blob {
     uint8_t mcs;                    /* a multicluster slice (store.c sets it) */
 } slice_blob;
 
-slice_blob *decode_slice(strtab *strs, const struct cJSON *obj, const char **why);
+/* pod_names: keep targetRef names (st_ep_pod); 0: st_ep_pod() is NULL. */
+slice_blob *decode_slice(strtab *strs, const struct cJSON *obj, int pod_names, const char **why);
 void decode_slice_ref(slice_blob *b);
 void decode_slice_unref(slice_blob *b);
 

@@ -805,7 +805,7 @@ static void ranges_set(store *s, int r, const char *owner, const char *node, con
 int store_upsert_slice(store *s, const cJSON *obj)
 {
     const char *why = NULL;
-    slice_blob *b = decode_slice(s->strs, obj, &why);
+    slice_blob *b = decode_slice(s->strs, obj, !s->opts.drop_pod_names, &why);
     if (!b) {
         logskip("endpointslice", obj, why);
         return -1;
@@ -1578,6 +1578,7 @@ store *store_new(const store_opts *opts)
     s->opts.multicluster = opts && opts->multicluster;
     s->opts.conflict = opts ? opts->conflict : NULL;
     s->opts.conflict_arg = opts ? opts->conflict_arg : NULL;
+    s->opts.drop_pod_names = opts && opts->drop_pod_names;
     for (int i = 0; i < ST_RANGE_COUNT; i++)
         if (!(s->ranges[i] = pfx_new())) {
             store_free(s);

@@ -130,7 +130,8 @@ static inline const char *st_ep_hostname(const st_endpoint *ep)    /* NULL when 
 {
     return ep->has_host ? ep->sl->pool + ep->str : NULL;
 }
-/* targetRef name when kind Pod and < 64 chars, else NULL. */
+/* targetRef name when kind Pod and < 64 chars, else NULL (always NULL
+ * with store_opts.drop_pod_names). */
 const char *st_ep_pod(const st_endpoint *ep);
 /* The address as the slice wrote it: in buf (ST_ADDR_STRLEN) or the pool. */
 enum { ST_ADDR_STRLEN = 46 };
@@ -270,6 +271,11 @@ typedef struct store_opts {
      * NULL: only logged. conflict_arg must outlive the store. */
     void (*conflict)(void *arg, int source);
     void *conflict_arg;
+    /* Keep no targetRef pod names of EndpointSlice endpoints (st_ep_pod()
+     * is then NULL): for a reader that never names an endpoint by its pod
+     * (the kubernetes plugin without endpoint_pod_names), about 27 bytes
+     * per endpoint less. */
+    int drop_pod_names;
 } store_opts;
 
 /* The range sources of the client locator (prefix.h). */

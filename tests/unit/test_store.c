@@ -304,6 +304,23 @@ static void test_endpoint_packing(void **state)
     assert_string_equal(st_ep_node(&x[4]), "n2");
     assert_null(st_ep_hostname(&x[4]));
     store_read_end();
+
+    /* store_opts.drop_pod_names: no pod names, the rest unchanged */
+    store_opts o = { .drop_pod_names = 1 };
+    store *keep = S;
+    S = store_new(&o);
+    assert_non_null(S);
+    assert_int_equal(apply(store_upsert_slice, slice_a), 0);
+    store_read_begin();
+    e = store_endpoints(S, "shop", "db");
+    assert_non_null(e);
+    assert_string_equal(st_ep_hostname(&e->eps[0]), "db-0");     /* the hostname stays */
+    assert_null(st_ep_pod(&e->eps[0]));
+    assert_string_equal(st_ep_addr(&e->eps[0], abuf), "10.42.1.17");
+    assert_string_equal(st_ep_node(&e->eps[0]), "worker-a1");
+    store_read_end();
+    store_free(S);
+    S = keep;
 }
 
 static void test_slices_merge_and_defaults(void **state)

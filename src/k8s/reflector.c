@@ -4,9 +4,9 @@
  *
  * States:
  *   LIST   GET PATH?limit=N[&continue=T][&labelSelector=S]: N is 100 for a
- *          list's first page, then about REFL_PAGE_BYTES of JSON at the
- *          bytes per object of the page before (20..500 objects), so a
- *          page's text and tree stay small whatever the kind. The first page
+ *          list's first page, then REFL_PAGE_BYTES over the bytes of text
+ *          and parsed tree per object of the page before (20..500
+ *          objects), so a page's text and tree stay small whatever the kind. The first page
  *          of a list calls relist_begin, the last one (no continue token)
  *          relist_end and records metadata.resourceVersion, then WATCH.
  *          The next page is requested as soon as a page is parsed, before
@@ -420,7 +420,7 @@ static void list_page(refl *r)
     int more = cJSON_IsString(cont) && cont->valuestring[0];
     int nitems = cJSON_GetArraySize(items);
     if (nitems > 0) {           /* the next page: about REFL_PAGE_BYTES */
-        size_t want = REFL_PAGE_BYTES / (r->len / (size_t)nitems + 1);
+        size_t want = REFL_PAGE_BYTES / ((r->len + jarena_used()) / (size_t)nitems + 1);
         r->limit = want < REFL_PAGE_MIN ? REFL_PAGE_MIN : want > REFL_PAGE_SIZE ? REFL_PAGE_SIZE
                                                                                 : (int)want;
     }

@@ -27,11 +27,13 @@
 #define REFL_PAGE_SIZE 500             /* most objects a list page asks for */
 #define REFL_PAGE_FIRST 100            /* objects of a list's first page */
 #define REFL_PAGE_MIN 20               /* fewest objects a later page asks for */
-#define REFL_PAGE_BYTES (512u << 10)   /* a later page asks for about this much
-                                          JSON, from the bytes per object of
-                                          the page before: a page's text and
-                                          its parsed tree (about 5 times the
-                                          text) are the peak of a first sync */
+#define REFL_PAGE_BYTES (3u << 20)     /* a later page asks for about this many
+                                          bytes of text + parsed tree, from
+                                          those per object of the page before:
+                                          they are the peak of a first sync
+                                          (an EndpointSlice's tree is about 5
+                                          times its text; a pod's, of which
+                                          little is kept, a fraction) */
 #define REFL_MAX_PAGES 10000          /* a list of more pages (5 million
                                           objects) is a server looping: restart */
 #define REFL_MAX_PAGES_TEXT "10000"

@@ -31,8 +31,8 @@
  * once at setup (getaddrinfo); each connection attempt tries its addresses
  * in order. tls:// runs OpenSSL over that blocking socket in the I/O thread
  * (SSL_connect, SSL_read, SSL_write), verifying the collector's certificate
- * against the system's CAs for HOST unless `skipverify`. The queue's lock is only held to put or
- * take one pointer, never across I/O.
+ * against the system's CAs for HOST unless `skipverify`. The queue's lock
+ * is only held to put or take one pointer, never across I/O.
  *
  * Threads and ownership: setup() (loading thread) builds the instance and
  * publishes its msg_tap (freed with the block); start() starts the fstrm

@@ -217,6 +217,7 @@ check "tcp://localhost:PORT (a host name, resolved at setup): the collector got 
     [ "$(tapped "$TMP/tcp.fstrm")" -ge 1 ]
 
 if openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=collector.test \
+       -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" \
        -keyout "$TMP/c.key" -out "$TMP/c.crt" > "$TMP/req.log" 2>&1; then
     # a TLS terminator: TLS on 127.0.0.1:TPORT, each connection relayed to
     # fstrm_capture's TCP port; logs "handshake ok" or "handshake failed"
@@ -262,11 +263,11 @@ while True:
     c, _ = srv.accept()
     threading.Thread(target=serve, args=(c,), daemon=True).start()
 PY
-    tls_collector() {   # tls_collector FILE: TLS on TPORT in front of fstrm_capture
+    tls_collector() {   # tls_collector FILE [CERT]: TLS on TPORT in front of fstrm_capture
         CPORT=$(free_port); TPORT=$(free_port)
         tcp_capture "$CPORT" "$1"
         : > "$TMP/proxy.log"
-        python3 "$TMP/tlsproxy.py" "$TPORT" "$CPORT" "$TMP/c.crt" "$TMP/c.key" "$TMP/proxy.log" &
+        python3 "$TMP/tlsproxy.py" "$TPORT" "$CPORT" "$TMP/${2:-c}.crt" "$TMP/${2:-c}.key" "$TMP/proxy.log" &
         PROXY=$!
         PIDS+=("$PROXY")
         wait_until 5 grep -q listening "$TMP/proxy.log"
@@ -310,6 +311,43 @@ PY
         "$TMP/proxy.log" "$(tapped "$TMP/tlsv.fstrm")"
     check "tls:// without skipverify: the log says why" \
         grep -q "No connection to dnstap endpoint: tls 127.0.0.1:$TPORT: certificate: " "$LOG"
+
+    # verified: the certificate made a trusted CA for topodns through
+    # OpenSSL's SSL_CERT_FILE; it names localhost and 127.0.0.1
+    tls_collector "$TMP/tlsok.fstrm"
+    SSL_CERT_FILE=$TMP/c.crt start_topodns '
+.:{$PORT} {
+    dnstap tls://localhost:'"$TPORT"' full
+    hosts {
+        192.0.2.7 local.example
+    }
+}'
+    for i in $(seq 1 30); do q -b 127.0.0.1 local.example A; sleep 0.1; done
+    stop_topodns
+    end_capture
+    kill "$PROXY" 2>/dev/null; wait "$PROXY" 2>/dev/null
+    OUT=$(cat "$TMP/proxy.log" "$LOG" | tail -8)
+    check "tls://localhost, verified (a trusted CA naming localhost): the collector got the client queries" \
+        [ "$(tapped "$TMP/tlsok.fstrm")" -ge 1 ]
+    # trusted, but the certificate does not name the address asked for
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=collector.test \
+        -addext "subjectAltName=DNS:collector.test" -keyout "$TMP/n.key" -out "$TMP/n.crt" > /dev/null 2>&1
+    tls_collector "$TMP/tlsname.fstrm" n
+    SSL_CERT_FILE=$TMP/n.crt start_topodns '
+.:{$PORT} {
+    dnstap tls://127.0.0.1:'"$TPORT"' full
+    hosts {
+        192.0.2.7 local.example
+    }
+}'
+    wait_until 5 grep -q "handshake failed" "$TMP/proxy.log"
+    q -b 127.0.0.1 local.example A
+    stop_topodns
+    end_capture
+    kill "$PROXY" 2>/dev/null; wait "$PROXY" 2>/dev/null
+    OUT=$(cat "$LOG" | tail -8)
+    check "tls:// to an address the trusted certificate does not name: refused, nothing arrives" \
+        eval '[ "$(tapped "$TMP/tlsname.fstrm")" -eq 0 ] && grep -q "certificate: IP address mismatch" "$LOG"'
 else
     echo "SKIP (part): openssl cannot make a certificate: $(cat "$TMP/req.log")"
 fi

@@ -394,6 +394,10 @@ OUT=$(cat "$TMP/kube-dns-mc.yaml.coredns.Corefile")
 check "--multicluster: the zone and the option in the kubernetes stanza" eval \
     'grep -q "^    kubernetes cluster.local clusterset.local in-addr.arpa ip6.arpa {$" <<<"$OUT" &&
      grep -q "^        multicluster clusterset.local$" <<<"$OUT" && [ "$(fact leftover)" = 0 ]'
+check "--multicluster: neither zone's answers cached, and the Corefile passes -check" eval \
+    'grep -q "^        disable success cluster.local clusterset.local$" <<<"$OUT" &&
+     grep -q "^        disable denial cluster.local clusterset.local$" <<<"$OUT" &&
+     "$TOPODNS" -check -conf "$TMP/kube-dns-mc.yaml.coredns.Corefile" > /dev/null 2>&1'
 OUT=$("$RENDER" --multicluster 'a b' 2>&1); rc=$?
 check "render: a bad --multicluster zone exits 2" eval '[ $rc -eq 2 ] && grep -q -- "--multicluster" <<<"$OUT"'
 

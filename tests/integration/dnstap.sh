@@ -199,19 +199,32 @@ tcp_capture() {     # tcp_capture PORT FILE: fstrm_capture on 127.0.0.1:PORT, pi
     wait_until 5 grep -q "listening\|Listening\|opened" "$TMP/cap.log" || sleep 0.5
 }
 tapped() { dnstap-ldns -q -r "$1" 2>/dev/null | grep -c " CQ 127\.0\.0\.1 UDP [0-9]*b \"local\.example\.\" IN A$"; }
-CPORT=$(free_port)
-tcp_capture "$CPORT" "$TMP/tcp.fstrm"
-start_topodns '
+# tap_run ENDPOINT [refused]: topodns with `dnstap ENDPOINT` (the rest of
+# the line and its block) and a hosts answer, asked 30 times over 3 s (past
+# the writer's flush), or with `refused` asked once after the TLS proxy saw
+# a failed handshake; then topodns, the collector and the proxy stopped
+tap_run() {
+    start_topodns '
 .:{$PORT} {
-    dnstap tcp://localhost:'"$CPORT"' full
+    dnstap '"$1"'
     hosts {
         192.0.2.7 local.example
     }
-}'
-for i in $(seq 1 30); do q -b 127.0.0.1 local.example A; sleep 0.1; done
+}' || return 1
+    if [ "${2:-}" = refused ]; then
+        wait_until 5 grep -q "handshake failed" "$TMP/proxy.log"
+        q -b 127.0.0.1 local.example A
+    else
+        for i in $(seq 1 30); do q -b 127.0.0.1 local.example A; sleep 0.1; done
+    fi
+    stop_topodns
+    end_capture
+    if [ -n "${PROXY:-}" ]; then kill "$PROXY" 2>/dev/null; wait "$PROXY" 2>/dev/null; PROXY=; fi
+}
+CPORT=$(free_port)
+tcp_capture "$CPORT" "$TMP/tcp.fstrm"
+tap_run "tcp://localhost:$CPORT full"
 check "tcp://localhost: answering" answer_has '192\.0\.2\.7'
-stop_topodns
-end_capture
 OUT=$(dnstap-ldns -q -r "$TMP/tcp.fstrm" 2>&1 | tail -3)
 check "tcp://localhost:PORT (a host name, resolved at setup): the collector got the client queries" \
     [ "$(tapped "$TMP/tcp.fstrm")" -ge 1 ]
@@ -273,38 +286,17 @@ PY
         wait_until 5 grep -q listening "$TMP/proxy.log"
     }
     tls_collector "$TMP/tls.fstrm"
-    start_topodns '
-.:{$PORT} {
-    dnstap tls://127.0.0.1:'"$TPORT"' full {
+    tap_run "tls://127.0.0.1:$TPORT full {
         skipverify
-    }
-    hosts {
-        192.0.2.7 local.example
-    }
-}'
-    for i in $(seq 1 30); do q -b 127.0.0.1 local.example A; sleep 0.1; done
-    stop_topodns
-    end_capture
-    kill "$PROXY" 2>/dev/null; wait "$PROXY" 2>/dev/null
+    }"
     OUT=$(cat "$TMP/proxy.log"; dnstap-ldns -q -r "$TMP/tls.fstrm" 2>&1 | tail -3)
     check "tls:// with skipverify: a TLS handshake with the self-signed collector" grep -q "handshake ok" "$TMP/proxy.log"
     check "tls:// with skipverify: the collector got the client queries, decoded by dnstap-ldns" \
         [ "$(tapped "$TMP/tls.fstrm")" -ge 1 ]
 
     tls_collector "$TMP/tlsv.fstrm"
-    start_topodns '
-.:{$PORT} {
-    dnstap tls://127.0.0.1:'"$TPORT"' full
-    hosts {
-        192.0.2.7 local.example
-    }
-}'
-    wait_until 5 grep -q "handshake failed" "$TMP/proxy.log"
-    q -b 127.0.0.1 local.example A
+    tap_run "tls://127.0.0.1:$TPORT full" refused
     check "tls:// verifying: still answering" answer_has '192\.0\.2\.7'
-    stop_topodns
-    end_capture
-    kill "$PROXY" 2>/dev/null; wait "$PROXY" 2>/dev/null
     OUT=$(cat "$TMP/proxy.log" "$LOG" | tail -8)
     check "tls:// without skipverify: the self-signed certificate is refused, nothing arrives" \
         bash -c 'grep -q "handshake failed" "$0" && ! grep -q "handshake ok" "$0" && [ "$1" -eq 0 ]' \
@@ -315,17 +307,7 @@ PY
     # verified: the certificate made a trusted CA for topodns through
     # OpenSSL's SSL_CERT_FILE; it names localhost and 127.0.0.1
     tls_collector "$TMP/tlsok.fstrm"
-    SSL_CERT_FILE=$TMP/c.crt start_topodns '
-.:{$PORT} {
-    dnstap tls://localhost:'"$TPORT"' full
-    hosts {
-        192.0.2.7 local.example
-    }
-}'
-    for i in $(seq 1 30); do q -b 127.0.0.1 local.example A; sleep 0.1; done
-    stop_topodns
-    end_capture
-    kill "$PROXY" 2>/dev/null; wait "$PROXY" 2>/dev/null
+    SSL_CERT_FILE=$TMP/c.crt tap_run "tls://localhost:$TPORT full"
     OUT=$(cat "$TMP/proxy.log" "$LOG" | tail -8)
     check "tls://localhost, verified (a trusted CA naming localhost): the collector got the client queries" \
         [ "$(tapped "$TMP/tlsok.fstrm")" -ge 1 ]
@@ -333,18 +315,7 @@ PY
     openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=collector.test \
         -addext "subjectAltName=DNS:collector.test" -keyout "$TMP/n.key" -out "$TMP/n.crt" > /dev/null 2>&1
     tls_collector "$TMP/tlsname.fstrm" n
-    SSL_CERT_FILE=$TMP/n.crt start_topodns '
-.:{$PORT} {
-    dnstap tls://127.0.0.1:'"$TPORT"' full
-    hosts {
-        192.0.2.7 local.example
-    }
-}'
-    wait_until 5 grep -q "handshake failed" "$TMP/proxy.log"
-    q -b 127.0.0.1 local.example A
-    stop_topodns
-    end_capture
-    kill "$PROXY" 2>/dev/null; wait "$PROXY" 2>/dev/null
+    SSL_CERT_FILE=$TMP/n.crt tap_run "tls://127.0.0.1:$TPORT full" refused
     OUT=$(cat "$LOG" | tail -8)
     check "tls:// to an address the trusted certificate does not name: refused, nothing arrives" \
         eval '[ "$(tapped "$TMP/tlsname.fstrm")" -eq 0 ] && grep -q "certificate: IP address mismatch" "$LOG"'

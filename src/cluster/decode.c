@@ -1090,14 +1090,14 @@ st_node *decode_node(strtab *strs, const cJSON *obj, const store_opts *o, const 
     n->addrs = ips;
     /* spec.podCIDRs (dual-stack: one per family), else spec.podCIDR */
     const cJSON *spec = jget(obj, "spec"), *pc = jarray(jget(spec, "podCIDRs")), *cc;
-    st_cidr cidrs[8];
+    cidr cidrs[8];
     cJSON_ArrayForEach(cc, pc)
-        if (n->ncidrs < 8 && st_parse_cidr(cJSON_GetStringValue(cc), &cidrs[n->ncidrs]) == 0)
+        if (n->ncidrs < 8 && cidr_parse_host(cJSON_GetStringValue(cc), &cidrs[n->ncidrs]) == 0)
             n->ncidrs++;
-    if (!n->ncidrs && st_parse_cidr(jstr(spec, "podCIDR"), &cidrs[0]) == 0)
+    if (!n->ncidrs && cidr_parse_host(jstr(spec, "podCIDR"), &cidrs[0]) == 0)
         n->ncidrs = 1;
     if (n->ncidrs) {
-        st_cidr *block = malloc(n->ncidrs * sizeof *block);
+        cidr *block = malloc(n->ncidrs * sizeof *block);
         if (block)
             memcpy(block, cidrs, n->ncidrs * sizeof *block);
         else
@@ -1120,19 +1120,19 @@ void decode_node_free(void *p)
 
 /* ---- CNI range objects ------------------------------------------------ */
 
-int decode_ciliumnode(const cJSON *obj, st_cidr *out, size_t cap, const char **why)
+int decode_ciliumnode(const cJSON *obj, cidr *out, size_t cap, const char **why)
 {
     if ((*why = bad_names(NULL, decode_obj_name(obj))))
         return -1;
     const cJSON *c;
     int n = 0;
     cJSON_ArrayForEach(c, jarray(jget(jget(jget(obj, "spec"), "ipam"), "podCIDRs")))
-        if ((size_t)n < cap && st_parse_cidr(cJSON_GetStringValue(c), &out[n]) == 0)
+        if ((size_t)n < cap && cidr_parse_host(cJSON_GetStringValue(c), &out[n]) == 0)
             n++;
     return n;
 }
 
-int decode_blockaffinity(const cJSON *obj, st_cidr *out, const char **node, const char **why)
+int decode_blockaffinity(const cJSON *obj, cidr *out, const char **node, const char **why)
 {
     if ((*why = bad_names(NULL, decode_obj_name(obj))))
         return -1;
@@ -1146,7 +1146,7 @@ int decode_blockaffinity(const cJSON *obj, st_cidr *out, const char **node, cons
         *why = "spec.node missing";
         return -1;
     }
-    if (st_parse_cidr(jstr(spec, "cidr"), out) < 0) {
+    if (cidr_parse_host(jstr(spec, "cidr"), out) < 0) {
         *why = "spec.cidr is not a CIDR";
         return -1;
     }

@@ -66,13 +66,13 @@ void decode_node_free(void *node);
 
 /* A CiliumNode's spec.ipam.podCIDRs into out[0..cap): how many (0 when
  * none), -1 with why when the object has no valid name. */
-int decode_ciliumnode(const struct cJSON *obj, st_cidr *out, size_t cap, const char **why);
+int decode_ciliumnode(const struct cJSON *obj, cidr *out, size_t cap, const char **why);
 /* A Calico BlockAffinity: 1 with *out = spec.cidr and *node = spec.node
  * (pointing into obj) while spec.state is "confirmed" and spec.deleted is
  * not "true" (string or boolean); 0 otherwise (pending, pending deletion:
  * it locates nothing); -1 with why when malformed (no name, no node, a
  * bad cidr on a confirmed one). */
-int decode_blockaffinity(const struct cJSON *obj, st_cidr *out, const char **node,
+int decode_blockaffinity(const struct cJSON *obj, cidr *out, const char **node,
                          const char **why);
 
 st_namespace *decode_namespace(strtab *strs, const struct cJSON *obj, const char **why);

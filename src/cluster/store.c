@@ -791,7 +791,7 @@ static void conflicts_scan(store *s, int src)
 }
 
 /* Owner's ranges of source src became c[0..n) on node. */
-static void ranges_set(store *s, int r, const char *owner, const char *node, const st_cidr *c,
+static void ranges_set(store *s, int r, const char *owner, const char *node, const cidr *c,
                        size_t n)
 {
     int src = resource_range[r];
@@ -1252,7 +1252,7 @@ static void remove_svcimport(store *s, wrec *w)
 static int upsert_range_obj(store *s, int r, const cJSON *obj, const char *what)
 {
     const char *why = NULL, *node = NULL;
-    st_cidr c[8];
+    cidr c[8];
     int n = r == R_CILIUM ? decode_ciliumnode(obj, c, 8, &why)
                           : decode_blockaffinity(obj, c, &node, &why);
     if (n < 0) {

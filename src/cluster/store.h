@@ -48,6 +48,7 @@
 #include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "common/cidr.h"
 
 struct cJSON;
 
@@ -56,11 +57,9 @@ typedef struct st_ip {
     uint8_t addr[16];               /* IPv4 in the first 4 octets */
 } st_ip;
 
-/* An address range: net with the host bits clear, bits its prefix length. */
-typedef struct st_cidr {
-    st_ip net;
-    uint8_t bits;
-} st_cidr;
+/* An address range is common/cidr.h's cidr (its one parser, Go's rules):
+ * the network with the host bits clear, its prefix length, AF_INET or
+ * AF_INET6. */
 
 enum { ST_TCP = 6, ST_UDP = 17, ST_SCTP = 132 };
 
@@ -228,7 +227,7 @@ typedef struct st_node {
     const st_ip *addrs;
     uint8_t naddrs;
     uint8_t ncidrs;                 /* spec.podCIDRs (or spec.podCIDR), at most 8 */
-    const st_cidr *cidrs;
+    const cidr *cidrs;
 } st_node;
 
 typedef struct st_namespace {

@@ -778,8 +778,8 @@ slice_blob *decode_slice(strtab *strs, const cJSON *obj, int pod_names, const ch
         if ((*why = too_many_hints(e)))
             return NULL;
     }
-    if (total > DECODE_SLICE_MAX || nobj > DECODE_SLICE_MAX) {     /* the API allows 1,000 */
-        *why = "more than 30000 endpoint addresses";
+    if (nobj > DECODE_SLICE_MAX) {  /* the API allows 1,000 */
+        *why = "more than 30000 endpoints";
         return NULL;
     }
     if (pool > UINT32_MAX) {        /* far beyond what the API server stores */

@@ -31,8 +31,9 @@ void decode_service_free(void *svc);
  * exactly: the blob, then eps[], ports[], names[], hints[], hnames[], the
  * pool and the name (decode_slice); every endpoint's sl is &pub; the last
  * decode_slice_unref() frees it whole. An EndpointSlice with more than
- * DECODE_SLICE_MAX addresses is refused (the API allows 1,000 endpoints),
- * so every index of st_endpoint fits in 16 bits. */
+ * DECODE_SLICE_MAX endpoints is refused (the API allows 1,000, each with up
+ * to 100 addresses), so every index of st_endpoint (at most two names and
+ * one hint set per endpoint) fits in 16 bits. */
 enum { DECODE_SLICE_MAX = 30000 };
 typedef struct slice_blob {
     st_slice pub;                   /* what the endpoints point to */

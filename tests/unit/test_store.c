@@ -321,6 +321,30 @@ static void test_endpoint_packing(void **state)
     store_read_end();
     store_free(S);
     S = keep;
+
+    /* more endpoints than a 16-bit index of the slice's tables holds
+     * (DECODE_SLICE_MAX; the API allows 1,000): refused, nothing published */
+    cJSON *big = cJSON_Parse("{\"metadata\":{\"name\":\"huge\",\"namespace\":\"shop\","
+                             "\"labels\":{\"kubernetes.io/service-name\":\"huge\"}},"
+                             "\"addressType\":\"IPv4\",\"endpoints\":[]}");
+    assert_non_null(big);
+    cJSON *arr = cJSON_GetObjectItem(big, "endpoints");
+    for (int i = 0; i < 30001; i++) {
+        char a[32];
+        snprintf(a, sizeof a, "10.%d.%d.%d", i >> 16, (i >> 8) & 255, i & 255);
+        cJSON *ep = cJSON_CreateObject(), *addrs = cJSON_AddArrayToObject(ep, "addresses");
+        cJSON_AddItemToArray(addrs, cJSON_CreateString(a));
+        cJSON_AddItemToArray(arr, ep);
+    }
+    assert_int_equal(store_upsert_slice(S, big), -1);
+    cJSON_DeleteItemFromArray(arr, 0);             /* 30,000: accepted */
+    assert_int_equal(store_upsert_slice(S, big), 0);
+    cJSON_Delete(big);
+    store_read_begin();
+    e = store_endpoints(S, "shop", "huge");
+    assert_non_null(e);
+    assert_int_equal(e->n, 30000);
+    store_read_end();
 }
 
 static void test_slices_merge_and_defaults(void **state)

@@ -748,8 +748,6 @@ static int slice_tmp_init(slice_tmp *t, size_t total, size_t nobj, size_t hn, si
     return 0;
 }
 
-_Static_assert(sizeof(st_endpoint) <= 40, "st_endpoint is 40 bytes (store.h)");
-
 static size_t align8(size_t n)
 {
     return (n + 7) & ~(size_t)7;

@@ -113,6 +113,7 @@ typedef struct st_endpoint {
     uint8_t addr_text : 1;
     st_ip ip;
 } st_endpoint;
+_Static_assert(sizeof(st_endpoint) <= 40, "st_endpoint is 40 bytes");
 
 /* The accessors (any reader, inside its read section). */
 static inline const char *st_ep_node(const st_endpoint *ep)    /* NULL when unset */

@@ -192,10 +192,13 @@ static const char *pick_f(const char *client, int fams, topo_result *out)
     topo_engine_bind(e, S, NULL, NULL);
     topo_select(e, svc, eps, &loc, fams, keep, &res, NULL);
     const char *v[256];
+    static char vb[256][ST_ADDR_STRLEN];
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (keep[i])
-            v[k++] = eps->eps[i].addr;
+        if (keep[i]) {
+            v[k] = st_ep_addr(&eps->eps[i], vb[k]);
+            k++;
+        }
     qsort(v, k, sizeof v[0], cmp);
     buf[0] = '\0';
     for (size_t i = 0; i < k; i++) {

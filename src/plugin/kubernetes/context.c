@@ -158,7 +158,7 @@ static kube_ctx *ctx_new(kube *k)
 {
     const topo_cfg *c = k->topo ? topo_engine_cfg(k->topo) : NULL;
     store_opts o = { c ? c->zone_label : NULL, c ? c->region_label : NULL, k->nmc > 0, 0,
-                     NULL, NULL };
+                     NULL, NULL, !k->endpoint_pod_names };
     static const char *const source[] = { "source", NULL };
     metric_family *conflicts = metrics_family(
         k->ins ? instance_metrics(k->ins) : NULL, "topodns_locator_conflicts_total",

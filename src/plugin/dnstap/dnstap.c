@@ -63,7 +63,7 @@
 #include <openssl/x509v3.h>
 #include "common/log.h"
 #include "plugin/dnstap/dnstap.pb-c.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/plugin.h"
 #include "server/server.h"
 #include "server/tap.h"

@@ -31,7 +31,7 @@
 #include "server/plugin.h"
 #include "common/log.h"
 #include "wire/msg.h"
-#include "server/periodic.h"
+#include "runtime/periodic.h"
 #include "server/server.h"
 
 #define LOOP_DEADLINE 30.0

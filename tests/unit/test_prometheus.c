@@ -51,13 +51,15 @@ static void test_prometheus_counts(void **state)
     dns_query q = { .id = 2, .qname = qn, .qtype = T_A, .qclass = C_IN, .edns_size = 1232,
                     .do_bit = 1 };
     req_free(test_query(ins, &q, "192.0.2.3"));
-    assert_int_equal(value("coredns_dns_requests_total", a4) - b_a4, 3);
+    q.do_bit = 0;                       /* EDNS without DO: not a DO request */
+    req_free(test_query(ins, &q, "192.0.2.4"));
+    assert_int_equal(value("coredns_dns_requests_total", a4) - b_a4, 4);
     assert_int_equal(value("coredns_dns_requests_total", aaaa6) - b_6, 1);
-    assert_int_equal(value("coredns_dns_responses_total", ok) - b_ok, 3);
+    assert_int_equal(value("coredns_dns_responses_total", ok) - b_ok, 4);
     assert_int_equal(value("coredns_dns_responses_total", fail) - b_fail, 1);
     assert_int_equal(value("coredns_dns_do_requests_total", zone) - b_do, 1);
-    assert_int_equal(value("coredns_dns_request_duration_seconds", zone) - b_dur, 4);
-    assert_int_equal(value("coredns_dns_response_size_bytes", size) - b_rs, 4);
+    assert_int_equal(value("coredns_dns_request_duration_seconds", zone) - b_dur, 5);
+    assert_int_equal(value("coredns_dns_response_size_bytes", size) - b_rs, 5);
     instance_free(ins);
 
     /* the same queries without the plugin: nothing counted */

@@ -105,6 +105,9 @@ extern const plugin_def plugin_forward;
 /* setup.c */
 /* Parse every `forward` occurrence of the dispenser into f. 0 or -1 (d->err). */
 int fwd_parse(cf_disp *d, forward *f);
+/* Free f and its stanzas (health checks stopped). Each stanza's per-loop
+ * state must be gone already (fwd_loops_free, forward.c: the plugin's
+ * destroy runs it first, so setup.c never calls back into forward.c). */
 void fwd_free(forward *f);
 /* Text of an rcode name (case-insensitive, "NXDOMAIN", "servfail"...), -1 if unknown. */
 int fwd_rcode_from_str(const char *s);
@@ -130,7 +133,8 @@ int fwd_take_answer(struct dns_msg *resp, const struct dns_msg *q, const unsigne
 /* 1 when the taken answer resp answers q (QR set, q's question); otherwise
  * the client gets FORMERR, as from CoreDNS. */
 int fwd_answers(const struct dns_msg *resp, const struct dns_msg *q);
-/* Release the per-loop state of a stanza (channels closed, events dropped). */
+/* Release the per-loop state of a stanza (channels closed, events dropped;
+ * st->loops is NULL after). Before fwd_free, once the loops stopped. */
 void fwd_loops_free(fwd_stanza *st);
 
 /* tls.c — DNS over TLS to tls:// upstreams. */

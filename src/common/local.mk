@@ -9,7 +9,8 @@ src_common_libcommon_a_SOURCES = \
 	src/common/file.c src/common/file.h \
 	src/common/sbuf.c src/common/sbuf.h \
 	src/common/thread.c src/common/thread.h \
-	src/common/resolvconf.c src/common/resolvconf.h
+	src/common/resolvconf.c src/common/resolvconf.h \
+	src/common/exchange.c src/common/exchange.h
 
 check_PROGRAMS += tests/unit/test_cidr
 TESTS += tests/unit/test_cidr

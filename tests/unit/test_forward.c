@@ -312,6 +312,8 @@ typedef struct echo_up {
     int fd;
     uint8_t q[512];
     ssize_t qlen;
+    int foreign;                     /* answer with another ID */
+    int rcode;                       /* answer with this rcode */
 } echo_up;
 
 static void *echo_once(void *arg)
@@ -324,6 +326,9 @@ static void *echo_once(void *arg)
         uint8_t r[512];
         memcpy(r, e->q, (size_t)e->qlen);
         r[2] |= 0x80;
+        r[3] = (uint8_t)((r[3] & 0xf0) | e->rcode);
+        if (e->foreign)
+            r[1] ^= 0x5a;
         sendto(e->fd, r, (size_t)e->qlen, 0, (struct sockaddr *)&from, fl);
     }
     return NULL;
@@ -366,6 +371,39 @@ static void test_probe_query(void **state)
     probe_sends("health_check 0.5s no_rec domain Example.ORG", norec, sizeof norec);
 }
 
+/* The probe goes through c-ares: a reply with another ID is not the
+ * probe's (unhealthy after the 1 s timeout); a reply with any rcode is. */
+static void probe_replies(int foreign, int rcode, int want)
+{
+    echo_up e = { .fd = socket(AF_INET, SOCK_DGRAM, 0), .foreign = foreign, .rcode = rcode };
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t al = sizeof a;
+    struct timeval tv = { 3, 0 };
+    assert_true(e.fd >= 0);
+    assert_int_equal(bind(e.fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(getsockname(e.fd, (struct sockaddr *)&a, &al), 0);
+    setsockopt(e.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    char text[128];
+    snprintf(text, sizeof text, ". {\n forward . 127.0.0.1:%d\n}\n", ntohs(a.sin_port));
+    forward *f = load(text);
+    assert_non_null(f);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, echo_once, &e), 0);
+    assert_int_equal(fwd_probe(f->st[0], &f->st[0]->ups[0]), want);
+    pthread_join(t, NULL);
+    close(e.fd);
+    fwd_free(f);
+    assert_true(e.qlen >= 12);
+}
+
+static void test_probe_matching(void **state)
+{
+    (void)state;
+    probe_replies(0, 2, 0);          /* SERVFAIL: the upstream is alive */
+    probe_replies(0, 5, 0);          /* REFUSED too */
+    probe_replies(1, 0, -1);         /* another ID: not an answer */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -380,6 +418,7 @@ int main(void)
         cmocka_unit_test(test_down),
         cmocka_unit_test(test_probe_unreachable),
         cmocka_unit_test(test_probe_query),
+        cmocka_unit_test(test_probe_matching),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,9 +4,12 @@
  * resolv.conf file), multiple stanzas, errors with file:line; the policies'
  * orderings (sequential, CoreDNS's round-robin rotation, random permutations)
  * and the down rule (fails > max_fails, never with max_fails 0); the
- * health probe's packet as an upstream receives it.
+ * health probe's packet as an upstream receives it, which replies count
+ * (c-ares matches ID and question; any rcode), and the health state of an
+ * upstream through failed and answered probes.
  */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -404,6 +407,63 @@ static void test_probe_matching(void **state)
     probe_replies(1, 0, -1);         /* another ID: not an answer */
 }
 
+static int fails_at_least_2(const fwd_upstream *u) { return atomic_load(&u->fails) >= 2; }
+static int not_probing(const fwd_upstream *u) { return atomic_load(&u->probing) == 0; }
+
+/* Wait up to ms for cond(u); 1 when it held. */
+static int wait_for(int (*cond)(const fwd_upstream *), const fwd_upstream *u, int ms)
+{
+    for (int i = 0; i < ms / 10; i++) {
+        if (cond(u))
+            return 1;
+        usleep(10000);
+    }
+    return cond(u);
+}
+
+/* The health state of an upstream over time: a failed query starts the
+ * probes, each failed probe counts (down past max_fails), the first answered
+ * probe resets the count and stops the probing. */
+static void test_health_transitions(void **state)
+{
+    (void)state;
+    echo_up e = { .fd = socket(AF_INET, SOCK_DGRAM, 0) };
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t al = sizeof a;
+    assert_int_equal(bind(e.fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(getsockname(e.fd, (struct sockaddr *)&a, &al), 0);
+    close(e.fd);                     /* nobody listens there for now */
+    char text[160], err[128];
+    snprintf(text, sizeof text,
+             ". {\n forward . 127.0.0.1:%d {\n max_fails 1\n health_check 100ms\n }\n}\n",
+             ntohs(a.sin_port));
+    forward *f = load(text);
+    assert_non_null(f);
+    fwd_stanza *st = f->st[0];
+    fwd_upstream *u = &st->ups[0];
+    assert_int_equal(fwd_health_start(st, err, sizeof err), 0);
+    assert_int_equal(atomic_load(&u->fails), 0);
+    assert_false(fwd_down(st, u));
+    fwd_health_kick(u);
+    assert_true(wait_for(fails_at_least_2, u, 3000));
+    assert_true(fwd_down(st, u));
+    assert_int_equal(atomic_load(&u->probing), 1);
+    /* the upstream comes back: the next probe is answered */
+    e.fd = socket(AF_INET, SOCK_DGRAM, 0);
+    assert_int_equal(bind(e.fd, (struct sockaddr *)&a, sizeof a), 0);
+    struct timeval tv = { 3, 0 };
+    setsockopt(e.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, echo_once, &e), 0);
+    assert_true(wait_for(not_probing, u, 3000));
+    pthread_join(t, NULL);
+    close(e.fd);
+    assert_int_equal(atomic_load(&u->fails), 0);
+    assert_false(fwd_down(st, u));
+    fwd_health_stop(st);
+    fwd_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -419,6 +479,7 @@ int main(void)
         cmocka_unit_test(test_probe_unreachable),
         cmocka_unit_test(test_probe_query),
         cmocka_unit_test(test_probe_matching),
+        cmocka_unit_test(test_health_transitions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -337,17 +337,27 @@ static void *echo_once(void *arg)
     return NULL;
 }
 
+/* A UDP socket for e on 127.0.0.1, port a->sin_port (0: a free one, then
+ * written to a), reads timing out after 3 s. */
+static void echo_listen(echo_up *e, struct sockaddr_in *a)
+{
+    socklen_t al = sizeof *a;
+    struct timeval tv = { 3, 0 };
+    a->sin_family = AF_INET;
+    a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    e->fd = socket(AF_INET, SOCK_DGRAM, 0);
+    assert_true(e->fd >= 0);
+    assert_int_equal(bind(e->fd, (struct sockaddr *)a, sizeof *a), 0);
+    assert_int_equal(getsockname(e->fd, (struct sockaddr *)a, &al), 0);
+    setsockopt(e->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+}
+
 /* The probe as sent: `<domain> IN NS`, RD unless no_rec, no EDNS. */
 static void probe_sends(const char *hc, const uint8_t *want, size_t wlen)
 {
-    echo_up e = { .fd = socket(AF_INET, SOCK_DGRAM, 0) };
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    socklen_t al = sizeof a;
-    struct timeval tv = { 2, 0 };
-    assert_true(e.fd >= 0);
-    assert_int_equal(bind(e.fd, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(getsockname(e.fd, (struct sockaddr *)&a, &al), 0);
-    setsockopt(e.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    echo_up e = { 0 };
+    struct sockaddr_in a = { 0 };
+    echo_listen(&e, &a);
     char text[256];
     snprintf(text, sizeof text, ". {\n forward . 127.0.0.1:%d {\n %s\n }\n}\n",
              ntohs(a.sin_port), hc);
@@ -378,14 +388,9 @@ static void test_probe_query(void **state)
  * probe's (unhealthy after the 1 s timeout); a reply with any rcode is. */
 static void probe_replies(int foreign, int rcode, int want)
 {
-    echo_up e = { .fd = socket(AF_INET, SOCK_DGRAM, 0), .foreign = foreign, .rcode = rcode };
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    socklen_t al = sizeof a;
-    struct timeval tv = { 3, 0 };
-    assert_true(e.fd >= 0);
-    assert_int_equal(bind(e.fd, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(getsockname(e.fd, (struct sockaddr *)&a, &al), 0);
-    setsockopt(e.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    echo_up e = { .foreign = foreign, .rcode = rcode };
+    struct sockaddr_in a = { 0 };
+    echo_listen(&e, &a);
     char text[128];
     snprintf(text, sizeof text, ". {\n forward . 127.0.0.1:%d\n}\n", ntohs(a.sin_port));
     forward *f = load(text);
@@ -427,11 +432,9 @@ static int wait_for(int (*cond)(const fwd_upstream *), const fwd_upstream *u, in
 static void test_health_transitions(void **state)
 {
     (void)state;
-    echo_up e = { .fd = socket(AF_INET, SOCK_DGRAM, 0) };
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    socklen_t al = sizeof a;
-    assert_int_equal(bind(e.fd, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(getsockname(e.fd, (struct sockaddr *)&a, &al), 0);
+    echo_up e = { 0 };
+    struct sockaddr_in a = { 0 };
+    echo_listen(&e, &a);
     close(e.fd);                     /* nobody listens there for now */
     char text[160], err[128];
     snprintf(text, sizeof text,
@@ -449,10 +452,7 @@ static void test_health_transitions(void **state)
     assert_true(fwd_down(st, u));
     assert_int_equal(atomic_load(&u->probing), 1);
     /* the upstream comes back: the next probe is answered */
-    e.fd = socket(AF_INET, SOCK_DGRAM, 0);
-    assert_int_equal(bind(e.fd, (struct sockaddr *)&a, sizeof a), 0);
-    struct timeval tv = { 3, 0 };
-    setsockopt(e.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    echo_listen(&e, &a);
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, echo_once, &e), 0);
     assert_true(wait_for(not_probing, u, 3000));

@@ -415,6 +415,56 @@ static void test_probe_matching(void **state)
 static int fails_at_least_2(const fwd_upstream *u) { return atomic_load(&u->fails) >= 2; }
 static int not_probing(const fwd_upstream *u) { return atomic_load(&u->probing) == 0; }
 
+/* A one-shot TCP responder: one connection, one framed query answered. */
+static void *echo_tcp_once(void *arg)
+{
+    echo_up *e = arg;
+    int c = accept(e->fd, NULL, NULL);
+    uint8_t len[2], r[512];
+    if (c < 0)
+        return NULL;
+    if (recv(c, len, 2, MSG_WAITALL) == 2) {
+        size_t n = (size_t)(len[0] << 8 | len[1]);
+        if (n <= sizeof e->q && recv(c, e->q, n, MSG_WAITALL) == (ssize_t)n) {
+            e->qlen = (ssize_t)n;
+            memcpy(r + 2, e->q, n);
+            r[0] = len[0], r[1] = len[1];
+            r[4] |= 0x80;
+            send(c, r, n + 2, 0);
+        }
+    }
+    close(c);
+    return NULL;
+}
+
+/* force_tcp: the probe goes over TCP and its answer counts. */
+static void test_probe_tcp(void **state)
+{
+    (void)state;
+    echo_up e = { .fd = socket(AF_INET, SOCK_STREAM, 0) };
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t al = sizeof a;
+    struct timeval tv = { 3, 0 };
+    assert_true(e.fd >= 0);
+    assert_int_equal(bind(e.fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(getsockname(e.fd, (struct sockaddr *)&a, &al), 0);
+    assert_int_equal(listen(e.fd, 4), 0);
+    setsockopt(e.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    char text[128];
+    snprintf(text, sizeof text, ". {\n forward . 127.0.0.1:%d {\n force_tcp\n }\n}\n",
+             ntohs(a.sin_port));
+    forward *f = load(text);
+    assert_non_null(f);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, echo_tcp_once, &e), 0);
+    assert_int_equal(fwd_probe(f->st[0], &f->st[0]->ups[0]), 0);
+    pthread_join(t, NULL);
+    close(e.fd);
+    fwd_free(f);
+    assert_true(e.qlen >= 12);
+    assert_int_equal(e.q[2], 0x01);  /* RD, a query */
+}
+
 /* Wait up to ms for cond(u); 1 when it held. */
 static int wait_for(int (*cond)(const fwd_upstream *), const fwd_upstream *u, int ms)
 {
@@ -480,6 +530,7 @@ int main(void)
         cmocka_unit_test(test_probe_query),
         cmocka_unit_test(test_probe_matching),
         cmocka_unit_test(test_health_transitions),
+        cmocka_unit_test(test_probe_tcp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

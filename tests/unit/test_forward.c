@@ -337,19 +337,26 @@ static void *echo_once(void *arg)
     return NULL;
 }
 
-/* A UDP socket for e on 127.0.0.1, port a->sin_port (0: a free one, then
- * written to a), reads timing out after 3 s. */
-static void echo_listen(echo_up *e, struct sockaddr_in *a)
+/* A UDP (or listening TCP) socket for e on 127.0.0.1, port a->sin_port
+ * (0: a free one, then written to a), reads and accepts timing out after 3 s. */
+static void echo_listen_type(echo_up *e, struct sockaddr_in *a, int type)
 {
     socklen_t al = sizeof *a;
     struct timeval tv = { 3, 0 };
     a->sin_family = AF_INET;
     a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    e->fd = socket(AF_INET, SOCK_DGRAM, 0);
+    e->fd = socket(AF_INET, type, 0);
     assert_true(e->fd >= 0);
     assert_int_equal(bind(e->fd, (struct sockaddr *)a, sizeof *a), 0);
     assert_int_equal(getsockname(e->fd, (struct sockaddr *)a, &al), 0);
     setsockopt(e->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (type == SOCK_STREAM)
+        assert_int_equal(listen(e->fd, 4), 0);
+}
+
+static void echo_listen(echo_up *e, struct sockaddr_in *a)
+{
+    echo_listen_type(e, a, SOCK_DGRAM);
 }
 
 /* The probe as sent: `<domain> IN NS`, RD unless no_rec, no EDNS. */
@@ -441,15 +448,9 @@ static void *echo_tcp_once(void *arg)
 static void test_probe_tcp(void **state)
 {
     (void)state;
-    echo_up e = { .fd = socket(AF_INET, SOCK_STREAM, 0) };
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    socklen_t al = sizeof a;
-    struct timeval tv = { 3, 0 };
-    assert_true(e.fd >= 0);
-    assert_int_equal(bind(e.fd, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(getsockname(e.fd, (struct sockaddr *)&a, &al), 0);
-    assert_int_equal(listen(e.fd, 4), 0);
-    setsockopt(e.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    echo_up e = { 0 };
+    struct sockaddr_in a = { 0 };
+    echo_listen_type(&e, &a, SOCK_STREAM);
     char text[128];
     snprintf(text, sizeof text, ". {\n forward . 127.0.0.1:%d {\n force_tcp\n }\n}\n",
              ntohs(a.sin_port));

@@ -359,23 +359,31 @@ static void echo_listen(echo_up *e, struct sockaddr_in *a)
     echo_listen_type(e, a, SOCK_DGRAM);
 }
 
+/* fwd_probe against a responder fn on a fresh loopback socket of type,
+ * the forward stanza's block holding opts; the probe's result. */
+static int probe_against(echo_up *e, int type, void *(*fn)(void *), const char *opts)
+{
+    struct sockaddr_in a = { 0 };
+    echo_listen_type(e, &a, type);
+    char text[256];
+    snprintf(text, sizeof text, ". {\n forward . 127.0.0.1:%d {\n %s\n }\n}\n",
+             ntohs(a.sin_port), opts);
+    forward *f = load(text);
+    assert_non_null(f);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, fn, e), 0);
+    int rc = fwd_probe(f->st[0], &f->st[0]->ups[0]);
+    pthread_join(t, NULL);
+    close(e->fd);
+    fwd_free(f);
+    return rc;
+}
+
 /* The probe as sent: `<domain> IN NS`, RD unless no_rec, no EDNS. */
 static void probe_sends(const char *hc, const uint8_t *want, size_t wlen)
 {
     echo_up e = { 0 };
-    struct sockaddr_in a = { 0 };
-    echo_listen(&e, &a);
-    char text[256];
-    snprintf(text, sizeof text, ". {\n forward . 127.0.0.1:%d {\n %s\n }\n}\n",
-             ntohs(a.sin_port), hc);
-    forward *f = load(text);
-    assert_non_null(f);
-    pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, echo_once, &e), 0);
-    assert_int_equal(fwd_probe(f->st[0], &f->st[0]->ups[0]), 0);
-    pthread_join(t, NULL);
-    close(e.fd);
-    fwd_free(f);
+    assert_int_equal(probe_against(&e, SOCK_DGRAM, echo_once, hc), 0);
     assert_int_equal(e.qlen, (ssize_t)wlen);
     assert_memory_equal(e.q + 2, want + 2, wlen - 2);     /* the ID is random */
 }
@@ -396,18 +404,7 @@ static void test_probe_query(void **state)
 static void probe_replies(int foreign, int rcode, int want)
 {
     echo_up e = { .foreign = foreign, .rcode = rcode };
-    struct sockaddr_in a = { 0 };
-    echo_listen(&e, &a);
-    char text[128];
-    snprintf(text, sizeof text, ". {\n forward . 127.0.0.1:%d\n}\n", ntohs(a.sin_port));
-    forward *f = load(text);
-    assert_non_null(f);
-    pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, echo_once, &e), 0);
-    assert_int_equal(fwd_probe(f->st[0], &f->st[0]->ups[0]), want);
-    pthread_join(t, NULL);
-    close(e.fd);
-    fwd_free(f);
+    assert_int_equal(probe_against(&e, SOCK_DGRAM, echo_once, ""), want);
     assert_true(e.qlen >= 12);
 }
 
@@ -449,19 +446,7 @@ static void test_probe_tcp(void **state)
 {
     (void)state;
     echo_up e = { 0 };
-    struct sockaddr_in a = { 0 };
-    echo_listen_type(&e, &a, SOCK_STREAM);
-    char text[128];
-    snprintf(text, sizeof text, ". {\n forward . 127.0.0.1:%d {\n force_tcp\n }\n}\n",
-             ntohs(a.sin_port));
-    forward *f = load(text);
-    assert_non_null(f);
-    pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, echo_tcp_once, &e), 0);
-    assert_int_equal(fwd_probe(f->st[0], &f->st[0]->ups[0]), 0);
-    pthread_join(t, NULL);
-    close(e.fd);
-    fwd_free(f);
+    assert_int_equal(probe_against(&e, SOCK_STREAM, echo_tcp_once, "force_tcp"), 0);
     assert_true(e.qlen >= 12);
     assert_int_equal(e.q[2], 0x01);  /* RD, a query */
 }

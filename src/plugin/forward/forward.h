@@ -156,7 +156,8 @@ void fwd_tpool_free(fwd_tpool *p);
 /* Send the query wire over an idle or new connection; 0, or -1 with why. */
 int fwd_tpool_send(fwd_tpool *p, const uint8_t *wire, size_t len, fwd_tls_cb cb, void *arg,
                    char *why, size_t wlen);
-/* One blocking health probe over TLS until end: 0 when a sane reply to id came. */
+/* One health probe over TLS until end, on the calling (probe) thread with
+ * an event loop of its own: 0 when the reply to q (whose ID is id) came. */
 int fwd_tls_probe(const fwd_stanza *st, const fwd_upstream *u, const uint8_t *q, size_t qlen,
                   uint16_t id, const struct timespec *end);
 
@@ -165,7 +166,8 @@ int fwd_health_start(fwd_stanza *st, char *err, size_t errlen);
 void fwd_health_stop(fwd_stanza *st);
 /* A query to u failed: start the probe loop unless it runs already. */
 void fwd_health_kick(fwd_upstream *u);
-/* One probe (blocking, 1 s): 0 healthy, -1 not. */
+/* One probe, 1 s at most, waiting on the calling thread (never a worker):
+ * c-ares (common/exchange.h), or TLS for tls:// upstreams. 0 healthy, -1 not. */
 int fwd_probe(const fwd_stanza *st, const fwd_upstream *u);
 struct metrics_registry;
 void fwd_metrics_init(fwd_metrics *m, struct metrics_registry *reg);

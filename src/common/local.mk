@@ -1,5 +1,6 @@
 # src/common: what every layer may use (log lines, Go formats, Go regular
-# expressions, CIDRs, file reads, resolv.conf search lists, thread names).
+# expressions, CIDRs, file reads, resolv.conf search lists, thread names, one DNS
+# exchange on c-ares for background threads).
 noinst_LIBRARIES += src/common/libcommon.a
 src_common_libcommon_a_SOURCES = \
 	src/common/log.c src/common/log.h \

@@ -52,7 +52,7 @@
 #include <sys/random.h>
 #include "plugin/forward/forward.h"
 #include "common/log.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/server.h"
 #include "server/tap.h"
 #include "wire/msg.h"

@@ -23,8 +23,8 @@
 #include <time.h>
 #include "plugin/forward/forward.h"
 #include "common/exchange.h"
-#include "server/metrics.h"
-#include "server/periodic.h"
+#include "runtime/metrics.h"
+#include "runtime/periodic.h"
 
 #define PROBE_TIMEOUT_MS 1000
 

@@ -66,7 +66,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include "plugin/forward/forward.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "wire/dname.h"
 
 #define SYSTEM_CA_BUNDLE "/etc/ssl/certs/ca-certificates.crt"

@@ -31,7 +31,7 @@
 #include "common/log.h"
 #include "common/exchange.h"
 #include "wire/msg.h"
-#include "server/periodic.h"
+#include "runtime/periodic.h"
 #include "server/server.h"
 
 #define LOOP_DEADLINE 30.0

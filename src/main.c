@@ -35,7 +35,7 @@
 #include "common/log.h"
 #include "plugins.h"
 #include "server/http.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/server.h"
 
 #define MAX_WORKERS 1024

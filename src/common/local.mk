@@ -1,5 +1,6 @@
 # src/common: what every layer may use (log lines, Go formats, Go regular
-# expressions, CIDRs, file reads, resolv.conf search lists, thread names).
+# expressions, CIDRs, file reads, resolv.conf search lists, thread names, one DNS
+# exchange on c-ares for background threads).
 noinst_LIBRARIES += src/common/libcommon.a
 src_common_libcommon_a_SOURCES = \
 	src/common/log.c src/common/log.h \
@@ -9,7 +10,8 @@ src_common_libcommon_a_SOURCES = \
 	src/common/file.c src/common/file.h \
 	src/common/sbuf.c src/common/sbuf.h \
 	src/common/thread.c src/common/thread.h \
-	src/common/resolvconf.c src/common/resolvconf.h
+	src/common/resolvconf.c src/common/resolvconf.h \
+	src/common/exchange.c src/common/exchange.h
 
 check_PROGRAMS += tests/unit/test_cidr
 TESTS += tests/unit/test_cidr

@@ -3,7 +3,10 @@
  * client-go's reflector does; pure protocol logic, no I/O (reflector.h).
  *
  * States:
- *   LIST   GET PATH?limit=500[&continue=T][&labelSelector=S]. The first page
+ *   LIST   GET PATH?limit=N[&continue=T][&labelSelector=S]: N is 100 for a
+ *          list's first page, then REFL_PAGE_BYTES over the bytes of text
+ *          and parsed tree per object of the page before (20..500
+ *          objects), so a page's text and tree stay small whatever the kind. The first page
  *          of a list calls relist_begin, the last one (no continue token)
  *          relist_end and records metadata.resourceVersion, then WATCH.
  *          The next page is requested as soon as a page is parsed, before
@@ -88,6 +91,7 @@ struct refl {
     char list_rv[RV_LEN];       /* the first page's version of this list */
     char prev_rv[RV_LEN];       /* rv when the current list began (logs) */
     char *cont;                 /* continue token of the next page */
+    int limit;                  /* objects the next page asks for */
     atomic_int synced;
     long status;
     double retry_after;         /* < 0: none */
@@ -302,7 +306,9 @@ static void start_list(refl *r)
 {
     sbuf url = { 0 };
     char lim[32];
-    snprintf(lim, sizeof lim, "?limit=%d", REFL_PAGE_SIZE);
+    if (!r->cont || r->limit < REFL_PAGE_MIN || r->limit > REFL_PAGE_SIZE)
+        r->limit = REFL_PAGE_FIRST;
+    snprintf(lim, sizeof lim, "?limit=%d", r->limit);
     sb_str(&url, r->base);
     sb_str(&url, r->path);
     sb_str(&url, lim);
@@ -412,6 +418,12 @@ static void list_page(refl *r)
     const cJSON *cont = cJSON_GetObjectItemCaseSensitive(md, "continue");
     const cJSON *rv = cJSON_GetObjectItemCaseSensitive(md, "resourceVersion");
     int more = cJSON_IsString(cont) && cont->valuestring[0];
+    int nitems = cJSON_GetArraySize(items);
+    if (nitems > 0) {           /* the next page: about REFL_PAGE_BYTES */
+        size_t want = REFL_PAGE_BYTES / ((r->len + jarena_used()) / (size_t)nitems + 1);
+        r->limit = want < REFL_PAGE_MIN ? REFL_PAGE_MIN : want > REFL_PAGE_SIZE ? REFL_PAGE_SIZE
+                                                                                : (int)want;
+    }
     r->len = 0;
     if (!cJSON_IsObject(doc) || (items && !cJSON_IsArray(items) && !cJSON_IsNull(items)) ||
         (!more && !(cJSON_IsString(rv) && rv->valuestring[0]))) {

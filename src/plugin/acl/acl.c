@@ -37,7 +37,7 @@
 #include <strings.h>
 #include <arpa/inet.h>
 #include "common/cidr.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/plugin.h"
 #include "server/server.h"
 #include "server/zone.h"

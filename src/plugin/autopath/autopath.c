@@ -35,7 +35,7 @@
 #include <string.h>
 #include "common/log.h"
 #include "plugin/autopath/autopath.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/plugin.h"
 #include "server/server.h"
 #include "server/zone.h"

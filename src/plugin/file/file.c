@@ -28,7 +28,7 @@
  * NOERROR) with no answer go to the next plugin when `fallthrough` covers
  * the name.
  *
- * Reload: start() runs one periodic task (src/server/periodic.h) per plugin
+ * Reload: start() runs one periodic task (src/runtime/periodic.h) per plugin
  * instance that wakes when a slot's interval has passed, re-parses its file and, when the SOA serial
  * differs (or, with reload_by_mtime, the file is newer), publishes the new
  * zone under the write lock and drops its reference to the old one; queries
@@ -47,7 +47,7 @@
 #include "plugin/file/file.h"
 #include "common/file.h"
 #include "common/log.h"
-#include "server/periodic.h"
+#include "runtime/periodic.h"
 #include "server/server.h"
 #include "server/zone.h"
 

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "plugin/kubernetes/kubernetes.h"
+#include "server/reqtopo.h"
 #include "topology/topology.h"
 
 int krr_push(krrvec *v, const krr *rr)
@@ -567,7 +568,7 @@ int kube_serve(const handler *h, dns_req *r)
     int err = lookup_qtype(&q, low, &ans, &extra);
     int rc;
     if (q.topo_dep)
-        topo_mark(r, q.topo_dep, q.loc.ecs);
+        req_topo_mark(r, q.topo_dep, q.loc.ecs);
     if (err == K_OK && q.nchases > 0 && !q.want_soa) {
         /* the records hold no store pointers: the store is not needed
          * to finish this answer */

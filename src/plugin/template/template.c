@@ -48,7 +48,7 @@
 #include "common/goregex.h"
 #include "plugin/template/tmpl.h"
 #include "server/lookup.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/plugin.h"
 #include "server/server.h"
 #include "server/zone.h"

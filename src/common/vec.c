@@ -31,3 +31,17 @@ int vec_reserve(void *vp, size_t *cap, size_t need, size_t elsz, size_t first)
     assert(*cap >= need);
     return 0;
 }
+
+int vec_resize(void *vp, size_t n, size_t elsz)
+{
+    assert(vp && elsz > 0);
+    void *v;
+    memcpy(&v, vp, sizeof v);
+    if (n > SIZE_MAX / elsz)
+        return -1;
+    void *nv = realloc(v, n ? n * elsz : 1);
+    if (!nv)
+        return -1;
+    memcpy(vp, &nv, sizeof nv);
+    return 0;
+}

@@ -15,6 +15,11 @@
  * allocation fails; on -1 the pointer, the capacity and the elements are as
  * they were, so the caller still owns (and frees) the old array.
  *
+ * An array kept with a count only (no capacity field; configuration lists
+ * that grow by a few elements at parse time) is resized to an exact length
+ * with VEC_RESIZE(s->v, s->n + k): the same checks and the same "-1 leaves
+ * it as it was" contract, without doubling.
+ *
  * Ownership: the array belongs to whoever holds the pointer; free(v) frees
  * it (it is plain malloc memory). The function keeps no state and may be
  * called from any thread on an array that thread owns.
@@ -36,6 +41,12 @@
  * 0 on success, -1 on overflow or out of memory (nothing changed). */
 int vec_reserve(void *vp, size_t *cap, size_t need, size_t elsz, size_t first);
 
+/* Resize the array *vp points to to exactly n elements of elsz octets
+ * (n 0 keeps a 1-octet allocation, so the pointer stays set). 0 on success,
+ * -1 on overflow or out of memory (nothing changed). */
+int vec_resize(void *vp, size_t n, size_t elsz);
+
+#define VEC_RESIZE(v, n) vec_resize(&(v), (n), sizeof *(v))
 #define VEC_RESERVE(v, cap, need) vec_reserve(&(v), &(cap), (need), sizeof *(v), 0)
 #define VEC_RESERVE_FROM(v, cap, need, first) \
     vec_reserve(&(v), &(cap), (need), sizeof *(v), (first))

@@ -2,7 +2,8 @@
  * test_vec.c — the growable array (common/vec) and the string buffer on
  * top of it (common/sbuf): growth from zero to the first capacity, doubling
  * to cover a need, no reallocation while the need fits, refusal (with the
- * array left as it was) when count * size overflows size_t, and text built
+ * array left as it was) when count * size overflows size_t, exact resizing
+ * of count-only arrays, and text built
  * by appends and printf longer than any fixed scratch buffer.
  */
 #include <stdarg.h>
@@ -94,6 +95,25 @@ static void test_overflow(void **state)
     free(v);
 }
 
+static void test_resize(void **state)
+{
+    (void)state;
+    int *v = NULL;
+    assert_int_equal(VEC_RESIZE(v, 0), 0);      /* from nothing to an empty array */
+    assert_non_null(v);
+    for (size_t n = 1; n <= 100; n++) {
+        assert_int_equal(VEC_RESIZE(v, n), 0);
+        v[n - 1] = (int)n;
+    }
+    for (size_t i = 0; i < 100; i++)
+        assert_int_equal(v[i], (int)i + 1);
+    int *was = v;
+    assert_int_equal(VEC_RESIZE(v, SIZE_MAX / sizeof *v + 1), -1);   /* count * size overflows */
+    assert_ptr_equal(v, was);
+    assert_int_equal(v[99], 100);
+    free(v);
+}
+
 static void test_sbuf(void **state)
 {
     (void)state;
@@ -137,6 +157,7 @@ int main(void)
         cmocka_unit_test(test_from_zero),
         cmocka_unit_test(test_fits_no_realloc),
         cmocka_unit_test(test_overflow),
+        cmocka_unit_test(test_resize),
         cmocka_unit_test(test_sbuf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

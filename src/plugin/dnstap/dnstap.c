@@ -68,6 +68,7 @@
 #include "server/server.h"
 #include "server/tap.h"
 #include "common/tlsca.h"
+#include "common/vec.h"
 
 #ifndef TOPODNS_VERSION
 #define TOPODNS_VERSION "dev"
@@ -494,10 +495,8 @@ static int parse_one(cf_disp *d, endpoint *e)
 static int dnstap_parse(cf_disp *d, dnstap *t)
 {
     while (cf_next(d)) {
-        endpoint *eps = realloc(t->eps, (t->neps + 1) * sizeof *eps);
-        if (!eps)
+        if (VEC_RESIZE(t->eps, t->neps + 1) < 0)
             return cf_err(d, "out of memory");
-        t->eps = eps;
         endpoint *e = &t->eps[t->neps++];
         memset(e, 0, sizeof *e);
         e->tok = &d->toks[d->cur];

@@ -663,15 +663,13 @@ static int add_zones(cf_disp *d, uint8_t (**zones)[DNAME_MAX], size_t *n, const 
     int k = zone_from_key(text, &z);
     if (k < 0)
         return cf_err(d, "plugin/k8s_external: %s '%s'", zone_key_error(text), text);
-    uint8_t (*nz)[DNAME_MAX] = realloc(*zones, (*n + (size_t)k) * sizeof *nz);
-    if (!nz) {
+    if (VEC_RESIZE(*zones, *n + (size_t)k) < 0) {
         free(z);
         return cf_err(d, "plugin/k8s_external: out of memory");
     }
-    *zones = nz;
     for (int i = 0; i < k; i++) {
-        dname_from_str(nz[*n], z[i]);
-        dname_lower(nz[(*n)++]);
+        dname_from_str((*zones)[*n], z[i]);
+        dname_lower((*zones)[(*n)++]);
     }
     free(z);
     return 0;

@@ -1,6 +1,7 @@
 # src/common: what every layer may use (log lines, Go formats, Go regular
-# expressions, CIDRs, file reads, resolv.conf search lists, thread names,
-# growable arrays and string buffers, the system CA store).
+# expressions, CIDRs, file reads, resolv.conf search lists, thread names, one DNS
+# exchange on c-ares for background threads, growable arrays and string
+# buffers, the system CA store).
 noinst_LIBRARIES += src/common/libcommon.a
 src_common_libcommon_a_SOURCES = \
 	src/common/log.c src/common/log.h \
@@ -12,7 +13,8 @@ src_common_libcommon_a_SOURCES = \
 	src/common/vec.c src/common/vec.h \
 	src/common/tlsca.c src/common/tlsca.h \
 	src/common/thread.c src/common/thread.h \
-	src/common/resolvconf.c src/common/resolvconf.h
+	src/common/resolvconf.c src/common/resolvconf.h \
+	src/common/exchange.c src/common/exchange.h
 
 check_PROGRAMS += tests/unit/test_cidr
 TESTS += tests/unit/test_cidr

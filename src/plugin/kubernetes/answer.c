@@ -29,26 +29,6 @@
 #include "plugin/kubernetes/kubernetes.h"
 #include "topology/topology.h"
 
-int krr_push(krrvec *v, const krr *rr)
-{
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 16;
-        krr *nv = realloc(v->v, cap * sizeof *nv);
-        if (!nv)
-            return -1;
-        v->v = nv;
-        v->cap = cap;
-    }
-    v->v[v->n++] = *rr;
-    return 0;
-}
-
-void krr_free(krrvec *v)
-{
-    free(v->v);
-    memset(v, 0, sizeof *v);
-}
-
 static int is_name_error(int e)
 {
     return e == K_NOITEMS || e == K_INVALID || e == K_NSNOTEXPOSED;
@@ -432,35 +412,6 @@ static int write_answer(kq *q, const krrvec *ans, const krrvec *extra)
 }
 
 /* ---- serve ------------------------------------------------------------------------ */
-
-/* Longest zone first found: qname's suffixes are located once; a run of
- * sibling zones (one CIDR's split, zrun) is skipped with one comparison of
- * their parent, so a /18's 64 zones cost about what one zone does. */
-int kube_match_zone(const kube *k, const uint8_t *qname)
-{
-    const uint8_t *at[DNAME_SUFFIXES];
-    int nl = dname_suffixes(qname, at);
-    int best = -1;
-    for (int i = 0; i < k->nzones;) {
-        int zl = k->zlabels[i], run = k->zrun[i] > 0 ? k->zrun[i] : 1;
-        if (zl > nl || (best >= 0 && zl <= k->zlabels[best])) {
-            i += run;
-            continue;
-        }
-        const uint8_t *suf = at[nl - zl];
-        if (run > 1 && !dname_equal(suf + 1 + suf[0], k->zwire[i] + 1 + k->zwire[i][0])) {
-            i += run;                   /* not under the siblings' parent */
-            continue;
-        }
-        for (int j = i; j < i + run; j++)
-            if (dname_equal(suf, k->zwire[j])) {
-                best = j;
-                break;
-            }
-        i += run;
-    }
-    return best;
-}
 
 static int fallthrough(const kube *k, const uint8_t *qname)
 {

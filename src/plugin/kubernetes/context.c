@@ -344,3 +344,19 @@ void kube_ctx_detach(kube *k)
     if (c && --c->refs == 0)
         ctx_free(c);
 }
+
+/* ---- sync: the one place that says whether the watches synced -------------- */
+
+int kube_synced(kube *k)
+{
+    kube_ctx *c = k->ctx;
+    if (!c)
+        return 0;
+    if (atomic_load(&c->synced))
+        return 1;
+    if (c->client && k8s_client_synced(c->client)) {
+        atomic_store(&c->synced, 1);
+        return 1;
+    }
+    return 0;
+}

@@ -15,7 +15,10 @@ src_plugin_libplugins_a_SOURCES += \
 	src/plugin/kubernetes/autopath.c \
 	src/plugin/kubernetes/external.c \
 	src/plugin/kubernetes/context.c \
-	src/plugin/kubernetes/metadata.c
+	src/plugin/kubernetes/metadata.c \
+	src/plugin/kubernetes/scratch.c \
+	src/plugin/kubernetes/zone.c \
+	src/plugin/kubernetes/programming.c
 EXTRA_DIST += src/plugin/kubernetes/README.md
 
 check_PROGRAMS += tests/unit/test_kubernetes

@@ -523,7 +523,7 @@ int kube_serve(const handler *h, dns_req *r)
         /* the records hold no store pointers: the store is not needed
          * to finish this answer */
         store_read_end();
-        return kube_chase_run(&q, &ans, &extra);
+        return kube_chase_run(&q, &ans, &extra, kube_write_chased);
     }
     if (is_name_error(err)) {
         if (fallthrough(k, low)) {

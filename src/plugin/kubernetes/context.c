@@ -203,7 +203,7 @@ static kube_ctx *find_same(struct instance *prev, const char *fingerprint)
     const handler *hs[256];
     size_t n = prev ? instance_handlers(prev, hs, 256) : 0;
     for (size_t i = 0; i < n && i < 256; i++) {
-        if (hs[i]->def != &plugin_kubernetes)
+        if (strcmp(hs[i]->def->name, "kubernetes") != 0)
             continue;
         const kube *o = hs[i]->inst;
         if (o->ctx && o->ctx->client && !atomic_load(&o->ctx->renew) &&

@@ -409,11 +409,16 @@ void kube_rend_free(kube *k);
 int kube_chase_add(kq *q, const uint8_t *name, uint16_t qtype);
 /* The reply to chase i once it finished, or NULL (not kept). */
 const dns_msg *kube_chase_reply(const kq *q, int i);
-/* Run q's chases, then answer with kube_write_chased(). Takes over q's
+/* How a query whose chases finished is answered: the caller of
+ * kube_chase_run() says (answer.c passes kube_write_chased), so that chase.c
+ * reports back through it and calls nothing above itself. Returns the
+ * rcode, as kube_write_chased(). */
+typedef int (*kube_chase_write_fn)(kq *q, const krrvec *ans, const krrvec *extra);
+/* Run q's chases, then answer with write (never NULL). Takes over q's
  * chases and arena, ans and extra (the caller frees none of them). Returns
  * the rcode when every chase finished at once, else REQ_ASYNC: the request
  * is finished later with req_finish(), from its event base. */
-int kube_chase_run(kq *q, krrvec *ans, krrvec *extra);
+int kube_chase_run(kq *q, krrvec *ans, krrvec *extra, kube_chase_write_fn write);
 /* Free the chases of a query that will not run them. */
 void kube_chase_free(kq *q);
 /* answer.c: write the answer whose chases finished, each placeholder

@@ -19,7 +19,8 @@
  *   other   an A lookup decides NODATA vs NXDOMAIN (without chasing
  *           out-of-zone targets: their records would not be used)
  * A name error goes to the next plugin when fallthrough covers the name,
- * else SERVFAIL+SOA before the watches synced, else NXDOMAIN+SOA. No records
+ * else SERVFAIL+SOA before the watches synced, else NXDOMAIN+SOA (the rcode
+ * from kube_name_error_rcode(), context.c). No records
  * is NODATA (NOERROR+SOA). Owners repeat the qname as asked.
  */
 #include <arpa/inet.h>
@@ -531,7 +532,7 @@ int kube_serve(const handler *h, dns_req *r)
             kq_free(&q, &ans, &extra);
             return plugin_next(h, r);
         }
-        rc = write_soa_reply(&q, kube_synced(k) ? RC_NXDOMAIN : RC_SERVFAIL);
+        rc = write_soa_reply(&q, kube_name_error_rcode(k));
     } else if (err != K_OK) {
         rc = RC_SERVFAIL;
     } else if (q.want_soa) {

@@ -360,3 +360,11 @@ int kube_synced(kube *k)
     }
     return 0;
 }
+
+/* The one place of the rule "SERVFAIL until the watches sync": a name the
+ * cluster does not have is NXDOMAIN only once every watch listed; before,
+ * the plugin cannot tell "absent" from "not listed yet" (CoreDNS). */
+int kube_name_error_rcode(kube *k)
+{
+    return kube_synced(k) ? RC_NXDOMAIN : RC_SERVFAIL;
+}

@@ -16,7 +16,7 @@ src_plugin_libplugins_a_SOURCES += \
 	src/plugin/kubernetes/external.c \
 	src/plugin/kubernetes/context.c \
 	src/plugin/kubernetes/metadata.c \
-	src/plugin/kubernetes/scratch.c \
+	src/plugin/kubernetes/scratch.c src/plugin/kubernetes/scratch.h \
 	src/plugin/kubernetes/zone.c \
 	src/plugin/kubernetes/programming.c
 EXTRA_DIST += src/plugin/kubernetes/README.md

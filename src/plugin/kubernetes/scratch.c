@@ -1,6 +1,6 @@
 /*
  * scratch.c — the per-query scratch containers every file of the plugin
- * uses (declared in scratch.h): the arena (karena), entry vectors (kvec),
+ * uses (declared in scratch.h, which says who owns what): the arena (karena), entry vectors (kvec),
  * record lists (krrvec) and dedup sets (kset). Calls nothing of the plugin.
  */
 #include <stdint.h>

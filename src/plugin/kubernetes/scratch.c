@@ -3,6 +3,7 @@
  * uses (declared in scratch.h, which says who owns what): the arena (karena), entry vectors (kvec),
  * record lists (krrvec) and dedup sets (kset). Calls nothing of the plugin.
  */
+#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@ struct kblk {
 
 void *karena_alloc(karena *a, size_t n)
 {
+    assert(a && (!a->head || a->head->used <= a->head->cap));
     n = (n + 7) & ~(size_t)7;
     struct kblk *b = a->head;
     if (!b || b->used + n > b->cap) {
@@ -55,6 +57,7 @@ const uint8_t *karena_dname(karena *a, const uint8_t *dn)
 
 int kvec_push(kvec *v, const kentry *e)
 {
+    assert(v && e && v->n <= v->cap && (v->cap == 0 || v->v));
     if (v->n == v->cap) {
         size_t cap = v->cap ? v->cap * 2 : 16;
         kentry *nv = realloc(v->v, cap * sizeof *nv);
@@ -106,6 +109,7 @@ int kset_has(const kset *s, const krrvec *v, uint32_t h, kset_eq eq, const krr *
 {
     if (!s->cap)
         return 0;
+    assert((s->cap & (s->cap - 1)) == 0 && s->n * 2 <= s->cap); /* never full */
     for (size_t i = h & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
         if (!s->slot[i])
             return 0;
@@ -126,6 +130,7 @@ static void kset_put(kset *s, uint32_t h, size_t idx)
 
 int kset_add(kset *s, uint32_t h, size_t idx)
 {
+    assert(s && (s->cap & (s->cap - 1)) == 0 && s->n * 2 <= s->cap);
     if (idx >= UINT32_MAX)
         return -1;
     if ((s->n + 1) * 2 > s->cap) {
@@ -155,6 +160,7 @@ int kset_add(kset *s, uint32_t h, size_t idx)
 
 int krr_push(krrvec *v, const krr *rr)
 {
+    assert(v && rr && v->n <= v->cap && (v->cap == 0 || v->v));
     if (v->n == v->cap) {
         size_t cap = v->cap ? v->cap * 2 : 16;
         krr *nv = realloc(v->v, cap * sizeof *nv);

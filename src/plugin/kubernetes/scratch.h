@@ -17,6 +17,10 @@
  * pointers into a vector until its next push. Push and alloc functions
  * return 0 (or the memory) on success and -1 (NULL) when out of memory,
  * leaving the container as it was.
+ *
+ * Invariants, asserted in scratch.c: a vector's n <= cap, with storage
+ * once cap > 0; a set's cap is 0 or a power of two, and the set is at most
+ * half full (so a probe always ends at an empty slot).
  */
 #ifndef TOPODNS_KUBERNETES_SCRATCH_H
 #define TOPODNS_KUBERNETES_SCRATCH_H

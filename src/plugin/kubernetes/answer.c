@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/context.h"
+#include "plugin/kubernetes/chase.h"
 #include "topology/topology.h"
 
 static int is_name_error(int e)

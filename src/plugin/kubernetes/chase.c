@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/chase.h"
 #include "server/lookup.h"
 
 /* A query waiting for its chases. */

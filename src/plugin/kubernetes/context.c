@@ -36,6 +36,7 @@
 #include "common/log.h"
 #include "k8s/k8s.h"
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/context.h"
 #include "server/metrics.h"
 #include "server/server.h"
 #include "topology/topology.h"

@@ -34,6 +34,7 @@
 #include <cjson/cJSON.h>
 #include "k8s/k8s.h"
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/context.h"
 #include "cluster/decode.h"
 #include "topology/topology.h"
 #include "common/log.h"

@@ -37,6 +37,10 @@
  *   zone.c        which plugin zone a name is under (kube_match_zone)
  *   programming.c the DNS programming latency metric of a slice
  *
+ * Layers with a header of their own: scratch.h (the containers, at the
+ * bottom), context.h (the cluster context and the sync rule), chase.h (the
+ * chase and its callback); each includes this one or is included by it.
+ *
  * Calls run one way (README.md, "File layering"): kubernetes.c above the
  * rest, answer.c above lookup/ptr/apex/chase/rendered, scratch.c at the
  * bottom; chase.c answers through the callback answer.c hands it.
@@ -152,53 +156,11 @@ typedef struct kube {
     struct ktopo *topo_cache[KREND_MAX_WORKERS];
 } kube;
 
-/* ---- the cluster context (context.c) --------------------------------------
- * What a kubernetes plugin instance serves from: the store and the API
- * client that writes it (one API thread, one reflector per watched
- * resource). Made at start — or, on a reload whose kubernetes stanza,
- * zones and topology labels are the same as the running instance's,
- * adopted from it, so the new instance is synced at once, relists nothing
- * and holds no second copy of the cluster. Reference counted by the plugin
- * instances that hold it (changed on the loading thread only); the last
- * one stops the API thread and then frees the store. */
-typedef struct kube_ctx {
-    int refs;                       /* plugin instances holding it */
-    char *fingerprint;              /* what it was built from (kube_fingerprint) */
-    store *st;
-    struct k8s_client *client;      /* NULL until started (never, in unit tests) */
-    struct kref *handlers;          /* the reflectors' handler contexts */
-    atomic_int synced;              /* every watch listed once */
-    struct metric_family *m_programming;
-    /* renewal (context.c): the API thread writes these; renew is read
-     * by the loading thread too (find_same skips a context being renewed) */
-    const struct server_env *env;   /* outlives every instance; NULL in unit tests */
-    size_t strings_base;            /* string table after the first sync; 0 before */
-    size_t renew_at;                /* ask for a renewal at this size */
-    atomic_int renew;
-} kube_ctx;
-
-/* What a context depends on: the stanza's tokens, the zones, whether
- * topology is on, its labels and its node (node-local mode). malloc'd. */
-char *kube_fingerprint(const kube *k);
-/* The context of k: adopted from prev (the instance being replaced, may be
- * NULL) when one there has the same fingerprint, else a new one (store
- * only; kube_ctx_start() starts its API client). 0, or -1. */
-int kube_ctx_attach(kube *k, struct instance *prev);
-/* Start the API client and its watches. 0, or -1 with err. */
-int kube_ctx_start(kube *k, char *err, size_t errlen);
-/* Drop k's reference (the last one frees the context). */
-void kube_ctx_detach(kube *k);
 
 /* setup.c */
 int kube_setup(cf_disp *d, setup_ctx *ctx, void **inst);
 void kube_free_config(kube *k);
 
-/* context.c: 1 once every watch of k's context listed (sticky), else 0.
- * Any thread. */
-int kube_synced(kube *k);
-/* context.c: the rcode of a name error (no fallthrough): NXDOMAIN once
- * synced, SERVFAIL before: the rule lives here only. */
-int kube_name_error_rcode(kube *k);
 /* kubernetes.c */
 /* Our own non-loopback addresses (bind list, getifaddrs, or the
  * TOPODNS_SELF_IPS override), computed once. */
@@ -342,31 +304,6 @@ void kube_rend_store(kq *q, const uint8_t *low, const krrvec *ans, uint64_t sver
 /* Free every worker's memo (destroy: the workers stopped). */
 void kube_rend_free(kube *k);
 
-/* chase.c: out-of-zone ExternalName targets resolved through the server's
- * chain from the top, without blocking (see the top of chase.c). */
-#define KUBE_CHASE_DEPTH 4          /* nested chases at most */
-/* Note a query for name/qtype that the answer being built needs: its
- * index in q->chases, or -1 when none can be made (nesting limit, no
- * instance, out of memory: the caller drops the CNAME). */
-int kube_chase_add(kq *q, const uint8_t *name, uint16_t qtype);
-/* The reply to chase i once it finished, or NULL (not kept). */
-const dns_msg *kube_chase_reply(const kq *q, int i);
-/* How a query whose chases finished is answered: the caller of
- * kube_chase_run() says (answer.c passes kube_write_chased), so that chase.c
- * reports back through it and calls nothing above itself. Returns the
- * rcode, as kube_write_chased(). */
-typedef int (*kube_chase_write_fn)(kq *q, const krrvec *ans, const krrvec *extra);
-/* Run q's chases, then answer with write (never NULL). Takes over q's
- * chases and arena, ans and extra (the caller frees none of them). Returns
- * the rcode when every chase finished at once, else REQ_ASYNC: the request
- * is finished later with req_finish(), from its event base. */
-int kube_chase_run(kq *q, krrvec *ans, krrvec *extra, kube_chase_write_fn write);
-/* Free the chases of a query that will not run them. */
-void kube_chase_free(kq *q);
-/* answer.c: write the answer whose chases finished, each placeholder
- * replaced by its upstream's answer records. The rcode, or SERVFAIL
- * without writing when a reply could not be copied. */
-int kube_write_chased(kq *q, const krrvec *ans, const krrvec *extra);
 
 /* xfr.c: publish the instance's zones as a transfer source in its block
  * (src/server/transfer.h; at setup). 0, or -1. */

@@ -29,6 +29,7 @@
  * and broken), the old instance keeps serving, and the request is made
  * again after as much growth again.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,6 +343,7 @@ void kube_ctx_detach(kube *k)
     kube_ctx *c = k->ctx;
     k->ctx = NULL;
     k->st = NULL;
+    assert(!c || c->refs > 0);
     if (c && --c->refs == 0)
         ctx_free(c);
 }

@@ -22,7 +22,8 @@
  * instances that hold it (changed on the loading thread only); the last
  * one stops the API thread and then frees the store. */
 typedef struct kube_ctx {
-    int refs;                       /* plugin instances holding it */
+    int refs;                       /* plugin instances holding it (> 0
+                                     * while any does: asserted on detach) */
     char *fingerprint;              /* what it was built from (kube_fingerprint) */
     store *st;
     struct k8s_client *client;      /* NULL until started (never, in unit tests) */

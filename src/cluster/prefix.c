@@ -18,7 +18,7 @@
 typedef struct pfx_owner {
     UT_hash_handle hh;
     const char *node;
-    st_cidr *c;
+    cidr *c;                        /* the owner's ranges, host bits clear */
     size_t n;
     char name[];
 } pfx_owner;
@@ -58,18 +58,6 @@ static void mask(uint8_t *a, int family, int bits)
     }
     for (int i = len; i < 16; i++)
         a[i] = 0;
-}
-
-int st_parse_cidr(const char *text, st_cidr *out)
-{
-    cidr c;
-    memset(out, 0, sizeof *out);
-    if (!text || cidr_parse_host(text, &c) < 0)
-        return -1;
-    out->net.family = c.family == AF_INET ? 4 : 6;
-    memcpy(out->net.addr, c.addr, sizeof out->net.addr);
-    out->bits = (uint8_t)c.bits;
-    return 0;
 }
 
 pfx_index *pfx_new(void)
@@ -121,8 +109,9 @@ static int publish(pfx_index *x)
         HASH_ITER(hh, x->owners, o, tmp)
             for (size_t i = 0; i < o->n; i++) {
                 pfx_ent *e = &t->ents[t->n++];
-                memcpy(e->net, o->c[i].net.addr, 16);
-                e->family = o->c[i].net.family;
+                assert(o->c[i].family == AF_INET || o->c[i].family == AF_INET6);
+                memcpy(e->net, o->c[i].addr, 16);
+                e->family = o->c[i].family == AF_INET ? 4 : 6;  /* st_ip's */
                 e->bits = o->c[i].bits;
                 e->node = o->node;
             }
@@ -146,7 +135,7 @@ static int publish(pfx_index *x)
     return 0;
 }
 
-static int same(const pfx_owner *o, const char *node, const st_cidr *c, size_t n)
+static int same(const pfx_owner *o, const char *node, const cidr *c, size_t n)
 {
     if (!o)
         return n == 0;
@@ -155,18 +144,18 @@ static int same(const pfx_owner *o, const char *node, const st_cidr *c, size_t n
     return n == 0 || memcmp(o->c, c, n * sizeof *c) == 0;
 }
 
-int pfx_set(pfx_index *x, const char *owner, const char *node, const st_cidr *c, size_t n)
+int pfx_set(pfx_index *x, const char *owner, const char *node, const cidr *c, size_t n)
 {
-    st_cidr *keep = NULL;
+    cidr *keep = NULL;
     size_t nk = 0;
     if (n && !(keep = calloc(n, sizeof *keep)))
         return -1;
     for (size_t i = 0; i < n; i++) {
-        int fam = c[i].net.family;
-        if ((fam != 4 && fam != 6) || c[i].bits > (fam == 4 ? 32 : 128))
+        int fam = c[i].family == AF_INET ? 4 : c[i].family == AF_INET6 ? 6 : 0;
+        if (!fam || c[i].bits > (fam == 4 ? 32u : 128u))
             continue;
         keep[nk] = c[i];
-        mask(keep[nk].net.addr, fam, c[i].bits);
+        mask(keep[nk].addr, fam, (int)c[i].bits);
         nk++;
     }
     pfx_owner *o;

@@ -42,7 +42,7 @@ void pfx_free(pfx_index *x);
  * were already so, -1 out of memory (the owner unchanged; or, when only
  * the new table could not be made, readers keep the old one until the
  * next change publishes). */
-int pfx_set(pfx_index *x, const char *owner, const char *node, const st_cidr *c, size_t n);
+int pfx_set(pfx_index *x, const char *owner, const char *node, const cidr *c, size_t n);
 /* Writer: the owner is gone (same as pfx_set with n 0). */
 void pfx_del(pfx_index *x, const char *owner);
 /* Writer: on 1, changes are kept and published only at pfx_hold(x, 0),
@@ -56,9 +56,5 @@ int pfx_hold(pfx_index *x, int on);
 const char *pfx_find(pfx_index *x, const st_ip *ip, int *bits);
 /* Ranges published (for /metrics and tests). */
 size_t pfx_count(pfx_index *x);
-
-/* "10.0.0.0/24", "fd00::/64" → *out with host bits cleared; -1 when
- * malformed (common/cidr.h's rules, Go's). A bare address is a /32 or /128. */
-int st_parse_cidr(const char *text, st_cidr *out);
 
 #endif

@@ -511,7 +511,7 @@ static void index_by_ip(merged *m)
     ip_idx *t = malloc(m->pub.n * sizeof *t);
     size_t n = 0;
     for (size_t i = 0; t && i < m->pub.n; i++)
-        if (m->pub.eps[i].node_name)
+        if (m->pub.eps[i].node)
             t[n++] = (ip_idx){ m->pub.eps[i].ip, (uint32_t)i };
     if (t && n && (m->by_ip = malloc(n * sizeof *m->by_ip))) {
         qsort(t, n, sizeof *t, ip_idx_cmp);
@@ -746,10 +746,10 @@ static void slice_attach(store *s, slice_blob *b)
  * holds its address: logged and counted once per (address, source). */
 static void conflict_check(store *s, int src, const slice_blob *b, const st_endpoint *ep)
 {
-    if (!ep->node_name)
+    if (!ep->node)
         return;
     const char *rn = pfx_find(s->ranges[src], &ep->ip, NULL);
-    if (!rn || !strcmp(rn, ep->node_name))
+    if (!rn || !strcmp(rn, st_ep_node(ep)))
         return;
     wconflict key, *e;
     memset(&key, 0, sizeof key);
@@ -760,13 +760,14 @@ static void conflict_check(store *s, int src, const slice_blob *b, const st_endp
         return;
     e->key = key.key;
     HASH_ADD(hh, s->conflicts, key, sizeof e->key, e);
+    char abuf[ST_ADDR_STRLEN];
     if (++s->nconflicts == CONFLICTS_MAX)
         log_warning("plugin/kubernetes: %d endpoint/range conflicts seen; further ones are "
                     "neither logged nor counted", CONFLICTS_MAX);
     log_warning("plugin/kubernetes: locator conflict: endpoint %s of EndpointSlice %s/%s is on "
                 "node %s, but the %s range holding it belongs to node %s: the CNI may not "
                 "allocate pod addresses from that source (clients are located in the order of "
-                "`locate`)", ep->addr ? ep->addr : "?", b->ns, b->name, ep->node_name,
+                "`locate`)", st_ep_addr(ep, abuf), b->ns, b->pub.name, st_ep_node(ep),
                 range_names[src], rn);
     if (s->opts.conflict)
         s->opts.conflict(s->opts.conflict_arg, src);
@@ -790,7 +791,7 @@ static void conflicts_scan(store *s, int src)
 }
 
 /* Owner's ranges of source src became c[0..n) on node. */
-static void ranges_set(store *s, int r, const char *owner, const char *node, const st_cidr *c,
+static void ranges_set(store *s, int r, const char *owner, const char *node, const cidr *c,
                        size_t n)
 {
     int src = resource_range[r];
@@ -804,7 +805,7 @@ static void ranges_set(store *s, int r, const char *owner, const char *node, con
 int store_upsert_slice(store *s, const cJSON *obj)
 {
     const char *why = NULL;
-    slice_blob *b = decode_slice(s->strs, obj, &why);
+    slice_blob *b = decode_slice(s->strs, obj, !s->opts.drop_pod_names, &why);
     if (!b) {
         logskip("endpointslice", obj, why);
         return -1;
@@ -817,7 +818,7 @@ int store_upsert_slice(store *s, const cJSON *obj)
         b->cluster = strtab_intern(s->strs, cl ? cl : "");
         b->mcs = 1;
     }
-    wrec *w = rec_get(s, R_SLICE, b->ns, b->name, 1);
+    wrec *w = rec_get(s, R_SLICE, b->ns, b->pub.name, 1);
     if (!w) {
         decode_slice_unref(b);
         return -1;
@@ -1251,7 +1252,7 @@ static void remove_svcimport(store *s, wrec *w)
 static int upsert_range_obj(store *s, int r, const cJSON *obj, const char *what)
 {
     const char *why = NULL, *node = NULL;
-    st_cidr c[8];
+    cidr c[8];
     int n = r == R_CILIUM ? decode_ciliumnode(obj, c, 8, &why)
                           : decode_blockaffinity(obj, c, &node, &why);
     if (n < 0) {
@@ -1455,8 +1456,8 @@ static const char *merged_node_of(const merged *m, const st_ip *ip)
     const st_endpoint *eps = m->pub.eps;
     if (!m->by_ip) {
         for (size_t j = 0; j < m->pub.n; j++)
-            if (eps[j].node_name && memcmp(&eps[j].ip, ip, sizeof *ip) == 0)
-                return eps[j].node_name;
+            if (eps[j].node && memcmp(&eps[j].ip, ip, sizeof *ip) == 0)
+                return st_ep_node(&eps[j]);
         return NULL;
     }
     size_t lo = 0, hi = m->nby_ip;
@@ -1468,7 +1469,7 @@ static const char *merged_node_of(const merged *m, const st_ip *ip)
             hi = mid;
     }
     return lo < m->nby_ip && !memcmp(&eps[m->by_ip[lo]].ip, ip, sizeof *ip)
-               ? eps[m->by_ip[lo]].node_name : NULL;
+               ? st_ep_node(&eps[m->by_ip[lo]]) : NULL;
 }
 
 const char *store_endpoint_node(store *s, const st_ip *ip)
@@ -1577,6 +1578,7 @@ store *store_new(const store_opts *opts)
     s->opts.multicluster = opts && opts->multicluster;
     s->opts.conflict = opts ? opts->conflict : NULL;
     s->opts.conflict_arg = opts ? opts->conflict_arg : NULL;
+    s->opts.drop_pod_names = opts && opts->drop_pod_names;
     for (int i = 0; i < ST_RANGE_COUNT; i++)
         if (!(s->ranges[i] = pfx_new())) {
             store_free(s);

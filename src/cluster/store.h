@@ -45,8 +45,10 @@
 #ifndef TOPODNS_STORE_H
 #define TOPODNS_STORE_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "common/cidr.h"
 
 struct cJSON;
 
@@ -55,11 +57,9 @@ typedef struct st_ip {
     uint8_t addr[16];               /* IPv4 in the first 4 octets */
 } st_ip;
 
-/* An address range: net with the host bits clear, bits its prefix length. */
-typedef struct st_cidr {
-    st_ip net;
-    uint8_t bits;
-} st_cidr;
+/* An address range is common/cidr.h's cidr (its one parser, Go's rules):
+ * the network with the host bits clear, its prefix length, AF_INET or
+ * AF_INET6. */
 
 enum { ST_TCP = 6, ST_UDP = 17, ST_SCTP = 132 };
 
@@ -73,27 +73,100 @@ typedef struct st_label {
     const char *key, *value;        /* interned */
 } st_label;
 
-typedef struct st_endpoint {
-    /* pointers first, then the address and the small fields: 96 bytes
-     * (150,000 of them in a large cluster, docs/benchmarks.md) */
-    const char *addr;               /* the address as written in the slice */
-    const char *hostname;           /* NULL when unset */
-    const char *pod_name;           /* targetRef name when kind Pod and < 64 chars */
-    const char *node_name;          /* interned; NULL when unset */
-    const char *zone;               /* interned, lower-cased; NULL when unset */
-    const char *const *hint_zones;  /* hints.forZones names (interned) */
-    const char *const *hint_nodes;  /* hints.forNodes names (interned) */
-    const st_port *ports;           /* its slice's ports (one sentinel -1 when none) */
-    const char *slice;              /* slice name (for explain) */
-    st_ip ip;
-    uint8_t n_hint_zones, n_hint_nodes;    /* the API allows at most 8 each */
+/* What the endpoints of one EndpointSlice share (one per slice, in the
+ * slice's block, decode.h): readers reach it through st_endpoint.sl and the
+ * st_ep_*() accessors below, never by hand. Immutable once published; freed
+ * with the slice (after every view using it is gone). */
+typedef struct st_hints {
+    uint32_t zones, nodes;          /* offsets into st_slice.hnames */
+    uint8_t nzones, nnodes;         /* the API allows at most 8 each */
+} st_hints;
+
+typedef struct st_slice {
+    const char *name;               /* slice name (for explain) */
+    const st_port *ports;           /* its ports (one sentinel -1 when none) */
+    const char *const *names;       /* node and zone names (interned), [0] = NULL */
+    const st_hints *hints;          /* hint sets, [0] = none */
+    const char *const *hnames;      /* hint names (interned) */
+    const char *pool;               /* endpoints' strings (st_endpoint.str) */
     uint16_t nports;
+    uint16_t nnames, nhints;        /* entries of names[] and hints[] */
+} st_slice;
+
+/* One address of an EndpointSlice endpoint: 40 bytes (150,000 of them in a
+ * large cluster, docs/benchmarks.md). Node, zone and hints are indexes into
+ * the slice's tables, the strings one offset into its pool:
+ * "hostname\0" if has_host, then "pod\0" if has_pod and not pod_is_host,
+ * then the address text "a.b.c.d\0" if addr_text (when the slice wrote it
+ * in a form other than inet_ntop's of ip; else the text is derived). */
+typedef struct st_endpoint {
+    const st_slice *sl;             /* its slice */
+    uint32_t str;                   /* offset into sl->pool */
+    uint16_t node, zone;            /* into sl->names; 0: unset */
+    uint16_t hints;                 /* into sl->hints; 0: no hint names */
     uint8_t has_hints : 1;          /* the endpoint carried a hints object */
     uint8_t ready : 1, serving : 1, terminating : 1;    /* conditions (ready unset → 1) */
     uint8_t ready_unset : 1;        /* the slice gave no ready condition: a
                                      * consumer counts it as ready, a hint
                                      * producer does not hint it */
+    uint8_t has_host : 1, has_pod : 1, pod_is_host : 1;
+    uint8_t addr_text : 1;
+    st_ip ip;
 } st_endpoint;
+_Static_assert(sizeof(st_endpoint) <= 40, "st_endpoint is 40 bytes");
+
+/* The accessors (any reader, inside its read section). */
+static inline const char *st_ep_node(const st_endpoint *ep)    /* NULL when unset */
+{
+    assert(ep->node < ep->sl->nnames && (ep->node == 0) == (ep->sl->names[ep->node] == NULL));
+    return ep->sl->names[ep->node];
+}
+static inline const char *st_ep_zone(const st_endpoint *ep)    /* lower-cased; NULL when unset */
+{
+    assert(ep->zone < ep->sl->nnames && (ep->zone == 0) == (ep->sl->names[ep->zone] == NULL));
+    return ep->sl->names[ep->zone];
+}
+static inline const char *st_ep_hostname(const st_endpoint *ep)    /* NULL when unset */
+{
+    return ep->has_host ? ep->sl->pool + ep->str : NULL;
+}
+/* targetRef name when kind Pod and < 64 chars, else NULL (always NULL
+ * with store_opts.drop_pod_names). */
+const char *st_ep_pod(const st_endpoint *ep);
+/* The address as the slice wrote it: in buf (ST_ADDR_STRLEN) or the pool. */
+enum { ST_ADDR_STRLEN = 46 };
+const char *st_ep_addr(const st_endpoint *ep, char *buf);
+static inline const st_port *st_ep_ports(const st_endpoint *ep)
+{
+    return ep->sl->ports;
+}
+static inline uint16_t st_ep_nports(const st_endpoint *ep)
+{
+    return ep->sl->nports;
+}
+static inline const char *st_ep_slice(const st_endpoint *ep)
+{
+    return ep->sl->name;
+}
+/* hints.forZones / hints.forNodes names (interned) and their counts. */
+static inline uint8_t st_ep_n_hint_zones(const st_endpoint *ep)
+{
+    assert(ep->hints < ep->sl->nhints && (ep->hints == 0 || ep->has_hints));
+    return ep->sl->hints[ep->hints].nzones;
+}
+static inline const char *const *st_ep_hint_zones(const st_endpoint *ep)
+{
+    return ep->sl->hnames + ep->sl->hints[ep->hints].zones;
+}
+static inline uint8_t st_ep_n_hint_nodes(const st_endpoint *ep)
+{
+    assert(ep->hints < ep->sl->nhints && (ep->hints == 0 || ep->has_hints));
+    return ep->sl->hints[ep->hints].nnodes;
+}
+static inline const char *const *st_ep_hint_nodes(const st_endpoint *ep)
+{
+    return ep->sl->hnames + ep->sl->hints[ep->hints].nodes;
+}
 
 typedef struct st_endpoints {
     const char *ns, *service;
@@ -155,7 +228,7 @@ typedef struct st_node {
     const st_ip *addrs;
     uint8_t naddrs;
     uint8_t ncidrs;                 /* spec.podCIDRs (or spec.podCIDR), at most 8 */
-    const st_cidr *cidrs;
+    const cidr *cidrs;
 } st_node;
 
 typedef struct st_namespace {
@@ -198,6 +271,11 @@ typedef struct store_opts {
      * NULL: only logged. conflict_arg must outlive the store. */
     void (*conflict)(void *arg, int source);
     void *conflict_arg;
+    /* Keep no targetRef pod names of EndpointSlice endpoints (st_ep_pod()
+     * is then NULL): for a reader that never names an endpoint by its pod
+     * (the kubernetes plugin without endpoint_pod_names), about 27 bytes
+     * per endpoint less. */
+    int drop_pod_names;
 } store_opts;
 
 /* The range sources of the client locator (prefix.h). */

@@ -144,6 +144,17 @@ cJSON *jarena_parse_lenient(const char *text, size_t len, const struct jsel *rul
     return doc;
 }
 
+size_t jarena_used(void)
+{
+    size_t n = 0;
+    for (const chunk *c = arena; c; c = c->next) {
+        n += c->p - c->lo;
+        if (c == cur)
+            break;                      /* later chunks: rewound, unused */
+    }
+    return n;
+}
+
 void jarena_delete(cJSON *doc)
 {
     if (foreign)

@@ -36,6 +36,9 @@ struct cJSON *jarena_parse_sel(const char *text, size_t len, const struct jsel *
  * this thread's arena, paired with jarena_release(). */
 struct cJSON *jarena_parse_lenient(const char *text, size_t len, const struct jsel *rule,
                                    unsigned *skipped);
+/* Bytes of this thread's arena the trees parsed since the last rewind
+ * take (the reflector sizes its list pages by it). */
+size_t jarena_used(void);
 /* cJSON_Delete for a tree from jarena_parse(): skips the walk when every
  * node is arena memory (no cJSON allocation on this thread outside the
  * arena since the parse, e.g. by a handler adding an item). */

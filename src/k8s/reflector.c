@@ -3,7 +3,10 @@
  * client-go's reflector does; pure protocol logic, no I/O (reflector.h).
  *
  * States:
- *   LIST   GET PATH?limit=500[&continue=T][&labelSelector=S]. The first page
+ *   LIST   GET PATH?limit=N[&continue=T][&labelSelector=S]: N is 100 for a
+ *          list's first page, then REFL_PAGE_BYTES over the bytes of text
+ *          and parsed tree per object of the page before (20..500
+ *          objects), so a page's text and tree stay small whatever the kind. The first page
  *          of a list calls relist_begin, the last one (no continue token)
  *          relist_end and records metadata.resourceVersion, then WATCH.
  *          The next page is requested as soon as a page is parsed, before
@@ -72,6 +75,8 @@
 #include "k8s/jsonsel.h"
 #include "k8s/reflector.h"
 #include "common/log.h"
+#include "common/sbuf.h"
+#include "common/vec.h"
 
 enum { RS_IDLE, RS_LIST, RS_WATCH, RS_WAIT };
 
@@ -88,6 +93,7 @@ struct refl {
     char list_rv[RV_LEN];       /* the first page's version of this list */
     char prev_rv[RV_LEN];       /* rv when the current list began (logs) */
     char *cont;                 /* continue token of the next page */
+    int limit;                  /* objects the next page asks for */
     atomic_int synced;
     long status;
     double retry_after;         /* < 0: none */
@@ -102,32 +108,8 @@ struct refl {
     double backoff, last_fail;  /* last_fail < 0: never failed */
     int missing;                /* the last list was a 404 (logged once) */
 };
-
 /* ---- small helpers ------------------------------------------------------------------ */
 
-typedef struct sbuf {
-    char *s;
-    size_t len, cap;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t nc = b->cap ? b->cap : 256;
-        while (nc < b->len + n + 1)
-            nc *= 2;
-        char *ns = realloc(b->s, nc);
-        if (!ns)
-            return;
-        b->s = ns;
-        b->cap = nc;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void sb_str(sbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
 
 /* Append s percent-encoded (RFC 3986 unreserved characters kept). */
 static void sb_escaped(sbuf *b, const char *s)
@@ -137,10 +119,10 @@ static void sb_escaped(sbuf *b, const char *s)
         unsigned char c = (unsigned char)*s;
         if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
             c == '-' || c == '.' || c == '_' || c == '~') {
-            sb_add(b, (const char *)&c, 1);
+            sbuf_add(b, (const char *)&c, 1);
         } else {
             char e[3] = { '%', hex[c >> 4], hex[c & 15] };
-            sb_add(b, e, 3);
+            sbuf_add(b, e, 3);
         }
     }
 }
@@ -246,17 +228,7 @@ static int body_too_large(refl *r)
 
 static int buf_reserve(refl *r, size_t need)
 {
-    if (need <= r->cap)
-        return 0;
-    size_t nc = r->cap ? r->cap : 65536;
-    while (nc < need)
-        nc *= 2;
-    char *nb = realloc(r->buf, nc);
-    if (!nb)
-        return -1;
-    r->buf = nb;
-    r->cap = nc;
-    return 0;
+    return VEC_RESERVE_FROM(r->buf, r->cap, need, 65536);
 }
 
 /* A list page of 500 pods needs a few MB; watch lines are small. Give the
@@ -278,11 +250,11 @@ static void fail(refl *r);
 static void request(refl *r, int state, sbuf *url)
 {
     if (r->selector) {
-        sb_str(url, "&labelSelector=");
+        sbuf_str(url, "&labelSelector=");
         sb_escaped(url, r->selector);
     }
     if (r->fields) {
-        sb_str(url, "&fieldSelector=");
+        sbuf_str(url, "&fieldSelector=");
         sb_escaped(url, r->fields);
     }
     r->state = state;
@@ -290,8 +262,8 @@ static void request(refl *r, int state, sbuf *url)
     r->skipping = 0;
     r->status = 0;
     r->retry_after = -1;
-    int rc = url->s ? r->ops->start(r->ctx, url->s) : -1;
-    free(url->s);
+    int rc = url->p && !url->oom ? r->ops->start(r->ctx, url->p) : -1;
+    free(url->p);
     if (rc < 0) {
         log_warning("plugin/kubernetes: %s: cannot start a request", r->resource);
         fail(r);
@@ -302,12 +274,14 @@ static void start_list(refl *r)
 {
     sbuf url = { 0 };
     char lim[32];
-    snprintf(lim, sizeof lim, "?limit=%d", REFL_PAGE_SIZE);
-    sb_str(&url, r->base);
-    sb_str(&url, r->path);
-    sb_str(&url, lim);
+    if (!r->cont || r->limit < REFL_PAGE_MIN || r->limit > REFL_PAGE_SIZE)
+        r->limit = REFL_PAGE_FIRST;
+    snprintf(lim, sizeof lim, "?limit=%d", r->limit);
+    sbuf_str(&url, r->base);
+    sbuf_str(&url, r->path);
+    sbuf_str(&url, lim);
     if (r->cont) {
-        sb_str(&url, "&continue=");
+        sbuf_str(&url, "&continue=");
         sb_escaped(&url, r->cont);
     }
     request(r, RS_LIST, &url);
@@ -321,12 +295,12 @@ static void start_watch(refl *r)
     int t = REFL_TIMEOUT_MIN + (int)(r->ops->random(r->ctx) * span);
     if (t > REFL_TIMEOUT_MAX)
         t = REFL_TIMEOUT_MAX;
-    sb_str(&url, r->base);
-    sb_str(&url, r->path);
-    sb_str(&url, "?watch=1&resourceVersion=");
+    sbuf_str(&url, r->base);
+    sbuf_str(&url, r->path);
+    sbuf_str(&url, "?watch=1&resourceVersion=");
     sb_escaped(&url, r->rv);
     snprintf(tail, sizeof tail, "&allowWatchBookmarks=true&timeoutSeconds=%d", t);
-    sb_str(&url, tail);
+    sbuf_str(&url, tail);
     r->relist_why = NULL;
     r->restart_needed = 0;
     r->events = 0;
@@ -412,6 +386,12 @@ static void list_page(refl *r)
     const cJSON *cont = cJSON_GetObjectItemCaseSensitive(md, "continue");
     const cJSON *rv = cJSON_GetObjectItemCaseSensitive(md, "resourceVersion");
     int more = cJSON_IsString(cont) && cont->valuestring[0];
+    int nitems = cJSON_GetArraySize(items);
+    if (nitems > 0) {           /* the next page: about REFL_PAGE_BYTES */
+        size_t want = REFL_PAGE_BYTES / ((r->len + jarena_used()) / (size_t)nitems + 1);
+        r->limit = want < REFL_PAGE_MIN ? REFL_PAGE_MIN : want > REFL_PAGE_SIZE ? REFL_PAGE_SIZE
+                                                                                : (int)want;
+    }
     r->len = 0;
     if (!cJSON_IsObject(doc) || (items && !cJSON_IsArray(items) && !cJSON_IsNull(items)) ||
         (!more && !(cJSON_IsString(rv) && rv->valuestring[0]))) {

@@ -24,7 +24,16 @@
 #include <stddef.h>
 #include "k8s/k8s.h"
 
-#define REFL_PAGE_SIZE 500
+#define REFL_PAGE_SIZE 500             /* most objects a list page asks for */
+#define REFL_PAGE_FIRST 100            /* objects of a list's first page */
+#define REFL_PAGE_MIN 20               /* fewest objects a later page asks for */
+#define REFL_PAGE_BYTES (3u << 20)     /* a later page asks for about this many
+                                          bytes of text + parsed tree, from
+                                          those per object of the page before:
+                                          they are the peak of a first sync
+                                          (an EndpointSlice's tree is about 5
+                                          times its text; a pod's, of which
+                                          little is kept, a fraction) */
 #define REFL_MAX_PAGES 10000          /* a list of more pages (5 million
                                           objects) is a server looping: restart */
 #define REFL_MAX_PAGES_TEXT "10000"

@@ -2,11 +2,11 @@
  * zone.c — see zone.h.
  */
 #include <assert.h>
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include "common/cidr.h"
 #include "server/zone.h"
 
 static int normalize(const char *text, char *out)
@@ -39,36 +39,17 @@ static void rev6(const uint8_t *a, int bits, char *out)
     strcpy(p, "ip6.arpa.");
 }
 
+/* A CIDR key (common/cidr.h's parser, Go's rules: `/+8`, `/ 8` and a
+ * zone index are refused) → its reverse zones. */
 static int from_cidr(const char *text, char (**res)[DNAME_STR_MAX])
 {
-    char addr[64];
-    const char *slash = strchr(text, '/');
-    size_t al = (size_t)(slash - text);
-    if (strchr(slash + 1, '/'))
+    cidr c;
+    if (cidr_parse(text, &c) < 0)
         return -1;
-    if (al == 0 || al >= sizeof addr)
-        return -1;
-    memcpy(addr, text, al);
-    addr[al] = '\0';
-    char *end;
-    if (!isdigit((unsigned char)slash[1]))      /* no sign, no space */
-        return -1;
-    long bits = strtol(slash + 1, &end, 10);
-    if (*end)
-        return -1;
-    uint8_t a[16] = {0};
-    int v6;
-    if (inet_pton(AF_INET, addr, a) == 1) {
-        if (bits < 0 || bits > 32)
-            return -1;
-        v6 = 0;
-    } else if (inet_pton(AF_INET6, addr, a) == 1) {
-        if (bits < 0 || bits > 128)
-            return -1;
-        v6 = 1;
-    } else {
-        return -1;
-    }
+    assert(c.family == AF_INET || c.family == AF_INET6);
+    int v6 = c.family == AF_INET6;
+    long bits = (long)c.bits;
+    const uint8_t *a = c.addr;
     int unit = v6 ? 4 : 8;
     int up = (int)((bits + unit - 1) / unit) * unit;     /* next boundary */
     int count = 1 << (up - (int)bits);

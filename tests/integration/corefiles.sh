@@ -100,6 +100,7 @@ bad() {   # NAME TEXT EXPECTED
 bad cidr-arg ".:$(free_port) {\n    kubernetes cluster.local 10.233.0.0/33 {\n        endpoint $KS\n    }\n}\n" \
     "2: invalid CIDR '10.233.0.0/33'"
 bad cidr-key "10.0.0.0/40:$(free_port) {\n    whoami\n}\n" "1: invalid CIDR in server key near '10.0.0.0/40:"
+bad cidr-key-sign "10.0.0.0/+8:$(free_port) {\n    whoami\n}\n" "1: invalid CIDR in server key near '10.0.0.0/+8:"
 bad cidr-cache ".:$(free_port) {\n    cache 30 10.0.0.0/8/8\n    whoami\n}\n" "2: plugin/cache: invalid CIDR '10.0.0.0/8/8'"
 
 # ------------------------------------------------------------------ kops IPv6

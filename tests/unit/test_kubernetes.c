@@ -24,7 +24,7 @@
 #include <cjson/cJSON.h>
 #include <event2/event.h>
 #include "plugin/kubernetes/kubernetes.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/server.h"
 #include "server/transfer.h"
 #include "testenv.h"
@@ -142,12 +142,18 @@ static void test_endpoint_names(void **state)
     kube_dashed_ip("::1", out, sizeof out);
     assert_string_equal(out, "--1");
 
-    st_endpoint ep = { 0 };
-    ep.addr = "10.1.2.3";
-    ep.pod_name = "web-0";
+    /* a slice's endpoint as decode_slice packs it (store.h): strings at
+     * one offset of the slice's pool, the address derived from ip */
+    const char *names[] = { NULL };
+    const st_hints hints[] = { { 0 } };
+    st_slice sl = { .name = "s", .names = names, .nnames = 1, .hints = hints, .nhints = 1,
+                    .pool = "host-a\0web-0\0" };
+    st_endpoint ep = { .sl = &sl, .str = 7, .has_pod = 1 };
+    assert_int_equal(st_parse_ip("10.1.2.3", &ep.ip), 0);
     assert_string_equal(kube_endpoint_name(&ep, 0, out, sizeof out), "10-1-2-3");
     assert_string_equal(kube_endpoint_name(&ep, 1, out, sizeof out), "web-0");
-    ep.hostname = "host-a";
+    ep.str = 0;
+    ep.has_host = 1;
     assert_string_equal(kube_endpoint_name(&ep, 1, out, sizeof out), "host-a");
 }
 

@@ -207,7 +207,7 @@ static refl *synced_refl(void)
     refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
     assert_non_null(r);
     refl_start(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
     respond(r, 200, NULL, list_body("100", NULL, ab));
     calls_are("begin up:a up:b end ");
     assert_true(refl_synced(r));
@@ -218,6 +218,55 @@ static refl *synced_refl(void)
 
 /* ---- lists -------------------------------------------------------------------------- */
 
+/* A later page asks for REFL_PAGE_BYTES over the bytes of text and parsed
+ * tree per object of the page before (at least REFL_PAGE_MIN objects, at most
+ * REFL_PAGE_SIZE); the first page of the next list asks for REFL_PAGE_FIRST
+ * again. */
+static char *big_page(const char *cont, int n, size_t name_len)
+{
+    size_t cap = 256 + (size_t)n * (name_len + 64);
+    char *b = malloc(cap), *name = malloc(name_len + 1);
+    assert_non_null(b);
+    assert_non_null(name);
+    memset(name, 'x', name_len);
+    name[name_len] = '\0';
+    size_t o = (size_t)snprintf(b, cap, "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"9\"%s%s%s},\"items\":[",
+                                cont ? ",\"continue\":\"" : "", cont ? cont : "", cont ? "\"" : "");
+    for (int i = 0; i < n; i++)        /* the bulk in a field the handler does not log */
+        o += (size_t)snprintf(b + o, cap - o, "%s{\"metadata\":{\"name\":\"%c\",\"resourceVersion\":\"9\","
+                              "\"annotations\":{\"x\":\"%s\"}}}", i ? "," : "", 'a' + i, name);
+    snprintf(b + o, cap - o, "]}");
+    free(name);
+    return b;
+}
+
+static void test_page_size_follows_object_size(void **state)
+{
+    (void)state;
+    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
+    refl_start(r);
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=" "100");
+    char *b = big_page("t1", 4, 20000);            /* 20 KB of text an object */
+    respond(r, 200, NULL, b);
+    free(b);
+    int lim = atoi(param(last_url(), "limit"));
+    assert_true(lim > REFL_PAGE_MIN && lim <= (int)(REFL_PAGE_BYTES / 20000) + 1);
+    b = big_page("t2", 2, 400000);                 /* 400 KB: the floor */
+    respond(r, 200, NULL, b);
+    free(b);
+    assert_int_equal(atoi(param(last_url(), "limit")), REFL_PAGE_MIN);
+    b = big_page("t3", 3, 10);                     /* small objects: the ceiling */
+    respond(r, 200, NULL, b);
+    free(b);
+    assert_int_equal(atoi(param(last_url(), "limit")), REFL_PAGE_SIZE);
+    b = big_page(NULL, 1, 10);                      /* the last page: then a watch */
+    respond(r, 200, NULL, b);
+    free(b);
+    assert_true(refl_synced(r));
+    assert_non_null(strstr(last_url(), "watch=1"));
+    refl_free(r);
+}
+
 static void test_paginated_list_then_watch(void **state)
 {
     (void)state;
@@ -227,7 +276,7 @@ static void test_paginated_list_then_watch(void **state)
     refl_start(r);
     assert_int_equal(E.nurls, 1);
     assert_string_equal(last_url(),
-                        "http://k:1/api/v1/pods?limit=500&labelSelector=app%20in%20%28x%2Cy%29%2Ctier%21%3Ddb");
+                        "http://k:1/api/v1/pods?limit=100&labelSelector=app%20in%20%28x%2Cy%29%2Ctier%21%3Ddb");
     assert_false(refl_synced(r));
     respond(r, 200, NULL, list_body(NULL, "tok/1=+", p1));
     calls_are("begin flush2 up:a up:b ");           /* page 2 asked for first */
@@ -258,7 +307,7 @@ static void test_field_selector_on_list_and_watch(void **state)
     refl *r = refl_new("http://k:1", "/api/v1/nodes", "tier=x", &H, &OPS, NULL);
     assert_int_equal(refl_set_fields(r, "metadata.name=node-a"), 0);
     refl_start(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/nodes?limit=500&labelSelector=tier%3Dx"
+    assert_string_equal(last_url(), "http://k:1/api/v1/nodes?limit=100&labelSelector=tier%3Dx"
                                     "&fieldSelector=metadata.name%3Dnode-a");
     respond(r, 200, NULL, list_body("9", NULL, p1));
     calls_are("begin up:node-a end ");
@@ -311,7 +360,7 @@ static void test_expired_continue_restarts_list(void **state)
     /* after the backoff, from the first page: a new relist (begin again) */
     assert_int_equal(E.ndelays, 1);
     refl_on_timer(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
     respond(r, 200, NULL, list_body("9", NULL, p2));
     calls_are("begin up:a up:b end ");
     assert_watch_url(last_url(), "9");
@@ -332,13 +381,13 @@ static void test_list_failures_back_off_then_list_again(void **state)
     assert_true(E.delays[0] >= 0.8 && E.delays[0] <= 1.2);
     assert_false(refl_synced(r));
     refl_on_timer(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
     /* a malformed list: wait again (doubled), list again */
     respond(r, 200, NULL, "{\"items\": [ {\"metadata\"");
     assert_int_equal(E.ndelays, 2);
     assert_true(E.delays[1] >= 1.6 && E.delays[1] <= 2.4);
     refl_on_timer(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
     /* a last page without a resourceVersion is malformed too */
     respond(r, 200, NULL, list_body(NULL, NULL, p1));
     assert_int_equal(E.ndelays, 3);
@@ -367,7 +416,7 @@ static void test_list_404_counts_as_empty(void **state)
     assert_int_equal(E.ndelays, 1);
     assert_true(E.delays[0] >= 0.8 && E.delays[0] <= 1.2);
     refl_on_timer(r);
-    assert_string_equal(last_url(), "http://k:1/apis/cilium.io/v2/ciliumnodes?limit=500");
+    assert_string_equal(last_url(), "http://k:1/apis/cilium.io/v2/ciliumnodes?limit=100");
     respond(r, 404, NULL, NULL);
     calls_are("begin end ");
     assert_int_equal(E.ndelays, 2);
@@ -509,7 +558,7 @@ static void test_error_410_event_relists_by_diff(void **state)
     /* relist after the backoff, no resourceVersion */
     assert_int_equal(E.ndelays, 1);
     refl_on_timer(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
     assert_string_equal(E.reasons, "expired ");
     respond(r, 200, NULL, list_body("200", NULL, bc));
     /* the handler drops what was not listed only at end */
@@ -524,7 +573,7 @@ static void test_http_410_and_reason_gone_relist(void **state)
     refl *r = synced_refl();
     respond(r, 410, NULL, "{\"kind\":\"Status\",\"code\":410}");
     refl_on_timer(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
     respond(r, 200, NULL, list_body("300", NULL, NULL));
     calls_are("begin end ");
     /* ERROR with reason Gone (old servers) */
@@ -534,7 +583,7 @@ static void test_http_410_and_reason_gone_relist(void **state)
     refl_on_done(r, 0);
     assert_int_equal(E.ndelays, 2);
     refl_on_timer(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
     refl_free(r);
 }
 
@@ -599,7 +648,7 @@ static const char *too_large_status(const char *rv, const char *cur)
     return b;
 }
 
-#define FIRST_PAGE "http://k:1/api/v1/pods?limit=500"
+#define FIRST_PAGE "http://k:1/api/v1/pods?limit=100"
 
 static void test_rv_order(void **state)
 {
@@ -940,7 +989,7 @@ static void test_retry_after_honoured(void **state)
     respond(r, 429, "0", NULL);
     assert_float_equal(E.delays[5], 0, 1e-9);
     refl_on_timer(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
     refl_free(r);
 }
 
@@ -1150,7 +1199,7 @@ static void test_start_failure_waits(void **state)
     assert_int_equal(E.nurls, 0);
     assert_int_equal(E.ndelays, 1);
     refl_on_timer(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
     /* a stray timer while a request is in flight does nothing */
     refl_on_timer(r);
     assert_int_equal(E.nurls, 1);
@@ -1296,6 +1345,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_paginated_list_then_watch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_page_size_follows_object_size, setup, teardown),
         cmocka_unit_test_setup_teardown(test_field_selector_on_list_and_watch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_watch_timeout_range, setup, teardown),
         cmocka_unit_test_setup_teardown(test_expired_continue_restarts_list, setup, teardown),

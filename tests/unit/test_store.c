@@ -244,6 +244,109 @@ static void test_service_many_ports(void **state)
     }
 }
 
+/* The packed endpoint (store.h): node, zone and hint sets are indexes into
+ * tables of their slice, shared by its endpoints; the strings sit at one
+ * offset of the slice's pool; the address text is kept only when the slice
+ * did not write it as inet_ntop would; a merged view of two slices keeps
+ * each endpoint's own slice (name, ports). */
+static void test_endpoint_packing(void **state)
+{
+    (void)state;
+    assert_true(sizeof(st_endpoint) <= 40);
+    assert_int_equal(apply(store_upsert_slice,
+        "{\"metadata\":{\"name\":\"w-1\",\"namespace\":\"shop\",\"labels\":{\"kubernetes.io/service-name\":\"w\"}},"
+        "\"addressType\":\"IPv6\",\"endpoints\":["
+        "{\"addresses\":[\"FD00:0::1\",\"fd00::2\"],\"nodeName\":\"n1\",\"zone\":\"Z1\",\"hostname\":\"h\","
+        "\"targetRef\":{\"kind\":\"Pod\",\"name\":\"pod-a\"},"
+        "\"hints\":{\"forZones\":[{\"name\":\"z1\"}]}},"
+        "{\"addresses\":[\"fd00::3\"],\"nodeName\":\"n2\",\"zone\":\"z1\","
+        "\"targetRef\":{\"kind\":\"Pod\",\"name\":\"pod-b\"},\"hints\":{\"forZones\":[{\"name\":\"z1\"}]}},"
+        "{\"addresses\":[\"fd00::4\"],\"nodeName\":\"n1\",\"hints\":{}}],"
+        "\"ports\":[{\"name\":\"a\",\"port\":80}]}"), 0);
+    assert_int_equal(apply(store_upsert_slice,
+        "{\"metadata\":{\"name\":\"w-2\",\"namespace\":\"shop\",\"labels\":{\"kubernetes.io/service-name\":\"w\"}},"
+        "\"addressType\":\"IPv4\",\"endpoints\":[{\"addresses\":[\"10.0.0.9\"],\"nodeName\":\"n2\"}],"
+        "\"ports\":[{\"name\":\"b\",\"port\":81},{\"name\":\"c\",\"port\":82}]}"), 0);
+    store_read_begin();
+    const st_endpoints *e = store_endpoints(S, "shop", "w");
+    assert_non_null(e);
+    assert_int_equal(e->n, 5);
+    char abuf[ST_ADDR_STRLEN];
+    const st_endpoint *x = e->eps;
+    assert_string_equal(st_ep_addr(&x[0], abuf), "FD00:0::1");     /* as written */
+    assert_true(x[0].addr_text);
+    assert_string_equal(st_ep_addr(&x[1], abuf), "fd00::2");       /* derived */
+    assert_false(x[1].addr_text);
+    assert_string_equal(st_ep_hostname(&x[0]), "h");
+    assert_string_equal(st_ep_pod(&x[0]), "pod-a");
+    assert_string_equal(st_ep_pod(&x[1]), "pod-a");
+    assert_null(st_ep_hostname(&x[2]));
+    assert_string_equal(st_ep_pod(&x[2]), "pod-b");
+    assert_null(st_ep_pod(&x[3]));
+    assert_string_equal(st_ep_node(&x[0]), "n1");
+    assert_ptr_equal(st_ep_node(&x[0]), st_ep_node(&x[3]));        /* one interned name */
+    assert_int_equal(x[0].node, x[3].node);                         /* one table entry */
+    assert_ptr_equal(st_ep_zone(&x[0]), st_ep_zone(&x[2]));        /* lower-cased, shared */
+    assert_null(st_ep_zone(&x[3]));
+    assert_int_equal(x[0].hints, x[2].hints);                       /* one hint set */
+    assert_int_equal(st_ep_n_hint_zones(&x[2]), 1);
+    assert_string_equal(st_ep_hint_zones(&x[2])[0], "z1");
+    assert_true(x[3].has_hints);
+    assert_int_equal(st_ep_n_hint_zones(&x[3]), 0);
+    assert_int_equal(st_ep_n_hint_nodes(&x[3]), 0);
+    assert_string_equal(st_ep_slice(&x[0]), "w-1");
+    assert_int_equal(st_ep_nports(&x[0]), 1);
+    assert_int_equal(st_ep_ports(&x[0])[0].port, 80);
+    assert_string_equal(st_ep_slice(&x[4]), "w-2");                /* the merged copy */
+    assert_int_equal(st_ep_nports(&x[4]), 2);
+    assert_int_equal(st_ep_ports(&x[4])[1].port, 82);
+    assert_string_equal(st_ep_addr(&x[4], abuf), "10.0.0.9");
+    assert_string_equal(st_ep_node(&x[4]), "n2");
+    assert_null(st_ep_hostname(&x[4]));
+    store_read_end();
+
+    /* store_opts.drop_pod_names: no pod names, the rest unchanged */
+    store_opts o = { .drop_pod_names = 1 };
+    store *keep = S;
+    S = store_new(&o);
+    assert_non_null(S);
+    assert_int_equal(apply(store_upsert_slice, slice_a), 0);
+    store_read_begin();
+    e = store_endpoints(S, "shop", "db");
+    assert_non_null(e);
+    assert_string_equal(st_ep_hostname(&e->eps[0]), "db-0");     /* the hostname stays */
+    assert_null(st_ep_pod(&e->eps[0]));
+    assert_string_equal(st_ep_addr(&e->eps[0], abuf), "10.42.1.17");
+    assert_string_equal(st_ep_node(&e->eps[0]), "worker-a1");
+    store_read_end();
+    store_free(S);
+    S = keep;
+
+    /* more endpoints than a 16-bit index of the slice's tables holds
+     * (DECODE_SLICE_MAX; the API allows 1,000): refused, nothing published */
+    cJSON *big = cJSON_Parse("{\"metadata\":{\"name\":\"huge\",\"namespace\":\"shop\","
+                             "\"labels\":{\"kubernetes.io/service-name\":\"huge\"}},"
+                             "\"addressType\":\"IPv4\",\"endpoints\":[]}");
+    assert_non_null(big);
+    cJSON *arr = cJSON_GetObjectItem(big, "endpoints");
+    for (int i = 0; i < 30001; i++) {
+        char a[32];
+        snprintf(a, sizeof a, "10.%d.%d.%d", i >> 16, (i >> 8) & 255, i & 255);
+        cJSON *ep = cJSON_CreateObject(), *addrs = cJSON_AddArrayToObject(ep, "addresses");
+        cJSON_AddItemToArray(addrs, cJSON_CreateString(a));
+        cJSON_AddItemToArray(arr, ep);
+    }
+    assert_int_equal(store_upsert_slice(S, big), -1);
+    cJSON_DeleteItemFromArray(arr, 0);             /* 30,000: accepted */
+    assert_int_equal(store_upsert_slice(S, big), 0);
+    cJSON_Delete(big);
+    store_read_begin();
+    e = store_endpoints(S, "shop", "huge");
+    assert_non_null(e);
+    assert_int_equal(e->n, 30000);
+    store_read_end();
+}
+
 static void test_slices_merge_and_defaults(void **state)
 {
     assert_int_equal(apply(store_upsert_slice, slice_a), 0);
@@ -258,22 +361,23 @@ static void test_slices_merge_and_defaults(void **state)
     assert_non_null(e);
     assert_int_equal(e->n, 4);
     const st_endpoint *ep = &e->eps[0];
-    assert_string_equal(ep->addr, "10.42.1.17");
-    assert_string_equal(ep->hostname, "db-0");
-    assert_string_equal(ep->pod_name, "db-0");
-    assert_string_equal(ep->node_name, "worker-a1");
-    assert_string_equal(ep->zone, "eu-west-1a");          /* lower-cased */
-    assert_int_equal(ep->n_hint_zones, 1);
-    assert_string_equal(ep->hint_nodes[0], "worker-a1");
+    char abuf[ST_ADDR_STRLEN];
+    assert_string_equal(st_ep_addr(ep, abuf), "10.42.1.17");
+    assert_string_equal(st_ep_hostname(ep), "db-0");
+    assert_string_equal(st_ep_pod(ep), "db-0");
+    assert_string_equal(st_ep_node(ep), "worker-a1");
+    assert_string_equal(st_ep_zone(ep), "eu-west-1a");          /* lower-cased */
+    assert_int_equal(st_ep_n_hint_zones(ep), 1);
+    assert_string_equal(st_ep_hint_nodes(ep)[0], "worker-a1");
     assert_true(ep->ready);
-    assert_int_equal(ep->ports[0].port, 5432);
+    assert_int_equal(st_ep_ports(ep)[0].port, 5432);
     assert_false(e->eps[1].ready);
     assert_true(e->eps[1].terminating);
     assert_true(e->eps[2].ready);                           /* null → ready */
     assert_false(e->eps[2].has_hints);
     assert_int_equal(e->eps[3].ip.family, 6);
-    assert_int_equal(e->eps[3].nports, 1);                  /* sentinel */
-    assert_int_equal(e->eps[3].ports[0].port, -1);
+    assert_int_equal(st_ep_nports(&e->eps[3]), 1);                  /* sentinel */
+    assert_int_equal(st_ep_ports(&e->eps[3])[0].port, -1);
     store_read_end();
 }
 
@@ -566,7 +670,7 @@ static void test_bad_objects_skipped(void **state)
     store_read_begin();
     const st_endpoints *e = store_endpoints(S, "y", "z");
     assert_int_equal(e->n, 1);                              /* only the IPv4 address */
-    assert_int_equal(e->eps[0].ports[0].port, -1);
+    assert_int_equal(st_ep_ports(&e->eps[0])[0].port, -1);
     store_read_end();
     assert_int_equal(store_count(S, "services"), 0);
 }
@@ -657,16 +761,16 @@ static void test_slice_port_range(void **state)
     const st_endpoints *e = store_endpoints(S, "n", "sv");
     assert_non_null(e);
     assert_int_equal(e->n, 1);
-    assert_int_equal(e->eps[0].nports, 1);
-    assert_string_equal(e->eps[0].ports[0].name, "b");
-    assert_int_equal(e->eps[0].ports[0].port, 53);
+    assert_int_equal(st_ep_nports(&e->eps[0]), 1);
+    assert_string_equal(st_ep_ports(&e->eps[0])[0].name, "b");
+    assert_int_equal(st_ep_ports(&e->eps[0])[0].port, 53);
     store_read_end();
     assert_int_equal(slice_port("-5"), 0);
     assert_int_equal(slice_port("0"), 0);                       /* 0 is kept */
     store_read_begin();
     e = store_endpoints(S, "n", "sv");
-    assert_int_equal(e->eps[0].nports, 2);
-    assert_int_equal(e->eps[0].ports[0].port, 0);
+    assert_int_equal(st_ep_nports(&e->eps[0]), 2);
+    assert_int_equal(st_ep_ports(&e->eps[0])[0].port, 0);
     store_read_end();
 }
 
@@ -998,7 +1102,8 @@ static void test_small_store_grows(void **state)
         assert_non_null(eps);
         assert_int_equal(eps->n, 1);
         snprintf(a, sizeof a, "10.0.%d.%d", i >> 8, i & 255);
-        assert_string_equal(eps->eps[0].addr, a);
+        char abuf[ST_ADDR_STRLEN];
+        assert_string_equal(st_ep_addr(&eps->eps[0], abuf), a);
         int n = 0;
         st_ip cip = eps->eps[0].ip;
         store_endpoints_by_ip(S, &cip, count_ep, &n);
@@ -1167,10 +1272,10 @@ static int setup_conflicts(void **state)
     return S ? 0 : -1;
 }
 
-static st_cidr cidr(const char *s)
+static cidr net_of(const char *s)
 {
-    st_cidr c;
-    assert_int_equal(st_parse_cidr(s, &c), 0);
+    cidr c;
+    assert_int_equal(cidr_parse_host(s, &c), 0);
     return c;
 }
 
@@ -1186,34 +1291,13 @@ static const char *find(pfx_index *x, const char *addr, int *bits)
 
 /* ---- the prefix index --------------------------------------------------- */
 
-static void test_parse_cidr(void **state)
-{
-    (void)state;
-    st_cidr c = cidr("10.1.2.3/16");
-    assert_int_equal(c.net.family, 4);
-    assert_int_equal(c.bits, 16);
-    assert_memory_equal(c.net.addr, ((uint8_t[]){ 10, 1, 0, 0 }), 4);    /* host bits cleared */
-    c = cidr("fd00:1:2:3::7/64");
-    assert_int_equal(c.net.family, 6);
-    assert_int_equal(c.bits, 64);
-    assert_int_equal(c.net.addr[15], 0);
-    assert_int_equal(cidr("10.0.0.1").bits, 32);
-    assert_int_equal(cidr("::1").bits, 128);
-    st_cidr bad;
-    const char *no[] = { "10.0.0.0/33", "fd00::/129", "10.0.0.0/", "10.0.0.0/x", "10.0.0/8",
-                         "", "10.0.0.0/-1", "10.0.0.0/ 8", "10.0.0.0/+8" };
-    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
-        assert_int_equal(st_parse_cidr(no[i], &bad), -1);
-    assert_int_equal(st_parse_cidr(NULL, &bad), -1);
-}
-
 static void test_prefix_v4_v6_longest(void **state)
 {
     (void)state;
     pfx_index *x = pfx_new();
     assert_non_null(x);
-    st_cidr a[] = { cidr("10.244.0.0/16") }, b[] = { cidr("10.244.3.0/24"), cidr("fd00:3::/64") },
-            d[] = { cidr("10.244.3.128/25") };
+    cidr a[] = { net_of("10.244.0.0/16") }, b[] = { net_of("10.244.3.0/24"), net_of("fd00:3::/64") },
+            d[] = { net_of("10.244.3.128/25") };
     assert_int_equal(pfx_set(x, "wide", "node-wide", a, 1), 1);
     assert_int_equal(pfx_set(x, "n3", "node-3", b, 2), 1);
     assert_int_equal(pfx_set(x, "n3x", "node-3x", d, 1), 1);
@@ -1253,7 +1337,7 @@ static void test_prefix_many(void **state)
     for (int i = 0; i < 5000; i++) {
         snprintf(owner, sizeof owner, "node-%d", i);
         snprintf(net, sizeof net, "10.%d.%d.0/24", 100 + i / 256, i % 256);
-        st_cidr c = cidr(net);
+        cidr c = net_of(net);
         assert_int_equal(pfx_set(x, owner, strdup(owner), &c, 1), 1);
     }
     assert_int_equal(pfx_count(x), 0);      /* held: nothing published yet */
@@ -1286,7 +1370,7 @@ static void test_prefix_same_range(void **state)
 {
     (void)state;
     pfx_index *x = pfx_new();
-    st_cidr c = cidr("10.9.0.0/24");
+    cidr c = net_of("10.9.0.0/24");
     pfx_set(x, "b", "node-b", &c, 1);
     pfx_set(x, "a", "node-a", &c, 1);
     assert_string_equal(find(x, "10.9.0.5", NULL), "node-a");
@@ -1611,6 +1695,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_service_many_ports, setup, teardown),
         cmocka_unit_test_setup_teardown(test_strings_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slices_merge_and_defaults, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_endpoint_packing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_indexes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_index_shared_ip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slice_moves_service, setup, teardown),
@@ -1636,8 +1721,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_relist_reconciles, setup_small, teardown),
         cmocka_unit_test_setup_teardown(test_small_store_grows, setup_small, teardown),
         cmocka_unit_test_setup_teardown(test_small_store_grows, setup, teardown),
-        cmocka_unit_test(test_parse_cidr),
-        cmocka_unit_test_setup_teardown(test_prefix_v4_v6_longest, setup_conflicts, teardown),
+                cmocka_unit_test_setup_teardown(test_prefix_v4_v6_longest, setup_conflicts, teardown),
         cmocka_unit_test_setup_teardown(test_prefix_many, setup_conflicts, teardown),
         cmocka_unit_test_setup_teardown(test_prefix_same_range, setup_conflicts, teardown),
         cmocka_unit_test_setup_teardown(test_node_podcidrs, setup_conflicts, teardown),

@@ -94,7 +94,10 @@ static void test_invalid(void **state)
 {
     (void)state;
     const char *bad[] = {"10.0.0.0/33", "10.0.0.0/", "/8", "10.0.0/8", "10.0.0.0/-1",
-                         "10.0.0.0/ 8", "10.0.0.0/8/8", "fd00::/129", "hello/8", "10.0.0.0/8x"};
+                         "10.0.0.0/ 8", "10.0.0.0/8/8", "fd00::/129", "hello/8", "10.0.0.0/8x",
+                         /* Go's ParseCIDR refuses these too: a sign, a leading zero in an
+                          * octet, an IPv6 zone */
+                         "10.0.0.0/+8", "fd00::/+64", "010.0.0.0/8", "fe80::%eth0/64"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char (*z)[DNAME_STR_MAX] = (void *)1;
         assert_int_equal(zone_from_key(bad[i], &z), -1);

@@ -2,7 +2,8 @@
  * dnstap — log client queries and replies, and forward's upstream
  * exchanges, as dnstap messages over Frame Streams (CoreDNS's dnstap).
  *
- *   dnstap unix:///PATH | /PATH | tcp://IP:PORT [full] {
+ *   dnstap unix:///PATH | /PATH | tcp://HOST:PORT | tls://HOST:PORT [full] {
+ *       skipverify
  *       identity ID
  *       version V
  *       extra E
@@ -26,8 +27,12 @@
  * thread discards while no collector is connected (fstrm discards those
  * silently; the socket under the writer is this file's own small fstrm_rdwr
  * — connect, read, writev, close with 2 s send/receive timeouts — so that it
- * knows whether one is connected). The queue's lock is only held to put or
- * take one pointer, never across I/O.
+ * knows whether one is connected). HOST is an IP address or a name resolved
+ * once at setup (getaddrinfo); each connection attempt tries its addresses
+ * in order. tls:// runs OpenSSL over that blocking socket in the I/O thread
+ * (SSL_connect, SSL_read, SSL_write), verifying the collector's certificate
+ * against the system's CAs for HOST unless `skipverify`. The queue's lock
+ * is only held to put or take one pointer, never across I/O.
  *
  * Threads and ownership: setup() (loading thread) builds the instance and
  * publishes its msg_tap (freed with the block); start() starts the fstrm
@@ -37,7 +42,10 @@
  * function, which is thread-safe in the MPSC queue model.
  */
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
+#include <limits.h>
+#include <netdb.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -50,12 +58,17 @@
 #include <time.h>
 #include <unistd.h>
 #include <fstrm.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include "common/log.h"
 #include "plugin/dnstap/dnstap.pb-c.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/plugin.h"
 #include "server/server.h"
 #include "server/tap.h"
+#include "common/tlsca.h"
+#include "common/vec.h"
 
 #ifndef TOPODNS_VERSION
 #define TOPODNS_VERSION "dev"
@@ -63,13 +76,19 @@
 
 #define DNSTAP_QUEUE 16384            /* fstrm's largest input queue */
 #define DNSTAP_CONTENT "protobuf:dnstap.Dnstap"
+#define DNSTAP_ADDRS 8                /* addresses kept of a resolved HOST */
 
 typedef struct endpoint {
-    int tcp;                          /* tcp://, else a unix socket */
+    int tcp;                          /* tcp:// or tls://, else a unix socket */
+    int tls, skipverify;              /* tls://; skipverify in its block */
+    int host_is_ip;                   /* HOST was an address, not a name */
     char path[sizeof ((struct sockaddr_un *)0)->sun_path]; /* unix: the socket path */
-    char addr[64], port[8];           /* tcp: numeric address and port */
-    struct sockaddr_storage sa;       /* where to connect (either kind) */
-    socklen_t salen;
+    char addr[256], port[8];          /* tcp/tls: HOST as written, and port */
+    struct sockaddr_storage sa[DNSTAP_ADDRS]; /* where to connect, tried in order */
+    socklen_t salen[DNSTAP_ADDRS];
+    int nsa;                          /* 1..DNSTAP_ADDRS after setup */
+    SSL_CTX *ctx;                     /* tls: start() .. stop()/destroy() */
+    SSL *ssl;                         /* tls: I/O thread only, with fd */
     int fd;                           /* I/O thread only; -1 when closed */
     atomic_int connected;             /* set by the I/O thread, read by its
                                        * frame free callback */
@@ -318,6 +337,7 @@ static void dnstap_destroy(void *inst)
     for (size_t i = 0; i < t->neps; i++) {
         if (t->eps[i].iothr)
             fstrm_iothr_destroy(&t->eps[i].iothr);
+        SSL_CTX_free(t->eps[i].ctx);
         endpoint_free(&t->eps[i]);
     }
     free(t->eps);
@@ -345,54 +365,63 @@ static const char *const type_names[] = {
 
 static int parse_endpoint(cf_disp *d, endpoint *e, const char *arg)
 {
-    if (strncmp(arg, "tcp://", 6) == 0) {
+    int tls = strncmp(arg, "tls://", 6) == 0;
+    if (tls || strncmp(arg, "tcp://", 6) == 0) {
         const char *hp = arg + 6, *colon = strrchr(hp, ':');
-        char host[64];
+        char host[256];
         size_t hl = colon ? (size_t)(colon - hp) : 0;
         if (!colon || hl == 0 || hl >= sizeof host || !colon[1] || strlen(colon + 1) > 5)
-            return cf_err(d, "plugin/dnstap: invalid tcp endpoint '%s' (tcp://IP:PORT)", arg);
+            return cf_err(d, "plugin/dnstap: invalid %s endpoint '%s' (%s://HOST:PORT)",
+                          tls ? "tls" : "tcp", arg, tls ? "tls" : "tcp");
         memcpy(host, hp, hl);
         host[hl] = '\0';
         if (host[0] == '[' && hl > 2 && host[hl - 1] == ']') {
             memmove(host, host + 1, hl - 2);
             host[hl - 2] = '\0';
         }
-        uint8_t tmp[16];
-        if (inet_pton(AF_INET, host, tmp) != 1 && inet_pton(AF_INET6, host, tmp) != 1)
-            return cf_err(d, "plugin/dnstap: tcp endpoint '%s' needs an IP address "
-                          "(host names are not resolved)", arg);
         char *end;
         long port = strtol(colon + 1, &end, 10);
         if (*end || port < 1 || port > 65535)
             return cf_err(d, "plugin/dnstap: invalid port in '%s'", arg);
         e->tcp = 1;
+        e->tls = tls;
         snprintf(e->addr, sizeof e->addr, "%s", host);
         snprintf(e->port, sizeof e->port, "%ld", port);
-        struct sockaddr_in *s4 = (struct sockaddr_in *)&e->sa;
-        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&e->sa;
-        if (inet_pton(AF_INET, host, &s4->sin_addr) == 1) {
-            s4->sin_family = AF_INET;
-            s4->sin_port = htons((uint16_t)port);
-            e->salen = sizeof *s4;
-        } else {
-            inet_pton(AF_INET6, host, &s6->sin6_addr);
-            s6->sin6_family = AF_INET6;
-            s6->sin6_port = htons((uint16_t)port);
-            e->salen = sizeof *s6;
+        uint8_t tmp[16];
+        e->host_is_ip = inet_pton(AF_INET, host, tmp) == 1 || inet_pton(AF_INET6, host, tmp) == 1;
+        /* a name is resolved here, once (an address takes the same path,
+         * without a lookup) */
+        struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                                  .ai_flags = e->host_is_ip ? AI_NUMERICHOST : 0 }, *res = NULL;
+        int rc = getaddrinfo(host, e->port, &hints, &res);
+        if (rc != 0)
+            return cf_err(d, "plugin/dnstap: cannot resolve '%s' in '%s': %s", host, arg,
+                          gai_strerror(rc));
+        e->nsa = 0;
+        for (struct addrinfo *ai = res; ai && e->nsa < DNSTAP_ADDRS; ai = ai->ai_next) {
+            if ((ai->ai_family != AF_INET && ai->ai_family != AF_INET6) ||
+                ai->ai_addrlen > sizeof e->sa[0])
+                continue;
+            memcpy(&e->sa[e->nsa], ai->ai_addr, ai->ai_addrlen);
+            e->salen[e->nsa++] = ai->ai_addrlen;
         }
+        freeaddrinfo(res);
+        if (!e->nsa)
+            return cf_err(d, "plugin/dnstap: '%s' has no IPv4 or IPv6 address", host);
         return 0;
     }
     if (strstr(arg, "://") && strncmp(arg, "unix://", 7) != 0)
         return cf_err(d, "plugin/dnstap: endpoint '%s' is not supported by topodns "
-                      "(unix:// or tcp://)", arg);
+                      "(unix://, tcp:// or tls://)", arg);
     const char *path = strncmp(arg, "unix://", 7) == 0 ? arg + 7 : arg;
     if (!*path || strlen(path) >= sizeof e->path)
         return cf_err(d, "plugin/dnstap: invalid socket path '%s'", arg);
     snprintf(e->path, sizeof e->path, "%s", path);
-    struct sockaddr_un *su = (struct sockaddr_un *)&e->sa;
+    struct sockaddr_un *su = (struct sockaddr_un *)&e->sa[0];
     su->sun_family = AF_UNIX;
     snprintf(su->sun_path, sizeof su->sun_path, "%s", path);
-    e->salen = sizeof *su;
+    e->salen[0] = sizeof *su;
+    e->nsa = 1;
     return 0;
 }
 
@@ -410,7 +439,12 @@ static int parse_one(cf_disp *d, endpoint *e)
     e->types = ~0u;
     while (cf_next_block(d)) {
         const char *p = cf_val(d);
-        if (!strcmp(p, "identity")) {
+        if (!strcmp(p, "skipverify")) {
+            /* as CoreDNS: taken on any endpoint, used by tls:// */
+            if (cf_next_arg(d))
+                return cf_arg_err(d);
+            e->skipverify = 1;
+        } else if (!strcmp(p, "identity")) {
             if (set_str(d, &e->identity) < 0)
                 return -1;
         } else if (!strcmp(p, "version")) {
@@ -461,10 +495,8 @@ static int parse_one(cf_disp *d, endpoint *e)
 static int dnstap_parse(cf_disp *d, dnstap *t)
 {
     while (cf_next(d)) {
-        endpoint *eps = realloc(t->eps, (t->neps + 1) * sizeof *eps);
-        if (!eps)
+        if (VEC_RESIZE(t->eps, t->neps + 1) < 0)
             return cf_err(d, "out of memory");
-        t->eps = eps;
         endpoint *e = &t->eps[t->neps++];
         memset(e, 0, sizeof *e);
         e->tok = &d->toks[d->cur];
@@ -508,27 +540,81 @@ static fstrm_res sock_close(void *obj)
 {
     endpoint *e = obj;
     atomic_store(&e->connected, 0);
+    if (e->ssl) {
+        SSL_shutdown(e->ssl);       /* best effort: one close_notify, not waited for */
+        SSL_free(e->ssl);
+        e->ssl = NULL;
+    }
     if (e->fd >= 0)
         close(e->fd);
     e->fd = -1;
     return fstrm_res_success;
 }
 
+/* A connected socket to one of e's addresses, or -1. */
+static int sock_connect(const endpoint *e)
+{
+    for (int i = 0; i < e->nsa; i++) {
+        int fd = socket(e->sa[i].ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            continue;
+        struct timeval tv = { .tv_sec = 2 };
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        if (connect(fd, (const struct sockaddr *)&e->sa[i], e->salen[i]) == 0)
+            return fd;
+        close(fd);
+    }
+    return -1;
+}
+
+/* TLS over e->fd: SNI and the certificate checked for HOST (a name or an
+ * address) unless skipverify. 0 when the handshake completed. */
+static int tls_open(endpoint *e)
+{
+    assert(e->ctx && e->fd >= 0 && !e->ssl);
+    SSL *ssl = SSL_new(e->ctx);
+    if (!ssl)
+        return -1;
+    int ok = SSL_set_fd(ssl, e->fd) == 1;
+    if (ok && !e->host_is_ip)
+        ok = SSL_set_tlsext_host_name(ssl, e->addr) == 1;
+    if (ok && !e->skipverify) {
+        SSL_set_verify(ssl, SSL_VERIFY_PEER, NULL);
+        ok = e->host_is_ip ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), e->addr) == 1
+                           : SSL_set1_host(ssl, e->addr) == 1;
+    }
+    if (ok && SSL_connect(ssl) == 1) {
+        e->ssl = ssl;
+        return 0;
+    }
+    unsigned long err = ERR_peek_error();
+    char why[256] = "handshake failed";
+    if (err)
+        ERR_error_string_n(err, why, sizeof why);
+    long vr = SSL_get_verify_result(ssl);
+    if (vr != X509_V_OK)
+        snprintf(why, sizeof why, "certificate: %s", X509_verify_cert_error_string(vr));
+    log_error("plugin/dnstap: No connection to dnstap endpoint: tls %s:%s: %s", e->addr, e->port,
+              why);
+    ERR_clear_error();
+    SSL_free(ssl);
+    return -1;
+}
+
 static fstrm_res sock_open(void *obj)
 {
     endpoint *e = obj;
     sock_close(e);
-    int fd = socket(e->sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = sock_connect(e);
     if (fd < 0)
         return fstrm_res_failure;
-    struct timeval tv = { .tv_sec = 2 };
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    if (connect(fd, (const struct sockaddr *)&e->sa, e->salen) < 0) {
+    e->fd = fd;
+    if (e->tls && tls_open(e) < 0) {
         close(fd);
+        e->fd = -1;
         return fstrm_res_failure;
     }
-    e->fd = fd;
     atomic_store(&e->connected, 1);
     return fstrm_res_success;
 }
@@ -538,7 +624,17 @@ static fstrm_res sock_read(void *obj, void *data, size_t count)
     endpoint *e = obj;
     uint8_t *p = data;
     while (count > 0) {
-        ssize_t n = read(e->fd, p, count);
+        ssize_t n;
+        if (e->ssl) {
+            int r = SSL_read(e->ssl, p, count > INT_MAX ? INT_MAX : (int)count);
+            if (r <= 0) {
+                ERR_clear_error();
+                return fstrm_res_failure;
+            }
+            n = r;
+        } else {
+            n = read(e->fd, p, count);
+        }
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -552,6 +648,19 @@ static fstrm_res sock_read(void *obj, void *data, size_t count)
 static fstrm_res sock_write(void *obj, const struct iovec *iov, int iovcnt)
 {
     endpoint *e = obj;
+    if (e->ssl) {
+        /* blocking SSL_write without partial writes: each buffer whole */
+        for (int i = 0; i < iovcnt; i++) {
+            if (iov[i].iov_len == 0)
+                continue;
+            if (iov[i].iov_len > INT_MAX ||
+                SSL_write(e->ssl, iov[i].iov_base, (int)iov[i].iov_len) <= 0) {
+                ERR_clear_error();
+                return fstrm_res_failure;
+            }
+        }
+        return fstrm_res_success;
+    }
     struct iovec *v = malloc((size_t)(iovcnt > 0 ? iovcnt : 1) * sizeof *v);
     if (!v)
         return fstrm_res_failure;
@@ -594,6 +703,13 @@ static int endpoint_start(endpoint *e, char *err, size_t errlen)
             fstrm_res_success)
         goto out;
     e->fd = -1;
+    if (e->tls && !e->ctx) {
+        /* the system's CAs, as CoreDNS's Go TLS client uses */
+        if (!(e->ctx = SSL_CTX_new(TLS_client_method())))
+            goto out;
+        SSL_CTX_set_min_proto_version(e->ctx, TLS1_2_VERSION);
+        tls_load_system_cas(e->ctx);
+    }
     struct fstrm_rdwr *rw = fstrm_rdwr_init(e);
     if (!rw)
         goto out;

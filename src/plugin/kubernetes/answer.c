@@ -30,6 +30,7 @@
 #include "plugin/kubernetes/kubernetes.h"
 #include "plugin/kubernetes/context.h"
 #include "plugin/kubernetes/chase.h"
+#include "server/reqtopo.h"
 #include "topology/topology.h"
 
 static int is_name_error(int e)
@@ -521,7 +522,7 @@ int kube_serve(const handler *h, dns_req *r)
     int err = lookup_qtype(&q, low, &ans, &extra);
     int rc;
     if (q.topo_dep)
-        topo_mark(r, q.topo_dep, q.loc.ecs);
+        req_topo_mark(r, q.topo_dep, q.loc.ecs);
     if (err == K_OK && q.nchases > 0 && !q.want_soa) {
         /* the records hold no store pointers: the store is not needed
          * to finish this answer */

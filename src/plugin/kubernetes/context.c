@@ -38,7 +38,7 @@
 #include "k8s/k8s.h"
 #include "plugin/kubernetes/kubernetes.h"
 #include "plugin/kubernetes/context.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/server.h"
 #include "topology/topology.h"
 
@@ -160,7 +160,7 @@ static kube_ctx *ctx_new(kube *k)
 {
     const topo_cfg *c = k->topo ? topo_engine_cfg(k->topo) : NULL;
     store_opts o = { c ? c->zone_label : NULL, c ? c->region_label : NULL, k->nmc > 0, 0,
-                     NULL, NULL };
+                     NULL, NULL, !k->endpoint_pod_names };
     static const char *const source[] = { "source", NULL };
     metric_family *conflicts = metrics_family(
         k->ins ? instance_metrics(k->ins) : NULL, "topodns_locator_conflicts_total",
@@ -215,10 +215,16 @@ static kube_ctx *find_same(struct instance *prev, const char *fingerprint)
     return NULL;
 }
 
+/* The topology engine's Event poster (topo_post_fn): the API client's. */
+static void post_api(void *client, const char *path, const char *json)
+{
+    k8s_client_post(client, path, json);
+}
+
 static void bind_topology(kube *k)
 {
     if (k->topo)
-        topo_engine_bind(k->topo, k->st, k->ctx->client);
+        topo_engine_bind(k->topo, k->st, k->ctx->client ? post_api : NULL, k->ctx->client);
 }
 
 int kube_ctx_attach(kube *k, struct instance *prev)

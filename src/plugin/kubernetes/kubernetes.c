@@ -38,7 +38,7 @@
 #include "cluster/decode.h"
 #include "topology/topology.h"
 #include "common/log.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/server.h"
 
 /* ---- our own addresses ------------------------------------------------------ */

@@ -12,7 +12,7 @@
 #include "plugin/kubernetes/kubernetes.h"
 #include "cluster/decode.h"
 #include "common/log.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 
 /* RFC 3339 (fractions and offsets allowed) → Unix seconds; -1 when bad. */
 static double parse_rfc3339(const char *s)

@@ -98,20 +98,21 @@ static cJSON *client_json(const topo_loc *loc, const char *addr)
 static cJSON *endpoint_json(const st_endpoint *ep)
 {
     cJSON *e = cJSON_CreateObject();
-    cJSON_AddStringToObject(e, "address", ep->addr);
-    if (ep->node_name)
-        cJSON_AddStringToObject(e, "node", ep->node_name);
-    if (ep->zone)
-        cJSON_AddStringToObject(e, "zone", ep->zone);
-    if (ep->n_hint_zones) {
+    char abuf[ST_ADDR_STRLEN];
+    cJSON_AddStringToObject(e, "address", st_ep_addr(ep, abuf));
+    if (st_ep_node(ep))
+        cJSON_AddStringToObject(e, "node", st_ep_node(ep));
+    if (st_ep_zone(ep))
+        cJSON_AddStringToObject(e, "zone", st_ep_zone(ep));
+    if (st_ep_n_hint_zones(ep)) {
         cJSON *z = cJSON_AddArrayToObject(e, "forZones");
-        for (uint16_t i = 0; i < ep->n_hint_zones; i++)
-            cJSON_AddItemToArray(z, cJSON_CreateString(ep->hint_zones[i]));
+        for (uint16_t i = 0; i < st_ep_n_hint_zones(ep); i++)
+            cJSON_AddItemToArray(z, cJSON_CreateString(st_ep_hint_zones(ep)[i]));
     }
-    if (ep->n_hint_nodes) {
+    if (st_ep_n_hint_nodes(ep)) {
         cJSON *z = cJSON_AddArrayToObject(e, "forNodes");
-        for (uint16_t i = 0; i < ep->n_hint_nodes; i++)
-            cJSON_AddItemToArray(z, cJSON_CreateString(ep->hint_nodes[i]));
+        for (uint16_t i = 0; i < st_ep_n_hint_nodes(ep); i++)
+            cJSON_AddItemToArray(z, cJSON_CreateString(st_ep_hint_nodes(ep)[i]));
     }
     return e;
 }

@@ -1,7 +1,8 @@
 /*
  * scratch.c — the per-query scratch containers every file of the plugin
- * uses (declared in scratch.h, which says who owns what): the arena (karena), entry vectors (kvec),
- * record lists (krrvec) and dedup sets (kset). Calls nothing of the plugin.
+ * uses (declared in scratch.h, which says who owns what): the arena
+ * (karena), entry vectors (kvec), record lists (krrvec) and dedup sets
+ * (kset). Calls nothing of the plugin.
  */
 #include <assert.h>
 #include <stdint.h>

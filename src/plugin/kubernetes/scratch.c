@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/vec.h"
 #include "plugin/kubernetes/kubernetes.h"
 
 /* ---- small containers --------------------------------------------------- */
@@ -59,14 +60,8 @@ const uint8_t *karena_dname(karena *a, const uint8_t *dn)
 int kvec_push(kvec *v, const kentry *e)
 {
     assert(v && e && v->n <= v->cap && (v->cap == 0 || v->v));
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 16;
-        kentry *nv = realloc(v->v, cap * sizeof *nv);
-        if (!nv)
-            return -1;
-        v->v = nv;
-        v->cap = cap;
-    }
+    if (VEC_RESERVE_FROM(v->v, v->cap, v->n + 1, 16) < 0)
+        return -1;
     v->v[v->n++] = *e;
     return 0;
 }
@@ -162,14 +157,8 @@ int kset_add(kset *s, uint32_t h, size_t idx)
 int krr_push(krrvec *v, const krr *rr)
 {
     assert(v && rr && v->n <= v->cap && (v->cap == 0 || v->v));
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 16;
-        krr *nv = realloc(v->v, cap * sizeof *nv);
-        if (!nv)
-            return -1;
-        v->v = nv;
-        v->cap = cap;
-    }
+    if (VEC_RESERVE_FROM(v->v, v->cap, v->n + 1, 16) < 0)
+        return -1;
     v->v[v->n++] = *rr;
     return 0;
 }

@@ -5,7 +5,7 @@ src_k8s_libk8s_a_SOURCES = src/k8s/k8s.h src/k8s/config.c src/k8s/client.c \
 	src/k8s/reflector.h src/k8s/reflector.c \
 	src/k8s/jsonarena.h src/k8s/jsonarena.c \
 	src/k8s/jsonsel.h src/k8s/jsonsel.c src/k8s/fields.c
-K8S_LIBS = $(LIBK8S) $(LIBSERVER) $(LIBCOREFILE) $(LIBCLUSTER) $(LIBWIRE) $(LIBCOMMON)
+K8S_LIBS = $(LIBK8S) $(LIBRUNTIME) $(LIBCOREFILE) $(LIBCLUSTER) $(LIBWIRE) $(LIBCOMMON)
 
 check_PROGRAMS += tests/k8s_sync_check
 tests_k8s_sync_check_SOURCES = tests/k8s_sync_check.c

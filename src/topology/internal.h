@@ -27,7 +27,8 @@ typedef struct zone_inputs {
 struct topo_engine {
     topo_cfg cfg;                   /* setup; read-only afterwards */
     store *st;                      /* bound at start */
-    struct k8s_client *api;         /* bound at start, may be NULL */
+    topo_post_fn post;              /* bound at start, may be NULL: Events */
+    void *post_ctx;
     zone_inputs *_Atomic zones;     /* the latest snapshot, or NULL */
     pmap *prefer;                   /* "ns/name/family" → int on (observer writes) */
     _Atomic uint64_t state_version; /* bumped after every prefer change */

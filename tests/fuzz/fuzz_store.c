@@ -95,7 +95,7 @@ static void start_one(store **s, topo_engine **e)
     *e = topo_engine_new(&cfg, NULL);
     if (!*s || !*e)
         abort();
-    topo_engine_bind(*e, *s, NULL);
+    topo_engine_bind(*e, *s, NULL, NULL);
 }
 
 static int visit(const st_service *svc, void *arg)

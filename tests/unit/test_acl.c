@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/request.h"
 #include "server/server.h"
 #include "wire/dname.h"

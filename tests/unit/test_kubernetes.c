@@ -24,7 +24,7 @@
 #include <cjson/cJSON.h>
 #include <event2/event.h>
 #include "plugin/kubernetes/kubernetes.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/server.h"
 #include "server/transfer.h"
 #include "testenv.h"

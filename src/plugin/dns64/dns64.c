@@ -37,7 +37,7 @@
 #include <arpa/inet.h>
 #include "common/log.h"
 #include "server/lookup.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/plugin.h"
 #include "server/server.h"
 #include "wire/msg.h"

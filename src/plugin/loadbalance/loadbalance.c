@@ -31,7 +31,7 @@
 #include "cluster/pmap.h"
 #include "common/file.h"
 #include "common/log.h"
-#include "server/periodic.h"
+#include "runtime/periodic.h"
 #include "server/plugin.h"
 #include "wire/msg.h"
 #include "plugin/loadbalance/weights.h"

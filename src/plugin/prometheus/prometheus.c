@@ -36,7 +36,7 @@
 #include "server/plugin.h"
 #include "plugin/prometheus/prometheus.h"
 #include "server/http.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/server.h"
 #include "common/revision.h"
 

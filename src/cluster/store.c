@@ -110,7 +110,7 @@ typedef struct wstab {
 } wstab;
 
 /* A published view: the blobs it holds a reference to follow the struct
- * (one allocation, 80 bytes for one slice). With several blobs pub.eps is
+ * (one allocation with its eps map entry, pmap_entry_new). With several blobs pub.eps is
  * the view's own copy of their endpoints (freed with it); with one it is
  * that blob's array. */
 typedef struct merged {
@@ -425,20 +425,39 @@ static size_t ips_unique(st_ip *v, size_t n)
 static wsvc **wstab_slot(const wstab *t, const char *key, size_t kl);
 static ip_svcs *wsvc_self(store *s, wsvc *ws, size_t kl);
 
+/* decode_service_into's allocator: the Service's block is the value space
+ * of its own svc map entry (one malloc chunk for both). */
+typedef struct svc_alloc {
+    const char *key;
+    size_t kl;
+    pmap_entry *e;
+} svc_alloc;
+
+static void *svc_entry_alloc(void *arg, size_t size)
+{
+    svc_alloc *a = arg;
+    void *val;
+    a->e = pmap_entry_new(a->key, a->kl, size, &val);
+    return val;
+}
+
 int store_upsert_service(store *s, const cJSON *obj)
 {
     const char *why = NULL;
-    st_service *svc = decode_service(s->strs, obj, &why);
+    char key[512];
+    size_t kl = nskey(key, sizeof key, decode_obj_ns(obj), decode_obj_name(obj));
+    svc_alloc a = { key, kl, NULL };
+    st_service *svc = kl ? decode_service_into(s->strs, obj, &why, svc_entry_alloc, &a) : NULL;
     if (!svc) {
-        logskip("service", obj, why);
+        logskip("service", obj, kl ? why : "metadata.namespace or metadata.name too long");
         return -1;
     }
+    assert(a.e && kl == strlen(svc->ns) + 1 + strlen(svc->name) &&
+           memcmp(key, svc->ns, strlen(svc->ns)) == 0);
     svc->version = s->next_version++;
-    char key[512];
-    size_t kl = nskey(key, sizeof key, svc->ns, svc->name);
     wrec *w = rec_get(s, R_SVC, svc->ns, svc->name, 1);
-    if (!kl || !w) {
-        decode_service_free(svc);
+    if (!w) {
+        pmap_entry_free(a.e);
         return -1;
     }
     st_ip now[8];
@@ -453,7 +472,7 @@ int store_upsert_service(store *s, const cJSON *obj)
     if (borrow)
         keep = (st_ip *)&svc->cluster_ips[0];
     else if ((n != w->naddrs || w->borrowed) && !(keep = n ? malloc(n * sizeof *now) : NULL) && n) {
-        decode_service_free(svc);
+        pmap_entry_free(a.e);
         return -1;
     }
     assert(!borrow || memcmp(keep, &now[0], sizeof *now) == 0);
@@ -469,7 +488,7 @@ int store_upsert_service(store *s, const cJSON *obj)
     w->addrs = keep;
     w->naddrs = (uint8_t)n;
     w->borrowed = (uint8_t)borrow;
-    pmap_put(s->svc, key, kl, svc, decode_service_free);
+    pmap_put_entry(s->svc, a.e, NULL);   /* the value owns nothing apart */
     bump(s);
     changed(s);
     return 0;
@@ -490,7 +509,9 @@ static void remove_service(store *s, wrec *w)
 
 /* ---- EndpointSlices --------------------------------------------------- */
 
-static void merged_free(void *p)
+/* What a view owns apart from itself (the view is the value space of its
+ * eps map entry: pmap_entry_new, freed with the entry). */
+static void merged_release(void *p)
 {
     merged *m = p;
     if (!m)
@@ -500,7 +521,6 @@ static void merged_free(void *p)
     if (m->nblobs > 1)
         free((void *)m->pub.eps);
     free(m->by_ip);
-    free(m);
 }
 
 typedef struct ip_idx {
@@ -599,15 +619,18 @@ static void ready_ips_move(store *s, wsvc *ws, const merged *old, const merged *
 /* Rebuild and publish the merged view of one service's slices. */
 static void publish_service_eps(store *s, wsvc *ws, size_t kl)
 {
-    merged *m = NULL;
-    if (ws->n > 0 && (m = calloc(1, sizeof *m + ws->n * sizeof *m->blobs))) {
+    void *val = NULL;
+    pmap_entry *e = ws->n > 0 ? pmap_entry_new(ws->key, kl, sizeof(merged) +
+                                               ws->n * sizeof(slice_blob *), &val) : NULL;
+    merged *m = val;
+    if (m) {
         size_t total = 0;
         for (size_t i = 0; i < ws->n; i++)
             total += ws->slices[i]->n;
         /* one slice (most services): publish its own array, no copy */
         st_endpoint *arr = ws->n > 1 ? calloc(total ? total : 1, sizeof *arr) : NULL;
         if (ws->n > 1 && !arr) {
-            merged_free(m);
+            pmap_entry_free(e);
             return;
         }
         for (size_t i = 0; i < ws->n; i++) {
@@ -627,7 +650,7 @@ static void publish_service_eps(store *s, wsvc *ws, size_t kl)
         ready_ips_move(s, ws, ws->published, m, kl);
     ws->published = m;
     if (m)
-        pmap_put(s->eps, ws->key, kl, m, merged_free);
+        pmap_put_entry(s->eps, e, merged_release);
     else
         pmap_del(s->eps, ws->key, kl);
 }

@@ -90,18 +90,27 @@ typedef struct wtab {
 } wtab;
 
 /* Slices of one service, writer side, in the store's wstab (one malloc
- * chunk of 80 bytes for a service with one slice). */
+ * chunk of 64 bytes for a service with one slice and a key of up to 22
+ * bytes). Its slices are wsvc_slices(ws)[0 .. n). */
 typedef struct wsvc {
     struct wsvc *next;              /* chain of its wstab bucket */
-    slice_blob **slices;            /* &one while cap is 1 */
+    union {
+        slice_blob *one;            /* while cap is 1: the slots are &one */
+        slice_blob **many;          /* cap > 1: malloc'd, cap slots */
+    } sl;
     const struct merged *published;
     struct ip_svcs *self;           /* the PTR list "this service only",
                                      * shared by its IPs (refcounted) */
-    slice_blob *one;
     uint32_t n, cap;
     uint16_t klen;
     char key[];                     /* "ns\0service" (klen bytes) */
 } wsvc;
+
+static slice_blob **wsvc_slices(wsvc *ws)
+{
+    assert(ws->cap >= 1 && ws->n <= ws->cap);
+    return ws->cap == 1 ? &ws->sl.one : ws->sl.many;
+}
 
 /* The wsvc records by key: a chained table like wtab (API thread only). */
 typedef struct wstab {
@@ -623,10 +632,11 @@ static void publish_service_eps(store *s, wsvc *ws, size_t kl)
     pmap_entry *e = ws->n > 0 ? pmap_entry_new(ws->key, kl, sizeof(merged) +
                                                ws->n * sizeof(slice_blob *), &val) : NULL;
     merged *m = val;
+    slice_blob **sl = m ? wsvc_slices(ws) : NULL;
     if (m) {
         size_t total = 0;
         for (size_t i = 0; i < ws->n; i++)
-            total += ws->slices[i]->n;
+            total += sl[i]->n;
         /* one slice (most services): publish its own array, no copy */
         st_endpoint *arr = ws->n > 1 ? calloc(total ? total : 1, sizeof *arr) : NULL;
         if (ws->n > 1 && !arr) {
@@ -634,15 +644,15 @@ static void publish_service_eps(store *s, wsvc *ws, size_t kl)
             return;
         }
         for (size_t i = 0; i < ws->n; i++) {
-            decode_slice_ref(ws->slices[i]);
-            m->blobs[m->nblobs++] = ws->slices[i];
+            decode_slice_ref(sl[i]);
+            m->blobs[m->nblobs++] = sl[i];
             if (arr)
-                memcpy(arr + m->pub.n, ws->slices[i]->eps, ws->slices[i]->n * sizeof *arr);
-            m->pub.n += ws->slices[i]->n;
+                memcpy(arr + m->pub.n, sl[i]->eps, sl[i]->n * sizeof *arr);
+            m->pub.n += sl[i]->n;
         }
-        m->pub.ns = ws->slices[0]->ns;
-        m->pub.service = ws->slices[0]->service;
-        m->pub.eps = arr ? arr : ws->slices[0]->eps;
+        m->pub.ns = sl[0]->ns;
+        m->pub.service = sl[0]->service;
+        m->pub.eps = arr ? arr : sl[0]->eps;
         m->pub.version = s->next_version++;
         index_by_ip(m);
     }
@@ -717,7 +727,6 @@ static wsvc *wsvc_get(store *s, const slice_blob *b, size_t *kl)
     if (!ws && (ws = calloc(1, offsetof(wsvc, key) + *kl))) {
         memcpy(ws->key, key, *kl);
         ws->klen = (uint16_t)*kl;
-        ws->slices = &ws->one;
         ws->cap = 1;
         if (wstab_add(&s->svcslices, ws) < 0) {
             free(ws);
@@ -736,9 +745,10 @@ static void slice_detach(store *s, slice_blob *b)
     wsvc *ws = wsvc_get(s, b, &kl);
     if (!ws)
         return;
+    slice_blob **sl = wsvc_slices(ws);
     for (size_t i = 0; i < ws->n; i++)
-        if (ws->slices[i] == b) {
-            memmove(&ws->slices[i], &ws->slices[i + 1], (ws->n - i - 1) * sizeof *ws->slices);
+        if (sl[i] == b) {
+            memmove(&sl[i], &sl[i + 1], (ws->n - i - 1) * sizeof *sl);
             ws->n--;
             break;
         }
@@ -746,8 +756,8 @@ static void slice_detach(store *s, slice_blob *b)
     if (ws->n == 0) {
         wstab_del(&s->svcslices, ws);
         ip_svcs_unref(ws->self);
-        if (ws->slices != &ws->one)
-            free(ws->slices);
+        if (ws->cap > 1)
+            free(ws->sl.many);
         free(ws);
     }
 }
@@ -762,16 +772,17 @@ static void slice_attach(store *s, slice_blob *b)
         return;
     if (ws->n == ws->cap) {
         uint32_t nc = ws->cap * 2;
-        slice_blob **ns = ws->slices == &ws->one ? malloc(nc * sizeof *ns)
-                                                 : realloc(ws->slices, nc * sizeof *ns);
+        slice_blob **ns = ws->cap == 1 ? malloc(nc * sizeof *ns)
+                                       : realloc(ws->sl.many, nc * sizeof *ns);
         if (!ns)
             return;
-        if (ws->slices == &ws->one)
-            ns[0] = ws->one;
-        ws->slices = ns;
+        if (ws->cap == 1)
+            ns[0] = ws->sl.one;
+        ws->sl.many = ns;
         ws->cap = nc;
     }
-    ws->slices[ws->n++] = b;
+    slice_blob **sl = wsvc_slices(ws);
+    sl[ws->n++] = b;
     publish_service_eps(s, ws, kl);
 }
 
@@ -864,8 +875,8 @@ int store_upsert_slice(store *s, const cJSON *obj)
         size_t kl;
         wsvc *ws = wsvc_get(s, b, &kl);
         for (size_t i = 0; ws && i < ws->n; i++)
-            if (ws->slices[i] == old)
-                ws->slices[i] = b;
+            if (wsvc_slices(ws)[i] == old)
+                wsvc_slices(ws)[i] = b;
         if (ws)
             publish_service_eps(s, ws, kl);
     } else {

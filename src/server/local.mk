@@ -5,6 +5,7 @@ src_server_libserver_a_SOURCES = \
 	src/server/core.h \
 	src/server/plugin.h src/server/order.h \
 	src/server/request.c src/server/request.h \
+	src/server/dispatch.c src/server/internal.c \
 	src/server/lookup.c src/server/lookup.h \
 	src/server/server.c src/server/server.h \
 	src/server/listener.c src/server/tcp.c src/server/tls.c \

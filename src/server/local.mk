@@ -60,3 +60,17 @@ TESTS += tests/unit/test_zone
 tests_unit_test_zone_SOURCES = tests/unit/test_zone.c
 tests_unit_test_zone_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_zone_LDADD = $(LIBSERVER) $(LIBWIRE) $(LIBCOMMON) $(CMOCKA_LIBS) $(DEP_LIBS)
+
+# The request lifecycle with dispatch and internal requests (request.c,
+# dispatch.c, internal.c), and the transports over real sockets on
+# 127.0.0.1 (listener.c, tcp.c).
+check_PROGRAMS += tests/unit/test_request tests/unit/test_transport
+TESTS += tests/unit/test_request tests/unit/test_transport
+tests_unit_test_request_SOURCES = tests/unit/test_request.c tests/unit/testenv.c \
+	tests/unit/testenv.h src/plugins.c
+tests_unit_test_request_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_request_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)
+tests_unit_test_transport_SOURCES = tests/unit/test_transport.c tests/unit/testenv.c \
+	tests/unit/testenv.h src/plugins.c
+tests_unit_test_transport_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_transport_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)

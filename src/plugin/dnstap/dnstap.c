@@ -67,6 +67,8 @@
 #include "server/plugin.h"
 #include "server/server.h"
 #include "server/tap.h"
+#include "common/tlsca.h"
+#include "common/vec.h"
 
 #ifndef TOPODNS_VERSION
 #define TOPODNS_VERSION "dev"
@@ -75,7 +77,6 @@
 #define DNSTAP_QUEUE 16384            /* fstrm's largest input queue */
 #define DNSTAP_CONTENT "protobuf:dnstap.Dnstap"
 #define DNSTAP_ADDRS 8                /* addresses kept of a resolved HOST */
-#define DNSTAP_CA_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
 
 typedef struct endpoint {
     int tcp;                          /* tcp:// or tls://, else a unix socket */
@@ -494,10 +495,8 @@ static int parse_one(cf_disp *d, endpoint *e)
 static int dnstap_parse(cf_disp *d, dnstap *t)
 {
     while (cf_next(d)) {
-        endpoint *eps = realloc(t->eps, (t->neps + 1) * sizeof *eps);
-        if (!eps)
+        if (VEC_RESIZE(t->eps, t->neps + 1) < 0)
             return cf_err(d, "out of memory");
-        t->eps = eps;
         endpoint *e = &t->eps[t->neps++];
         memset(e, 0, sizeof *e);
         e->tok = &d->toks[d->cur];
@@ -705,16 +704,11 @@ static int endpoint_start(endpoint *e, char *err, size_t errlen)
         goto out;
     e->fd = -1;
     if (e->tls && !e->ctx) {
-        /* the system's CAs, as CoreDNS's Go TLS client uses: OpenSSL's
-         * default paths (SSL_CERT_FILE, SSL_CERT_DIR) and Debian's bundle,
-         * where the image keeps it */
+        /* the system's CAs, as CoreDNS's Go TLS client uses */
         if (!(e->ctx = SSL_CTX_new(TLS_client_method())))
             goto out;
         SSL_CTX_set_min_proto_version(e->ctx, TLS1_2_VERSION);
-        SSL_CTX_set_default_verify_paths(e->ctx);
-        if (access(DNSTAP_CA_BUNDLE, R_OK) == 0)
-            SSL_CTX_load_verify_locations(e->ctx, DNSTAP_CA_BUNDLE, NULL);
-        ERR_clear_error();
+        tls_load_system_cas(e->ctx);
     }
     struct fstrm_rdwr *rw = fstrm_rdwr_init(e);
     if (!rw)

@@ -340,6 +340,7 @@ void fwd_loops_free(fwd_stanza *st)
         }
         free(l);
     }
+    atomic_store(&st->loops, NULL);
 }
 
 static fwd_chan *chan_get(fwd_q *q, unsigned up, int kind)
@@ -788,7 +789,12 @@ static void forward_stop(void *inst)
 
 static void forward_destroy(void *inst)
 {
-    fwd_free(inst);
+    forward *f = inst;
+    for (size_t i = 0; f && i < f->nst; i++) {
+        fwd_health_stop(f->st[i]);   /* no probe uses the stanza any more */
+        fwd_loops_free(f->st[i]);
+    }
+    fwd_free(f);
 }
 
 const plugin_def plugin_forward = {

@@ -30,6 +30,7 @@
  * their resolver) stops startup with a clear error rather than being
  * silently ignored.
  */
+#include <assert.h>
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <stdio.h>
@@ -466,7 +467,7 @@ static void stanza_free(fwd_stanza *st)
     if (!st)
         return;
     fwd_health_stop(st);
-    fwd_loops_free(st);
+    assert(atomic_load(&st->loops) == NULL);   /* the owner ran fwd_loops_free */
     fwd_tls_ctx_free(st->tls_ctx);
     pthread_mutex_destroy(&st->mu);
     free(st->except);

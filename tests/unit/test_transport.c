@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <cmocka.h>
 #include <event2/buffer.h>
+#include <event2/thread.h>
 #include "server/core.h"
 #include "wire/dname.h"
 #include "testenv.h"
@@ -235,6 +236,8 @@ static void test_tcp_frame(void **state)
 
 int main(void)
 {
+    /* as main() does: the stop reaches the workers' loops from this thread */
+    evthread_use_pthreads();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_udp),
         cmocka_unit_test(test_tcp_pipelined),

@@ -82,6 +82,10 @@ typedef struct merged {
     slice_blob **blobs;
     size_t nblobs;
     st_endpoint *arr;
+    uint32_t *byip;                 /* PTR: the positions of the ready
+                                     * endpoints sorted by address, then
+                                     * position (NULL below BYIP_MIN) */
+    size_t nbyip;
 } merged;
 
 typedef struct ip_svcs {
@@ -438,7 +442,47 @@ static void merged_free(void *p)
         decode_slice_unref(m->blobs[i]);
     free(m->blobs);
     free(m->arr);
+    free(m->byip);
     free(m);
+}
+
+/* Services with fewer endpoints are searched from end to end for a PTR
+ * (as cheap as a binary search there); bigger ones get m->byip, so that
+ * a PTR costs log(n) plus the endpoints with that address. */
+#define BYIP_MIN 64
+
+typedef struct byip_ent {
+    st_ip ip;
+    uint32_t pos;
+} byip_ent;
+
+static int byip_cmp(const void *a, const void *b)
+{
+    const byip_ent *x = a, *y = b;
+    int c = memcmp(&x->ip, &y->ip, sizeof x->ip);
+    return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* m->byip for a big merged view (left NULL when out of memory: the PTR
+ * search then walks the endpoints as for a small one). */
+static void byip_build(merged *m)
+{
+    if (m->pub.n < BYIP_MIN || m->pub.n > UINT32_MAX)
+        return;
+    byip_ent *t = malloc(m->pub.n * sizeof *t);
+    uint32_t *v = t ? malloc(m->pub.n * sizeof *v) : NULL;
+    size_t n = 0;
+    for (size_t i = 0; v && i < m->pub.n; i++)
+        if (m->pub.eps[i].ready)
+            t[n++] = (byip_ent){ .ip = m->pub.eps[i].ip, .pos = (uint32_t)i };
+    if (v) {
+        qsort(t, n, sizeof *t, byip_cmp);
+        for (size_t i = 0; i < n; i++)
+            v[i] = t[i].pos;
+    }
+    free(t);
+    m->byip = v;
+    m->nbyip = n;
 }
 
 /* The ready addresses of a merged view, sorted and unique (malloc'd). */
@@ -515,6 +559,7 @@ static void publish_service_eps(store *s, wsvc *ws, size_t kl)
         m->pub.service = ws->slices[0]->service;
         m->pub.eps = m->arr ? m->arr : ws->slices[0]->eps;
         m->pub.version = s->next_version++;
+        byip_build(m);
     }
     if (ws->key[0] != 1)            /* multicluster slices answer no PTR */
         ready_ips_move(s, ws, ws->published, m, kl);
@@ -1179,6 +1224,21 @@ void store_endpoints_by_ip(store *s, const st_ip *ip, st_endpoint_cb cb, void *a
     for (size_t i = 0; l && i < l->n; i++) {
         const st_service *svc = store_service(s, l->ns[i], l->name[i]);
         const st_endpoints *eps = store_endpoints(s, l->ns[i], l->name[i]);
+        const merged *m = (const merged *)eps;      /* pub is its first member */
+        if (svc && m && m->byip) {
+            size_t lo = 0, hi = m->nbyip;           /* the first with ip */
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (memcmp(&eps->eps[m->byip[mid]].ip, ip, sizeof *ip) < 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            for (; lo < m->nbyip && !memcmp(&eps->eps[m->byip[lo]].ip, ip, sizeof *ip); lo++)
+                if (cb(svc, &eps->eps[m->byip[lo]], arg))
+                    return;
+            continue;
+        }
         for (size_t j = 0; svc && eps && j < eps->n; j++) {
             const st_endpoint *ep = &eps->eps[j];
             if (ep->ready && memcmp(&ep->ip, ip, sizeof *ip) == 0 && cb(svc, ep, arg))

@@ -12,11 +12,15 @@
 # the pod would (capsh), ca-certificates is the bundle it ships.
 # python3-kubernetes is the official Kubernetes Python client that
 # tests/integration/kubesim_pyclient.sh drives kubesim with.
+# The dnstap plugin builds on libfstrm-dev and libprotobuf-c-dev (with
+# protoc-c from protobuf-c-compiler); its test reads the stream back with
+# fstrm_capture (fstrm-bin) and dnstap-ldns.
 
 TOPODNS_PKGS=(
     build-essential autoconf automake libtool pkg-config
     libldns-dev libevent-dev libcurl4-openssl-dev libcjson-dev libc-ares-dev
     libcmocka-dev libyaml-dev uthash-dev liburcu-dev libssl-dev libre2-dev
+    libfstrm-dev libprotobuf-c-dev protobuf-c-compiler fstrm-bin dnstap-ldns
     bind9-dnsutils knot-dnsutils knot ldnsutils curl jq python3 python3-dnspython python3-yaml
     python3-kubernetes
     iproute2 valgrind dnsperf nsd nghttp2-proxy bc unbound

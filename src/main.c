@@ -35,7 +35,7 @@
 #include "common/log.h"
 #include "plugins.h"
 #include "server/http.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/server.h"
 
 #define MAX_WORKERS 1024
@@ -46,6 +46,7 @@ typedef struct process {
     const char *conf;               /* -conf, NULL: the built-in Corefile */
     const char *pidfile;
     int quiet;
+    int check;                      /* -check: load and set up, serve nothing */
     server_env env;
     instance *ins;                  /* the running configuration */
     instance *pending;              /* a reload waiting to be ready, or NULL */
@@ -189,6 +190,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "Usage of topodns:\n"
+            "  -check\n"
+            "    \tCheck the Corefile: set up every plugin, serve nothing, exit\n"
             "  -conf string\n"
             "    \tCorefile to load (default \"Corefile\")\n"
             "  -dns.port string\n"
@@ -232,7 +235,8 @@ static int parse_args(process *p, int argc, char **argv)
         char *val = strchr(a, '=');
         if (val)
             *val++ = '\0';
-        int is_bool = !strcmp(a, "quiet") || !strcmp(a, "version") || !strcmp(a, "plugins");
+        int is_bool = !strcmp(a, "quiet") || !strcmp(a, "version") || !strcmp(a, "plugins") ||
+                      !strcmp(a, "check");
         if (!is_bool && strcmp(a, "conf") && strcmp(a, "dns.port") && strcmp(a, "pidfile") &&
             strcmp(a, "workers"))
             return flag_error("flag provided but not defined: -%s%s", a, "");
@@ -258,6 +262,8 @@ static int parse_args(process *p, int argc, char **argv)
             p->env.workers = (int)w;
         } else if (!strcmp(a, "quiet")) {
             p->quiet = !val || strcmp(val, "false") != 0;
+        } else if (!strcmp(a, "check")) {
+            p->check = !val || strcmp(val, "false") != 0;
         } else if (!strcmp(a, "version")) {
             print_version();
             exit(0);
@@ -333,6 +339,83 @@ static int write_pidfile(const char *path)
     return 0;
 }
 
+/* -check: every directive of every block that this binary cannot set up
+ * (unknown to CoreDNS, or a CoreDNS plugin topodns lacks), one line each
+ * with its file:line, on standard error; then, when there is none, the
+ * setup of every plugin (instance_load: nothing is bound, no thread or
+ * watch starts, no API server is contacted), whose first error is printed
+ * the same way. 0 when the Corefile would load, 1 otherwise. */
+typedef struct check_line {
+    const char *file;
+    int line;
+    const char *name, *why;
+} check_line;
+
+static int cmp_check_line(const void *a, const void *b)
+{
+    const check_line *x = a, *y = b;
+    int c = strcmp(x->file, y->file);
+    return c ? c : x->line - y->line;
+}
+
+static int check_corefile(process *p)
+{
+    char err[1024];
+    cf_file *cf = NULL;
+    if (p->conf && !(cf = cf_parse_file(p->conf, err, sizeof err))) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    check_line *bad = NULL;
+    size_t nbad = 0, cap = 0;
+    for (size_t b = 0; cf && b < cf->nblocks; b++) {
+        const cf_block *blk = &cf->blocks[b];
+        for (size_t i = 0; i < blk->ndirs; i++) {
+            const cf_directive *dir = &blk->dirs[i];
+            const char *why = plugin_order(dir->name) < 0 ? "is an unknown directive"
+                              : !plugin_find(p->env.plugins, dir->name)
+                                  ? "is not supported by topodns" : NULL;
+            cf_disp d;
+            cf_disp_init(&d, dir);
+            while (why && cf_next(&d)) {
+                if (nbad == cap) {
+                    check_line *nb = realloc(bad, (cap = cap ? 2 * cap : 16) * sizeof *nb);
+                    if (!nb) {
+                        free(bad);
+                        cf_free(cf);
+                        fprintf(stderr, "out of memory\n");
+                        return 1;
+                    }
+                    bad = nb;
+                }
+                bad[nbad++] = (check_line){ cf_file_name(&d), cf_line(&d), dir->name, why };
+                while (cf_next_arg(&d))
+                    ;
+                while (cf_next_block(&d))
+                    while (cf_next_arg(&d))
+                        ;
+            }
+        }
+    }
+    if (nbad)
+        qsort(bad, nbad, sizeof *bad, cmp_check_line);
+    for (size_t i = 0; i < nbad; i++)
+        fprintf(stderr, "%s:%d: plugin '%s' %s\n", bad[i].file, bad[i].line, bad[i].name,
+                bad[i].why);
+    free(bad);
+    cf_free(cf);
+    if (nbad)
+        return 1;
+    instance *ins = instance_load(&p->env, p->conf, err, sizeof err);
+    if (!ins) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    instance_free(ins);
+    printf("%s: OK\n", p->conf ? p->conf : "Corefile (built-in)");
+    return 0;
+}
+
 /* The main thread's loop: signals and reload requests, until SIGTERM. */
 static void run(process *p)
 {
@@ -379,6 +462,13 @@ int main(int argc, char **argv)
     p.reload_ev = event_new(p.base, -1, EV_PERSIST, reload, &p);
     p.env.request_reload = request_reload;
     p.env.reload_arg = &p;
+    if (p.check) {
+        int rc = check_corefile(&p);
+        metrics_registry_free(p.env.metrics);
+        event_free(p.reload_ev);
+        event_base_free(p.base);
+        return rc;
+    }
     char err[1024];
     p.ins = instance_load(&p.env, p.conf, err, sizeof err);
     if (!p.ins) {

@@ -19,6 +19,8 @@ extern const plugin_def plugin_bufsize;
 extern const plugin_def plugin_cache;
 extern const plugin_def plugin_chaos;
 extern const plugin_def plugin_debug;
+extern const plugin_def plugin_dns64;
+extern const plugin_def plugin_dnstap;
 extern const plugin_def plugin_errors;
 extern const plugin_def plugin_file;
 extern const plugin_def plugin_forward;
@@ -43,6 +45,7 @@ extern const plugin_def plugin_timeouts;
 extern const plugin_def plugin_tls;
 extern const plugin_def plugin_topology;
 extern const plugin_def plugin_transfer;
+extern const plugin_def plugin_view;
 extern const plugin_def plugin_whoami;
 
 const plugin_def *const topodns_plugins[] = {
@@ -54,6 +57,8 @@ const plugin_def *const topodns_plugins[] = {
     &plugin_cache,
     &plugin_chaos,
     &plugin_debug,
+    &plugin_dns64,
+    &plugin_dnstap,
     &plugin_errors,
     &plugin_file,
     &plugin_forward,
@@ -78,6 +83,7 @@ const plugin_def *const topodns_plugins[] = {
     &plugin_tls,
     &plugin_topology,
     &plugin_transfer,
+    &plugin_view,
     &plugin_whoami,
     NULL,
 };

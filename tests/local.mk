@@ -4,7 +4,7 @@ EXTRA_DIST += tests/integration/lib.sh tests/skip-allowed
 
 # The shape of the tree: layering rules and a repository that stands alone.
 TESTS += tests/layering.sh
-EXTRA_DIST += tests/layering.sh
+EXTRA_DIST += tests/layering.sh tests/call-cycles.known
 
 # Reloads (SIGUSR1) while kubesim churns and clients query: kubernetes,
 # topology, cache, prometheus, forward.

@@ -25,5 +25,5 @@ uninstall-local:
 
 # make install into a scratch root: the binary runs, every page renders
 # without a warning, the plugin READMEs are there.
-TESTS += tests/integration/install.sh
-EXTRA_DIST += tests/integration/install.sh
+TESTS += tests/integration/install.sh tests/integration/docs_agree.sh
+EXTRA_DIST += tests/integration/install.sh tests/integration/docs_agree.sh

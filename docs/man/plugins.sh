@@ -31,7 +31,7 @@ grep '^| \[' "$md" | while IFS= read -r row; do
     what=$(printf '%s\n' "$row" | sed 's/^| [^|]* | `.*` | \(.*\) |$/\1/' | sed 's/`//g; s/\\|/|/g')
     printf '.TP\n.B %s\n' "$name"
     printf '%s\n' "$syntax" | sed 's/\\/\\e/g; s/^\./\\\&./' | sed 's/^/.B "/; s/$/"/'
-    printf '.br\n%s\n' "$what" | sed 's/\\/\\e/g'
+    printf '.br\n%s\n' "$what" | sed 's/\\/\\e/g; s/—/\\(em/g'
 done
 cat <<'TAIL'
 .SH SEE ALSO

@@ -2,6 +2,7 @@
  * decode.c — see decode.h. Field names and defaulting: docs/topology.md
  * ("API fields topodns reads") and docs/compatibility.md (1.13 Ingestion).
  */
+#include <assert.h>
 #include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <uthash.h>
 #include "cluster/decode.h"
 #include "cluster/strtab.h"
+#include "cluster/prefix.h"
 #include "common/log.h"
 
 /* ---- JSON helpers ----------------------------------------------------- */
@@ -157,18 +159,30 @@ static int port_number(port_ctx *c, const cJSON *num, int i, long *out)
     return 0;
 }
 
-/* spec.ports / slice ports → array; NULL with *n = 0 when none. A slice
+/* spec.ports / slice ports → array (every port, up to the 65,535 a count
+ * holds; more are logged and dropped); NULL with *n = 0 when none. A slice
  * without (usable) ports gets the sentinel -1. NULL with c->why set when
  * the object must be skipped. */
-static st_port *decode_ports(strtab *strs, const cJSON *arr, uint16_t *n, port_ctx *c)
+/* How many ports decode_ports_into may write for arr: at least 1. */
+static int ports_cap(const cJSON *arr)
 {
     int cnt = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
-    if (cnt > 1000)
-        cnt = 1000;
+    return cnt > UINT16_MAX ? UINT16_MAX : cnt ? cnt : 1;    /* as decode_ports_into */
+}
+
+/* The same into ports[ports_cap(arr)], which the caller owns: -1 with c->why
+ * set when the object must be skipped. */
+static int decode_ports_into(strtab *strs, const cJSON *arr, st_port *ports, uint16_t *n,
+                             port_ctx *c)
+{
+    int cnt = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
+    if (cnt > UINT16_MAX) {             /* what nports holds; the API sets no limit */
+        log_warning("plugin/kubernetes: %s %s/%s: %d ports, only the first %d are served",
+                    c->slice ? "endpointslice" : "service", decode_obj_ns(c->obj),
+                    decode_obj_name(c->obj), cnt, UINT16_MAX);
+        cnt = UINT16_MAX;
+    }
     *n = 0;
-    st_port *ports = calloc((size_t)(cnt ? cnt : 1), sizeof *ports);
-    if (!ports)
-        return NULL;
     const cJSON *p;
     int i = 0;
     cJSON_ArrayForEach(p, arr) {
@@ -180,10 +194,8 @@ static st_port *decode_ports(strtab *strs, const cJSON *arr, uint16_t *n, port_c
         if (!cJSON_IsNumber(num))
             continue;
         int keep = port_number(c, num, at, &port);
-        if (keep < 0) {
-            free(ports);
-            return NULL;
-        }
+        if (keep < 0)
+            return -1;
         if (!keep)
             continue;
         const char *name = jstr(p, "name");
@@ -197,6 +209,16 @@ static st_port *decode_ports(strtab *strs, const cJSON *arr, uint16_t *n, port_c
         ports[0].port = -1;
         ports[0].proto = ST_TCP;
         *n = 1;
+    }
+    return 0;
+}
+
+static st_port *decode_ports(strtab *strs, const cJSON *arr, uint16_t *n, port_ctx *c)
+{
+    st_port *ports = calloc((size_t)ports_cap(arr), sizeof *ports);
+    if (ports && decode_ports_into(strs, arr, ports, n, c) < 0) {
+        free(ports);
+        return NULL;
     }
     return ports;
 }
@@ -344,6 +366,66 @@ static const char *bad_names(const char *ns, const char *name)
     return NULL;
 }
 
+/* A decoded service's parts, each its own allocation (before service_pack). */
+static void service_parts_free(st_service *s)
+{
+    if (!s)
+        return;
+    free((void *)s->name);
+    free((void *)s->cluster_ips);
+    free((void *)s->external_name);
+    free((void *)s->external);
+    free((void *)s->ports);
+    free((void *)s->topology_keys);
+    free(s);
+}
+
+/* s and everything it owns copied into one block (the store keeps 10,000
+ * of them: one malloc chunk instead of four to seven); NULL when memory
+ * runs out. s is left as it was. */
+static st_service *service_pack(const st_service *s)
+{
+    size_t nl = strlen(s->name) + 1;
+    size_t el = s->external_name ? strlen(s->external_name) + 1 : 0, xl = 0;
+    for (uint8_t i = 0; i < s->n_external; i++)
+        xl += strlen(s->external[i]) + 1;
+    size_t at_ports = sizeof *s;    /* pointer-aligned parts first */
+    size_t at_keys = at_ports + s->nports * sizeof *s->ports;
+    size_t at_ext = at_keys + s->n_topology_keys * sizeof *s->topology_keys;
+    size_t at_ips = at_ext + s->n_external * sizeof *s->external;
+    size_t at_text = at_ips + s->n_cluster_ips * sizeof *s->cluster_ips;
+    char *blk = malloc(at_text + nl + el + xl);
+    if (!blk)
+        return NULL;
+    st_service *p = memcpy(blk, s, sizeof *s);
+    char *t = blk + at_text;
+    p->name = memcpy(t, s->name, nl);
+    t += nl;
+    if (el) {
+        p->external_name = memcpy(t, s->external_name, el);
+        t += el;
+    }
+    /* a part that was there stays non-NULL, also when it is empty */
+    p->ports = s->ports ? memcpy(blk + at_ports, s->ports, s->nports * sizeof *s->ports) : NULL;
+    p->topology_keys = s->topology_keys ? memcpy(blk + at_keys, s->topology_keys,
+                                                 s->n_topology_keys * sizeof *s->topology_keys)
+                                        : NULL;
+    p->cluster_ips = s->cluster_ips ? memcpy(blk + at_ips, s->cluster_ips,
+                                             s->n_cluster_ips * sizeof *s->cluster_ips)
+                                    : NULL;
+    p->external = NULL;
+    if (s->n_external) {
+        const char **x = (const char **)(blk + at_ext);
+        for (uint8_t i = 0; i < s->n_external; i++) {
+            size_t l = strlen(s->external[i]) + 1;
+            x[i] = memcpy(t, s->external[i], l);
+            t += l;
+        }
+        p->external = x;
+    }
+    return p;
+}
+
 st_service *decode_service(strtab *strs, const cJSON *obj, const char **why)
 {
     const char *ns = decode_obj_ns(obj), *name = decode_obj_name(obj);
@@ -368,41 +450,36 @@ st_service *decode_service(strtab *strs, const cJSON *obj, const char **why)
     } else {
         s->kind = SVC_CLUSTERIP;
         if (service_ips(s, spec) < 0) {
-            decode_service_free(s);
+            service_parts_free(s);
             *why = "out of memory";
             return NULL;
         }
     }
     if (service_external(s, spec, jget(obj, "status")) < 0) {
-        decode_service_free(s);
+        service_parts_free(s);
         *why = "out of memory";
         return NULL;
     }
     port_ctx pc = { obj, 0, NULL };
     s->ports = decode_ports(strs, jget(spec, "ports"), &s->nports, &pc);
     if (pc.why) {
-        decode_service_free(s);
+        service_parts_free(s);
         *why = pc.why;
         return NULL;
     }
     const cJSON *sel = jget(spec, "selector");
     s->has_selector = cJSON_IsObject(sel) && sel->child != NULL;
     service_topology(strs, s, obj, spec);
-    return s;
+    st_service *packed = service_pack(s);
+    service_parts_free(s);
+    if (!packed)
+        *why = "out of memory";
+    return packed;
 }
 
 void decode_service_free(void *p)
 {
-    st_service *s = p;
-    if (!s)
-        return;
-    free((void *)s->name);
-    free((void *)s->cluster_ips);
-    free((void *)s->external_name);
-    free((void *)s->external);
-    free((void *)s->ports);
-    free((void *)s->topology_keys);
-    free(s);
+    free(p);                        /* one block (service_pack) */
 }
 
 /* ---- ServiceImports (multicluster.x-k8s.io/v1alpha1) ------------------ */
@@ -453,99 +530,175 @@ void decode_svcimport_free(void *p)
 
 /* ---- EndpointSlices --------------------------------------------------- */
 
-/* Endpoint strings and hint arrays of a slice live in one block per slice
- * (b->pool), sized by pool_need() before the endpoints are decoded: about
- * 60 bytes per endpoint less than one malloc per string. */
-static void *pool_take(slice_blob *b, size_t n, size_t align)
+/* A slice is decoded into scratch arrays sized by upper bounds (slice_tmp),
+ * then packed into one exact block (decode_slice): an endpoint is 40 bytes
+ * with its node, zone and hint set as indexes into per-slice tables
+ * (deduplicated) and its strings at one offset into the slice's pool. */
+typedef struct slice_tmp {
+    st_endpoint *eps;
+    size_t n;
+    const char **names;             /* [0] = NULL */
+    size_t nnames;
+    const char **nhash;             /* open addressing over names, by pointer */
+    uint16_t *nhidx;
+    size_t hcap;                    /* a power of two */
+    st_hints *hints;                /* [0] = none */
+    size_t nhints;
+    const char **hnames;
+    size_t nhnames;
+    char *pool;
+    size_t pool_used;
+} slice_tmp;
+
+/* The index of the interned name p in t->names (added when new); 0 for NULL. */
+static uint16_t name_index(slice_tmp *t, const char *p)
 {
-    size_t at = (b->pool_used + align - 1) & ~(align - 1);
-    if (at + n > b->pool_cap)
-        return NULL;                /* cannot happen: pool_need is an upper bound */
-    b->pool_used = at + n;
-    return b->pool + at;
+    if (!p)
+        return 0;
+    size_t h = (size_t)(((uintptr_t)p >> 3) * 0x9E3779B97F4A7C15ull) & (t->hcap - 1);
+    while (t->nhash[h] && t->nhash[h] != p)
+        h = (h + 1) & (t->hcap - 1);
+    if (!t->nhash[h]) {
+        assert(t->nnames < UINT16_MAX);     /* at most 2 per endpoint object + 1 */
+        t->nhash[h] = p;
+        t->nhidx[h] = (uint16_t)t->nnames;
+        t->names[t->nnames++] = p;
+    }
+    return t->nhidx[h];
 }
 
-static const char *pool_str(slice_blob *b, const char *str)
+static size_t pool_put(slice_tmp *t, const char *str)
 {
-    if (!str)
-        return NULL;
-    size_t n = strlen(str) + 1;
-    char *d = pool_take(b, n, 1);
-    return d ? memcpy(d, str, n) : NULL;
+    size_t at = t->pool_used, n = strlen(str) + 1;
+    memcpy(t->pool + at, str, n);
+    t->pool_used += n;
+    return at;
 }
 
 /* Upper bound of the pool bytes one endpoint object needs. */
-static size_t pool_need(const cJSON *e)
+static size_t pool_need(const cJSON *e, int pod_names)
 {
-    const cJSON *addrs = jget(e, "addresses"), *hints = jget(e, "hints"), *a;
-    const char *host = jstr(e, "hostname"), *pod = jstr(jget(e, "targetRef"), "name");
-    int hz = cJSON_GetArraySize(jget(hints, "forZones")), hn = cJSON_GetArraySize(jget(hints, "forNodes"));
+    const cJSON *addrs = jget(e, "addresses"), *a;
+    const char *host = jstr(e, "hostname");
+    const char *pod = pod_names ? jstr(jget(e, "targetRef"), "name") : NULL;
     if (host && pod && strcmp(host, pod) == 0)
         pod = NULL;                 /* stored once (decode_endpoint) */
-    size_t per = (host ? strlen(host) + 1 : 0) + (pod ? strlen(pod) + 1 : 0) +
-                 (hz ? (size_t)hz * sizeof(char *) + sizeof(char *) - 1 : 0) +   /* + alignment */
-                 (hn ? (size_t)hn * sizeof(char *) + sizeof(char *) - 1 : 0);
+    size_t per = (host ? strlen(host) + 1 : 0) + (pod ? strlen(pod) + 1 : 0);
     size_t need = 0;
     cJSON_ArrayForEach(a, jarray(addrs))
         need += per + (cJSON_IsString(a) ? strlen(a->valuestring) + 1 : 0);
     return need;
 }
 
-/* The hint names of arr (at most UINT8_MAX: decode_slice refuses more). */
-static const char *const *hint_names(strtab *strs, slice_blob *b, const cJSON *arr, uint8_t *n)
+static size_t hints_need(const cJSON *e)
+{
+    const cJSON *hints = jget(e, "hints");
+    return (size_t)cJSON_GetArraySize(jget(hints, "forZones")) +
+           (size_t)cJSON_GetArraySize(jget(hints, "forNodes"));
+}
+
+/* The hint names of arr appended to t->hnames (at most UINT8_MAX:
+ * decode_slice refuses more): their count. */
+static uint8_t hint_names(strtab *strs, slice_tmp *t, const cJSON *arr)
 {
     int cnt = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
-    *n = 0;
+    uint8_t n = 0;
     if (cnt == 0 || cnt > UINT8_MAX)
-        return NULL;
-    const char **out = pool_take(b, (size_t)cnt * sizeof *out, sizeof *out);
-    if (!out)
-        return NULL;
+        return 0;
     const cJSON *h;
     cJSON_ArrayForEach(h, arr) {
         const char *nm = jstr(h, "name");
-        if (nm && *n < cnt)
-            out[(*n)++] = strtab_intern(strs, nm);
+        if (nm && n < cnt)
+            t->hnames[t->nhnames + n++] = strtab_intern(strs, nm);
     }
-    return out;
+    return n;
 }
 
-static int decode_endpoint(strtab *strs, slice_blob *b, const cJSON *e, int family)
+/* The hint set of endpoint object e: an index into t->hints (an equal
+ * earlier set is shared), 0 when it names nothing. */
+static uint16_t hint_set(strtab *strs, slice_tmp *t, const cJSON *hints)
+{
+    st_hints h = { .zones = (uint32_t)t->nhnames };
+    h.nzones = hint_names(strs, t, jget(hints, "forZones"));
+    t->nhnames += h.nzones;
+    h.nodes = (uint32_t)t->nhnames;
+    h.nnodes = hint_names(strs, t, jget(hints, "forNodes"));
+    t->nhnames += h.nnodes;
+    if (!h.nzones && !h.nnodes) {
+        t->nhnames = h.zones;
+        return 0;
+    }
+    for (size_t i = 1; i < t->nhints; i++) {
+        const st_hints *o = &t->hints[i];
+        if (o->nzones == h.nzones && o->nnodes == h.nnodes &&
+            !memcmp(t->hnames + o->zones, t->hnames + h.zones, h.nzones * sizeof(char *)) &&
+            !memcmp(t->hnames + o->nodes, t->hnames + h.nodes, h.nnodes * sizeof(char *))) {
+            t->nhnames = h.zones;   /* shared: drop the copy */
+            return (uint16_t)i;
+        }
+    }
+    assert(t->nhints < UINT16_MAX);
+    t->hints[t->nhints] = h;
+    return (uint16_t)t->nhints++;
+}
+
+static void decode_endpoint(strtab *strs, slice_tmp *t, const cJSON *e, int family,
+                            int pod_names)
 {
     const cJSON *addrs = jget(e, "addresses");
     const cJSON *cond = jget(e, "conditions");
     const cJSON *hints = jget(e, "hints");
     const cJSON *ref = jget(e, "targetRef");
     const char *kind = jstr(ref, "kind"), *pod = jstr(ref, "name");
+    const char *host = jstr(e, "hostname");
+    if (!pod_names || !(kind && strcmp(kind, "Pod") == 0 && pod && strlen(pod) < 64))
+        pod = NULL;
+    uint16_t node = name_index(t, strtab_intern(strs, jstr(e, "nodeName")));
+    uint16_t zone = name_index(t, strtab_intern_lower(strs, jstr(e, "zone")));
+    uint16_t hset = 0;
+    int hset_done = 0;
     const cJSON *a;
     cJSON_ArrayForEach(a, jarray(addrs)) {
-        st_endpoint *ep = &b->eps[b->n];
+        st_endpoint *ep = &t->eps[t->n];
+        memset(ep, 0, sizeof *ep);
         if (!cJSON_IsString(a) || st_parse_ip(a->valuestring, &ep->ip) < 0 ||
             ep->ip.family != family)
             continue;
-        if (!(ep->addr = pool_str(b, a->valuestring)))
-            continue;
-        ep->hostname = pool_str(b, jstr(e, "hostname"));
-        ep->pod_name = NULL;
-        if (kind && strcmp(kind, "Pod") == 0 && pod && strlen(pod) < 64)   /* a headless
-                                     * Service's hostname is usually the pod's name: one copy */
-            ep->pod_name = ep->hostname && strcmp(ep->hostname, pod) == 0 ? ep->hostname
-                                                                          : pool_str(b, pod);
-        ep->node_name = strtab_intern(strs, jstr(e, "nodeName"));
-        ep->zone = strtab_intern_lower(strs, jstr(e, "zone"));
+        if (!hset_done) {           /* once per endpoint object, and only with an address */
+            hset = hint_set(strs, t, hints);
+            hset_done = 1;
+        }
+        char canon[ST_ADDR_STRLEN];
+        inet_ntop(family == 4 ? AF_INET : AF_INET6, ep->ip.addr, canon, sizeof canon);
+        ep->str = (uint32_t)t->pool_used;   /* <= UINT32_MAX: decode_slice checks */
+        if (host) {
+            ep->has_host = 1;
+            pool_put(t, host);
+        }
+        if (pod) {                  /* a headless Service's hostname is usually
+                                     * the pod's name: one copy */
+            ep->has_pod = 1;
+            if (host && strcmp(host, pod) == 0)
+                ep->pod_is_host = 1;
+            else
+                pool_put(t, pod);
+        }
+        if (strcmp(canon, a->valuestring) != 0) {
+            ep->addr_text = 1;
+            pool_put(t, a->valuestring);
+        }
+        if (!ep->has_host && !ep->has_pod && !ep->addr_text)
+            ep->str = 0;
+        ep->node = node;
+        ep->zone = zone;
+        ep->hints = hset;
         ep->has_hints = cJSON_IsObject(hints) != 0;
-        ep->hint_zones = hint_names(strs, b, jget(hints, "forZones"), &ep->n_hint_zones);
-        ep->hint_nodes = hint_names(strs, b, jget(hints, "forNodes"), &ep->n_hint_nodes);
         ep->ready = jbool(cond, "ready", 1) != 0;
         ep->ready_unset = !cJSON_IsBool(jget(cond, "ready"));
         ep->serving = jbool(cond, "serving", 1) != 0;
         ep->terminating = jbool(cond, "terminating", 0) != 0;
-        ep->ports = b->ports;
-        ep->nports = b->nports;
-        ep->slice = b->name;
-        b->n++;
+        t->n++;
     }
-    return 0;
 }
 
 /* Why an endpoint's hints cannot be counted in 8 bits (the API allows 8
@@ -559,7 +712,48 @@ static const char *too_many_hints(const cJSON *e)
     return NULL;
 }
 
-slice_blob *decode_slice(strtab *strs, const cJSON *obj, const char **why)
+static void slice_tmp_free(slice_tmp *t)
+{
+    free(t->eps);
+    free(t->names);
+    free(t->nhash);
+    free(t->nhidx);
+    free(t->hints);
+    free(t->hnames);
+    free(t->pool);
+}
+
+/* Scratch arrays for total addresses of nobj endpoint objects: 0, or -1
+ * without memory. */
+static int slice_tmp_init(slice_tmp *t, size_t total, size_t nobj, size_t hn, size_t pool)
+{
+    memset(t, 0, sizeof *t);
+    size_t maxnames = 2 * nobj + 1;
+    for (t->hcap = 16; t->hcap < 2 * maxnames; t->hcap *= 2)
+        ;
+    t->eps = malloc((total ? total : 1) * sizeof *t->eps);
+    t->names = malloc(maxnames * sizeof *t->names);
+    t->nhash = calloc(t->hcap, sizeof *t->nhash);
+    t->nhidx = malloc(t->hcap * sizeof *t->nhidx);
+    t->hints = calloc(nobj + 1, sizeof *t->hints);
+    t->hnames = malloc((hn ? hn : 1) * sizeof *t->hnames);
+    t->pool = malloc(pool ? pool : 1);
+    if (!t->eps || !t->names || !t->nhash || !t->nhidx || !t->hints || !t->hnames || !t->pool) {
+        slice_tmp_free(t);
+        return -1;
+    }
+    t->names[0] = NULL;
+    t->nnames = 1;
+    t->nhints = 1;                  /* [0]: no hint names */
+    return 0;
+}
+
+static size_t align8(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
+
+slice_blob *decode_slice(strtab *strs, const cJSON *obj, int pod_names, const char **why)
 {
     const char *ns = decode_obj_ns(obj), *name = decode_obj_name(obj);
     if ((*why = bad_names(ns, name)))
@@ -571,41 +765,106 @@ slice_blob *decode_slice(strtab *strs, const cJSON *obj, const char **why)
         *why = "endpoints is not a list";
         return NULL;
     }
-    size_t total = 0, pool = 0;
+    size_t total = 0, pool = 0, nobj = 0, hn = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, jarray(eps)) {
         const cJSON *addrs = jget(e, "addresses");
         total += cJSON_IsArray(addrs) ? (size_t)cJSON_GetArraySize(addrs) : 0;
-        pool += pool_need(e);
+        pool += pool_need(e, pod_names);
+        hn += hints_need(e);
+        nobj++;
         if ((*why = too_many_hints(e)))
             return NULL;
     }
-    slice_blob *b = calloc(1, sizeof *b);
-    if (!b || !(b->eps = calloc(total ? total : 1, sizeof *b->eps)) ||
-        !(b->pool = malloc(pool ? pool : 1))) {
-        if (b)
-            free(b->eps);
-        free(b);
-        *why = "out of memory";
+    if (nobj > DECODE_SLICE_MAX) {  /* the API allows 1,000 */
+        *why = "more than 30000 endpoints";
         return NULL;
     }
-    b->pool_cap = pool;
-    atomic_init(&b->refs, 1);
-    b->ns = strtab_intern(strs, ns);
-    b->name = strdup(name);
-    b->service = strtab_intern(strs, decode_obj_label(obj, "kubernetes.io/service-name"));
-    port_ctx pc = { obj, 1, NULL };
-    b->ports = decode_ports(strs, jget(obj, "ports"), &b->nports, &pc);
-    if (pc.why) {
-        decode_slice_unref(b);
-        *why = pc.why;
+    if (pool > UINT32_MAX) {        /* far beyond what the API server stores */
+        *why = "endpoints too large";
+        return NULL;
+    }
+    slice_tmp t;
+    if (slice_tmp_init(&t, family ? total : 0, nobj, hn, pool) < 0) {
+        *why = "out of memory";
         return NULL;
     }
     if (family) {                   /* FQDN slices are ignored */
         cJSON_ArrayForEach(e, jarray(eps))
-            decode_endpoint(strs, b, e, family);
+            decode_endpoint(strs, &t, e, family, pod_names);
+    }
+    /* one block: the blob, eps, ports, names, hints, hnames, pool, name */
+    const cJSON *parr = jget(obj, "ports");
+    size_t nl = strlen(name) + 1, pcap = (size_t)ports_cap(parr);
+    size_t at_eps = align8(sizeof(slice_blob));
+    size_t at_ports = align8(at_eps + t.n * sizeof(st_endpoint));
+    size_t at_names = align8(at_ports + pcap * sizeof(st_port));
+    size_t at_hints = align8(at_names + t.nnames * sizeof(char *));
+    size_t at_hnames = align8(at_hints + t.nhints * sizeof(st_hints));
+    size_t at_pool = at_hnames + t.nhnames * sizeof(char *);
+    size_t at_name = at_pool + t.pool_used;
+    slice_blob *b = calloc(1, at_name + nl);
+    if (!b) {
+        slice_tmp_free(&t);
+        *why = "out of memory";
+        return NULL;
+    }
+    char *base = (char *)b;
+    st_port *ports = (st_port *)(base + at_ports);
+    b->eps = (st_endpoint *)(base + at_eps);
+    b->n = t.n;
+    b->pub.ports = ports;
+    b->pub.names = memcpy(base + at_names, t.names, t.nnames * sizeof(char *));
+    b->pub.nnames = (uint16_t)t.nnames;
+    b->pub.hints = memcpy(base + at_hints, t.hints, t.nhints * sizeof(st_hints));
+    b->pub.nhints = (uint16_t)t.nhints;
+    b->pub.hnames = (const char *const *)(base + at_hnames);
+    if (t.nhnames)
+        memcpy(base + at_hnames, t.hnames, t.nhnames * sizeof(char *));
+    b->pub.pool = base + at_pool;
+    if (t.pool_used)
+        memcpy(base + at_pool, t.pool, t.pool_used);
+    b->pub.name = memcpy(base + at_name, name, nl);
+    for (size_t i = 0; i < t.n; i++) {
+        b->eps[i] = t.eps[i];
+        b->eps[i].sl = &b->pub;
+        assert(b->eps[i].node < t.nnames && b->eps[i].zone < t.nnames &&
+               b->eps[i].hints < t.nhints && b->eps[i].str <= t.pool_used);
+    }
+    slice_tmp_free(&t);
+    atomic_init(&b->refs, 1);
+    b->ns = strtab_intern(strs, ns);
+    b->service = strtab_intern(strs, decode_obj_label(obj, "kubernetes.io/service-name"));
+    port_ctx pc = { obj, 1, NULL };
+    if (decode_ports_into(strs, parr, ports, &b->pub.nports, &pc) < 0) {
+        decode_slice_unref(b);
+        *why = pc.why;
+        return NULL;
     }
     return b;
+}
+
+const char *st_ep_pod(const st_endpoint *ep)
+{
+    if (!ep->has_pod)
+        return NULL;
+    const char *p = ep->sl->pool + ep->str;
+    if (!ep->pod_is_host && ep->has_host)
+        p += strlen(p) + 1;
+    return p;
+}
+
+const char *st_ep_addr(const st_endpoint *ep, char *buf)
+{
+    if (!ep->addr_text)
+        return inet_ntop(ep->ip.family == 4 ? AF_INET : AF_INET6, ep->ip.addr, buf,
+                         ST_ADDR_STRLEN) ? buf : "";
+    const char *p = ep->sl->pool + ep->str;
+    if (ep->has_host)
+        p += strlen(p) + 1;
+    if (ep->has_pod && !ep->pod_is_host)
+        p += strlen(p) + 1;
+    return p;
 }
 
 void decode_slice_ref(slice_blob *b)
@@ -617,11 +876,7 @@ void decode_slice_unref(slice_blob *b)
 {
     if (!b || atomic_fetch_sub(&b->refs, 1) != 1)
         return;
-    free(b->pool);
-    free(b->eps);
-    free(b->ports);
-    free(b->name);
-    free(b);
+    free(b);                        /* one block (decode_slice) */
 }
 
 /* ---- pods ------------------------------------------------------------- */
@@ -831,6 +1086,22 @@ st_node *decode_node(strtab *strs, const cJSON *obj, const store_opts *o, const 
             n->naddrs++;
     }
     n->addrs = ips;
+    /* spec.podCIDRs (dual-stack: one per family), else spec.podCIDR */
+    const cJSON *spec = jget(obj, "spec"), *pc = jarray(jget(spec, "podCIDRs")), *cc;
+    cidr cidrs[8];
+    cJSON_ArrayForEach(cc, pc)
+        if (n->ncidrs < 8 && cidr_parse_host(cJSON_GetStringValue(cc), &cidrs[n->ncidrs]) == 0)
+            n->ncidrs++;
+    if (!n->ncidrs && cidr_parse_host(jstr(spec, "podCIDR"), &cidrs[0]) == 0)
+        n->ncidrs = 1;
+    if (n->ncidrs) {
+        cidr *block = malloc(n->ncidrs * sizeof *block);
+        if (block)
+            memcpy(block, cidrs, n->ncidrs * sizeof *block);
+        else
+            n->ncidrs = 0;
+        n->cidrs = block;
+    }
     return n;
 }
 
@@ -841,7 +1112,43 @@ void decode_node_free(void *p)
         return;
     free((void *)n->labels);
     free((void *)n->addrs);
+    free((void *)n->cidrs);
     free(n);
+}
+
+/* ---- CNI range objects ------------------------------------------------ */
+
+int decode_ciliumnode(const cJSON *obj, cidr *out, size_t cap, const char **why)
+{
+    if ((*why = bad_names(NULL, decode_obj_name(obj))))
+        return -1;
+    const cJSON *c;
+    int n = 0;
+    cJSON_ArrayForEach(c, jarray(jget(jget(jget(obj, "spec"), "ipam"), "podCIDRs")))
+        if ((size_t)n < cap && cidr_parse_host(cJSON_GetStringValue(c), &out[n]) == 0)
+            n++;
+    return n;
+}
+
+int decode_blockaffinity(const cJSON *obj, cidr *out, const char **node, const char **why)
+{
+    if ((*why = bad_names(NULL, decode_obj_name(obj))))
+        return -1;
+    const cJSON *spec = jget(obj, "spec"), *del = jget(spec, "deleted");
+    const char *state = jstr(spec, "state");
+    *node = jstr(spec, "node");
+    if (!state || strcmp(state, "confirmed") || cJSON_IsTrue(del) ||
+        (cJSON_IsString(del) && !strcmp(del->valuestring, "true")))
+        return 0;
+    if (!*node || !**node) {
+        *why = "spec.node missing";
+        return -1;
+    }
+    if (cidr_parse_host(jstr(spec, "cidr"), out) < 0) {
+        *why = "spec.cidr is not a CIDR";
+        return -1;
+    }
+    return 1;
 }
 
 /* ---- namespaces ------------------------------------------------------- */

@@ -27,26 +27,30 @@ st_service *decode_service(strtab *strs, const struct cJSON *obj, const char **w
 void decode_service_free(void *svc);
 
 /* One EndpointSlice: its endpoints (one per address), reference counted
- * because merged views of a service share it. */
+ * because merged views of a service share it. One allocation, sized
+ * exactly: the blob, then eps[], ports[], names[], hints[], hnames[], the
+ * pool and the name (decode_slice); every endpoint's sl is &pub; the last
+ * decode_slice_unref() frees it whole. An EndpointSlice with more than
+ * DECODE_SLICE_MAX endpoints is refused (the API allows 1,000, each with up
+ * to 100 addresses), so every index of st_endpoint (at most two names and
+ * one hint set per endpoint) fits in 16 bits. */
+enum { DECODE_SLICE_MAX = 30000 };
 typedef struct slice_blob {
-    atomic_int refs;
+    st_slice pub;                   /* what the endpoints point to */
     const char *ns;                 /* interned */
-    char *name;
     const char *service;            /* interned; NULL without the label */
     const char *cluster;            /* interned: a multicluster slice's
                                      * multicluster.kubernetes.io/source-cluster
                                      * (service is then its
                                      * multicluster.kubernetes.io/service-name) */
-    uint8_t mcs;                    /* a multicluster slice (store.c sets it) */
     size_t n;
     st_endpoint *eps;
-    st_port *ports;
-    uint16_t nports;
-    char *pool;                     /* the endpoints' strings and hint arrays */
-    size_t pool_used, pool_cap;
+    atomic_int refs;
+    uint8_t mcs;                    /* a multicluster slice (store.c sets it) */
 } slice_blob;
 
-slice_blob *decode_slice(strtab *strs, const struct cJSON *obj, const char **why);
+/* pod_names: keep targetRef names (st_ep_pod); 0: st_ep_pod() is NULL. */
+slice_blob *decode_slice(strtab *strs, const struct cJSON *obj, int pod_names, const char **why);
 void decode_slice_ref(slice_blob *b);
 void decode_slice_unref(slice_blob *b);
 
@@ -60,6 +64,17 @@ void decode_pod_free(void *pod);
 st_node *decode_node(strtab *strs, const struct cJSON *obj, const store_opts *o,
                      const char **why);
 void decode_node_free(void *node);
+
+/* A CiliumNode's spec.ipam.podCIDRs into out[0..cap): how many (0 when
+ * none), -1 with why when the object has no valid name. */
+int decode_ciliumnode(const struct cJSON *obj, cidr *out, size_t cap, const char **why);
+/* A Calico BlockAffinity: 1 with *out = spec.cidr and *node = spec.node
+ * (pointing into obj) while spec.state is "confirmed" and spec.deleted is
+ * not "true" (string or boolean); 0 otherwise (pending, pending deletion:
+ * it locates nothing); -1 with why when malformed (no name, no node, a
+ * bad cidr on a confirmed one). */
+int decode_blockaffinity(const struct cJSON *obj, cidr *out, const char **node,
+                         const char **why);
 
 st_namespace *decode_namespace(strtab *strs, const struct cJSON *obj, const char **why);
 void decode_namespace_free(void *ns);

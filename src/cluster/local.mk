@@ -5,6 +5,7 @@ src_cluster_libcluster_a_SOURCES = \
 	src/cluster/strtab.c src/cluster/strtab.h \
 	src/cluster/decode.c src/cluster/decode.h \
 	src/cluster/pmap.c src/cluster/pmap.h \
+	src/cluster/prefix.c src/cluster/prefix.h \
 	src/cluster/locator.c src/cluster/locator.h
 
 check_PROGRAMS += tests/unit/test_store

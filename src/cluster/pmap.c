@@ -5,11 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <urcu/urcu-memb.h>
+#include <urcu/pointer.h>
 #include <urcu/rculfhash.h>
 #include "cluster/pmap.h"
 
+/* The writer's own count of a table's entries and the bucket count it last
+ * asked for (grow()). */
+typedef struct sizing {
+    size_t n, nb, min;
+} sizing;
+
 struct pmap {
     struct cds_lfht *ht;
+    sizing sz;
 };
 
 /* One entry per key, 64 bytes with a 17-byte IP key: no rcu_head inside
@@ -65,17 +73,51 @@ pmap *pmap_new(void)
     return pmap_new_sized(64);
 }
 
-/* The table grows by itself, but only in the background (liburcu resizes
- * from its worker thread after grace periods): a map that receives a
- * large cluster's list in one go would meanwhile grow very long chains.
- * Maps that may hold many entries start with room for them. */
-static struct cds_lfht *table_new(unsigned long buckets)
+/* A table grows by itself, but only in the background (liburcu resizes
+ * from its worker thread after grace periods, and only once a table holds
+ * eight entries per bucket): a map that receives a large cluster's list in
+ * one go would meanwhile grow very long chains. So the writer grows each
+ * table itself, at once, when it holds more than two entries per bucket
+ * (grow()): a table is sized for what the store actually holds (no pods
+ * watched: no pod-sized table), and a map may still be made with room
+ * for an expected count from the start. */
+static unsigned long pow2_buckets(unsigned long buckets)
 {
     unsigned long b = 64;
     while (b < buckets && b < (1ul << 20))
         b <<= 1;
+    return b;
+}
+
+static struct cds_lfht *table_new(unsigned long buckets, sizing *sz)
+{
+    unsigned long b = pow2_buckets(buckets);
+    sz->n = 0;
+    sz->nb = sz->min = b;
     return cds_lfht_new_flavor(b, b, 0, CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING,
                                &urcu_memb_flavor, NULL);
+}
+
+/* After the writer added (+1) or removed (-1) an entry, outside any
+ * read-side section: past two entries per bucket, double the buckets now (cds_lfht_resize waits for the resize; readers go on
+ * meanwhile): between one and two entries per bucket. Removals leave the shrinking to liburcu (lazily, below an
+ * eighth of an entry per bucket, never under the initial size); the
+ * writer then only follows it in its own figure. */
+static void grow(struct cds_lfht *ht, sizing *sz, int delta)
+{
+    sz->n = delta > 0 ? sz->n + 1 : sz->n ? sz->n - 1 : 0;
+    if (delta < 0 && sz->n * 8 < sz->nb && sz->nb > sz->min) {
+        unsigned long b = pow2_buckets(sz->n);
+        sz->nb = b > sz->min ? b : sz->min;
+    }
+    /* inside a read-side section (a writer that also reads, like the
+     * topology observer's state map) a resize would wait for itself:
+     * left to liburcu's background resize there */
+    if (sz->n <= 2 * sz->nb || sz->nb >= (1ul << 20) || urcu_memb_read_ongoing())
+        return;
+    while (sz->n > 2 * sz->nb && sz->nb < (1ul << 20))
+        sz->nb *= 2;
+    cds_lfht_resize(ht, sz->nb);
 }
 
 pmap *pmap_new_sized(unsigned long buckets)
@@ -83,7 +125,7 @@ pmap *pmap_new_sized(unsigned long buckets)
     pmap *m = calloc(1, sizeof *m);
     if (!m)
         return NULL;
-    if (!(m->ht = table_new(buckets))) {
+    if (!(m->ht = table_new(buckets, &m->sz))) {
         free(m);
         return NULL;
     }
@@ -131,6 +173,8 @@ int pmap_put(pmap *m, const void *key, size_t klen, void *val, pmap_dtor dtor)
     urcu_memb_read_unlock();
     if (old)
         retire(old);
+    else
+        grow(m->ht, &m->sz, 1);
     return 0;
 }
 
@@ -145,8 +189,10 @@ int pmap_del(pmap *m, const void *key, size_t klen)
     if (n && cds_lfht_del(m->ht, n) == 0)
         rc = 0;
     urcu_memb_read_unlock();
-    if (rc == 0)
+    if (rc == 0) {
         retire(n);
+        grow(m->ht, &m->sz, -1);
+    }
     return rc;
 }
 
@@ -194,124 +240,148 @@ void pmap_foreach(pmap *m, int (*fn)(void *val, void *arg), void *arg)
 
 /* ---- ipmap ------------------------------------------------------------- */
 
+/* Not a hash table of one allocation per address (64 bytes with its
+ * bucket, 150,000 of them in a large cluster) but 4,096 shards per address
+ * family, each one block of entries sorted by address: 24 bytes per IPv4
+ * address (the slots, then the address), 32 per IPv6 one. A reader hashes
+ * the address to its shard and bisects it. The writer changes a slot of an
+ * existing entry in place (one pointer store, which readers see whole); an
+ * address added or removed publishes a copy of its shard (about 37 entries
+ * at 150,000 addresses) and frees the old one after a grace period. */
+enum { IPMAP_SHARDS = 16384 };
+
+typedef struct ipshard {
+    uint32_t n;
+    uint32_t pad;
+    unsigned char e[];              /* n entries of esz(alen) bytes */
+} ipshard;
+
 struct ipmap {
-    struct cds_lfht *ht;
+    ipshard *sh[2][IPMAP_SHARDS];   /* [0] IPv4, [1] IPv6; NULL: empty */
+    size_t n;
 };
 
-typedef struct ipent {
-    struct cds_lfht_node node;
-    void *val[IPMAP_SLOTS];
-    uint8_t alen;
-    uint8_t addr[];                 /* alen bytes: offsetof + 4 = 37 → 48 */
-} ipent;
-
-static int ipmatch(struct cds_lfht_node *node, const void *key)
+static size_t esz(size_t alen)
 {
-    const ipent *e = caa_container_of(node, ipent, node);
-    const pkey *k = key;
-    return e->alen == k->klen && memcmp(e->addr, k->key, k->klen) == 0;
+    return (IPMAP_SLOTS * sizeof(void *) + alen + 7) & ~(size_t)7;
+}
+
+static void **eslots(const ipshard *sh, size_t i, size_t alen)
+{
+    return (void **)(sh->e + i * esz(alen));
+}
+
+static const uint8_t *eaddr(const ipshard *sh, size_t i, size_t alen)
+{
+    return sh->e + i * esz(alen) + IPMAP_SLOTS * sizeof(void *);
+}
+
+static unsigned shard_of(const void *addr, size_t alen)
+{
+    return (unsigned)hash_bytes(addr, alen) & (IPMAP_SHARDS - 1);
+}
+
+/* The index of addr in sh, or (not found) ~insertion point. */
+static long shard_find(const ipshard *sh, const void *addr, size_t alen)
+{
+    size_t lo = 0, hi = sh ? sh->n : 0;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = memcmp(eaddr(sh, mid, alen), addr, alen);
+        if (c == 0)
+            return (long)mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return ~(long)lo;
 }
 
 ipmap *ipmap_new_sized(unsigned long buckets)
 {
-    ipmap *m = calloc(1, sizeof *m);
-    if (!m)
-        return NULL;
-    if (!(m->ht = table_new(buckets))) {
-        free(m);
-        return NULL;
-    }
-    return m;
+    (void)buckets;                  /* the shards grow with what they hold */
+    return calloc(1, sizeof(ipmap));
 }
 
 void ipmap_free(ipmap *m)
 {
     if (!m)
         return;
-    struct cds_lfht_iter it;
-    struct cds_lfht_node *n;
-    urcu_memb_read_lock();
-    cds_lfht_first(m->ht, &it);
-    while ((n = cds_lfht_iter_get_node(&it)) != NULL) {
-        cds_lfht_next(m->ht, &it);
-        if (cds_lfht_del(m->ht, n) == 0)
-            pmap_defer(free, caa_container_of(n, ipent, node));
-    }
-    urcu_memb_read_unlock();
-    urcu_memb_barrier();
-    cds_lfht_destroy(m->ht, NULL);
+    for (int f = 0; f < 2; f++)
+        for (int i = 0; i < IPMAP_SHARDS; i++)
+            free(m->sh[f][i]);
     free(m);
-}
-
-static ipent *ipmap_find(ipmap *m, const void *addr, size_t alen)
-{
-    pkey k = { addr, alen };
-    struct cds_lfht_iter it;
-    cds_lfht_lookup(m->ht, hash_bytes(addr, alen), ipmatch, &k, &it);
-    struct cds_lfht_node *n = cds_lfht_iter_get_node(&it);
-    return n ? caa_container_of(n, ipent, node) : NULL;
 }
 
 int ipmap_set(ipmap *m, const void *addr, size_t alen, int slot, void *val)
 {
     if ((alen != 4 && alen != 16) || slot < 0 || slot >= IPMAP_SLOTS)
         return -1;
-    urcu_memb_read_lock();
-    ipent *cur = ipmap_find(m, addr, alen);
-    if (cur && cur->val[slot] == val) {
-        urcu_memb_read_unlock();
+    ipshard **at = &m->sh[alen == 16][shard_of(addr, alen)];
+    ipshard *cur = *at;             /* only this thread writes it */
+    long i = shard_find(cur, addr, alen);
+    if (i >= 0) {
+        void **v = eslots(cur, (size_t)i, alen);
+        if (v[slot] == val)
+            return 0;
+        int empty = val == NULL;
+        for (int k = 0; k < IPMAP_SLOTS; k++)
+            if (k != slot && v[k])
+                empty = 0;
+        if (!empty) {               /* in place: readers see the old or the new pointer */
+            rcu_assign_pointer(v[slot], val);
+            return 0;
+        }
+    } else if (!val) {
         return 0;
     }
-    int empty = val == NULL;
-    for (int i = 0; i < IPMAP_SLOTS; i++)
-        if (i != slot && cur && cur->val[i])
-            empty = 0;
-    if (empty) {
-        int rc = cur && cds_lfht_del(m->ht, &cur->node) == 0 ? 0 : -1;
-        urcu_memb_read_unlock();
-        if (rc == 0)
-            pmap_defer(free, cur);
-        return 0;
+    /* an address added (i < 0) or removed: a new copy of the shard */
+    size_t n = cur ? cur->n : 0, es = esz(alen);
+    size_t nn = i >= 0 ? n - 1 : n + 1, pos = i >= 0 ? (size_t)i : (size_t)~i;
+    ipshard *sh = NULL;
+    if (nn) {
+        if (!(sh = malloc(sizeof *sh + nn * es)))
+            return -1;
+        sh->n = (uint32_t)nn;
+        sh->pad = 0;
+        if (pos)
+            memcpy(sh->e, cur->e, pos * es);
+        if (i >= 0) {
+            memcpy(sh->e + pos * es, cur->e + (pos + 1) * es, (n - pos - 1) * es);
+        } else {
+            void **v = (void **)(sh->e + pos * es);
+            memset(v, 0, es);
+            v[slot] = val;
+            memcpy((uint8_t *)v + IPMAP_SLOTS * sizeof(void *), addr, alen);
+            if (n > pos)
+                memcpy(sh->e + (pos + 1) * es, cur->e + pos * es, (n - pos) * es);
+        }
     }
-    ipent *e = malloc(offsetof(ipent, addr) + alen);
-    if (!e) {
-        urcu_memb_read_unlock();
-        return -1;
-    }
-    cds_lfht_node_init(&e->node);
-    for (int i = 0; i < IPMAP_SLOTS; i++)
-        e->val[i] = cur ? cur->val[i] : NULL;
-    e->val[slot] = val;
-    e->alen = (uint8_t)alen;
-    memcpy(e->addr, addr, alen);
-    pkey k = { e->addr, alen };
-    struct cds_lfht_node *old = cds_lfht_add_replace(m->ht, hash_bytes(addr, alen), ipmatch, &k,
-                                                     &e->node);
-    urcu_memb_read_unlock();
-    if (old)
-        pmap_defer(free, caa_container_of(old, ipent, node));
+    rcu_assign_pointer(*at, sh);
+    if (cur)
+        pmap_defer(free, cur);
+    m->n = i >= 0 ? m->n - 1 : m->n + 1;
     return 0;
 }
 
 void *ipmap_get(ipmap *m, const void *addr, size_t alen, int slot)
 {
-    if (slot < 0 || slot >= IPMAP_SLOTS)
+    if ((alen != 4 && alen != 16) || slot < 0 || slot >= IPMAP_SLOTS)
         return NULL;
-    const ipent *e = ipmap_find(m, addr, alen);
-    return e ? e->val[slot] : NULL;
+    const ipshard *sh = rcu_dereference(m->sh[alen == 16][shard_of(addr, alen)]);
+    long i = shard_find(sh, addr, alen);
+    return i >= 0 ? rcu_dereference(eslots(sh, (size_t)i, alen)[slot]) : NULL;
 }
 
 void *ipmap_get_writer(ipmap *m, const void *addr, size_t alen, int slot)
 {
-    urcu_memb_read_lock();
-    void *v = ipmap_get(m, addr, alen, slot);
-    urcu_memb_read_unlock();
-    return v;
+    return ipmap_get(m, addr, alen, slot);  /* the writer's own shards: no lock */
 }
 
 size_t ipmap_count(ipmap *m)
 {
-    return ht_count(m->ht);
+    return m->n;
 }
 
 void pmap_read_lock(void) { urcu_memb_read_lock(); }

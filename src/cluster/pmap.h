@@ -17,7 +17,11 @@ typedef void (*pmap_dtor)(void *val);
 
 pmap *pmap_new(void);
 /* A map expected to hold many entries: start with that many buckets
- * (rounded up to a power of two, 64 .. 2^20). */
+ * (rounded up to a power of two, 64 .. 2^20). Every map (and ipmap)
+ * grows from the writer as it fills: past two entries per bucket, a
+ * pmap_put (ipmap_set) that adds one doubles the buckets before it
+ * returns — when called outside any read-side section; inside one, the
+ * table is left to liburcu's slower background resize. */
 pmap *pmap_new_sized(unsigned long buckets);
 /* Destroy the map and every value (no reader may be active). */
 void pmap_free(pmap *m, pmap_dtor dtor);
@@ -38,15 +42,17 @@ void pmap_foreach(pmap *m, int (*fn)(void *val, void *arg), void *arg);
 
 /* An address-keyed map with two value slots per address (the store keeps
  * the pod holding an IP in slot 0 and the services with a ready endpoint
- * there in slot 1): one entry per address, 48 bytes for an IPv4 address
- * (a 4-byte key), 64 for IPv6. Same publication as pmap: the writer sets,
- * readers get inside store_read_begin/_end; an entry is immutable, a set
- * publishes a new one and frees the old after a grace period. The values
- * are not owned by the map: the writer retires a value it replaces itself
- * (pmap_defer). An address whose two slots are NULL has no entry. */
+ * there in slot 1): one entry per address, 24 bytes for an IPv4 address,
+ * 32 for IPv6, in sorted shards (pmap.c). Same publication as pmap: the
+ * writer sets, readers get inside store_read_begin/_end and see a slot's
+ * old or new value; a shard that gains or loses an address is published
+ * anew and the old one freed after a grace period. The values are not
+ * owned by the map: the writer retires a value it replaces itself
+ * (pmap_defer). An address whose slots are all NULL has no entry. */
 typedef struct ipmap ipmap;
 enum { IPMAP_SLOTS = 2 };
 
+/* buckets is ignored (kept for the callers): the shards grow as they fill. */
 ipmap *ipmap_new_sized(unsigned long buckets);
 /* Destroy the map (no reader may be active); the values are the caller's. */
 void ipmap_free(ipmap *m);

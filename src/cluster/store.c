@@ -8,25 +8,30 @@
  *                            the writer's own record, freed after a grace
  *                            period); slot 1: ip_svcs, the services with a
  *                            ready endpoint there (PTR). One entry for both
- *                            (ipmap, pmap.h): 4-byte keys for IPv4.
+ *                            (ipmap, pmap.h: sorted shards, 24 bytes per
+ *                            IPv4 address).
  *   nodes   name           → st_node
  *   naddr   st_ip          → node name (interned)
  *   nss     name           → st_namespace
  *   svcip   st_ip          → ip_svcs: services with that cluster IP
  *   simp    "ns\0name"     → st_svcimport
+ *   ranges[ST_RANGE_*]     address range → node name (prefix.h): Node
+ *                          podCIDRs (owner: the Node), CiliumNode podCIDRs,
+ *                          BlockAffinity cidr (owner: that object)
  *   eps also holds the multicluster slices of a service, under the key
  *   "\1ns\0service" (merged views like any other, never in the PTR slot).
  *
  * Writer side (API thread only): one record per object name (wtab, chained
  * tables of compact records; a pod's record is the block that also holds
  * its published st_pod, see wpod), with a relist generation, plus what is
- * needed to rebuild the published entries (uthash):
- * the slices of each service, the pods of an IP that several pods hold, the
+ * needed to rebuild the published entries: the slices of each service
+ * (wstab, chained like wtab), the pods of an IP that several pods hold (uthash), the
  * addresses of each node and the (sorted) cluster IPs of each service. The
  * IP → services lists and the IP → pod map have no writer-side copy: the
  * writer reads what it published. Memory per object matters here (150,000
  * pods): see docs/benchmarks.md.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <malloc.h>
 #include <stdlib.h>
@@ -36,12 +41,27 @@
 #include <uthash.h>
 #include "cluster/decode.h"
 #include "cluster/pmap.h"
+#include "cluster/prefix.h"
 #include "common/log.h"
 
-enum { R_SVC, R_SLICE, R_POD, R_NODE, R_NS, R_SIMP, R_COUNT };
+enum { R_SVC, R_SLICE, R_POD, R_NODE, R_NS, R_SIMP, R_CILIUM, R_CALICO, R_COUNT };
 static const char *const resource_names[R_COUNT] = {
     "services", "endpointslices", "pods", "nodes", "namespaces", "serviceimports",
+    "ciliumnodes", "blockaffinities",
 };
+/* The range source each resource feeds, -1 for none. */
+static const int resource_range[R_COUNT] = {
+    -1, -1, -1, ST_RANGE_PODCIDR, -1, -1, ST_RANGE_CILIUM, ST_RANGE_CALICO,
+};
+static const char *const range_names[ST_RANGE_COUNT] = { "podcidr", "cilium", "calico" };
+
+/* Conflicts already reported (address, range source): each is logged and
+ * counted once; past CONFLICTS_MAX of them no new one is tracked. */
+enum { CONFLICTS_MAX = 65536 };
+typedef struct wconflict {
+    UT_hash_handle hh;
+    struct { st_ip ip; uint8_t source; } key;
+} wconflict;
 
 /* A writer-side record: one per object but pods (wpod), keyed (ns, name),
  * in its resource's wtab: 29 bytes and the name. */
@@ -66,27 +86,45 @@ typedef struct wtab {
     size_t nb, n;
 } wtab;
 
-/* Slices of one service, writer side. */
+/* Slices of one service, writer side, in the store's wstab (one malloc
+ * chunk of 80 bytes for a service with one slice). */
 typedef struct wsvc {
-    UT_hash_handle hh;
-    slice_blob **slices;
-    size_t n, cap;
+    struct wsvc *next;              /* chain of its wstab bucket */
+    slice_blob **slices;            /* &one while cap is 1 */
     const struct merged *published;
     struct ip_svcs *self;           /* the PTR list "this service only",
                                      * shared by its IPs (refcounted) */
-    char key[];                     /* "ns\0service" */
+    slice_blob *one;
+    uint32_t n, cap;
+    uint16_t klen;
+    char key[];                     /* "ns\0service" (klen bytes) */
 } wsvc;
 
+/* The wsvc records by key: a chained table like wtab (API thread only). */
+typedef struct wstab {
+    wsvc **b;
+    size_t nb, n;
+} wstab;
+
+/* A published view: the blobs it holds a reference to follow the struct
+ * (one allocation, 80 bytes for one slice). With several blobs pub.eps is
+ * the view's own copy of their endpoints (freed with it); with one it is
+ * that blob's array. */
 typedef struct merged {
     st_endpoints pub;               /* first: readers get &pub */
-    slice_blob **blobs;
-    size_t nblobs;
-    st_endpoint *arr;
-    uint32_t *byip;                 /* PTR: the positions of the ready
-                                     * endpoints sorted by address, then
-                                     * position (NULL below BYIP_MIN) */
-    size_t nbyip;
+    /* Large views only (more than BY_IP_MIN endpoints): the indexes of the
+     * endpoints that are ready or have a nodeName, sorted by address then
+     * slice order. One index for both readers: PTR (store_endpoints_by_ip
+     * takes the ready ones of an address) and the locator's `endpoints`
+     * source (store_endpoint_node takes the first with a nodeName). NULL
+     * otherwise (a pass over a few endpoints costs less). */
+    uint32_t *by_ip;
+    uint32_t nby_ip;
+    uint32_t nblobs;
+    slice_blob *blobs[];
 } merged;
+
+enum { BY_IP_MIN = 32 };
 
 typedef struct ip_svcs {
     size_t n;
@@ -114,11 +152,14 @@ struct store {
     store_opts opts;
     pmap *svc, *eps, *nodes, *naddr, *nss, *svcip, *simp;
     ipmap *ips;                     /* pods (slot 0) and PTR lists (slot 1) */
+    pfx_index *ranges[ST_RANGE_COUNT];
+    wconflict *conflicts;           /* reported endpoint/range conflicts */
+    size_t nconflicts;
     wtab recs[R_COUNT];             /* every resource but pods */
     ptab pods;
     uint32_t gen[R_COUNT];
     int relisting[R_COUNT];
-    wsvc *svcslices;
+    wstab svcslices;
     wpodip *podips;
     _Atomic uint32_t serial;
     _Atomic uint64_t nodes_version;
@@ -216,7 +257,7 @@ static wrec *rec_get(store *s, int r, const char *ns, const char *name, int crea
     if (!w && create) {
         size_t n = strlen(name);
         const char *ins = strtab_intern(s->strs, ns);
-        if (!ins || !(w = calloc(1, sizeof *w + n + 1)))
+        if (!ins || !(w = calloc(1, offsetof(wrec, name) + n + 1)))
             return NULL;
         w->ns = ins;
         memcpy(w->name, name, n + 1);
@@ -380,6 +421,9 @@ static size_t ips_unique(st_ip *v, size_t n)
 
 /* ---- services --------------------------------------------------------- */
 
+static wsvc **wstab_slot(const wstab *t, const char *key, size_t kl);
+static ip_svcs *wsvc_self(store *s, wsvc *ws, size_t kl);
+
 int store_upsert_service(store *s, const cJSON *obj)
 {
     const char *why = NULL;
@@ -406,7 +450,11 @@ int store_upsert_service(store *s, const cJSON *obj)
         decode_service_free(svc);
         return -1;
     }
-    ipidx_move(s, IDX_CLUSTERIP, w->addrs, w->naddrs, now, n, key, kl, NULL);
+    /* a cluster IP held by this service only shares the one-service list
+     * of its endpoints (wsvc_self), when its slices came first */
+    wsvc *ws = s->svcslices.nb ? *wstab_slot(&s->svcslices, key, kl) : NULL;
+    ipidx_move(s, IDX_CLUSTERIP, w->addrs, w->naddrs, now, n, key, kl,
+               ws ? wsvc_self(s, ws, kl) : NULL);
     if (keep != w->addrs)
         free(w->addrs);
     if (n)
@@ -440,49 +488,41 @@ static void merged_free(void *p)
         return;
     for (size_t i = 0; i < m->nblobs; i++)
         decode_slice_unref(m->blobs[i]);
-    free(m->blobs);
-    free(m->arr);
-    free(m->byip);
+    if (m->nblobs > 1)
+        free((void *)m->pub.eps);
+    free(m->by_ip);
     free(m);
 }
 
-/* Services with fewer endpoints are searched from end to end for a PTR
- * (as cheap as a binary search there); bigger ones get m->byip, so that
- * a PTR costs log(n) plus the endpoints with that address. */
-#define BYIP_MIN 64
-
-typedef struct byip_ent {
+typedef struct ip_idx {
     st_ip ip;
-    uint32_t pos;
-} byip_ent;
+    uint32_t i;
+} ip_idx;
 
-static int byip_cmp(const void *a, const void *b)
+static int ip_idx_cmp(const void *a, const void *b)
 {
-    const byip_ent *x = a, *y = b;
+    const ip_idx *x = a, *y = b;
     int c = memcmp(&x->ip, &y->ip, sizeof x->ip);
-    return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+    return c ? c : (x->i > y->i) - (x->i < y->i);   /* slice order among equals */
 }
 
-/* m->byip for a big merged view (left NULL when out of memory: the PTR
- * search then walks the endpoints as for a small one). */
-static void byip_build(merged *m)
+/* m->by_ip for a large view; without memory it stays NULL (a pass then). */
+static void index_by_ip(merged *m)
 {
-    if (m->pub.n < BYIP_MIN || m->pub.n > UINT32_MAX)
+    if (m->pub.n <= BY_IP_MIN || m->pub.n > UINT32_MAX)
         return;
-    byip_ent *t = malloc(m->pub.n * sizeof *t);
-    uint32_t *v = t ? malloc(m->pub.n * sizeof *v) : NULL;
+    ip_idx *t = malloc(m->pub.n * sizeof *t);
     size_t n = 0;
-    for (size_t i = 0; v && i < m->pub.n; i++)
-        if (m->pub.eps[i].ready)
-            t[n++] = (byip_ent){ .ip = m->pub.eps[i].ip, .pos = (uint32_t)i };
-    if (v) {
-        qsort(t, n, sizeof *t, byip_cmp);
+    for (size_t i = 0; t && i < m->pub.n; i++)
+        if (m->pub.eps[i].node || m->pub.eps[i].ready)
+            t[n++] = (ip_idx){ m->pub.eps[i].ip, (uint32_t)i };
+    if (t && n && (m->by_ip = malloc(n * sizeof *m->by_ip))) {
+        qsort(t, n, sizeof *t, ip_idx_cmp);
         for (size_t i = 0; i < n; i++)
-            v[i] = t[i].pos;
+            m->by_ip[i] = t[i].i;
+        m->nby_ip = n;
     }
     free(t);
-    m->byip = v;
-    m->nbyip = n;
 }
 
 /* The ready addresses of a merged view, sorted and unique (malloc'd). */
@@ -501,13 +541,26 @@ static st_ip *ready_ips(const merged *m, size_t *n)
     return v;
 }
 
-/* PTR index: the service's ready IPs went from old's to now's. */
-/* The one-service list of ws (made on first use). */
+/* The one-service list of ws (made on first use): the list its Service's
+ * first cluster IP already has when that IP is its alone (the Service came
+ * before its slices), else a new one; the cluster IPs of a Service that
+ * comes later take it too (store_upsert_service). */
 static ip_svcs *wsvc_self(store *s, wsvc *ws, size_t kl)
 {
     if (ws->self)
         return ws->self;
     size_t nsl = strnlen(ws->key, kl), nml = kl - nsl - 1;
+    char name[256];
+    if (nml < sizeof name) {
+        memcpy(name, ws->key + nsl + 1, nml);
+        name[nml] = '\0';
+        wrec *w = rec_get(s, R_SVC, ws->key, name, 0);
+        ip_svcs *c = w && w->naddrs ? (ip_svcs *)idx_get(s, IDX_CLUSTERIP, &w->addrs[0]) : NULL;
+        if (c && c->n == 1 && strcmp(c->name[0], name) == 0 && strcmp(c->ns[0], ws->key) == 0) {
+            atomic_fetch_add(&c->refs, 1);
+            return ws->self = c;
+        }
+    }
     ip_svcs *l = malloc(sizeof *l + 2 * sizeof(char *) + nml + 1);
     if (!l)
         return NULL;
@@ -523,6 +576,7 @@ static ip_svcs *wsvc_self(store *s, wsvc *ws, size_t kl)
     return ws->self = l;
 }
 
+/* PTR index: the service's ready IPs went from old's to now's. */
 static void ready_ips_move(store *s, wsvc *ws, const merged *old, const merged *now, size_t kl)
 {
     const char *key = ws->key;
@@ -537,29 +591,28 @@ static void ready_ips_move(store *s, wsvc *ws, const merged *old, const merged *
 static void publish_service_eps(store *s, wsvc *ws, size_t kl)
 {
     merged *m = NULL;
-    if (ws->n > 0 && (m = calloc(1, sizeof *m))) {
+    if (ws->n > 0 && (m = calloc(1, sizeof *m + ws->n * sizeof *m->blobs))) {
         size_t total = 0;
         for (size_t i = 0; i < ws->n; i++)
             total += ws->slices[i]->n;
         /* one slice (most services): publish its own array, no copy */
-        m->blobs = calloc(ws->n, sizeof *m->blobs);
-        m->arr = ws->n > 1 ? calloc(total ? total : 1, sizeof *m->arr) : NULL;
-        if (!m->blobs || (ws->n > 1 && !m->arr)) {
+        st_endpoint *arr = ws->n > 1 ? calloc(total ? total : 1, sizeof *arr) : NULL;
+        if (ws->n > 1 && !arr) {
             merged_free(m);
             return;
         }
         for (size_t i = 0; i < ws->n; i++) {
             decode_slice_ref(ws->slices[i]);
             m->blobs[m->nblobs++] = ws->slices[i];
-            if (m->arr)
-                memcpy(m->arr + m->pub.n, ws->slices[i]->eps, ws->slices[i]->n * sizeof *m->arr);
+            if (arr)
+                memcpy(arr + m->pub.n, ws->slices[i]->eps, ws->slices[i]->n * sizeof *arr);
             m->pub.n += ws->slices[i]->n;
         }
         m->pub.ns = ws->slices[0]->ns;
         m->pub.service = ws->slices[0]->service;
-        m->pub.eps = m->arr ? m->arr : ws->slices[0]->eps;
+        m->pub.eps = arr ? arr : ws->slices[0]->eps;
         m->pub.version = s->next_version++;
-        byip_build(m);
+        index_by_ip(m);
     }
     if (ws->key[0] != 1)            /* multicluster slices answer no PTR */
         ready_ips_move(s, ws, ws->published, m, kl);
@@ -570,6 +623,56 @@ static void publish_service_eps(store *s, wsvc *ws, size_t kl)
         pmap_del(s->eps, ws->key, kl);
 }
 
+static uint32_t key_hash(const char *key, size_t kl)
+{
+    uint32_t h = 2166136261u;       /* FNV-1a */
+    for (size_t i = 0; i < kl; i++)
+        h = (h ^ (uint8_t)key[i]) * 16777619u;
+    return h;
+}
+
+static wsvc **wstab_slot(const wstab *t, const char *key, size_t kl)
+{
+    wsvc **pp = &t->b[key_hash(key, kl) & (t->nb - 1)];
+    while (*pp && ((*pp)->klen != kl || memcmp((*pp)->key, key, kl) != 0))
+        pp = &(*pp)->next;
+    return pp;
+}
+
+static int wstab_add(wstab *t, wsvc *ws)
+{
+    if (t->n >= 2 * t->nb) {        /* grow: twice the buckets, rehash */
+        size_t nb = t->nb ? t->nb * 2 : 64;
+        wsvc **b = calloc(nb, sizeof *b);
+        if (!b)
+            return -1;
+        for (size_t i = 0; i < t->nb; i++)
+            for (wsvc *e = t->b[i], *next; e; e = next) {
+                next = e->next;
+                size_t k = key_hash(e->key, e->klen) & (nb - 1);
+                e->next = b[k];
+                b[k] = e;
+            }
+        free(t->b);
+        t->b = b;
+        t->nb = nb;
+    }
+    size_t k = key_hash(ws->key, ws->klen) & (t->nb - 1);
+    ws->next = t->b[k];
+    t->b[k] = ws;
+    t->n++;
+    return 0;
+}
+
+static void wstab_del(wstab *t, wsvc *ws)
+{
+    wsvc **pp = wstab_slot(t, ws->key, ws->klen);
+    if (*pp == ws) {
+        *pp = ws->next;
+        t->n--;
+    }
+}
+
 static wsvc *wsvc_get(store *s, const slice_blob *b, size_t *kl)
 {
     char key[512];
@@ -578,11 +681,16 @@ static wsvc *wsvc_get(store *s, const slice_blob *b, size_t *kl)
     if (!*kl)
         return NULL;
     *kl += b->mcs;
-    wsvc *ws;
-    HASH_FIND(hh, s->svcslices, key, *kl, ws);
-    if (!ws && (ws = calloc(1, sizeof *ws + *kl))) {
+    wsvc *ws = s->svcslices.nb ? *wstab_slot(&s->svcslices, key, *kl) : NULL;
+    if (!ws && (ws = calloc(1, offsetof(wsvc, key) + *kl))) {
         memcpy(ws->key, key, *kl);
-        HASH_ADD(hh, s->svcslices, key, *kl, ws);
+        ws->klen = (uint16_t)*kl;
+        ws->slices = &ws->one;
+        ws->cap = 1;
+        if (wstab_add(&s->svcslices, ws) < 0) {
+            free(ws);
+            return NULL;
+        }
     }
     return ws;
 }
@@ -604,9 +712,10 @@ static void slice_detach(store *s, slice_blob *b)
         }
     publish_service_eps(s, ws, kl);
     if (ws->n == 0) {
-        HASH_DEL(s->svcslices, ws);
+        wstab_del(&s->svcslices, ws);
         ip_svcs_unref(ws->self);
-        free(ws->slices);
+        if (ws->slices != &ws->one)
+            free(ws->slices);
         free(ws);
     }
 }
@@ -620,10 +729,13 @@ static void slice_attach(store *s, slice_blob *b)
     if (!ws)
         return;
     if (ws->n == ws->cap) {
-        size_t nc = ws->cap ? ws->cap * 2 : 2;
-        slice_blob **ns = realloc(ws->slices, nc * sizeof *ns);
+        uint32_t nc = ws->cap * 2;
+        slice_blob **ns = ws->slices == &ws->one ? malloc(nc * sizeof *ns)
+                                                 : realloc(ws->slices, nc * sizeof *ns);
         if (!ns)
             return;
+        if (ws->slices == &ws->one)
+            ns[0] = ws->one;
         ws->slices = ns;
         ws->cap = nc;
     }
@@ -631,10 +743,72 @@ static void slice_attach(store *s, slice_blob *b)
     publish_service_eps(s, ws, kl);
 }
 
+/* ---- endpoint / range conflicts ----------------------------------------- */
+
+/* An endpoint whose nodeName is not the node whose range of source src
+ * holds its address: logged and counted once per (address, source). */
+static void conflict_check(store *s, int src, const slice_blob *b, const st_endpoint *ep)
+{
+    if (!ep->node)
+        return;
+    const char *rn = pfx_find(s->ranges[src], &ep->ip, NULL);
+    if (!rn || !strcmp(rn, st_ep_node(ep)))
+        return;
+    wconflict key, *e;
+    memset(&key, 0, sizeof key);
+    key.key.ip = ep->ip;
+    key.key.source = (uint8_t)src;
+    HASH_FIND(hh, s->conflicts, &key.key, sizeof key.key, e);
+    if (e || s->nconflicts >= CONFLICTS_MAX || !(e = calloc(1, sizeof *e)))
+        return;
+    e->key = key.key;
+    HASH_ADD(hh, s->conflicts, key, sizeof e->key, e);
+    char abuf[ST_ADDR_STRLEN];
+    if (++s->nconflicts == CONFLICTS_MAX)
+        log_warning("plugin/kubernetes: %d endpoint/range conflicts seen; further ones are "
+                    "neither logged nor counted", CONFLICTS_MAX);
+    log_warning("plugin/kubernetes: locator conflict: endpoint %s of EndpointSlice %s/%s is on "
+                "node %s, but the %s range holding it belongs to node %s: the CNI may not "
+                "allocate pod addresses from that source (clients are located in the order of "
+                "`locate`)", st_ep_addr(ep, abuf), b->ns, b->pub.name, st_ep_node(ep),
+                range_names[src], rn);
+    if (s->opts.conflict)
+        s->opts.conflict(s->opts.conflict_arg, src);
+}
+
+static void conflicts_of_slice(store *s, int src, const slice_blob *b)
+{
+    for (size_t i = 0; b && i < b->n; i++)
+        conflict_check(s, src, b, &b->eps[i]);
+}
+
+/* The ranges of src changed: every slice against them. */
+static void conflicts_scan(store *s, int src)
+{
+    const wtab *t = &s->recs[R_SLICE];
+    if (!pfx_count(s->ranges[src]))
+        return;
+    for (size_t i = 0; i < t->nb; i++)
+        for (const wrec *w = t->b[i]; w; w = w->next)
+            conflicts_of_slice(s, src, w->slice);
+}
+
+/* Owner's ranges of source src became c[0..n) on node. */
+static void ranges_set(store *s, int r, const char *owner, const char *node, const cidr *c,
+                       size_t n)
+{
+    int src = resource_range[r];
+    if (pfx_set(s->ranges[src], owner, node, c, n) == 1) {
+        bump(s);
+        if (!s->relisting[r])
+            conflicts_scan(s, src);     /* a relist scans once, at its end */
+    }
+}
+
 int store_upsert_slice(store *s, const cJSON *obj)
 {
     const char *why = NULL;
-    slice_blob *b = decode_slice(s->strs, obj, &why);
+    slice_blob *b = decode_slice(s->strs, obj, !s->opts.drop_pod_names, &why);
     if (!b) {
         logskip("endpointslice", obj, why);
         return -1;
@@ -647,7 +821,7 @@ int store_upsert_slice(store *s, const cJSON *obj)
         b->cluster = strtab_intern(s->strs, cl ? cl : "");
         b->mcs = 1;
     }
-    wrec *w = rec_get(s, R_SLICE, b->ns, b->name, 1);
+    wrec *w = rec_get(s, R_SLICE, b->ns, b->pub.name, 1);
     if (!w) {
         decode_slice_unref(b);
         return -1;
@@ -668,6 +842,8 @@ int store_upsert_slice(store *s, const cJSON *obj)
     }
     w->slice = b;
     decode_slice_unref(old);
+    for (int src = 0; src < ST_RANGE_COUNT; src++)
+        conflicts_of_slice(s, src, b);
     bump(s);
     changed(s);
     return 0;
@@ -729,7 +905,9 @@ static wpod *ptab_get(const ptab *t, const char *ns, const char *name)
 
 static int ptab_add(ptab *t, wpod *w)
 {
-    if (t->n >= 2 * t->nb) {
+    if (t->n >= 4 * t->nb) {        /* only the writer looks pods up by name:
+                                     * up to four per bucket (0.5 MB less at
+                                     * 150,000 pods) */
         size_t nb = t->nb ? t->nb * 2 : 64;
         wpod **b = calloc(nb, sizeof *b);
         if (!b)
@@ -997,6 +1175,7 @@ int store_upsert_node(store *s, const cJSON *obj)
     free(old);
     w->addrs = now;
     w->naddrs = nnew;
+    ranges_set(s, R_NODE, n->name, n->name, n->cidrs, n->ncidrs);
     atomic_fetch_add(&s->nodes_version, 1);
     changed(s);
     return 0;
@@ -1007,6 +1186,7 @@ static void remove_node(store *s, wrec *w)
     for (uint8_t i = 0; i < w->naddrs; i++)
         pmap_del(s->naddr, &w->addrs[i], sizeof w->addrs[i]);
     pmap_del(s->nodes, w->name, strlen(w->name));
+    pfx_del(s->ranges[ST_RANGE_PODCIDR], w->name);
     atomic_fetch_add(&s->nodes_version, 1);
     wtab_del(&s->recs[R_NODE], w);
     free(w->addrs);
@@ -1070,6 +1250,51 @@ static void remove_svcimport(store *s, wrec *w)
     bump(s);
 }
 
+/* ---- CNI range objects: CiliumNode, BlockAffinity ----------------------- */
+
+static int upsert_range_obj(store *s, int r, const cJSON *obj, const char *what)
+{
+    const char *why = NULL, *node = NULL;
+    cidr c[8];
+    int n = r == R_CILIUM ? decode_ciliumnode(obj, c, 8, &why)
+                          : decode_blockaffinity(obj, c, &node, &why);
+    if (n < 0) {
+        logskip(what, obj, why);
+        return -1;
+    }
+    const char *name = decode_obj_name(obj);
+    wrec *w = rec_get(s, r, "", name, 1);
+    const char *in = strtab_intern(s->strs, r == R_CILIUM ? name : node ? node : "");
+    if (!w || !in)
+        return -1;
+    ranges_set(s, r, w->name, in, c, (size_t)n);
+    changed(s);
+    return 0;
+}
+
+int store_upsert_ciliumnode(store *s, const cJSON *obj)
+{
+    return upsert_range_obj(s, R_CILIUM, obj, "ciliumnode");
+}
+
+int store_upsert_blockaffinity(store *s, const cJSON *obj)
+{
+    return upsert_range_obj(s, R_CALICO, obj, "blockaffinity");
+}
+
+static void remove_range_obj(store *s, int r, wrec *w)
+{
+    pfx_del(s->ranges[resource_range[r]], w->name);
+    wtab_del(&s->recs[r], w);
+    free(w);
+    bump(s);
+}
+
+const char *st_range_name(int source)
+{
+    return source >= 0 && source < ST_RANGE_COUNT ? range_names[source] : "?";
+}
+
 /* ---- removal and relists ---------------------------------------------- */
 
 static int resource_index(const char *resource)
@@ -1087,6 +1312,8 @@ static void remove_rec(store *s, int r, wrec *w)
     case R_SLICE: remove_slice(s, w); break;
     case R_NODE: remove_node(s, w); break;
     case R_SIMP: remove_svcimport(s, w); break;
+    case R_CILIUM:
+    case R_CALICO: remove_range_obj(s, r, w); break;
     default: remove_namespace(s, w); break;
     }
     changed(s);
@@ -1097,7 +1324,8 @@ int store_remove(store *s, const char *resource, const cJSON *obj)
     int r = resource_index(resource);
     if (r < 0)
         return -1;
-    const char *ns = (r == R_NODE || r == R_NS) ? "" : decode_obj_ns(obj);
+    const char *ns = (r == R_NODE || r == R_NS || r == R_CILIUM || r == R_CALICO)
+                         ? "" : decode_obj_ns(obj);
     if (r == R_POD) {
         wpod *p = ptab_get(&s->pods, ns, decode_obj_name(obj));
         if (!p)
@@ -1119,6 +1347,8 @@ void store_relist_begin(store *s, const char *resource)
         return;
     s->gen[r]++;
     s->relisting[r] = 1;
+    if (resource_range[r] >= 0)
+        pfx_hold(s->ranges[resource_range[r]], 1);
 }
 
 void store_relist_end(store *s, const char *resource)
@@ -1141,6 +1371,8 @@ void store_relist_end(store *s, const char *resource)
                 remove_rec(s, r, w);
         }
     s->relisting[r] = 0;
+    if (resource_range[r] >= 0 && pfx_hold(s->ranges[resource_range[r]], 0) == 1)
+        conflicts_scan(s, resource_range[r]);
     /* a (re)list parsed pages of JSON: give the freed heap back to the system */
     malloc_trim(0);
 }
@@ -1208,6 +1440,67 @@ const st_node *store_node_by_addr(store *s, const st_ip *ip)
     return store_node(s, name);
 }
 
+const char *store_node_by_range(store *s, int source, const st_ip *ip)
+{
+    if (source < 0 || source >= ST_RANGE_COUNT)
+        return NULL;
+    return pfx_find(s->ranges[source], ip, NULL);
+}
+
+size_t store_range_count(store *s, int source)
+{
+    return source < 0 || source >= ST_RANGE_COUNT ? 0 : pfx_count(s->ranges[source]);
+}
+
+/* The position in m->by_ip of the first entry with address ip (m->nby_ip
+ * when none): a binary search. */
+static size_t by_ip_first(const merged *m, const st_ip *ip)
+{
+    const st_endpoint *eps = m->pub.eps;
+    size_t lo = 0, hi = m->nby_ip;
+    assert(m->by_ip);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (memcmp(&eps[m->by_ip[mid]].ip, ip, sizeof *ip) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The first endpoint of m (in slice order) with address ip and a nodeName:
+ * a binary search in a large view, a pass in a small one. */
+static const char *merged_node_of(const merged *m, const st_ip *ip)
+{
+    const st_endpoint *eps = m->pub.eps;
+    if (!m->by_ip) {
+        for (size_t j = 0; j < m->pub.n; j++)
+            if (eps[j].node && memcmp(&eps[j].ip, ip, sizeof *ip) == 0)
+                return st_ep_node(&eps[j]);
+        return NULL;
+    }
+    for (size_t k = by_ip_first(m, ip);
+         k < m->nby_ip && !memcmp(&eps[m->by_ip[k]].ip, ip, sizeof *ip); k++)
+        if (eps[m->by_ip[k]].node)
+            return st_ep_node(&eps[m->by_ip[k]]);
+    return NULL;
+}
+
+const char *store_endpoint_node(store *s, const st_ip *ip)
+{
+    const ip_svcs *l = ipmap_get(s->ips, ip->addr, ip_alen(ip), 1);
+    for (size_t i = 0; l && i < l->n; i++) {
+        char key[512];
+        size_t kl = nskey(key, sizeof key, l->ns[i], l->name[i]);
+        const merged *m = kl ? pmap_get(s->eps, key, kl) : NULL;
+        const char *node = m ? merged_node_of(m, ip) : NULL;
+        if (node)
+            return node;
+    }
+    return NULL;
+}
+
 void store_services_by_ip(store *s, const st_ip *ip, st_service_cb cb, void *arg)
 {
     const ip_svcs *l = pmap_get(s->svcip, ip, sizeof *ip);
@@ -1225,17 +1518,10 @@ void store_endpoints_by_ip(store *s, const st_ip *ip, st_endpoint_cb cb, void *a
         const st_service *svc = store_service(s, l->ns[i], l->name[i]);
         const st_endpoints *eps = store_endpoints(s, l->ns[i], l->name[i]);
         const merged *m = (const merged *)eps;      /* pub is its first member */
-        if (svc && m && m->byip) {
-            size_t lo = 0, hi = m->nbyip;           /* the first with ip */
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (memcmp(&eps->eps[m->byip[mid]].ip, ip, sizeof *ip) < 0)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            for (; lo < m->nbyip && !memcmp(&eps->eps[m->byip[lo]].ip, ip, sizeof *ip); lo++)
-                if (cb(svc, &eps->eps[m->byip[lo]], arg))
+        if (svc && m && m->by_ip) {                 /* log(n) + that address */
+            for (size_t k = by_ip_first(m, ip);
+                 k < m->nby_ip && !memcmp(&eps->eps[m->by_ip[k]].ip, ip, sizeof *ip); k++)
+                if (eps->eps[m->by_ip[k]].ready && cb(svc, &eps->eps[m->by_ip[k]], arg))
                     return;
             continue;
         }
@@ -1313,12 +1599,21 @@ store *store_new(const store_opts *opts)
     s->opts.region_label = opts && opts->region_label ? opts->region_label
                                                       : "topology.kubernetes.io/region";
     s->opts.multicluster = opts && opts->multicluster;
-    /* initial sizes for the scale limits in docs/benchmarks.md
-     * (150k pods, 10k services, 5k nodes), or those scaled to
-     * opts->expected_pods (pmap rounds up to 64 at least); the maps still
-     * grow beyond */
+    s->opts.conflict = opts ? opts->conflict : NULL;
+    s->opts.conflict_arg = opts ? opts->conflict_arg : NULL;
+    s->opts.drop_pod_names = opts && opts->drop_pod_names;
+    for (int i = 0; i < ST_RANGE_COUNT; i++)
+        if (!(s->ranges[i] = pfx_new())) {
+            store_free(s);
+            return NULL;
+        }
+    /* Every map starts at 64 buckets and grows with what it holds
+     * (pmap.c): a store that watches no pods has no pod-sized table, a
+     * small cluster no large one. opts->expected_pods presizes them
+     * instead, in proportion to the scale limits of docs/benchmarks.md
+     * (150k pods, 10k services, 5k nodes). */
     enum { FULL_PODS = 150000 };
-    size_t pods = !opts || !opts->expected_pods ? FULL_PODS
+    size_t pods = !opts || !opts->expected_pods ? 0
                   : opts->expected_pods < 16 * FULL_PODS ? opts->expected_pods : 16 * FULL_PODS;
     pmap **maps[] = { &s->svc, &s->eps, &s->nodes, &s->naddr, &s->nss, &s->svcip, &s->simp };
     static const unsigned long sizes[] = { 16384, 16384, 8192, 16384, 1024, 16384, 64 };
@@ -1340,6 +1635,9 @@ void store_free(store *s)
 {
     if (!s)
         return;
+    for (int i = 0; i < ST_RANGE_COUNT; i++)
+        if (s->ranges[i])
+            pfx_hold(s->ranges[i], 1);  /* no rebuild per removed owner */
     for (int r = 0; r < R_COUNT; r++) {
         wtab *t = &s->recs[r];
         for (size_t i = 0; i < t->nb; i++)
@@ -1355,11 +1653,19 @@ void store_free(store *s)
             remove_pod(s, w);
         }
     free(s->pods.b);
+    free(s->svcslices.b);           /* its records went with their slices */
     pmap_barrier();
     pmap **maps[] = { &s->svc, &s->eps, &s->nodes, &s->naddr, &s->nss, &s->svcip, &s->simp };
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         pmap_free(*maps[i], NULL);
     ipmap_free(s->ips);             /* empty by now: its values went with the records */
+    for (int i = 0; i < ST_RANGE_COUNT; i++)
+        pfx_free(s->ranges[i]);
+    wconflict *c, *tmp;
+    HASH_ITER(hh, s->conflicts, c, tmp) {
+        HASH_DEL(s->conflicts, c);
+        free(c);
+    }
     pmap_barrier();                 /* values freed: now their strings */
     strtab_free(s->strs);
     free(s);

@@ -22,7 +22,11 @@
  *               merged in slice order (not deduplicated: readers decide)
  *   pods        IP → st_pod (running, non-hostNetwork pods: the client index)
  *   nodes       name → st_node (labels, zone, region, allocatable CPU,
- *               addresses, Ready); address → node
+ *               addresses, Ready, spec.podCIDRs); address → node
+ *   ranges      per range source (ST_RANGE_*), address range → node name,
+ *               longest prefix first (prefix.h): Node spec.podCIDRs,
+ *               CiliumNode spec.ipam.podCIDRs, Calico BlockAffinity
+ *               spec.cidr (confirmed, not deleted)
  *   namespaces  name → st_namespace (labels)
  *   serviceimports  ns/name → st_svcimport (multicluster: spec.type, ips, ports)
  *   multicluster slices  ns/service → the EndpointSlices labelled
@@ -41,8 +45,10 @@
 #ifndef TOPODNS_STORE_H
 #define TOPODNS_STORE_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "common/cidr.h"
 
 struct cJSON;
 
@@ -50,6 +56,10 @@ typedef struct st_ip {
     uint8_t family;                 /* 4 or 6 */
     uint8_t addr[16];               /* IPv4 in the first 4 octets */
 } st_ip;
+
+/* An address range is common/cidr.h's cidr (its one parser, Go's rules):
+ * the network with the host bits clear, its prefix length, AF_INET or
+ * AF_INET6. */
 
 enum { ST_TCP = 6, ST_UDP = 17, ST_SCTP = 132 };
 
@@ -63,27 +73,100 @@ typedef struct st_label {
     const char *key, *value;        /* interned */
 } st_label;
 
-typedef struct st_endpoint {
-    /* pointers first, then the address and the small fields: 96 bytes
-     * (150,000 of them in a large cluster, docs/benchmarks.md) */
-    const char *addr;               /* the address as written in the slice */
-    const char *hostname;           /* NULL when unset */
-    const char *pod_name;           /* targetRef name when kind Pod and < 64 chars */
-    const char *node_name;          /* interned; NULL when unset */
-    const char *zone;               /* interned, lower-cased; NULL when unset */
-    const char *const *hint_zones;  /* hints.forZones names (interned) */
-    const char *const *hint_nodes;  /* hints.forNodes names (interned) */
-    const st_port *ports;           /* its slice's ports (one sentinel -1 when none) */
-    const char *slice;              /* slice name (for explain) */
-    st_ip ip;
-    uint8_t n_hint_zones, n_hint_nodes;    /* the API allows at most 8 each */
+/* What the endpoints of one EndpointSlice share (one per slice, in the
+ * slice's block, decode.h): readers reach it through st_endpoint.sl and the
+ * st_ep_*() accessors below, never by hand. Immutable once published; freed
+ * with the slice (after every view using it is gone). */
+typedef struct st_hints {
+    uint32_t zones, nodes;          /* offsets into st_slice.hnames */
+    uint8_t nzones, nnodes;         /* the API allows at most 8 each */
+} st_hints;
+
+typedef struct st_slice {
+    const char *name;               /* slice name (for explain) */
+    const st_port *ports;           /* its ports (one sentinel -1 when none) */
+    const char *const *names;       /* node and zone names (interned), [0] = NULL */
+    const st_hints *hints;          /* hint sets, [0] = none */
+    const char *const *hnames;      /* hint names (interned) */
+    const char *pool;               /* endpoints' strings (st_endpoint.str) */
     uint16_t nports;
+    uint16_t nnames, nhints;        /* entries of names[] and hints[] */
+} st_slice;
+
+/* One address of an EndpointSlice endpoint: 40 bytes (150,000 of them in a
+ * large cluster, docs/benchmarks.md). Node, zone and hints are indexes into
+ * the slice's tables, the strings one offset into its pool:
+ * "hostname\0" if has_host, then "pod\0" if has_pod and not pod_is_host,
+ * then the address text "a.b.c.d\0" if addr_text (when the slice wrote it
+ * in a form other than inet_ntop's of ip; else the text is derived). */
+typedef struct st_endpoint {
+    const st_slice *sl;             /* its slice */
+    uint32_t str;                   /* offset into sl->pool */
+    uint16_t node, zone;            /* into sl->names; 0: unset */
+    uint16_t hints;                 /* into sl->hints; 0: no hint names */
     uint8_t has_hints : 1;          /* the endpoint carried a hints object */
     uint8_t ready : 1, serving : 1, terminating : 1;    /* conditions (ready unset → 1) */
     uint8_t ready_unset : 1;        /* the slice gave no ready condition: a
                                      * consumer counts it as ready, a hint
                                      * producer does not hint it */
+    uint8_t has_host : 1, has_pod : 1, pod_is_host : 1;
+    uint8_t addr_text : 1;
+    st_ip ip;
 } st_endpoint;
+_Static_assert(sizeof(st_endpoint) <= 40, "st_endpoint is 40 bytes");
+
+/* The accessors (any reader, inside its read section). */
+static inline const char *st_ep_node(const st_endpoint *ep)    /* NULL when unset */
+{
+    assert(ep->node < ep->sl->nnames && (ep->node == 0) == (ep->sl->names[ep->node] == NULL));
+    return ep->sl->names[ep->node];
+}
+static inline const char *st_ep_zone(const st_endpoint *ep)    /* lower-cased; NULL when unset */
+{
+    assert(ep->zone < ep->sl->nnames && (ep->zone == 0) == (ep->sl->names[ep->zone] == NULL));
+    return ep->sl->names[ep->zone];
+}
+static inline const char *st_ep_hostname(const st_endpoint *ep)    /* NULL when unset */
+{
+    return ep->has_host ? ep->sl->pool + ep->str : NULL;
+}
+/* targetRef name when kind Pod and < 64 chars, else NULL (always NULL
+ * with store_opts.drop_pod_names). */
+const char *st_ep_pod(const st_endpoint *ep);
+/* The address as the slice wrote it: in buf (ST_ADDR_STRLEN) or the pool. */
+enum { ST_ADDR_STRLEN = 46 };
+const char *st_ep_addr(const st_endpoint *ep, char *buf);
+static inline const st_port *st_ep_ports(const st_endpoint *ep)
+{
+    return ep->sl->ports;
+}
+static inline uint16_t st_ep_nports(const st_endpoint *ep)
+{
+    return ep->sl->nports;
+}
+static inline const char *st_ep_slice(const st_endpoint *ep)
+{
+    return ep->sl->name;
+}
+/* hints.forZones / hints.forNodes names (interned) and their counts. */
+static inline uint8_t st_ep_n_hint_zones(const st_endpoint *ep)
+{
+    assert(ep->hints < ep->sl->nhints && (ep->hints == 0 || ep->has_hints));
+    return ep->sl->hints[ep->hints].nzones;
+}
+static inline const char *const *st_ep_hint_zones(const st_endpoint *ep)
+{
+    return ep->sl->hnames + ep->sl->hints[ep->hints].zones;
+}
+static inline uint8_t st_ep_n_hint_nodes(const st_endpoint *ep)
+{
+    assert(ep->hints < ep->sl->nhints && (ep->hints == 0 || ep->has_hints));
+    return ep->sl->hints[ep->hints].nnodes;
+}
+static inline const char *const *st_ep_hint_nodes(const st_endpoint *ep)
+{
+    return ep->sl->hnames + ep->sl->hints[ep->hints].nodes;
+}
 
 typedef struct st_endpoints {
     const char *ns, *service;
@@ -144,6 +227,8 @@ typedef struct st_node {
     uint8_t control_plane;
     const st_ip *addrs;
     uint8_t naddrs;
+    uint8_t ncidrs;                 /* spec.podCIDRs (or spec.podCIDR), at most 8 */
+    const cidr *cidrs;
 } st_node;
 
 typedef struct st_namespace {
@@ -171,15 +256,32 @@ typedef struct store_opts {
     const char *zone_label;         /* default topology.kubernetes.io/zone */
     const char *region_label;       /* default topology.kubernetes.io/region */
     int multicluster;               /* keep multicluster EndpointSlices */
-    /* The number of pods the store is expected to hold, to size its maps
-     * at creation: 0 sizes them for the scale limits of
-     * docs/benchmarks.md (150k pods), about 3 MB of buckets; another
-     * hint scales every map in proportion, down to 64 buckets at least
-     * (a store made per test or per fuzz input), up to 2^20 at most.
-     * Only a starting size: the maps grow past it as objects arrive,
-     * the same as without it. */
+    /* The number of pods the store is expected to hold, to presize its
+     * maps at creation: 0 starts every map at 64 buckets, and the writer
+     * grows each as it fills (between one and two entries per bucket, so
+     * a store that watches no pods has no pod-sized table); another hint
+     * scales every map in proportion to the scale limits of
+     * docs/benchmarks.md (150k pods: about 3 MB of buckets), down to 64
+     * buckets at least, up to 2^20 at most. Only a starting size: the
+     * maps grow past it as objects arrive, the same as without it. */
     size_t expected_pods;
+    /* Called on the writer's thread, once per address and range source,
+     * when an EndpointSlice endpoint's nodeName is not the node whose range
+     * (of source ST_RANGE_*) holds its address (the store logs it too);
+     * NULL: only logged. conflict_arg must outlive the store. */
+    void (*conflict)(void *arg, int source);
+    void *conflict_arg;
+    /* Keep no targetRef pod names of EndpointSlice endpoints (st_ep_pod()
+     * is then NULL): for a reader that never names an endpoint by its pod
+     * (the kubernetes plugin without endpoint_pod_names), about 27 bytes
+     * per endpoint less. */
+    int drop_pod_names;
 } store_opts;
+
+/* The range sources of the client locator (prefix.h). */
+enum { ST_RANGE_PODCIDR, ST_RANGE_CILIUM, ST_RANGE_CALICO, ST_RANGE_COUNT };
+/* "podcidr", "cilium", "calico" */
+const char *st_range_name(int source);
 
 store *store_new(const store_opts *opts);
 void store_free(store *s);
@@ -198,6 +300,16 @@ const st_namespace *store_namespace(store *s, const char *name);
 const st_pod *store_pod_by_ip(store *s, const st_ip *ip);
 const st_node *store_node(store *s, const char *name);
 const st_node *store_node_by_addr(store *s, const st_ip *ip);
+/* The node whose range of source ST_RANGE_* holds ip (longest prefix),
+ * NULL when none: its name, interned (valid until store_read_end). */
+const char *store_node_by_range(store *s, int source, const st_ip *ip);
+/* The nodeName of an EndpointSlice endpoint with address ip, among the
+ * Services having a ready endpoint there (the PTR index), NULL when none:
+ * interned. One hash probe, then a binary search in that Service's
+ * endpoints (a pass when it has 32 or fewer). */
+const char *store_endpoint_node(store *s, const st_ip *ip);
+/* Address ranges published for a source (tests, /metrics). */
+size_t store_range_count(store *s, int source);
 const st_svcimport *store_svcimport(store *s, const char *ns, const char *name);
 /* Every multicluster EndpointSlice of (ns, service), in arrival order:
  * cb(cluster, endpoints, n, arg), non-zero to stop. cluster is "" when the
@@ -245,10 +357,16 @@ int store_upsert_pod(store *s, const struct cJSON *obj);
 int store_upsert_node(store *s, const struct cJSON *obj);
 int store_upsert_namespace(store *s, const struct cJSON *obj);
 int store_upsert_svcimport(store *s, const struct cJSON *obj);
+/* cilium.io/v2 CiliumNode: spec.ipam.podCIDRs on the node of its name. */
+int store_upsert_ciliumnode(store *s, const struct cJSON *obj);
+/* crd.projectcalico.org/v1 BlockAffinity: spec.cidr on spec.node, while
+ * spec.state is "confirmed" and spec.deleted is not "true". */
+int store_upsert_blockaffinity(store *s, const struct cJSON *obj);
 /* Remove by the object's last state (namespace + name from metadata). */
 int store_remove(store *s, const char *resource, const struct cJSON *obj);
 /* Relist reconciliation for one resource ("services", "endpointslices",
- * "pods", "nodes", "namespaces", "serviceimports"): objects not upserted between begin and end
+ * "pods", "nodes", "namespaces", "serviceimports", "ciliumnodes",
+ * "blockaffinities"): objects not upserted between begin and end
  * are removed at end. */
 void store_relist_begin(store *s, const char *resource);
 void store_relist_end(store *s, const char *resource);

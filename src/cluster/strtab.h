@@ -29,8 +29,8 @@ void strtab_free(strtab *t);
 const char *strtab_intern(strtab *t, const char *s);
 /* The same for s in lower case. */
 const char *strtab_intern_lower(strtab *t, const char *s);
-/* Octets the entries take (each string, its terminator and its hash
- * handle; not the buckets or the allocator's overhead). Only grows. Read
+/* Octets the entries take (each string, its terminator and its 12-byte
+ * header; not the buckets or the allocator's overhead). Only grows. Read
  * by the writer. */
 size_t strtab_bytes(const strtab *t);
 

@@ -1,14 +1,23 @@
 # src/common: what every layer may use (log lines, Go formats, Go regular
-# expressions, file reads, resolv.conf search lists, thread names).
+# expressions, CIDRs, file reads, resolv.conf search lists, thread names, one DNS
+# exchange on c-ares for background threads).
 noinst_LIBRARIES += src/common/libcommon.a
 src_common_libcommon_a_SOURCES = \
 	src/common/log.c src/common/log.h \
 	src/common/gofmt.c src/common/gofmt.h \
 	src/common/goregex.cc src/common/goregex.h \
+	src/common/cidr.c src/common/cidr.h \
 	src/common/file.c src/common/file.h \
 	src/common/sbuf.c src/common/sbuf.h \
 	src/common/thread.c src/common/thread.h \
-	src/common/resolvconf.c src/common/resolvconf.h
+	src/common/resolvconf.c src/common/resolvconf.h \
+	src/common/exchange.c src/common/exchange.h
+
+check_PROGRAMS += tests/unit/test_cidr
+TESTS += tests/unit/test_cidr
+tests_unit_test_cidr_SOURCES = tests/unit/test_cidr.c
+tests_unit_test_cidr_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_cidr_LDADD = $(LIBCOMMON) $(CMOCKA_LIBS)
 
 check_PROGRAMS += tests/unit/test_goregex
 TESTS += tests/unit/test_goregex

@@ -7,7 +7,7 @@
  *   topodns-wN     DNS worker N (src/server/listener.c)
  *   topodns-api    a kubernetes instance's API client (src/k8s/client.c)
  *   topodns-http   the HTTP endpoints (health, ready, metrics, explain)
- *   topodns-bg     a background timer task (src/server/periodic.c)
+ *   topodns-bg     a background timer task (src/runtime/periodic.c)
  *
  * Priority: the API thread runs at nice THREAD_API_NICE. When the CPU is
  * saturated (a full relist of a large cluster parsing hundreds of MB of

@@ -37,7 +37,7 @@
 #include "common/thread.h"
 #include "k8s/reflector.h"
 #include "common/log.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 
 enum { X_REFLECT, X_POST };
 

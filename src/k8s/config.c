@@ -1,7 +1,8 @@
 /*
  * config.c — where the API server is and how to authenticate to it.
  *
- * Three sources, as CoreDNS's kubernetes plugin has them:
+ * Three sources, as CoreDNS's kubernetes plugin has them (every server URL
+ * parsed by libcurl's URL API, see "URLs" below):
  *   endpoint URL [+ tls CERT KEY CACERT]
  *   kubeconfig PATH [CONTEXT]   (libyaml; clusters, users, contexts,
  *                                current-context; *-data fields base64 via
@@ -18,13 +19,12 @@
  * limit, and 100k nested '[' kept it busy with ever more memory. Only a
  * document that passes is loaded.
  */
-#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <libgen.h>
-#include <arpa/inet.h>
+#include <curl/curl.h>
 #include <openssl/evp.h>
 #include <yaml.h>
 #include "common/file.h"
@@ -48,99 +48,117 @@ void k8s_config_free(k8s_config *c)
     }
 }
 
-/* ---- URLs --------------------------------------------------------------- */
+/* ---- URLs ---------------------------------------------------------------
+ * libcurl parses every server URL (curl_url(): the parser of the library
+ * that fetches it); its parts then pass our rules. What is stored is
+ * libcurl's own rendering of the URL, without trailing '/', so the client
+ * appends API paths to exactly what was checked. */
 
-/* Why the port text p (up to end) is not one in 1..65535, or NULL. */
-static const char *url_port(const char *p, const char *end)
+/* Why the URL parsed into u is not an API server's, or NULL. */
+static const char *url_parts(CURLU *u)
 {
-    long v = 0;
-    if (p == end || end - p > 5)
-        return "the port is not a number in 1..65535";
-    for (; p < end; p++) {
-        if (*p < '0' || *p > '9')
-            return "the port is not a number in 1..65535";
-        v = v * 10 + (*p - '0');
+    static const struct { CURLUPart part; const char *why; } absent[] = {
+        { CURLUPART_USER, "user info in the URL" },
+        { CURLUPART_PASSWORD, "user info in the URL" },
+        { CURLUPART_OPTIONS, "user info in the URL" },
+        { CURLUPART_QUERY, "a query in the URL" },
+        { CURLUPART_FRAGMENT, "a fragment in the URL" },
+    };
+    char *v = NULL;
+    const char *why = NULL;
+    if (curl_url_get(u, CURLUPART_SCHEME, &v, 0) != CURLUE_OK ||
+        (strcmp(v, "https") && strcmp(v, "http")))
+        why = "want http:// or https://";
+    curl_free(v);
+    for (size_t i = 0; !why && i < sizeof absent / sizeof absent[0]; i++) {
+        v = NULL;
+        if (curl_url_get(u, absent[i].part, &v, 0) == CURLUE_OK)
+            why = absent[i].why;
+        curl_free(v);
     }
-    return v >= 1 && v <= 65535 ? NULL : "the port is not a number in 1..65535";
+    v = NULL;
+    if (!why && curl_url_get(u, CURLUPART_PORT, &v, 0) == CURLUE_OK && !strcmp(v, "0"))
+        why = "port 0";
+    curl_free(v);
+    return why;
 }
 
-/* Why the bracketed IPv6 host at a ("[...]") is bad, or NULL; *rest is
- * what follows the ']'. */
-static const char *url_ipv6(const char *a, const char *end, const char **rest)
+/* url as libcurl renders it, trailing '/' removed (malloc'd), or NULL with
+ * *why: libcurl's reason, or the rule of url_parts it breaks. */
+static char *url_normal(const char *url, const char **why)
 {
-    const char *close = memchr(a, ']', (size_t)(end - a));
-    char buf[64];
-    unsigned char bin[16];
-    if (!close)
-        return "unclosed '[' in the host";
-    if ((size_t)(close - a - 1) >= sizeof buf)
-        return "the host in '[...]' is not an IPv6 address";
-    memcpy(buf, a + 1, (size_t)(close - a - 1));
-    buf[close - a - 1] = '\0';
-    if (inet_pton(AF_INET6, buf, bin) != 1)
-        return "the host in '[...]' is not an IPv6 address";
-    *rest = close + 1;
-    return *rest == end || **rest == ':' ? NULL : "unexpected text after ']'";
-}
-
-/* Why the authority a..end ("host[:port]") is bad, or NULL. */
-static const char *url_authority(const char *a, const char *end)
-{
-    const char *rest;
-    if (a == end)
-        return "no host";
-    if (memchr(a, '@', (size_t)(end - a)))
-        return "user info in the URL (the host has an '@')";
-    if (*a == '[') {
-        const char *why = url_ipv6(a, end, &rest);
-        return why ? why : rest == end ? NULL : url_port(rest + 1, end);
+    if (!url) {
+        *why = "no URL";
+        return NULL;
     }
-    rest = memchr(a, ':', (size_t)(end - a));
-    if (rest && memchr(rest + 1, ':', (size_t)(end - rest - 1)))
-        return "the host is not a name or an address (an IPv6 address needs '[...]')";
-    const char *host_end = rest ? rest : end;
-    if (host_end == a)
-        return "no host";
-    for (const char *h = a; h < host_end; h++)
-        if (!isalnum((unsigned char)*h) && *h != '.' && *h != '-' && *h != '_')
-            return "the host is not a name or an address (an IPv6 address needs '[...]')";
-    return rest ? url_port(rest + 1, end) : NULL;
+    CURLU *u = curl_url();
+    char *v = NULL, *out = NULL;
+    CURLUcode rc = u ? curl_url_set(u, CURLUPART_URL, url, 0) : CURLUE_OUT_OF_MEMORY;
+    if (rc == CURLUE_BAD_SCHEME || rc == CURLUE_UNSUPPORTED_SCHEME)
+        *why = "want http:// or https://";
+    else if (rc != CURLUE_OK)
+        *why = curl_url_strerror(rc);
+    else if (!(*why = url_parts(u)) && curl_url_get(u, CURLUPART_URL, &v, 0) != CURLUE_OK)
+        *why = "libcurl cannot render it";
+    if (!*why && !(out = strdup(v)))
+        *why = "out of memory";
+    for (size_t n = out ? strlen(out) : 0; n > 0 && out[n - 1] == '/'; n--)
+        out[n - 1] = '\0';
+    curl_free(v);
+    curl_url_cleanup(u);
+    return out;
 }
 
 const char *k8s_url_check(const char *url)
 {
-    if (!url)
-        return "no URL";
-    for (const char *p = url; *p; p++)
-        if ((unsigned char)*p <= ' ' || *p == 0x7f)
-            return "a control character or blank in the URL";
-    const char *a = !strncmp(url, "https://", 8) ? url + 8 : !strncmp(url, "http://", 7) ? url + 7
-                                                                                          : NULL;
-    if (!a)
-        return "want http:// or https://";
-    if (strpbrk(a, "?#"))
-        return "a query or fragment in the URL";
-    const char *slash = strchr(a, '/');
-    return url_authority(a, slash ? slash : a + strlen(a));
+    const char *why = NULL;
+    free(url_normal(url, &why));
+    return why;
 }
 
 int k8s_config_endpoint(k8s_config *c, const char *url, const char *cert, const char *key,
                         const char *ca, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    const char *why = k8s_url_check(url);
-    if (why) {
+    const char *why = NULL;
+    c->server = url_normal(url, &why);
+    if (!c->server) {
         snprintf(err, errlen, "invalid endpoint '%s': %s", url ? url : "", why);
         return -1;
     }
-    c->server = strdup(url);
-    size_t n = strlen(c->server);
-    while (n > 0 && c->server[n - 1] == '/')
-        c->server[--n] = '\0';
     c->cert_file = dup0(cert);
     c->key_file = dup0(key);
     c->ca_file = dup0(ca);
     return 0;
+}
+
+/* https://HOST:PORT of the in-cluster variables, put together by libcurl
+ * (an IPv6 host in brackets) and checked as any URL; NULL with *why. */
+static char *incluster_url(const char *host, const char *port, const char **why)
+{
+    char bracketed[256], *v = NULL;
+    if (strchr(host, ':') && host[0] != '[') {
+        if (strlen(host) + 3 > sizeof bracketed) {
+            *why = "the host is too long";
+            return NULL;
+        }
+        snprintf(bracketed, sizeof bracketed, "[%s]", host);
+        host = bracketed;
+    }
+    CURLU *u = curl_url();
+    CURLUcode rc = !u ? CURLUE_OUT_OF_MEMORY : curl_url_set(u, CURLUPART_SCHEME, "https", 0);
+    if (rc == CURLUE_OK)
+        rc = curl_url_set(u, CURLUPART_HOST, host, 0);
+    if (rc == CURLUE_OK)
+        rc = curl_url_set(u, CURLUPART_PORT, port, 0);
+    if (rc == CURLUE_OK)
+        rc = curl_url_get(u, CURLUPART_URL, &v, 0);
+    char *out = rc == CURLUE_OK ? url_normal(v, why) : NULL;
+    if (rc != CURLUE_OK)
+        *why = curl_url_strerror(rc);
+    curl_free(v);
+    curl_url_cleanup(u);
+    return out;
 }
 
 int k8s_config_incluster(k8s_config *c, char *err, size_t errlen)
@@ -155,15 +173,14 @@ int k8s_config_incluster(k8s_config *c, char *err, size_t errlen)
     const char *dir = getenv("TOPODNS_SA_DIR");
     if (!dir || !*dir)
         dir = "/var/run/secrets/kubernetes.io/serviceaccount";
-    char buf[1024];
-    snprintf(buf, sizeof buf, strchr(host, ':') ? "https://[%s]:%s" : "https://%s:%s", host, port);
-    const char *why = k8s_url_check(buf);
-    if (why) {
+    const char *why = NULL;
+    c->server = incluster_url(host, port, &why);
+    if (!c->server) {
         snprintf(err, errlen, "unable to load in-cluster configuration: KUBERNETES_SERVICE_HOST "
-                 "and KUBERNETES_SERVICE_PORT make the invalid endpoint '%s': %s", buf, why);
+                 "'%s' and KUBERNETES_SERVICE_PORT '%s' make no valid endpoint: %s", host, port, why);
         return -1;
     }
-    c->server = strdup(buf);
+    char buf[1024];
     snprintf(buf, sizeof buf, "%s/token", dir);
     c->token_file = strdup(buf);
     snprintf(buf, sizeof buf, "%s/ca.crt", dir);

@@ -51,10 +51,11 @@ static const jsel pod_obj = { NULL, JSEL_OBJECT, JSEL_KEEP, pod_members };
 static const jsel node_meta[] = {
     KEEP("name"), KEEP("namespace"), KEEP("resourceVersion"), KEEP("labels"), END,
 };
+static const jsel node_spec[] = { KEEP("podCIDR"), KEEP("podCIDRs"), END };
 static const jsel node_status[] = { KEEP("allocatable"), KEEP("conditions"), KEEP("addresses"), END };
 static const jsel node_members[] = {
     { "metadata", JSEL_OBJECT, JSEL_SKIP, node_meta },
-    SKIP("spec"),
+    { "spec", JSEL_OBJECT, JSEL_SKIP, node_spec },
     { "status", JSEL_OBJECT, JSEL_SKIP, node_status },
     END,
 };
@@ -73,6 +74,18 @@ static const jsel node_obj = { NULL, JSEL_OBJECT, JSEL_KEEP, node_members };
 WRAP(any)
 WRAP(pod)
 WRAP(node)
+
+/* A watch line the parser refuses: what the reflector needs to skip it. */
+static const jsel salvage_meta[] = {
+    KEEP("name"), KEEP("namespace"), KEEP("resourceVersion"), END,
+};
+static const jsel salvage_obj[] = { { "metadata", JSEL_OBJECT, JSEL_LOOSE, salvage_meta }, END };
+static const jsel salvage_line_m[] = {
+    KEEP("type"), { "object", JSEL_OBJECT, JSEL_LOOSE, salvage_obj }, END,
+};
+static const jsel salvage_line = { NULL, JSEL_OBJECT, JSEL_LOOSE, salvage_line_m };
+
+const jsel *jsel_salvage_rule(void) { return &salvage_line; }
 
 typedef struct rules {
     const char *resource;

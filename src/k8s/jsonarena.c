@@ -132,10 +132,27 @@ cJSON *jarena_parse(const char *text, size_t len)
 
 cJSON *jarena_parse_sel(const char *text, size_t len, const struct jsel *rule)
 {
+    return jarena_parse_lenient(text, len, rule, NULL);
+}
+
+cJSON *jarena_parse_lenient(const char *text, size_t len, const struct jsel *rule,
+                            unsigned *skipped)
+{
     parse_begin();
-    cJSON *doc = jsel_parse(text, len, rule);
+    cJSON *doc = jsel_parse_lenient(text, len, rule, skipped);
     active = 0;
     return doc;
+}
+
+size_t jarena_used(void)
+{
+    size_t n = 0;
+    for (const chunk *c = arena; c; c = c->next) {
+        n += c->p - c->lo;
+        if (c == cur)
+            break;                      /* later chunks: rewound, unused */
+    }
+    return n;
 }
 
 void jarena_delete(cJSON *doc)

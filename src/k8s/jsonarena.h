@@ -32,6 +32,13 @@ struct cJSON *jarena_parse(const char *text, size_t len);
 /* jsel_parse (jsonsel.h: only the members rule keeps) into this thread's
  * arena, paired with jarena_release() as jarena_parse() is. */
 struct cJSON *jarena_parse_sel(const char *text, size_t len, const struct jsel *rule);
+/* jsel_parse_lenient (bad list items left out, counted in *skipped) into
+ * this thread's arena, paired with jarena_release(). */
+struct cJSON *jarena_parse_lenient(const char *text, size_t len, const struct jsel *rule,
+                                   unsigned *skipped);
+/* Bytes of this thread's arena the trees parsed since the last rewind
+ * take (the reflector sizes its list pages by it). */
+size_t jarena_used(void);
 /* cJSON_Delete for a tree from jarena_parse(): skips the walk when every
  * node is arena memory (no cJSON allocation on this thread outside the
  * arena since the parse, e.g. by a handler adding an item). */

@@ -16,7 +16,9 @@
  *     member names unescaped as cJSON unescapes them);
  *   - kept values, parsed by cJSON itself from their first octet
  *     (cJSON_ParseWithLengthOpts stops after one value), then checked
- *     against the nesting limit counted from the root.
+ *     against the nesting limit counted from the root;
+ *   - a loose skipper (JSEL_LOOSE members, and the elements a lenient parse
+ *     leaves out) that only balances quotes and brackets.
  * Nothing here keeps state between calls.
  */
 #include <stdint.h>
@@ -32,6 +34,7 @@
 typedef struct P {
     const unsigned char *s;
     size_t n, i;                    /* text length, read position */
+    unsigned *skipped;              /* lenient parse: elements left out; NULL: strict */
 } P;
 
 static void ws(P *p)
@@ -281,6 +284,48 @@ after:
     goto after;
 }
 
+/* Move past the value at p->i without judging it: strings end at the first
+ * '"' not escaped (any octet may follow a backslash), containers nest
+ * without limit (a counter, no recursion), anything else runs to the next
+ * ',', ']', '}' or whitespace. 1 when the value ends inside the text with
+ * its brackets balanced, else 0. */
+static int skip_loose(P *p)
+{
+    const unsigned char *s = p->s;
+    size_t i = p->i, n = p->n, open = 0;
+    do {
+        if (i >= n)
+            return 0;
+        unsigned char c = s[i];
+        if (c == '"') {
+            for (i++; i < n && s[i] != '"'; i++)
+                if (s[i] == '\\')
+                    i++;
+            if (i >= n)
+                return 0;
+            i++;
+        } else if (c == '{' || c == '[') {
+            open++;
+            i++;
+        } else if (c == '}' || c == ']') {
+            if (open == 0)
+                return 0;
+            open--;
+            i++;
+        } else if (c <= 32 || c == ',' || c == ':') {
+            if (open == 0)
+                return 0;
+            i++;
+        } else {
+            while (i < n && s[i] > 32 && s[i] != ',' && s[i] != ']' && s[i] != '}' &&
+                   s[i] != '"' && s[i] != ':' && s[i] != '{' && s[i] != '[')
+                i++;
+        }
+    } while (open > 0);
+    p->i = i;
+    return 1;
+}
+
 /* ---- building ----------------------------------------------------------------------- */
 
 /* How deep v's containers nest (0 for a scalar). */
@@ -419,9 +464,10 @@ static int object_member(P *p, const jsel *rule, unsigned depth, cJSON **out)
     p->i++;
     ws(p);
     const jsel *m = member_rule(rule, key, len);
-    if ((m ? m->kind : rule->others) == JSEL_SKIP) {
+    jsel_kind kind = m ? m->kind : rule->others;
+    if (kind == JSEL_SKIP || kind == JSEL_LOOSE) {
         cJSON_free(key);
-        return skip_value(p, depth + 1);
+        return kind == JSEL_SKIP ? skip_value(p, depth + 1) : skip_loose(p);
     }
     if (!(*out = parse_rule(p, m, depth + 1))) {
         cJSON_free(key);
@@ -431,10 +477,21 @@ static int object_member(P *p, const jsel *rule, unsigned depth, cJSON **out)
     return 1;
 }
 
-/* One element of an array at p->i, by the array's element rule. */
+/* One element of an array at p->i, by the array's element rule. In a
+ * lenient parse an element cJSON would reject but whose brackets balance
+ * is left out (*out NULL) and counted. */
 static int array_element(P *p, const jsel *rule, unsigned depth, cJSON **out)
 {
-    return (*out = parse_rule(p, rule->sub, depth + 1)) != NULL;
+    size_t start = p->i;
+    if ((*out = parse_rule(p, rule->sub, depth + 1)) != NULL)
+        return 1;
+    if (!p->skipped)
+        return 0;
+    p->i = start;
+    if (!skip_loose(p))
+        return 0;
+    (*p->skipped)++;
+    return 1;
 }
 
 /* The object or array at p->i (its opening octet), built by rule. */
@@ -486,9 +543,14 @@ static cJSON *parse_rule(P *p, const jsel *rule, unsigned depth)
 
 cJSON *jsel_parse(const char *text, size_t len, const jsel *rule)
 {
+    return jsel_parse_lenient(text, len, rule, NULL);
+}
+
+cJSON *jsel_parse_lenient(const char *text, size_t len, const jsel *rule, unsigned *skipped)
+{
     if (!text || len == 0)
         return NULL;
-    P p = { (const unsigned char *)text, len, 0 };
+    P p = { (const unsigned char *)text, len, 0, skipped };
     if (len > 4 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
         p.i = 3;                        /* a UTF-8 BOM, as cJSON skips it */
     ws(&p);

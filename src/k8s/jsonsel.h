@@ -39,6 +39,8 @@ typedef enum {
     JSEL_SKIP,          /* checked and dropped (only as a member's rule) */
     JSEL_OBJECT,        /* an object: its members by `sub`, the rest by `others` */
     JSEL_ARRAY,         /* an array: every element by `sub[0]` */
+    JSEL_LOOSE,         /* dropped unchecked: only its quotes and brackets must
+                           balance (only as a member's rule; jsel_salvage_rule) */
 } jsel_kind;
 
 typedef struct jsel {
@@ -54,6 +56,15 @@ typedef struct jsel {
  * NULL when the text is not JSON as cJSON sees it, or out of memory. */
 struct cJSON *jsel_parse(const char *text, size_t len, const jsel *rule);
 
+/* jsel_parse, except that an element of an array the rule descends into
+ * (a list page's items) that cJSON would reject — a lone UTF-16 surrogate
+ * escape, nesting deeper than CJSON_NESTING_LIMIT counted from the root, a
+ * bad literal — but whose quotes and brackets balance is left out of the
+ * array and counted in *skipped (the caller zeroes it): one bad object does
+ * not cost the whole page. skipped NULL: the same as jsel_parse. */
+struct cJSON *jsel_parse_lenient(const char *text, size_t len, const jsel *rule,
+                                 unsigned *skipped);
+
 /* The rules the reflector uses for a collection: `page` for a list
  * response, `line` for a watch event; the resource is the last element of
  * the collection's path ("pods", "nodes", ...). Every resource loses
@@ -61,5 +72,9 @@ struct cJSON *jsel_parse(const char *text, size_t len, const jsel *rule);
  * decodes (src/cluster/decode.c, listed in fields.c). */
 const jsel *jsel_page_rule(const char *resource);
 const jsel *jsel_line_rule(const char *resource);
+/* For a watch line jsel_parse refused: only `type` and the object's
+ * metadata name, namespace and resourceVersion, everything else JSEL_LOOSE,
+ * so the reflector can skip the event and still advance. */
+const jsel *jsel_salvage_rule(void);
 
 #endif

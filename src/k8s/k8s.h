@@ -14,6 +14,9 @@
  *   watch re-watches from the last version; 410 Gone (as an HTTP status or as
  *   an ERROR event with code 410) relists; errors back off 0.8 s doubling to
  *   30 s with jitter, reset after 2 minutes of health; Retry-After honoured.
+ *   A 404 on a list (the resource is not served: a CustomResourceDefinition
+ *   not installed) counts as an empty list, so the client still becomes
+ *   synced; it is logged once and listed again with the backoff.
  * A relist reconciles by difference: the handler is told relist_begin(), gets
  * upsert() for every listed object, then relist_end() — and only then removes
  * what was not listed, so names that still exist never disappear.
@@ -47,12 +50,14 @@ int k8s_config_endpoint(k8s_config *c, const char *url, const char *cert,
                         const char *key, const char *ca, char *err, size_t errlen);
 int k8s_config_incluster(k8s_config *c, char *err, size_t errlen);
 void k8s_config_free(k8s_config *c);
-/* Why url cannot be an API server's URL, or NULL. It must be http:// or
- * https://, then a host (a name, an IPv4 address, or an IPv6 address in
- * brackets), an optional port in 1..65535 and an optional path; no user
- * info, query, fragment, blank or control character. Every configuration
- * above is checked with it; the kubernetes plugin checks `endpoint` at load
- * so a bad one stops startup at its token. */
+/* Why url cannot be an API server's URL, or NULL (a static string:
+ * libcurl's reason when its URL parser, curl_url(), refuses it, or the
+ * rule its parts break). It must be http:// or https://, then a host (a
+ * name, an IPv4 address, or an IPv6 address in brackets), an optional port
+ * in 1..65535 and an optional path; no user info, query or fragment. Every
+ * configuration above is checked with it and keeps libcurl's rendering of
+ * the URL (k8s_config.server, without trailing '/'); the kubernetes plugin
+ * checks `endpoint` at load so a bad one stops startup at its token. */
 const char *k8s_url_check(const char *url);
 
 /* What a reflector tells its owner. All calls happen on the API thread. */

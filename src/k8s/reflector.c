@@ -3,36 +3,55 @@
  * client-go's reflector does; pure protocol logic, no I/O (reflector.h).
  *
  * States:
- *   LIST   GET PATH?limit=500[&continue=T][&labelSelector=S]. The first page
+ *   LIST   GET PATH?limit=N[&continue=T][&labelSelector=S]: N is 100 for a
+ *          list's first page, then REFL_PAGE_BYTES over the bytes of text
+ *          and parsed tree per object of the page before (20..500
+ *          objects), so a page's text and tree stay small whatever the kind. The first page
  *          of a list calls relist_begin, the last one (no continue token)
  *          relist_end and records metadata.resourceVersion, then WATCH.
  *          The next page is requested as soon as a page is parsed, before
  *          its objects are applied.
  *          HTTP 410 on a continued page (token expired), a Status saying the
  *          resourceVersion is too large (HTTP 504, cause ResourceVersionTooLarge:
- *          the token's version is newer than the server's), or a continued
- *          page whose resourceVersion is lower than the first page's, lists
- *          again from the first page at once; other failures → WAIT, then
- *          list again. A complete list resets the backoff.
+ *          the token's version is newer than the server's), a continued
+ *          page whose resourceVersion is lower than the first page's, or a
+ *          continue token the server already gave in this list (a server
+ *          looping on one page), or more than REFL_MAX_PAGES pages, list
+ *          again from the first page after the backoff (WAIT); other
+ *          failures → WAIT, then list again. An item the parser refuses
+ *          (a lone UTF-16 surrogate escape, nesting deeper than cJSON's
+ *          limit) but whose brackets balance is left out of the page and
+ *          logged (jsel_parse_lenient); the rest is applied.
  *   WATCH  GET PATH?watch=1&resourceVersion=RV&allowWatchBookmarks=true&
  *          timeoutSeconds=300..600[&labelSelector=S]. The body is framed into
  *          lines whatever the chunking; each line is one event:
  *          ADDED/MODIFIED → upsert, DELETED → remove, BOOKMARK → version
- *          only; every event advances RV and resets the backoff. These
- *          relist (LIST from resourceVersion "", reconciled by the handler's
- *          begin/end) at once: ERROR with code 410 (or reason Expired/Gone)
+ *          only; every event advances RV and resets the backoff. These relist (LIST from
+ *          resourceVersion "", reconciled by the handler's begin/end) after
+ *          the backoff: ERROR with code 410 (or reason Expired/Gone)
  *          or HTTP 410; the resourceVersion too large (HTTP 504 or an ERROR
  *          event whose Status has the cause ResourceVersionTooLarge: the
  *          server went back in time, e.g. etcd restored from a backup); an
  *          event or BOOKMARK whose resourceVersion is lower than the last one
- *          (refl_rv_less). A malformed line, another ERROR, a failed
+ *          (refl_rv_less). A line refused for its object is read again by
+ *          the salvage rule (type, name, namespace, resourceVersion): such
+ *          an event is logged, its object removed, RV advanced, the watch
+ *          goes on (watch_salvage). A malformed line, another ERROR, a failed
  *          transfer or a very short empty watch (< 1 s, no event) → WAIT,
  *          then WATCH from the last good RV. A clean end → WATCH again.
  *   WAIT   Retry-After when the response had one (seconds, ≤ 600), else
- *          backoff: 0.8 s doubling to 30 s, each delay + up to 50 % jitter,
- *          for consecutive failures; the backoff resets to 0.8 s on a
- *          complete list, on any watch event, and once 2 minutes passed
- *          without a failure. A 401 re-reads the credentials first.
+ *          backoff: 0.8 s doubling to 30 s, each delay + up to 50 % jitter.
+ *          As client-go's reflector runs list-and-watch under one backoff
+ *          manager (0.8 s to 30 s, reset after 2 minutes), the backoff is
+ *          shared by every wait (a failed list or watch, a relist) and
+ *          resets to 0.8 s when 2 minutes passed since the last wait
+ *          began, and also on a watch event (client-go does not: a watch
+ *          that delivers shows the server works, and after faults end the
+ *          store must follow within seconds, not after a 30 s wait). A
+ *          complete list does not reset it: a server that lists fine and
+ *          answers every watch with 410 is listed at most once per 30-45 s
+ *          once the backoff has grown. A 401 re-reads the credentials
+ *          first.
  *
  * Parsing: list pages and watch lines are parsed selectively (jsonsel.h)
  * by the resource's rules (fields.c): metadata.managedFields (~40 % of a
@@ -72,6 +91,7 @@ struct refl {
     char list_rv[RV_LEN];       /* the first page's version of this list */
     char prev_rv[RV_LEN];       /* rv when the current list began (logs) */
     char *cont;                 /* continue token of the next page */
+    int limit;                  /* objects the next page asks for */
     atomic_int synced;
     long status;
     double retry_after;         /* < 0: none */
@@ -81,8 +101,10 @@ struct refl {
     const char *relist_why;     /* a watch must end in a relist: the reason */
     int restart_needed;
     unsigned events;            /* events in the current watch */
+    unsigned pages;             /* pages of the current list so far */
     double watch_start;
     double backoff, last_fail;  /* last_fail < 0: never failed */
+    int missing;                /* the last list was a 404 (logged once) */
 };
 
 /* ---- small helpers ------------------------------------------------------------------ */
@@ -181,7 +203,8 @@ int refl_rv_less(const char *a, const char *b)
     return la != lb ? la < lb : strcmp(a, b) < 0;
 }
 
-/* The API server answered: the next failure waits 0.8 s again. */
+/* A watch delivered an event: the server streams real data, the next
+ * failure waits 0.8 s again. */
 static void healthy(refl *r) { r->backoff = REFL_BACKOFF_MIN; }
 
 /* ---- Status objects ----------------------------------------------------------------- */
@@ -283,7 +306,9 @@ static void start_list(refl *r)
 {
     sbuf url = { 0 };
     char lim[32];
-    snprintf(lim, sizeof lim, "?limit=%d", REFL_PAGE_SIZE);
+    if (!r->cont || r->limit < REFL_PAGE_MIN || r->limit > REFL_PAGE_SIZE)
+        r->limit = REFL_PAGE_FIRST;
+    snprintf(lim, sizeof lim, "?limit=%d", r->limit);
     sb_str(&url, r->base);
     sb_str(&url, r->path);
     sb_str(&url, lim);
@@ -315,18 +340,25 @@ static void start_watch(refl *r)
     request(r, RS_WATCH, &url);
 }
 
-/* Forget the version and the paging: list from the first page. */
-static void relist(refl *r)
+/* Forget the version and the paging: the next list starts from the first
+ * page, from resourceVersion "". */
+static void forget(refl *r)
 {
     free(r->cont);
     r->cont = NULL;
     if (r->rv[0])
         set_rv(r->prev_rv, r->rv);
     r->rv[0] = '\0';
+}
+
+static void relist(refl *r)
+{
+    forget(r);
     start_list(r);
 }
 
-/* Something failed: wait (Retry-After, else backoff), then go on. */
+/* Something failed: wait (Retry-After, else backoff), then go on. The
+ * backoff resets when the previous wait began 2 minutes ago or more. */
 static void fail(refl *r)
 {
     double t = r->ops->now(r->ctx), d;
@@ -343,6 +375,16 @@ static void fail(refl *r)
     r->ops->schedule(r->ctx, d);
 }
 
+/* The list or watch must start again from the first page: after the
+ * backoff (a server that answers every watch with 410, or loops on a page,
+ * must not be listed as fast as it answers). */
+static void relist_later(refl *r)
+{
+    forget(r);
+    r->retry_after = -1;        /* a Retry-After was for the request refused */
+    fail(r);
+}
+
 void refl_on_timer(refl *r)
 {
     if (r->state != RS_WAIT)
@@ -355,11 +397,10 @@ void refl_on_timer(refl *r)
 
 /* ---- lists -------------------------------------------------------------------------- */
 
-/* A list is complete: the server answers (reset the backoff); say so when
- * its version is lower than the one watched before (storage restored). */
+/* A list is complete: say so when its version is lower than the one
+ * watched before (storage restored). */
 static void listed(refl *r)
 {
-    healthy(r);
     if (refl_rv_less(r->rv, r->prev_rv))
         log_warning("plugin/kubernetes: %s: resourceVersion went back from %s to %s (API "
                     "storage restored?); the list replaced every object", r->resource,
@@ -370,12 +411,19 @@ static void listed(refl *r)
 /* A complete list page is in buf. */
 static void list_page(refl *r)
 {
-    cJSON *doc = jarena_parse_sel(r->buf, r->len, r->page_rule);
+    unsigned bad = 0;
+    cJSON *doc = jarena_parse_lenient(r->buf, r->len, r->page_rule, &bad);
     const cJSON *items = cJSON_GetObjectItemCaseSensitive(doc, "items");
     const cJSON *md = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
     const cJSON *cont = cJSON_GetObjectItemCaseSensitive(md, "continue");
     const cJSON *rv = cJSON_GetObjectItemCaseSensitive(md, "resourceVersion");
     int more = cJSON_IsString(cont) && cont->valuestring[0];
+    int nitems = cJSON_GetArraySize(items);
+    if (nitems > 0) {           /* the next page: about REFL_PAGE_BYTES */
+        size_t want = REFL_PAGE_BYTES / ((r->len + jarena_used()) / (size_t)nitems + 1);
+        r->limit = want < REFL_PAGE_MIN ? REFL_PAGE_MIN : want > REFL_PAGE_SIZE ? REFL_PAGE_SIZE
+                                                                                : (int)want;
+    }
     r->len = 0;
     if (!cJSON_IsObject(doc) || (items && !cJSON_IsArray(items) && !cJSON_IsNull(items)) ||
         (!more && !(cJSON_IsString(rv) && rv->valuestring[0]))) {
@@ -393,7 +441,26 @@ static void list_page(refl *r)
         jarena_delete(doc);
         jarena_release();
         restarted(r, "rolled_back");
-        relist(r);
+        relist_later(r);
+        return;
+    }
+    if (bad)
+        log_warning("plugin/kubernetes: %s: %u object%s of a list page skipped: not JSON the "
+                    "parser accepts (a lone UTF-16 surrogate escape, nesting deeper than %d, "
+                    "...); the rest of the page is used", r->resource, bad, bad > 1 ? "s" : "",
+                    CJSON_NESTING_LIMIT);
+    if (!r->cont)
+        r->pages = 0;
+    if (more && ((r->cont && !strcmp(r->cont, cont->valuestring)) ||
+                 ++r->pages >= REFL_MAX_PAGES)) {
+        log_warning("plugin/kubernetes: %s: %s; listing from the start after a backoff",
+                    r->resource, r->pages >= REFL_MAX_PAGES
+                                     ? "list longer than " REFL_MAX_PAGES_TEXT " pages"
+                                     : "the API server repeated the continue token");
+        jarena_delete(doc);
+        jarena_release();
+        restarted(r, "paging");
+        relist_later(r);
         return;
     }
     if (!r->cont) {
@@ -422,6 +489,9 @@ static void list_page(refl *r)
     jarena_delete(doc);
     jarena_release();
     buf_trim(r);
+    if (r->missing)
+        log_info("plugin/kubernetes: %s is served now", r->path);
+    r->missing = 0;
     r->h.relist_end(r->h.ctx);
     atomic_store(&r->synced, 1);
     listed(r);
@@ -436,12 +506,26 @@ static void list_done(refl *r, int ok)
         log_warning("plugin/kubernetes: %s: continue token expired; listing from the start",
                     r->resource);
         restarted(r, "expired");
-        relist(r);
+        relist_later(r);
     } else if (body_too_large(r)) {
         log_warning("plugin/kubernetes: %s: the list's resourceVersion is newer than the API "
                     "server's (storage restored?); listing from the start", r->resource);
         restarted(r, "too_large");
-        relist(r);
+        relist_later(r);
+    } else if (ok && r->status == 404 && !r->cont) {
+        /* The API server does not serve the resource (a CRD not installed):
+         * it is listed as empty, so readiness is not held back, and listed
+         * again with the backoff until it is served. */
+        if (!r->missing)
+            log_warning("plugin/kubernetes: %s is not served by the API server (HTTP 404: its "
+                        "CustomResourceDefinition is not installed?); treating it as empty and "
+                        "retrying", r->path);
+        r->missing = 1;
+        r->rv[0] = '\0';
+        r->h.relist_begin(r->h.ctx);
+        r->h.relist_end(r->h.ctx);
+        atomic_store(&r->synced, 1);
+        fail(r);
     } else {
         log_warning("plugin/kubernetes: listing %s failed (HTTP %ld%s)", r->resource, r->status,
                     ok ? "" : ", transfer failed");
@@ -510,9 +594,44 @@ static void watch_error(refl *r, const cJSON *status)
     }
 }
 
+/* A watch line the parser refuses (a lone UTF-16 surrogate escape, nesting
+ * too deep, in the object): when its type and the object's name can still
+ * be read, the object is skipped as a list skips it — dropped from the
+ * store (it is no longer what the server has) — and the watch goes on from
+ * its resourceVersion; otherwise the line is malformed. */
+static void watch_salvage(refl *r, const char *line, size_t len)
+{
+    cJSON *ev = jarena_parse_sel(line, len, jsel_salvage_rule());
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
+    const cJSON *obj = cJSON_GetObjectItemCaseSensitive(ev, "object");
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(md, "name");
+    const cJSON *ns = cJSON_GetObjectItemCaseSensitive(md, "namespace");
+    const char *t = cJSON_IsString(type) ? type->valuestring : "";
+    if ((strcmp(t, "ADDED") && strcmp(t, "MODIFIED") && strcmp(t, "DELETED")) ||
+        !cJSON_IsString(name) || !name->valuestring[0]) {
+        malformed(r);
+    } else {
+        if (!refl_rv_less(rv_of(obj), r->rv))
+            log_warning("plugin/kubernetes: %s: %s event for %.63s%s%.253s skipped: the object "
+                        "is not JSON the parser accepts (a lone UTF-16 surrogate escape, nesting "
+                        "deeper than %d, ...); treated as deleted", r->resource, t,
+                        cJSON_IsString(ns) ? ns->valuestring : "", cJSON_IsString(ns) ? "/" : "",
+                        name->valuestring, CJSON_NESTING_LIMIT);
+        watch_event(r, "DELETED", obj);     /* removed, version advanced (or rolled back) */
+    }
+    jarena_delete(ev);
+    jarena_release();
+}
+
 static void watch_line(refl *r, const char *line, size_t len)
 {
     cJSON *ev = jarena_parse_sel(line, len, r->line_rule);
+    if (!ev) {
+        jarena_release();
+        watch_salvage(r, line, len);
+        return;
+    }
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
     const cJSON *obj = cJSON_GetObjectItemCaseSensitive(ev, "object");
     const char *t = cJSON_IsString(type) ? type->valuestring : "";
@@ -586,7 +705,7 @@ static void watch_done(refl *r, int ok)
             log_warning("plugin/kubernetes: %s: resourceVersion %s is newer than the API "
                         "server's (storage restored?); relisting", r->resource, r->rv);
         restarted(r, r->relist_why);
-        relist(r);
+        relist_later(r);
     } else if (r->restart_needed) {
         fail(r);
     } else if (ok && r->status == 200 && (r->events > 0 || lasted >= 1.0)) {

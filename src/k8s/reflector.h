@@ -24,13 +24,26 @@
 #include <stddef.h>
 #include "k8s/k8s.h"
 
-#define REFL_PAGE_SIZE 500
+#define REFL_PAGE_SIZE 500             /* most objects a list page asks for */
+#define REFL_PAGE_FIRST 100            /* objects of a list's first page */
+#define REFL_PAGE_MIN 20               /* fewest objects a later page asks for */
+#define REFL_PAGE_BYTES (3u << 20)     /* a later page asks for about this many
+                                          bytes of text + parsed tree, from
+                                          those per object of the page before:
+                                          they are the peak of a first sync
+                                          (an EndpointSlice's tree is about 5
+                                          times its text; a pod's, of which
+                                          little is kept, a fraction) */
+#define REFL_MAX_PAGES 10000          /* a list of more pages (5 million
+                                          objects) is a server looping: restart */
+#define REFL_MAX_PAGES_TEXT "10000"
 #define REFL_MAX_LINE (1u << 20)       /* watch lines over 1 MiB are skipped */
 #define REFL_MAX_STATUS (64u << 10)    /* non-200 bodies kept up to 64 KiB */
 #define REFL_BACKOFF_MIN 0.8
 #define REFL_BACKOFF_MAX 30.0
-#define REFL_HEALTHY_RESET 120.0       /* 2 minutes without failure resets it;
-                                          so do a complete list and any event */
+#define REFL_HEALTHY_RESET 120.0       /* the backoff resets when the last wait
+                                          began 2 minutes ago or more, and on
+                                          a watch event (not on a list) */
 #define REFL_RETRY_AFTER_MAX 600.0
 #define REFL_TIMEOUT_MIN 300           /* watch timeoutSeconds in [300, 600] */
 #define REFL_TIMEOUT_MAX 600
@@ -48,7 +61,8 @@ typedef struct refl_ops {
     /* Optional (may be NULL): */
     void (*reauth)(void *ctx);           /* a 401: re-read the token */
     void (*restarted)(void *ctx, const char *reason); /* timeout, expired,
-                                            error, malformed, unauthorized */
+                                            error, malformed, unauthorized,
+                                            too_large, rolled_back, paging */
     void (*applied)(void *ctx);          /* a watch event was applied */
     /* Send the request just started now, not when the caller returns to
      * the event loop (the reflector asks for the next list page before

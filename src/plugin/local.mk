@@ -37,3 +37,6 @@ include src/plugin/header/local.mk
 include src/plugin/tls/local.mk
 include src/plugin/rewrite/local.mk
 include src/plugin/template/local.mk
+include src/plugin/dns64/local.mk
+include src/plugin/dnstap/local.mk
+include src/plugin/view/local.mk

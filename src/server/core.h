@@ -138,7 +138,11 @@ struct instance {
 };
 
 /* server.c */
-const listen_zone *core_match(const listen_group *g, const uint8_t *qname, uint16_t qtype);
+/* The block serving qname/qtype in g: the longest zone, and among the
+ * blocks of that zone the first whose filter takes r (blocks with a filter
+ * come first in g->zones); r NULL: filters are not asked. */
+const listen_zone *core_match(const listen_group *g, const uint8_t *qname, uint16_t qtype,
+                              const dns_req *r);
 
 /* request.c */
 req_full *req_alloc(worker *w);

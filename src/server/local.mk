@@ -1,5 +1,5 @@
 # src/server: listeners, the request lifecycle, the chain (plugin interface
-# and order), the metrics registry and the HTTP endpoints.
+# and order) and the HTTP endpoints (the metrics registry is in src/runtime).
 noinst_LIBRARIES += src/server/libserver.a
 src_server_libserver_a_SOURCES = \
 	src/server/core.h \
@@ -11,15 +11,15 @@ src_server_libserver_a_SOURCES = \
 	src/server/accept.c src/server/accept.h \
 	src/server/zone.c src/server/zone.h \
 	src/server/sources.c src/server/transfer.h src/server/autopath.h src/server/external.h \
-	src/server/periodic.c src/server/periodic.h \
-	src/server/metrics.c src/server/metrics.h \
+	src/server/tap.h src/server/reqtopo.h \
 	src/server/http.c src/server/http.h
-TESTS += tests/integration/server.sh tests/integration/process.sh tests/integration/slowloris.sh \
+TESTS += tests/integration/server.sh tests/integration/process.sh tests/integration/check.sh \
+	tests/integration/slowloris.sh \
 	tests/integration/reply_source.sh tests/integration/reply_source_netns.sh
 EXTRA_DIST += tests/integration/server.sh tests/integration/rawdns.py \
 	tests/integration/slowloris.sh tests/integration/slowtcp.py \
 	tests/integration/reply_source.sh tests/integration/reply_source_netns.sh \
-	tests/integration/process.sh
+	tests/integration/process.sh tests/integration/check.sh
 # HTTP endpoint bounds (header/body size, deadlines, connection cap) and
 # accept() errors under a lowered descriptor limit.
 TESTS += tests/integration/http_limits.sh tests/integration/fd_exhaustion.sh
@@ -29,7 +29,7 @@ check_PROGRAMS += tests/unit/test_httpbounds
 TESTS += tests/unit/test_httpbounds
 tests_unit_test_httpbounds_SOURCES = tests/unit/test_httpbounds.c
 tests_unit_test_httpbounds_CFLAGS = $(UNIT_CC_FLAGS)
-tests_unit_test_httpbounds_LDADD = $(LIBSERVER) $(LIBCOREFILE) $(LIBCLUSTER) \
+tests_unit_test_httpbounds_LDADD = $(LIBSERVER) $(LIBRUNTIME) $(LIBCOREFILE) $(LIBCLUSTER) \
 	$(LIBWIRE) $(LIBCOMMON) $(CMOCKA_LIBS) $(DEP_LIBS)
 
 # Saturation (RSS and fds flat) and 50 reloads under load: abuse.sh
@@ -42,7 +42,7 @@ check_PROGRAMS += tests/unit/test_metrics
 TESTS += tests/unit/test_metrics
 tests_unit_test_metrics_SOURCES = tests/unit/test_metrics.c
 tests_unit_test_metrics_CFLAGS = $(UNIT_CC_FLAGS)
-tests_unit_test_metrics_LDADD = $(LIBPLUGINS) $(LIBSERVER) $(LIBCOREFILE) $(LIBCLUSTER) \
+tests_unit_test_metrics_LDADD = $(LIBPLUGINS) $(LIBSERVER) $(LIBRUNTIME) $(LIBCOREFILE) $(LIBCLUSTER) \
 	$(LIBWIRE) $(LIBCOMMON) $(CMOCKA_LIBS) $(DEP_LIBS)
 
 # Lookup sets: questions a handler asks the whole server (lookup.h).
@@ -52,3 +52,10 @@ tests_unit_test_lookup_SOURCES = tests/unit/test_lookup.c tests/unit/testenv.c \
 	tests/unit/testenv.h src/plugins.c
 tests_unit_test_lookup_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_lookup_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)
+
+# Zones as written in Corefiles: names and CIDRs of any prefix length.
+check_PROGRAMS += tests/unit/test_zone
+TESTS += tests/unit/test_zone
+tests_unit_test_zone_SOURCES = tests/unit/test_zone.c
+tests_unit_test_zone_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_zone_LDADD = $(LIBSERVER) $(LIBWIRE) $(LIBCOMMON) $(CMOCKA_LIBS) $(DEP_LIBS)

@@ -73,6 +73,7 @@ static void req_clear(req_full *f)
     r->rawlen_in = 0;
     r->block = NULL;
     r->zone = NULL;
+    r->view = NULL;
     r->server = NULL;
     r->written = 0;
     r->noreply = 0;
@@ -84,6 +85,7 @@ static void req_clear(req_full *f)
     r->err_plugin = NULL;
     r->topo_dep = 0;
     r->topo_ecs = 0;
+    r->owners_own_case = 0;
     r->depth = 0;
     r->meta_on = 0;
     r->nmeta = 0;
@@ -609,7 +611,7 @@ void core_dispatch(req_full *f)
         req_finish(r, RC_BADVERS);
         return;
     }
-    const listen_zone *z = f->grp ? core_match(f->grp, r->q.qname, r->q.qtype) : NULL;
+    const listen_zone *z = f->grp ? core_match(f->grp, r->q.qname, r->q.qtype, r) : NULL;
     if (!z || !z->blk->chain) {
         r->zone = "dropped";
         req_finish(r, RC_REFUSED);
@@ -617,6 +619,7 @@ void core_dispatch(req_full *f)
     }
     r->block = z->blk;
     r->zone = z->zone;
+    r->view = z->blk->view;
     const handler *h = z->blk->chain;
     int rc = h->def->serve(h, r);
     if (rc != REQ_ASYNC)
@@ -738,7 +741,7 @@ dns_req *req_new_internal(struct instance *ins, struct event_base *base,
     }
     /* route through the first group that serves the name */
     for (size_t i = 0; ins && i < ins->ngroups; i++) {
-        if (core_match(&ins->groups[i], f->r.q.qname, f->r.q.qtype)) {
+        if (core_match(&ins->groups[i], f->r.q.qname, f->r.q.qtype, &f->r)) {
             f->grp = &ins->groups[i];
             break;
         }

@@ -95,6 +95,7 @@ typedef struct dns_req {
     uint64_t start_ns;               /* monotonic clock at receipt */
     const struct server_block *block;/* matched block */
     const char *zone;                /* matched zone in presentation form */
+    const char *view;                /* the matched block's view, or NULL */
     const char *server;              /* "dns://:53" as in metrics labels */
     int written;                     /* a reply went out */
     int noreply;                     /* req_drop(): none will */
@@ -115,6 +116,12 @@ typedef struct dns_req {
      * ECS scope is full only when both are set. */
     uint8_t topo_dep;
     uint8_t topo_ecs;
+    /* The answer's owner names are the writer's own spelling, not the
+     * question's as asked (template writes the lower-cased name, as
+     * CoreDNS's does): set by that writer before req_write; a cache then
+     * serves the stored owners as they are instead of in the asking
+     * query's case. */
+    uint8_t owners_own_case;
     /* Internal requests a handler starts while serving another (a
      * kubernetes ExternalName chase) carry the nesting depth: 0 for a
      * client's query, the parent's + 1, set by the plugin that starts it,

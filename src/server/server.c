@@ -22,6 +22,7 @@
  * from), and once instance_ready(), instance_serve() binds and starts
  * serving. instance_stop()/instance_free() undo it in reverse.
  */
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <ifaddrs.h>
@@ -182,11 +183,15 @@ int sha512_hex(const void *data, size_t len, char out[129])
 static int add_key(server_block *b, const char *zone, const char *scheme, int port,
                    const cf_token *tok)
 {
-    zone_key *k = realloc(b->keys, (b->nkeys + 1) * sizeof *k);
-    if (!k)
-        return -1;
-    b->keys = k;
-    k = &b->keys[b->nkeys];
+    /* capacity doubles (a CIDR key adds up to 128 keys): it is full when
+     * nkeys is 0 or a power of two */
+    if ((b->nkeys & (b->nkeys - 1)) == 0) {
+        zone_key *grown = realloc(b->keys, (b->nkeys ? 2 * b->nkeys : 1) * sizeof *grown);
+        if (!grown)
+            return -1;
+        b->keys = grown;
+    }
+    zone_key *k = &b->keys[b->nkeys];
     memset(k, 0, sizeof *k);
     snprintf(k->zone, sizeof k->zone, "%.*s", (int)sizeof k->zone - 1, zone);
     snprintf(k->scheme, sizeof k->scheme, "%s", scheme);
@@ -237,13 +242,17 @@ static int parse_key(server_block *b, const cf_token *t, int dns_port, char *err
     }
     if (buf[0] == '\0')
         snprintf(buf, sizeof buf, ".");
-    char zones[ZONE_MAX_SPLIT][DNAME_STR_MAX];
-    int nz = zone_from_key(buf, zones, ZONE_MAX_SPLIT);
+    char (*zones)[DNAME_STR_MAX];
+    int nz = zone_from_key(buf, &zones);
     if (nz < 0)
-        return keyerr(err, errlen, t, "invalid zone in server key");
+        return keyerr(err, errlen, t, strchr(buf, '/') ? "invalid CIDR in server key"
+                                                       : "invalid zone in server key");
     for (int i = 0; i < nz; i++)
-        if (add_key(b, zones[i], scheme, port, t) < 0)
+        if (add_key(b, zones[i], scheme, port, t) < 0) {
+            free(zones);
             return keyerr(err, errlen, t, "invalid zone in server key");
+        }
+    free(zones);
     return 0;
 }
 
@@ -363,10 +372,25 @@ static listen_group *group_for(instance *ins, const char *addr, int port, const 
     return g;
 }
 
+int block_set_filter(server_block *b, int (*fn)(void *data, const dns_req *r), void *data,
+                     const char *view)
+{
+    assert(b && fn);
+    if (b->filter)
+        return -1;
+    b->filter = fn;
+    b->filter_data = data;
+    b->view = view;
+    return 0;
+}
+
+/* A zone/port may be served by several blocks when all but at most one
+ * have a filter (CoreDNS: blocks with a filter do not claim the zone). */
 static int group_add(listen_group *g, zone_key *k, server_block *b)
 {
     for (size_t i = 0; i < g->nzones; i++)
-        if (dname_equal(g->zones[i].wire, k->wire))
+        if (dname_equal(g->zones[i].wire, k->wire) &&
+            (g->zones[i].blk == b || (!b->filter && !g->zones[i].blk->filter)))
             return 1;
     for (size_t i = 0; i < b->nhandlers; i++)
         if (b->handlers[i].def->flags & PLUGIN_ANY_CLASS)
@@ -407,6 +431,21 @@ static void timeouts_defaults(tcp_timeouts *t)
         t->idle_ns = TCP_IDLE_DEFAULT_NS;
     if (!t->max_queries)
         t->max_queries = TCP_MAX_QUERIES_DEFAULT;
+}
+
+/* Blocks with a filter before those without, each kind in Corefile order:
+ * core_match() takes the first block of a zone whose filter passes. */
+static void filtered_first(listen_group *g)
+{
+    for (size_t i = 1; i < g->nzones; i++) {
+        listen_zone z = g->zones[i];
+        if (!z.blk->filter)
+            continue;
+        size_t j = i;
+        for (; j > 0 && !g->zones[j - 1].blk->filter; j--)
+            g->zones[j] = g->zones[j - 1];
+        g->zones[j] = z;
+    }
 }
 
 static int build_groups(instance *ins, char *err, size_t errlen)
@@ -452,6 +491,7 @@ static int build_groups(instance *ins, char *err, size_t errlen)
     }
     for (size_t i = 0; i < ins->ngroups; i++) {
         listen_group *g = &ins->groups[i];
+        filtered_first(g);
         timeouts_defaults(&g->tcp);
         /* as CoreDNS: the TLS settings of the last block (file order) that
          * has some; none: plain TCP */
@@ -465,21 +505,29 @@ static int build_groups(instance *ins, char *err, size_t errlen)
     return 0;
 }
 
-const listen_zone *core_match(const listen_group *g, const uint8_t *qname, uint16_t qtype)
+const listen_zone *core_match(const listen_group *g, const uint8_t *qname, uint16_t qtype,
+                              const dns_req *r)
 {
-    /* the zone with the most labels that is a suffix of qname; each zone's
-     * suffix is compared once (zones of a group are distinct) */
-    int labels = dname_labels(qname);
+    /* the zone with the most labels that is a suffix of qname and whose
+     * block's filter (if any) takes r; a zone served by several blocks is
+     * listed once a block, blocks with a filter first (filtered_first).
+     * qname's suffixes are located once: a CIDR key's split (up to 128
+     * zones) costs one short comparison per zone. */
+    const uint8_t *at[DNAME_SUFFIXES];
+    int labels = dname_suffixes(qname, at);
     const listen_zone *best = NULL, *parent_fallback = NULL;
     for (size_t i = 0; i < g->nzones; i++) {
         const listen_zone *z = &g->zones[i];
         if (z->nlabels > labels || (best && z->nlabels <= best->nlabels))
             continue;
-        if (!dname_equal(z->wire, dname_suffix(qname, z->nlabels)))
+        if (!dname_equal(z->wire, at[labels - z->nlabels]))
+            continue;
+        if (r && z->blk->filter && !z->blk->filter(z->blk->filter_data, r))
             continue;
         /* DS lives in the parent: prefer a shorter zone when one exists */
         if (qtype == T_DS && z->nlabels == labels && labels > 0) {
-            parent_fallback = z;
+            if (!parent_fallback)
+                parent_fallback = z;
             continue;
         }
         best = z;

@@ -111,6 +111,11 @@ typedef struct server_block {
     server_tls tls;                  /* from the tls plugin; set 0: unset */
     const cf_block *cf;
     struct named_value *values;      /* block_set_value() */
+    /* A routing filter (block_set_filter(), the view plugin), or NULL. */
+    int (*filter)(void *data, const dns_req *r);
+    void *filter_data;
+    const char *view;                /* the filter's name (metrics' view
+                                      * label), or NULL */
 } server_block;
 
 struct metrics_registry;
@@ -195,6 +200,22 @@ int instance_set_value(instance *ins, const char *key, void *val, void (*free_fn
 void *instance_value(const instance *ins, const char *key);
 int block_set_value(server_block *b, const char *key, void *val, void (*free_fn)(void *));
 void *block_value(const server_block *b, const char *key);
+
+/* A block's routing filter, CoreDNS's FilterFunc (the view plugin installs
+ * one from setup()): a query reaches the block's chain only when fn(data, r)
+ * returns non-zero. Blocks with a filter may share a zone and port with each
+ * other and with one block without a filter; for such a zone the blocks
+ * with a filter are tried first, in Corefile order, then the one without.
+ * When none takes the query, the next shorter zone of the listener is tried
+ * (as CoreDNS does). fn runs on the worker that received the query, before
+ * any plugin of the block, with r parsed (question, client and server
+ * addresses, transport); it must be quick and never block. data is owned by
+ * the plugin instance that installed it and outlives the block's serving.
+ * view names the filter (the view plugin's NAME): requests the block serves
+ * carry it in r->view, the `view` label of CoreDNS's metrics; it is owned
+ * like data. One filter a block: 0, or -1 when one is set already. */
+int block_set_filter(server_block *b, int (*fn)(void *data, const dns_req *r), void *data,
+                     const char *view);
 
 /* Debug logging for the whole instance (the debug plugin sets it from
  * setup; read by workers once serving): the server logs, at DEBUG, a hex

@@ -1,11 +1,12 @@
 /*
  * zone.c — see zone.h.
  */
-#include <ctype.h>
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include "common/cidr.h"
 #include "server/zone.h"
 
 static int normalize(const char *text, char *out)
@@ -38,36 +39,23 @@ static void rev6(const uint8_t *a, int bits, char *out)
     strcpy(p, "ip6.arpa.");
 }
 
-static int from_cidr(const char *text, char out[][DNAME_STR_MAX], int max)
+/* A CIDR key (common/cidr.h's parser, Go's rules: `/+8`, `/ 8` and a
+ * zone index are refused) → its reverse zones. */
+static int from_cidr(const char *text, char (**res)[DNAME_STR_MAX])
 {
-    char addr[64];
-    const char *slash = strchr(text, '/');
-    size_t al = (size_t)(slash - text);
-    if (al == 0 || al >= sizeof addr)
+    cidr c;
+    if (cidr_parse(text, &c) < 0)
         return -1;
-    memcpy(addr, text, al);
-    addr[al] = '\0';
-    char *end;
-    long bits = strtol(slash + 1, &end, 10);
-    if (slash[1] == '\0' || *end)
-        return -1;
-    uint8_t a[16] = {0};
-    int v6;
-    if (inet_pton(AF_INET, addr, a) == 1) {
-        if (bits < 0 || bits > 32)
-            return -1;
-        v6 = 0;
-    } else if (inet_pton(AF_INET6, addr, a) == 1) {
-        if (bits < 0 || bits > 128)
-            return -1;
-        v6 = 1;
-    } else {
-        return -1;
-    }
+    assert(c.family == AF_INET || c.family == AF_INET6);
+    int v6 = c.family == AF_INET6;
+    long bits = (long)c.bits;
+    const uint8_t *a = c.addr;
     int unit = v6 ? 4 : 8;
     int up = (int)((bits + unit - 1) / unit) * unit;     /* next boundary */
     int count = 1 << (up - (int)bits);
-    if (count > max)
+    assert(count >= 1 && count <= ZONE_MAX_SPLIT);
+    char (*out)[DNAME_STR_MAX] = malloc((size_t)count * sizeof *out);
+    if (!out)
         return -1;
     for (int i = 0; i < count; i++) {
         uint8_t b[16];
@@ -87,14 +75,30 @@ static int from_cidr(const char *text, char out[][DNAME_STR_MAX], int max)
         else
             rev4(b, up, out[i]);
     }
+    *res = out;
     return count;
 }
 
-int zone_from_key(const char *text, char out[][DNAME_STR_MAX], int max)
+int zone_from_key(const char *text, char (**out)[DNAME_STR_MAX])
 {
-    if (max < 1 || !text || !*text)
+    assert(out);
+    *out = NULL;
+    if (!text || !*text)
         return -1;
     if (strchr(text, '/'))
-        return from_cidr(text, out, max);
-    return normalize(text, out[0]) < 0 ? -1 : 1;
+        return from_cidr(text, out);
+    char (*z)[DNAME_STR_MAX] = malloc(sizeof *z);
+    if (!z)
+        return -1;
+    if (normalize(text, z[0]) < 0) {
+        free(z);
+        return -1;
+    }
+    *out = z;
+    return 1;
+}
+
+const char *zone_key_error(const char *text)
+{
+    return text && strchr(text, '/') ? "invalid CIDR" : "invalid zone";
 }

@@ -186,7 +186,7 @@ int topo_compute_hints(topo_engine *e, topo_policy p, const st_service *svc,
      * kube-proxy does with the EndpointSlice controller's hints */
     for (size_t i = 0; i < n; i++) {
         const st_endpoint *s = &eps->eps[idx[i]];
-        ep[i] = (ta_ep){ .zone = s->zone, .node = s->node_name, .ready = !s->ready_unset };
+        ep[i] = (ta_ep){ .zone = st_ep_zone(s), .node = st_ep_node(s), .ready = !s->ready_unset };
     }
     switch (p) {
     case TP_PREFER_SAME_NODE:

@@ -74,12 +74,12 @@ static const st_endpoint *EP(const cand *c, size_t i)
 static const char *ep_label(store *st, const topo_cfg *cfg, const st_endpoint *ep, const char *key)
 {
     if (!strcmp(key, "kubernetes.io/hostname"))
-        return ep->node_name;
-    const st_node *n = ep->node_name ? store_node(st, ep->node_name) : NULL;
+        return st_ep_node(ep);
+    const st_node *n = st_ep_node(ep) ? store_node(st, st_ep_node(ep)) : NULL;
     if (n)
         return st_node_label(n, key);
     const char *zl = cfg->zone_label ? cfg->zone_label : "topology.kubernetes.io/zone";
-    return !strcmp(key, zl) ? ep->zone : NULL;
+    return !strcmp(key, zl) ? st_ep_zone(ep) : NULL;
 }
 
 static const char *client_label(const topo_loc *loc, const char *key)
@@ -136,8 +136,8 @@ static topo_outcome rule_filter(const cand *c, const topo_loc *loc, int by_node,
     size_t hit = 0;
     for (size_t j = 0; j < c->n; j++) {
         const st_endpoint *ep = EP(c, j);
-        int ok = by_node ? (loc->node_name && ep->node_name && !strcmp(ep->node_name, loc->node_name))
-                         : topo_zone_eq(ep->zone, loc->zone);
+        int ok = by_node ? (loc->node_name && st_ep_node(ep) && !strcmp(st_ep_node(ep), loc->node_name))
+                         : topo_zone_eq(st_ep_zone(ep), loc->zone);
         if (ok) {
             keep[c->idx[j]] = 1;
             hit++;
@@ -155,8 +155,8 @@ static int has_zone(const st_endpoint *ep, const vhint *v, const char *z)
 {
     if (v)
         return topo_zone_eq(v->zone, z);
-    for (uint16_t i = 0; i < ep->n_hint_zones; i++)
-        if (topo_zone_eq(ep->hint_zones[i], z))
+    for (uint16_t i = 0; i < st_ep_n_hint_zones(ep); i++)
+        if (topo_zone_eq(st_ep_hint_zones(ep)[i], z))
             return 1;
     return 0;
 }
@@ -167,20 +167,20 @@ static int has_node(const st_endpoint *ep, const vhint *v, const char *n)
         return 0;
     if (v)
         return v->node && !strcmp(v->node, n);
-    for (uint16_t i = 0; i < ep->n_hint_nodes; i++)
-        if (!strcmp(ep->hint_nodes[i], n))
+    for (uint16_t i = 0; i < st_ep_n_hint_nodes(ep); i++)
+        if (!strcmp(st_ep_hint_nodes(ep)[i], n))
             return 1;
     return 0;
 }
 
 static int zones_hinted(const st_endpoint *ep, const vhint *v)
 {
-    return v ? v->zone != NULL : ep->n_hint_zones > 0;
+    return v ? v->zone != NULL : st_ep_n_hint_zones(ep) > 0;
 }
 
 static int nodes_hinted(const st_endpoint *ep, const vhint *v)
 {
-    return v ? v->node != NULL : ep->n_hint_nodes > 0;
+    return v ? v->node != NULL : st_ep_n_hint_nodes(ep) > 0;
 }
 
 /* Returns 2 (node mode), 1 (zone mode) or 0 (no mode: caller keeps all). */
@@ -215,7 +215,7 @@ static int consume(const cand *c, const vhint *v, const topo_loc *loc, uint8_t *
 static int any_hints(const cand *c)
 {
     for (size_t j = 0; j < c->n; j++)
-        if (EP(c, j)->n_hint_zones || EP(c, j)->n_hint_nodes)
+        if (st_ep_n_hint_zones(EP(c, j)) || st_ep_n_hint_nodes(EP(c, j)))
             return 1;
     return 0;
 }
@@ -302,7 +302,7 @@ static int dep_of(const topo_cfg *cfg, topo_policy p, const st_service *svc, con
         return TOPO_DEP_NODE;
     case TP_HINTS:
         for (size_t j = 0; j < c->n; j++)
-            if (EP(c, j)->n_hint_nodes)
+            if (st_ep_n_hint_nodes(EP(c, j)))
                 return TOPO_DEP_NODE;
         return TOPO_DEP_ZONE;
     default:

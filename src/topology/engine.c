@@ -4,12 +4,13 @@
  * depended on (topo_mark) and the client's cache variant.
  */
 #include <arpa/inet.h>
+#include <assert.h>
 #include <netinet/in.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "topology/internal.h"
 
 /* ---- life ----------------------------------------------------------------- */
@@ -53,6 +54,18 @@ topo_engine *topo_engine_new(const topo_cfg *cfg, metrics_registry *reg)
     e->services = metrics_family(reg, "topodns_topology_services",
                                  "Headless Services with a topology policy, by whether it is "
                                  "honoured.", METRIC_GAUGE, services, NULL, 0);
+    static const char *const source[] = { "source", NULL };
+    metric_family *lk = metrics_family(reg, "topodns_locator_lookups_total",
+                                       "Client addresses looked up, by the locate source that "
+                                       "located them (node: a node address; unknown: none).",
+                                       METRIC_COUNTER, source, NULL, 0);
+    for (int via = 0; via < LOC_VIA_COUNT; via++) {
+        int src = locator_via_source(via);
+        int used = src >= 0 ? locator_uses(&cfg->locate, src)
+                            : via != LOC_NODE_LOCAL || cfg->node != NULL;
+        const char *v[] = { locator_via_name(via) };
+        e->lookups[via] = used ? metrics_series(lk, v) : NULL;
+    }
     return e;
 }
 
@@ -72,10 +85,12 @@ const topo_cfg *topo_engine_cfg(const topo_engine *e)
     return &e->cfg;
 }
 
-void topo_engine_bind(topo_engine *e, store *st, struct k8s_client *api)
+void topo_engine_bind(topo_engine *e, store *st, topo_post_fn post, void *post_ctx)
 {
+    assert(e);
     e->st = st;
-    e->api = api;
+    e->post = post;
+    e->post_ctx = post_ctx;
 }
 
 store *topo_engine_store(const topo_engine *e)
@@ -85,30 +100,17 @@ store *topo_engine_store(const topo_engine *e)
 
 /* ---- the client ----------------------------------------------------------- */
 
-static int in_cidr(const topo_cidr *c, const st_ip *ip)
-{
-    if (c->net.family != ip->family)
-        return 0;
-    int full = c->bits / 8, rest = c->bits % 8;
-    if (memcmp(c->net.addr, ip->addr, (size_t)full))
-        return 0;
-    if (!rest)
-        return 1;
-    uint8_t mask = (uint8_t)(0xff << (8 - rest));
-    return (c->net.addr[full] & mask) == (ip->addr[full] & mask);
-}
-
-static int peer_ip(const dns_req *r, st_ip *out)
+static int peer_ip(const struct sockaddr_storage *peer, st_ip *out)
 {
     memset(out, 0, sizeof *out);
-    if (r->peer.ss_family == AF_INET) {
+    if (peer->ss_family == AF_INET) {
         out->family = 4;
-        memcpy(out->addr, &((const struct sockaddr_in *)&r->peer)->sin_addr, 4);
+        memcpy(out->addr, &((const struct sockaddr_in *)peer)->sin_addr, 4);
         return 0;
     }
-    if (r->peer.ss_family != AF_INET6)
+    if (peer->ss_family != AF_INET6)
         return -1;
-    const uint8_t *a = ((const struct sockaddr_in6 *)&r->peer)->sin6_addr.s6_addr;
+    const uint8_t *a = ((const struct sockaddr_in6 *)peer)->sin6_addr.s6_addr;
     static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
     if (!memcmp(a, mapped, 12)) {       /* ::ffff:a.b.c.d is an IPv4 client */
         out->family = 4;
@@ -120,33 +122,35 @@ static int peer_ip(const dns_req *r, st_ip *out)
     return 0;
 }
 
-int topo_client_addr(const topo_cfg *c, const dns_req *r, st_ip *out, int *via_ecs)
+int topo_client_addr(const topo_cfg *c, const topo_client *cl, st_ip *out, int *via_ecs)
 {
+    assert(cl && out && via_ecs);
+    assert(!c || (c->nsubnets >= 0 && c->nsubnets <= TOPO_MAX_SUBNETS));
     *via_ecs = 0;
-    if (peer_ip(r, out) < 0)
+    if (peer_ip(&cl->peer, out) < 0)
         return -1;
-    const dns_edns *e = &r->q.edns;
     /* ECS with a zero source prefix asks us not to use it (RFC 7871 7.1.2) */
-    if (!c || !e->present || !e->has_ecs || e->ecs.source_prefix == 0)
+    if (!c || !cl->has_ecs || cl->ecs_source_prefix == 0)
         return 0;
     int trusted = 0;
     for (int i = 0; i < c->nsubnets && !trusted; i++)
-        trusted = in_cidr(&c->subnets[i], out);
-    if (!trusted || (e->ecs.family != 1 && e->ecs.family != 2))
+        trusted = cidr_contains(&c->subnets[i], out->family == 4 ? AF_INET : AF_INET6, out->addr);
+    if (!trusted || (cl->ecs_family != 1 && cl->ecs_family != 2))
         return 0;
     memset(out, 0, sizeof *out);
-    out->family = e->ecs.family == 1 ? 4 : 6;
-    memcpy(out->addr, e->ecs.addr, out->family == 4 ? 4 : 16);
+    out->family = cl->ecs_family == 1 ? 4 : 6;
+    memcpy(out->addr, cl->ecs_addr, out->family == 4 ? 4 : 16);
     *via_ecs = 1;
     return 0;
 }
 
-void topo_locate(const topo_engine *e, const dns_req *r, topo_loc *loc)
+void topo_locate(const topo_engine *e, const topo_client *cl, topo_loc *loc)
 {
+    assert(e && cl && loc);
     st_ip ip;
     int ecs;
     memset(loc, 0, sizeof *loc);
-    if (topo_client_addr(&e->cfg, r, &ip, &ecs) < 0 || !e->st)
+    if (topo_client_addr(&e->cfg, cl, &ip, &ecs) < 0 || !e->st)
         return;
     topo_locate_ip(e, &ip, loc);
     loc->ecs = ecs;
@@ -159,20 +163,27 @@ int topo_locate_ip(const topo_engine *e, const st_ip *ip, topo_loc *loc)
         loc->ip = *ip;
         return loc->via;
     }
-    return locator_find_on(e->st, ip, e->cfg.node, loc);
+    int via = locator_find_in(e->st, ip, &e->cfg.locate, e->cfg.node, loc);
+    metrics_series_add(e->lookups[via], 1);     /* NULL: no-op */
+    return via;
 }
 
-void topo_mark(dns_req *r, int dep, int via_ecs)
+void topo_mark(uint8_t *dep_io, uint8_t *ecs_io, int dep, int via_ecs)
 {
-    if (dep > r->topo_dep)
-        r->topo_dep = (uint8_t)dep;
+    assert(dep_io && ecs_io);
+    assert(dep >= TOPO_DEP_NONE && dep <= TOPO_DEP_NODE);
+    assert(*dep_io <= TOPO_DEP_NODE && *ecs_io <= 1);
+    if (dep > *dep_io)
+        *dep_io = (uint8_t)dep;
     if (dep && via_ecs)
-        r->topo_ecs = 1;
+        *ecs_io = 1;
 }
 
-size_t topo_client_variant(const topo_engine *e, const dns_req *r, int dep, char *out,
+size_t topo_client_variant(const topo_engine *e, const topo_client *cl, int dep, char *out,
                            size_t cap, int *via_ecs)
 {
+    assert(out && cap >= 2 && cl);
+    assert(dep >= TOPO_DEP_NONE && dep <= TOPO_DEP_NODE);
     out[0] = '\0';
     if (via_ecs)
         *via_ecs = 0;
@@ -180,7 +191,7 @@ size_t topo_client_variant(const topo_engine *e, const dns_req *r, int dep, char
         return 0;
     store_read_begin();
     topo_loc loc;
-    topo_locate(e, r, &loc);
+    topo_locate(e, cl, &loc);
     if (via_ecs)
         *via_ecs = loc.ecs;
     int n;

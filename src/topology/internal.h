@@ -27,7 +27,8 @@ typedef struct zone_inputs {
 struct topo_engine {
     topo_cfg cfg;                   /* setup; read-only afterwards */
     store *st;                      /* bound at start */
-    struct k8s_client *api;         /* bound at start, may be NULL */
+    topo_post_fn post;              /* bound at start, may be NULL: Events */
+    void *post_ctx;
     zone_inputs *_Atomic zones;     /* the latest snapshot, or NULL */
     pmap *prefer;                   /* "ns/name/family" → int on (observer writes) */
     _Atomic uint64_t state_version; /* bumped after every prefer change */
@@ -36,6 +37,10 @@ struct topo_engine {
      * worker (a pointer store; every writer stores the same pointer) */
     struct metric_series *_Atomic answer_series[TP_COUNT][TO_COUNT];
     struct metric_family *services; /* topodns_topology_services */
+    /* topodns_locator_lookups_total: its series by topo_loc.via, made at
+     * engine_new for the configured sources, node and unknown (NULL for a
+     * via this engine never yields) */
+    struct metric_series *lookups[LOC_VIA_COUNT];
     struct observer *obs;           /* observer.c, NULL when not running */
 };
 

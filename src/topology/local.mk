@@ -12,7 +12,7 @@ src_topology_libtopology_a_SOURCES = \
 	src/topology/alloc_cpu.c \
 	src/topology/alloc_local.c \
 	src/topology/trafficdist.c
-TOPOLOGY_LIBS = $(LIBTOPOLOGY) $(K8S_LIBS)
+TOPOLOGY_LIBS = $(LIBTOPOLOGY) $(LIBRUNTIME) $(LIBCLUSTER) $(LIBCOMMON)
 
 check_PROGRAMS += tests/unit/test_topology
 TESTS += tests/unit/test_topology

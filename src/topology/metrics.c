@@ -4,7 +4,7 @@
  */
 #include <stdatomic.h>
 #include "topology/internal.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 
 static const char *const policy_names[TP_COUNT] = {
     [TP_NONE] = "none",

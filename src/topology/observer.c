@@ -24,9 +24,8 @@
 #include <cjson/cJSON.h>
 #include <uthash.h>
 #include "common/log.h"
-#include "k8s/k8s.h"
-#include "server/metrics.h"
-#include "server/periodic.h"
+#include "runtime/metrics.h"
+#include "runtime/periodic.h"
 #include "topology/internal.h"
 
 typedef struct svc_state {
@@ -47,8 +46,7 @@ struct observer {
 static void post_event(topo_engine *e, const st_service *svc, int enabled, topo_policy p,
                        int family, const char *why)
 {
-    struct k8s_client *c = e->api;
-    if (!c)
+    if (!e->post)
         return;
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
@@ -86,7 +84,7 @@ static void post_event(topo_engine *e, const st_service *svc, int enabled, topo_
     cJSON_Delete(ev);
     snprintf(path, sizeof path, "/api/v1/namespaces/%s/events", svc->ns);
     if (json)
-        k8s_client_post(c, path, json);
+        e->post(e->post_ctx, path, json);
     free(json);
     log_info("plugin/topology: %s/%s: %s", svc->ns, svc->name, msg);
 }

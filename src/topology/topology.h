@@ -22,16 +22,21 @@
  * plugin parses the directive into a topo_cfg, creates the engine at setup
  * and publishes it as the block value TOPO_ENGINE_KEY (server.h); the
  * kubernetes plugin of the block finds it there at start, binds it to its
- * cluster context (topo_engine_bind: the store, and the API client for
- * Events) and asks it for decisions; the cache finds it to key answers by
+ * cluster context (topo_engine_bind: the store, and a function that posts
+ * Events through its API client) and asks it for decisions; the cache finds it to key answers by
  * the client's variant. Without the directive nothing here runs and
  * answers are CoreDNS's.
+ *
+ * The engine knows nothing of the server: who asks comes in as a
+ * topo_client (plain values the caller copies out of its request, see
+ * server/reqtopo.h), and what an answer depended on goes back through
+ * topo_mark() into two bytes the caller owns.
  *
  * Ownership and threads: the topology plugin owns the engine (frees it in
  * destroy, after every thread using it stopped). Its state:
  *   - the configuration: written at setup, read-only afterwards;
- *   - the bound store and API client: written once at start (loading
- *     thread), before any worker runs; the store is the kubernetes plugin's;
+ *   - the bound store and Event poster: written once at start (loading
+ *     thread), before any worker runs; both are the kubernetes plugin's;
  *   - the node-derived zone inputs (CPU ratios, nodes per zone) for the
  *     computed producers: an immutable snapshot computed by the first reader
  *     that needs it after the store's node set changed and published with
@@ -50,26 +55,24 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include "common/cidr.h"
 #include "cluster/store.h"
 #include "cluster/locator.h"
-#include "server/request.h"
 
-/* What an answer depended on about its client (dns_req.topo_dep). */
+/* What an answer depended on about its client (the request keeps the
+ * largest one seen: dns_req.topo_dep). Ordered: NODE depends on more than
+ * ZONE. */
 enum { TOPO_DEP_NONE = 0, TOPO_DEP_ZONE = 1, TOPO_DEP_NODE = 2 };
 
 enum { TOPO_HINTS_COMPUTE, TOPO_HINTS_CONSUME, TOPO_HINTS_OFF };
 
 #define TOPO_MAX_SUBNETS 32
 
-typedef struct topo_cidr {
-    st_ip net;
-    uint8_t bits;
-} topo_cidr;
-
 /* The directive's configuration (one per server block), parsed by the
  * topology plugin; the engine keeps its own copy. */
 typedef struct topo_cfg {
-    topo_cidr subnets[TOPO_MAX_SUBNETS];     /* client_subnet: trusted ECS sources */
+    cidr subnets[TOPO_MAX_SUBNETS];          /* client_subnet: trusted ECS sources */
     int nsubnets;
     int hints;                               /* TOPO_HINTS_* (default compute) */
     int itp;                                 /* internal_traffic_policy on (default) */
@@ -78,6 +81,7 @@ typedef struct topo_cfg {
     int events;                              /* post Kubernetes Events */
     char *node;                              /* node NAME: node-local mode (the
                                               * DaemonSet shape), NULL when off */
+    loc_sources locate;                      /* locate SOURCE...: n 0 = `pods` */
 } topo_cfg;
 
 /* The block value under which the topology plugin publishes its engine. */
@@ -85,16 +89,22 @@ typedef struct topo_cfg {
 
 typedef struct topo_engine topo_engine;
 struct metrics_registry;
-struct k8s_client;
+
+/* Post one Kubernetes object (a core/v1 Event as JSON) to the API path:
+ * fire and forget, never blocking. The engine knows no API client; the
+ * kubernetes plugin binds one that posts through its own. Called on the
+ * observer thread; path and json are only valid during the call. */
+typedef void (*topo_post_fn)(void *ctx, const char *path, const char *json);
 
 /* A new engine with a copy of cfg, reporting to reg (may be NULL). */
 topo_engine *topo_engine_new(const topo_cfg *cfg, struct metrics_registry *reg);
 /* Free (the observer stopped, no reader left). */
 void topo_engine_free(topo_engine *e);
 const topo_cfg *topo_engine_cfg(const topo_engine *e);
-/* Bind the cluster context the engine decides over, and the API client
- * Events are posted through (may be NULL). Once, at start, before serving. */
-void topo_engine_bind(topo_engine *e, store *st, struct k8s_client *api);
+/* Bind the cluster context the engine decides over, and how Events are
+ * posted (post NULL: they are not; post_ctx is passed to it and must
+ * outlive the engine's observer). Once, at start, before serving. */
+void topo_engine_bind(topo_engine *e, store *st, topo_post_fn post, void *post_ctx);
 /* The bound store, NULL before topo_engine_bind. */
 store *topo_engine_store(const topo_engine *e);
 
@@ -144,33 +154,53 @@ void topo_select(topo_engine *e, const st_service *svc, const st_endpoints *eps,
                  const topo_loc *loc, int families, uint8_t *keep, topo_result *res,
                  topo_trace *tr);
 
-/* The address to locate for a request: the ECS address when the packet came
- * from a client_subnet source and carries ECS, else the source address.
- * Sets *via_ecs. -1 when the request has no IP source (internal). */
-int topo_client_addr(const topo_cfg *c, const dns_req *r, st_ip *out, int *via_ecs);
+/* Who is asking, as plain values: the caller fills one from its request
+ * (the server's req_topo_client() does) and keeps it for as long as it
+ * likes; the engine only reads it, during the call it is passed to.
+ * Nothing in it points anywhere. */
+typedef struct topo_client {
+    struct sockaddr_storage peer;            /* source address; ss_family
+                                              * AF_UNSPEC when there is none
+                                              * (an internal request) */
+    int has_ecs;                             /* the query carried an ECS option */
+    uint16_t ecs_family;                     /* 1 = IPv4, 2 = IPv6 (RFC 7871) */
+    uint8_t ecs_source_prefix;               /* 0: the client asks us not to use it */
+    uint8_t ecs_addr[16];                    /* zero-padded past the prefix */
+} topo_client;
 
-/* Locate the client of a request (topo_client_addr + topo_locate_ip),
- * inside store_read_begin/_end. loc->ecs says whether ECS was used. */
-void topo_locate(const topo_engine *e, const dns_req *r, topo_loc *loc);
-/* Locate one address: locator_find, and in node-local mode (cfg.node) an
- * address that is no known pod or node address is on the configured node
- * (LOC_NODE_LOCAL). Inside store_read_begin/_end. Returns loc->via. */
+/* The address to locate for a client: the ECS address when the query came
+ * from a client_subnet source of c (NULL: none trusted) and carries ECS,
+ * else the source address (an IPv4-mapped IPv6 source is IPv4). Sets
+ * *via_ecs. 0, or -1 when the client has no IP source (internal request). */
+int topo_client_addr(const topo_cfg *c, const topo_client *cl, st_ip *out, int *via_ecs);
+
+/* Locate a client (topo_client_addr + topo_locate_ip), inside
+ * store_read_begin/_end. loc->ecs says whether ECS was used; a client with
+ * no IP source, or an engine not yet bound, leaves loc zeroed (unknown). */
+void topo_locate(const topo_engine *e, const topo_client *cl, topo_loc *loc);
+/* Locate one address: locator_find_in over cfg.locate's sources, and in
+ * node-local mode (cfg.node) an address no source and no node address
+ * knows is on the configured node (LOC_NODE_LOCAL). Counts the lookup
+ * (topodns_locator_lookups_total{source}: a per-series atomic, no
+ * allocation). Inside store_read_begin/_end. Returns loc->via. */
 int topo_locate_ip(const topo_engine *e, const st_ip *ip, topo_loc *loc);
 
-/* Record on the request what the answer depended on: r->topo_dep = the
- * largest dep seen, and, when via_ecs, that the client was located by its
- * ECS address. The reply's ECS scope is then /32 or /128 for a
- * client-dependent answer located by ECS, /0 otherwise (an ECS option the
- * answer did not use gets scope 0). Used by the kubernetes plugin and by
- * the cache when it serves a stored answer. */
-void topo_mark(dns_req *r, int dep, int via_ecs);
+/* Record what an answer depended on in the two bytes the caller owns (the
+ * request's topo_dep and topo_ecs; server/reqtopo.h's req_topo_mark()
+ * passes them): *dep_io = the largest dep seen (TOPO_DEP_*), and, when
+ * via_ecs and the answer depended on the client, *ecs_io = 1: the client
+ * was located by its ECS address. The reply's ECS scope is then /32 or
+ * /128 for a client-dependent answer located by ECS, /0 otherwise (an ECS
+ * option the answer did not use gets scope 0). Used by the kubernetes
+ * plugin and by the cache when it serves a stored answer. */
+void topo_mark(uint8_t *dep_io, uint8_t *ecs_io, int dep, int via_ecs);
 
 /* The client's value in dimension dep, for cache keys: "z:<zone>" or
  * "n:<node>" for a located client, "?" for an unknown one, "" for
  * TOPO_DEP_NONE or when e is NULL. *via_ecs (may be NULL) says whether the
  * client was located by ECS. Returns the length written (always
  * NUL-terminated, cap >= 2). */
-size_t topo_client_variant(const topo_engine *e, const dns_req *r, int dep, char *out,
+size_t topo_client_variant(const topo_engine *e, const topo_client *cl, int dep, char *out,
                            size_t cap, int *via_ecs);
 
 /* Bumped (release) whenever a decision input that is not in the store

@@ -9,6 +9,7 @@
  * characters . space ' @ ; ( ) " and backslash are escaped with a backslash,
  * octets below 0x20 or above 0x7e print as \DDD. Parsing accepts \X and \DDD.
  */
+#include <assert.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -159,6 +160,19 @@ const uint8_t *dname_suffix(const uint8_t *dn, int labels)
     while (skip-- > 0 && dn[0])
         dn += dn[0] + 1;
     return dn;
+}
+
+int dname_suffixes(const uint8_t *dn, const uint8_t **at)
+{
+    int n = 0;
+    for (;;) {
+        assert(n < DNAME_SUFFIXES);
+        at[n] = dn;
+        if (!*dn)
+            return n;
+        dn += 1 + *dn;
+        n++;
+    }
 }
 
 int dname_is_sub(const uint8_t *name, const uint8_t *zone)

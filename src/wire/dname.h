@@ -35,6 +35,12 @@ int dname_equal(const uint8_t *a, const uint8_t *b);
 int dname_is_sub(const uint8_t *name, const uint8_t *zone);
 /* Pointer to the suffix of dn that has `labels` labels (0 → the root). */
 const uint8_t *dname_suffix(const uint8_t *dn, int labels);
+/* Every suffix of a well-formed dn at once, for matching it against many
+ * zones: at[j] is the suffix after j labels, so the suffix with k labels is
+ * at[n - k] and at[n] the root. at holds DNAME_SUFFIXES pointers. Returns
+ * n, the labels of dn. */
+#define DNAME_SUFFIXES (DNAME_MAX / 2 + 1)
+int dname_suffixes(const uint8_t *dn, const uint8_t **at);
 /* Canonical ordering (RFC 4034 6.1): <0, 0, >0. */
 int dname_compare(const uint8_t *a, const uint8_t *b);
 /* Case-insensitive hash of a wire name. */

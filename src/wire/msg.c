@@ -707,6 +707,10 @@ static int parse_opt(dns_msg *m, const uint8_t *owner, uint16_t cls, uint32_t tt
             return -1;
         if (code == EDNS_OPT_ECS && parse_ecs(&m->edns, rd + off, olen) < 0)
             return -1;
+        /* RFC 7873 5.2.2: a COOKIE option of another length is malformed,
+         * FORMERR to a query (5.3: a response with one is discarded) */
+        if (code == EDNS_OPT_COOKIE && olen != 8 && (olen < 16 || olen > 40))
+            return -1;
         if (code != EDNS_OPT_ECS)
             edns_opt_add(&m->edns, code, rd + off, olen);   /* kept while it fits */
         off += olen;

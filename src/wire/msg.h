@@ -58,6 +58,7 @@ enum { C_IN = 1, C_CH = 3, C_ANY = 255 };
 
 #define EDNS_OPT_NSID 3
 #define EDNS_OPT_ECS 8
+#define EDNS_OPT_COOKIE 10   /* RFC 7873: 8 octets, or 16 to 40 (client + server) */
 #define EDNS_OPT_EDE 15
 #define EDNS_OPTS_MAX 512
 

@@ -40,7 +40,7 @@
 #include <arpa/inet.h>
 #include "cluster/pmap.h"
 #include "plugin/hosts/hosts.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/plugin.h"
 #include "server/request.h"
 #include "server/server.h"

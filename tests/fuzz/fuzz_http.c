@@ -44,7 +44,7 @@
 #include "plugin/kubernetes/kubernetes.h"
 #include "plugin/topology/topo_plugin.h"
 #include "server/http.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/server.h"
 #include "fixture.h"
 #include "plugins.h"

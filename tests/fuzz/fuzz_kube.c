@@ -29,7 +29,7 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "plugin/kubernetes/kubernetes.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/request.h"
 #include "server/server.h"
 #include "wire/msg.h"

@@ -1,10 +1,11 @@
 /*
  * fuzz_store.c — fuzz harness for what the API server sends us: any JSON
  * text fed to every store writer (as a Service, EndpointSlice, Pod, Node,
- * Namespace, and as a removal) must be decoded or rejected without a crash,
+ * Namespace, CiliumNode, BlockAffinity, and as a removal) must be decoded or rejected without a crash,
  * leak or out-of-bounds read, and the store must keep answering: after each
  * input every service is looked up, its endpoints walked, every client of
- * the fixture located and the topology decision run for it.
+ * the fixture located (by the default `pods` and by every source of
+ * `locate` in turn) and the topology decision run for it.
  *
  * libFuzzer: scripts/fuzz (`make fuzz`) builds and runs it, starting from
  * tests/fuzz/corpus_store/ (objects of the topology fixture, alone and
@@ -14,7 +15,9 @@
  * the store serves again), and pmap_barrier() runs the RCU callbacks that
  * free what was replaced or removed. So an input leaves the store as it
  * found it and its mallocs and frees balance (but for a string interned
- * for the first time: the store's string table keeps those), and
+ * for the first time: the store's string table keeps those, and an
+ * endpoint/range conflict seen for the first time: the store remembers
+ * it, to report it once), and
  * libFuzzer's per-input leak check, on for every input, scans the heap
  * only when something really leaked.
  *
@@ -69,9 +72,10 @@ static int registered;
 
 static int (*const writers[])(store *, const cJSON *) = {
     store_upsert_service, store_upsert_slice, store_upsert_pod, store_upsert_node,
-    store_upsert_namespace,
+    store_upsert_namespace, store_upsert_ciliumnode, store_upsert_blockaffinity,
 };
-static const char *const resources[] = { "services", "endpointslices", "pods", "nodes", "namespaces" };
+static const char *const resources[] = { "services", "endpointslices", "pods", "nodes", "namespaces",
+                                         "ciliumnodes", "blockaffinities" };
 
 
 /* A store and an engine with the default topology configuration (the
@@ -91,7 +95,7 @@ static void start_one(store **s, topo_engine **e)
     *e = topo_engine_new(&cfg, NULL);
     if (!*s || !*e)
         abort();
-    topo_engine_bind(*e, *s, NULL);
+    topo_engine_bind(*e, *s, NULL, NULL);
 }
 
 static int visit(const st_service *svc, void *arg)
@@ -108,11 +112,19 @@ static int visit(const st_service *svc, void *arg)
         topo_result res;
         if (st_parse_ip(clients[c], &ip) < 0)
             abort();
-        locator_find(st, &ip, &loc);
-        topo_select(e, svc, eps, &loc, 3, keep, &res, NULL);
-        for (size_t i = 0; i < n; i++)
-            if (keep[i] && !eps->eps[i].ready)
-                abort();            /* only ready endpoints are ever kept */
+        static const loc_sources all = {
+            LOC_SRC_COUNT, { LOC_SRC_CALICO, LOC_SRC_CILIUM, LOC_SRC_ENDPOINTS, LOC_SRC_PODCIDR,
+                             LOC_SRC_PODS } };
+        for (int how = 0; how < 2; how++) {
+            if (how)
+                locator_find_in(st, &ip, &all, "n1", &loc);
+            else
+                locator_find(st, &ip, &loc);
+            topo_select(e, svc, eps, &loc, 3, keep, &res, NULL);
+            for (size_t i = 0; i < n; i++)
+                if (keep[i] && !eps->eps[i].ready)
+                    abort();        /* only ready endpoints are ever kept */
+        }
     }
     free(keep);
     return 0;

@@ -99,7 +99,7 @@ tests_fuzz_fuzz_forward_LDADD = $(ALL_LIBS) $(DEP_LIBS)
 tests_fuzz_fuzz_tcp_SOURCES = tests/fuzz/fuzz_tcp.c tests/fuzz/replay.c
 tests_fuzz_fuzz_tcp_CFLAGS = $(FUZZ_CC_FLAGS)
 tests_fuzz_fuzz_tcp_LDFLAGS = $(FUZZ_LINK)
-tests_fuzz_fuzz_tcp_LDADD = $(LIBSERVER) $(LIBCOREFILE) $(LIBCLUSTER) $(LIBWIRE) $(LIBCOMMON) \
+tests_fuzz_fuzz_tcp_LDADD = $(LIBSERVER) $(LIBRUNTIME) $(LIBCOREFILE) $(LIBCLUSTER) $(LIBWIRE) $(LIBCOMMON) \
 	$(DEP_LIBS)
 
 # the HTTP endpoints (health, ready, metrics, explain) behind libevent's parser

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # hosts.sh — hosts file and inline entries: A/AAAA, PTR, NODATA, SERVFAIL
-# for a missing name, fallthrough, ttl, no_reverse, reload on change; a
+# for a missing name, fallthrough, ttl, no_reverse, wildcard owners
+# (`*.NAME`: one label below, no PTR), reload on change; a
 # FILE that is no regular file stops startup at its token.
 . "$top_srcdir/tests/integration/lib.sh"
 cat > "$TMP/hosts" <<'H'
 # a comment
 10.0.0.1   db.example.org db   # trailing comment
 fd00::1    db.example.org
+10.0.1.10  *.apps.example.org
+10.0.1.11  a.apps.example.org
+fd00::a    v6only.apps.example.org
 ::ffff:10.0.0.7 mapped.example.org
 H
 start_topodns "example.org:{\$PORT} in-addr.arpa:{\$PORT} ip6.arpa:{\$PORT} {
@@ -56,6 +60,24 @@ for bogus in 4294967297.0.0.10 +1.0.0.10 01.0.0.10 1.0.0.0.10 0.10; do
     check "$bogus.in-addr.arpa is no address: not answered from the hosts file" \
         eval '! answer_has PTR && additional_has "_udp\\."'
 done
+# wildcards: one label below, never the name itself nor deeper, never a PTR
+q foo.apps.example.org A
+check "wildcard answers one label below" answer_has '^foo\.apps\.example\.org\.[[:space:]]+60[[:space:]]+IN[[:space:]]+A[[:space:]]+10\.0\.1\.10$'
+check "wildcard answer is authoritative" aa_set
+q a.apps.example.org A
+check "an exact entry wins over the wildcard" eval 'answer_count 1 && answer_has "A[[:space:]]+10\.0\.1\.11$"'
+q v6only.apps.example.org A
+check "a family the exact name lacks comes from the wildcard" answer_has 'A[[:space:]]+10\.0\.1\.10$'
+q foo.apps.example.org AAAA
+check "wildcard name, other family: NODATA" eval 'rcode_is NOERROR && answer_count 0'
+q apps.example.org A
+check "the wildcard's parent is not matched (fallthrough to whoami)" additional_has '_udp\.apps\.example\.org\.'
+q deep.foo.apps.example.org A
+check "two labels below is not matched (fallthrough to whoami)" additional_has '_udp\.deep\.foo\.apps\.example\.org\.'
+q 10.1.0.10.in-addr.arpa PTR
+check "a wildcard owner is never a PTR target" eval '! answer_has "PTR" && additional_has "_udp\."'
+q 11.1.0.10.in-addr.arpa PTR
+check "the exact entry beside it still is" answer_has 'PTR[[:space:]]+a\.apps\.example\.org\.$'
 echo "10.0.0.99 new.example.org" >> "$TMP/hosts"
 ok=0
 for _ in $(seq 1 40); do

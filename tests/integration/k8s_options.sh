@@ -42,7 +42,7 @@ check "ttl -1 rejected" bad_conf "ttl -1" 'ttl must be in range'
 check "pods bogus rejected" bad_conf "pods bogus" 'bogus'
 check "unknown property rejected" bad_conf "resyncperiod 30s" "unknown property 'resyncperiod'"
 check "upstream (removed keyword) rejected" bad_conf "upstream" "unknown property 'upstream'"
-check "multicluster with a bad zone rejected" bad_conf "multicluster 10.0.0.0/99" 'invalid zone'
+check "multicluster with a bad zone rejected" bad_conf "multicluster 10.0.0.0/99" 'invalid CIDR'
 check "zonal with noendpoints rejected" bad_conf "noendpoints
         zonal" 'zonal requires the endpoint cache; remove noendpoints' 6
 check "bad label selector rejected" bad_conf "labels a in (b" 'label|selector|\('

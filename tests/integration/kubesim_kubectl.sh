@@ -199,8 +199,8 @@ OUT=$(K get pdb,daemonset,serviceaccount,configmap -n kube-system -o name)
 check "get pdb, daemonset, serviceaccount, configmap" [ "$(echo $OUT)" = \
     "poddisruptionbudget.policy/dns daemonset.apps/node-dns serviceaccount/dns configmap/conf" ]
 get "$KS/apis"
-check "discovery: apps, events, policy, rbac, multicluster groups" \
-    [ "$(jqo '[.groups[].name] | join(" ")')" = "apps discovery.k8s.io events.k8s.io policy rbac.authorization.k8s.io multicluster.x-k8s.io" ]
+check "discovery: apps, events, policy, rbac, multicluster, autoscaling, apiextensions groups" \
+    [ "$(jqo '[.groups[].name] | join(" ")')" = "apps discovery.k8s.io events.k8s.io policy rbac.authorization.k8s.io multicluster.x-k8s.io autoscaling apiextensions.k8s.io" ]
 check "discovery: multicluster.x-k8s.io at v1alpha1" \
     [ "$(jqo '[.groups[] | select(.name == "multicluster.x-k8s.io") | .preferredVersion.version] | join(" ")')" = v1alpha1 ]
 get "$KS/apis/multicluster.x-k8s.io/v1alpha1"

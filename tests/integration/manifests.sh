@@ -4,7 +4,8 @@
 #   - have the objects and settings of the cluster DNS (CoreDNS's names,
 #     labels, ports and probes; the hardened pod; PodDisruptionBudget,
 #     spreading, trafficDistribution), with the flags' values filled in;
-#   - round-trip through kubesim with `kubectl apply -f` (re-applied: nothing
+#   - round-trip through kubesim with `kubectl apply -f` (validated against
+#     kubesim's OpenAPI document, no --validate=false; re-applied: nothing
 #     changes) and come back from `kubectl get` as rendered;
 #   - grant exactly what topodns watches (read back from topodns's own
 #     per-resource watch metrics), plus events/create only with --events;
@@ -12,7 +13,13 @@
 #     and the API endpoint rewritten for loopback, forward pointed at a
 #     second topodns serving example.org): ready, the applied kube-dns
 #     Service answers with its clusterIP, headless Services by topology,
-#     other names forwarded, both cached;
+#     other names forwarded and cached, cluster names never taken from the
+#     cache (kubeadm's `disable success|denial cluster.local`);
+#   - --autoscale hpa: an autoscaling/v2 HorizontalPodAutoscaler on CPU for
+#     Deployment coredns; --autoscale linear: the cluster-proportional-
+#     autoscaler's kube-dns-autoscaler ConfigMap (kube-dns's linear
+#     parameters), ServiceAccount, RBAC and Deployment; neither leaves a
+#     replica count on coredns; both applied to kubesim and read back;
 #   - node-local: two node-local caches (a zone-a and a zone-b node) in
 #     front of the central topodns; with --ecs (forward's add_client_subnet
 #     and the central's client_subnet) each pod gets its own zone's
@@ -20,7 +27,13 @@
 #   - node-local --node-mode: the cache answers the cluster domain itself in
 #     node-local mode (NODE_NAME from the downward API): a client gets its
 #     node's zone's endpoints, no pod is asked for, nodes only by name, and
-#     every API request it makes is granted by its ClusterRole.
+#     every API request it makes is granted by its ClusterRole;
+#   - --locate SOURCES: the `locate` line in the topology stanza (node-local
+#     --node-mode too); without pods the ClusterRole loses pods and the
+#     memory formula its pod term, cilium / calico add get/list/watch on
+#     ciliumnodes / blockaffinities; bad words exit 2; the rendered
+#     `--locate podcidr,endpoints` Corefile answers per zone against kubesim
+#     (nodes given podCIDRs) and receives nothing it is not granted, no pods.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/kubernetes_lib.sh"
 need_kube
@@ -116,9 +129,9 @@ check "kube-dns: ports 53/UDP 53/TCP 9153 8080 8181" test "$(fact ports)" = \
 check "kube-dns: the Service, its clusterIP, PreferClose" test "$(fact service)" = \
     "kube-dns 10.96.0.10 PreferClose 53/UDP 53/TCP 9153/TCP"
 check "kube-dns: a PodDisruptionBudget" test "$(fact pdb)" = "1 kube-dns"
-# docs/operations.md: 18 MiB + 280 B/pod + 1500 B/service + 260 B/endpoint
-# + 700 B/node, rounded up; limit twice that + 32 MiB
-check "kube-dns: memory for 150,000 pods (the formula)" test "$(fact memory)" = "113Mi 258Mi"
+# docs/operations.md: 16 MiB + 130 B/pod + 1100 B/service + 100 B/endpoint
+# + 800 B/node, rounded up; limit twice that + 32 MiB
+check "kube-dns: memory for 150,000 pods (the formula)" test "$(fact memory)" = "64Mi 160Mi"
 RBAC_EVENTS=$(fact rbac)
 COREFILE_EVENTS=$(cat "$TMP/kube-dns.yaml.coredns.Corefile")
 check "kube-dns --events --client-subnet: the topology stanza" \
@@ -127,7 +140,7 @@ F=$(facts "$TMP/kube-dns-plain.yaml")
 OUT=$F
 check "defaults: 10.96.0.10, localhost/topodns:latest, 2 replicas, memory for 30,000 pods" \
     test "$(sed -n 's/^service kube-dns \([^ ]*\) .*/\1/p' <<<"$F") $(fact image) $(fact replicas) $(fact memory)" = \
-    "10.96.0.10 localhost/topodns:latest 2 37Mi 106Mi"
+    "10.96.0.10 localhost/topodns:latest 2 26Mi 84Mi"
 RBAC_PLAIN=$(fact rbac)
 COREFILE_PLAIN=$(cat "$TMP/kube-dns-plain.yaml.coredns.Corefile")
 check "defaults: topology without events or client_subnet" \
@@ -160,16 +173,70 @@ OUT=$(cat "$TMP/node-mode.yaml.node-local-dns.Corefile")
 check "node-local --node-mode: the cluster domain from kubernetes in node-local mode, not forwarded" eval \
     'grep -q "^        node {\$NODE_NAME}$" <<<"$OUT" && grep -q "^    kubernetes cluster.local {$" <<<"$OUT" &&
      [ "$(grep -c "forward . 10.96.0.10 {" <<<"$OUT")" -eq 2 ]'
-# the formula without pods and with one node: 18 MiB + 1500 B × 10,000
-# + 260 B × 150,000 + 700 B, rounded up; limit twice that + 32 MiB
-check "node-local --node-mode: memory from services and endpoints" test "$(fact memory)" = "70Mi 172Mi"
+# the formula without pods and with one node: 16 MiB + 1100 B × 10,000
+# + 100 B × 150,000 + 800 B, rounded up; limit twice that + 32 MiB
+check "node-local --node-mode: memory from services and endpoints" test "$(fact memory)" = "41Mi 114Mi"
+
+# ---------------------------------------------------------------- --autoscale
+# docs(KIND NAME FIELD...) of a rendered file: the value at a dotted path of
+# the document of that kind and name, JSON-encoded, one per line
+doc() {
+    /usr/bin/python3 - "$@" <<'PY'
+import json, sys, yaml
+f, kind, name = sys.argv[1:4]
+d = [d for d in yaml.safe_load_all(open(f)) if d and d["kind"] == kind and d["metadata"]["name"] == name]
+if len(d) != 1:
+    print("no single %s %s" % (kind, name)); sys.exit()
+for path in sys.argv[4:]:
+    v = d[0]
+    for k in path.split("."):
+        v = v[int(k)] if isinstance(v, list) else v.get(k) if isinstance(v, dict) else None
+    print(json.dumps(v, sort_keys=True))
+PY
+}
+"$RENDER" --autoscale hpa --replicas 3 --max-replicas 12 --cpu-target 60 > "$TMP/hpa.yaml"
+OUT=$(/usr/bin/python3 -c 'import sys, yaml
+print(" ".join(sorted("%s/%s" % (d["kind"], d["metadata"]["name"]) for d in yaml.safe_load_all(open(sys.argv[1])) if d)))' "$TMP/hpa.yaml")
+check "--autoscale hpa: the objects and a HorizontalPodAutoscaler" test "$OUT" = \
+    "ClusterRole/system:coredns ClusterRoleBinding/system:coredns ConfigMap/coredns Deployment/coredns HorizontalPodAutoscaler/coredns PodDisruptionBudget/coredns Service/kube-dns ServiceAccount/coredns"
+OUT=$(doc "$TMP/hpa.yaml" HorizontalPodAutoscaler coredns apiVersion spec.scaleTargetRef spec.minReplicas \
+      spec.maxReplicas spec.metrics | tr '\n' ' ')
+check "--autoscale hpa: autoscaling/v2, Deployment coredns, 3 to 12 replicas, 60 % CPU" test "$OUT" = \
+    '"autoscaling/v2" {"apiVersion": "apps/v1", "kind": "Deployment", "name": "coredns"} 3 12 [{"resource": {"name": "cpu", "target": {"averageUtilization": 60, "type": "Utilization"}}, "type": "Resource"}] '
+OUT=$(doc "$TMP/hpa.yaml" Deployment coredns spec.replicas spec.template.spec.containers.0.resources.requests.cpu | tr '\n' ' ')
+check "--autoscale hpa: the Deployment has no replica count, a CPU request" test "$OUT" = 'null "100m" '
+check "--autoscale hpa: filled in" eval '! grep -q "__\|#@" "$TMP/hpa.yaml"'
+"$RENDER" --autoscale linear --autoscaler-image example/cpa:1 > "$TMP/linear.yaml"
+OUT=$(/usr/bin/python3 -c 'import sys, yaml
+print(" ".join(sorted("%s/%s" % (d["kind"], d["metadata"]["name"]) for d in yaml.safe_load_all(open(sys.argv[1])) if d and "autoscaler" in d["metadata"]["name"])))' "$TMP/linear.yaml")
+check "--autoscale linear: the cluster-proportional-autoscaler's objects" test "$OUT" = \
+    "ClusterRole/system:kube-dns-autoscaler ClusterRoleBinding/system:kube-dns-autoscaler ConfigMap/kube-dns-autoscaler Deployment/kube-dns-autoscaler ServiceAccount/kube-dns-autoscaler"
+LINEAR='{"coresPerReplica": 256, "includeUnschedulableNodes": true, "min": 2, "nodesPerReplica": 16, "preventSinglePointFailure": true}'
+OUT=$(doc "$TMP/linear.yaml" ConfigMap kube-dns-autoscaler data.linear | python3 -c 'import json, sys; print(json.dumps(json.loads(json.load(sys.stdin)), sort_keys=True))')
+check "--autoscale linear: the ConfigMap's linear parameters as kube-dns ships them" test "$OUT" = "$LINEAR"
+OUT=$(doc "$TMP/linear.yaml" Deployment kube-dns-autoscaler spec.template.spec.containers.0.image \
+      spec.template.spec.containers.0.command spec.template.spec.serviceAccountName | tr '\n' ' ')
+check "--autoscale linear: its image, its ConfigMap, target Deployment/coredns, its ServiceAccount" eval \
+    'grep -q "^\"example/cpa:1\" .*\"--configmap=kube-dns-autoscaler\".*\"--target=Deployment/coredns\".* \"kube-dns-autoscaler\" \$" <<<"$OUT"'
+OUT=$(doc "$TMP/linear.yaml" ClusterRole system:kube-dns-autoscaler rules)
+check "--autoscale linear: it may list nodes and scale deployments" eval \
+    'grep -q "\"nodes\"" <<<"$OUT" && grep -q "\"deployments/scale\"" <<<"$OUT"'
+check "--autoscale linear: no replica count on coredns" test "$(doc "$TMP/linear.yaml" Deployment coredns spec.replicas)" = null
+OUT=$("$RENDER" --autoscale linear --replicas 3 --nodes-per-replica 8 --cores-per-replica 128 |
+      sed -n "s/^  linear: //p")
+check "--autoscale linear: min, nodesPerReplica and coresPerReplica from the flags" test "$OUT" = \
+    "'{\"coresPerReplica\":128,\"nodesPerReplica\":8,\"min\":3,\"preventSinglePointFailure\":true,\"includeUnschedulableNodes\":true}'"
+for bad in "--autoscale vpa" "--autoscale hpa --replicas 5 --max-replicas 4" "--cpu-target 0" "--autoscale hpa node-local"; do
+    OUT=$("$RENDER" $bad 2>&1); rc=$?
+    check "render $bad: exits 2 naming the flag" eval '[ $rc -eq 2 ] && grep -q -- "--[a-z-]*: " <<<"$OUT"'
+done
 
 # ---------------------------------------------------------------- kubectl apply
 start_kubesim --load "$top_srcdir/tests/data/topology/cluster.yaml"
 "$RENDER" --events kube-dns node-local > "$TMP/all.yaml"
-OUT=$(K apply --validate=false -f "$TMP/all.yaml")
+OUT=$(K apply -f "$TMP/all.yaml")
 check "kubectl apply: 10 objects created" [ "$(grep -c ' created$' <<<"$OUT")" -eq 10 ]
-OUT=$(K apply --validate=false -f "$TMP/all.yaml")
+OUT=$(K apply -f "$TMP/all.yaml")
 # a PodDisruptionBudget's selector has patchStrategy replace, so kubectl
 # always patches it ("configured"), also against a real apiserver
 check "kubectl apply again: nothing but the PodDisruptionBudget's no-op patch" \
@@ -216,6 +283,26 @@ check "kubectl get: the workloads in kube-system" eval \
 OUT=$(K get clusterrole system:coredns -o json)
 check "kubectl get: the ClusterRole" grep -q '"endpointslices"' <<<"$OUT"
 
+# the autoscalers: applied with kubectl, read back as rendered
+OUT=$(K apply -f "$TMP/hpa.yaml")
+check "kubectl apply --autoscale hpa: the HorizontalPodAutoscaler created" \
+    grep -qx "horizontalpodautoscaler.autoscaling/coredns created" <<<"$OUT"
+OUT=$(K get hpa coredns -n kube-system -o json | python3 -c 'import json, sys
+d = json.load(sys.stdin)["spec"]
+print(d["scaleTargetRef"]["name"], d["minReplicas"], d["maxReplicas"], d["metrics"][0]["resource"]["target"]["averageUtilization"])')
+check "kubectl get hpa: as rendered" test "$OUT" = "coredns 3 12 60"
+OUT=$(K apply -f "$TMP/linear.yaml")
+check "kubectl apply --autoscale linear: the autoscaler's five objects created" eval \
+    'for o in configmap/kube-dns-autoscaler serviceaccount/kube-dns-autoscaler deployment.apps/kube-dns-autoscaler \
+              clusterrole.rbac.authorization.k8s.io/system:kube-dns-autoscaler \
+              clusterrolebinding.rbac.authorization.k8s.io/system:kube-dns-autoscaler; do
+         grep -qx "$o created" <<<"$OUT" || exit 1; done'
+OUT=$(K get configmap kube-dns-autoscaler -n kube-system -o jsonpath='{.data.linear}' |
+      python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))')
+check "kubectl get configmap kube-dns-autoscaler: the linear parameters" test "$OUT" = "$LINEAR"
+OUT=$(K get deployment kube-dns-autoscaler -n kube-system -o jsonpath='{.spec.template.spec.containers[0].image}')
+check "kubectl get deployment kube-dns-autoscaler: its image" test "$OUT" = example/cpa:1
+
 # ---------------------------------------------------------------- the ConfigMap's Corefile
 # a real upstream for forward: a second topodns serving example.org from a file
 start_topodns "example.org:{\$PORT} {
@@ -254,16 +341,24 @@ check "forward: www.example.org from the upstream" answer_has "192\.0\.2\.10"
 h0=$(hits)
 q www.example.org A
 check "cache: the second ask is a hit" eval '[ "$(hits)" -gt "$h0" ] && answer_has "192\.0\.2\.10"'
-# cluster names cached per topology: both zones asked above; asked again
-# within the TTL each zone gets its own variant from the cache
+# kubeadm's `disable success|denial cluster.local`: cluster names are never
+# taken from the cache; each ask is answered from the watches, for the
+# asking client's topology (docs/operations.md, the ConfigMap)
+OUT=$(sed -n '/^    cache 30 {$/,/^    }$/p' "$TMP/kube-dns.yaml.coredns.Corefile")
+check "the ConfigMap: kubeadm's cache 30 with cluster.local's success and denial not cached" test "$OUT" = \
+"    cache 30 {
+        disable success cluster.local
+        disable denial cluster.local
+    }"
 h0=$(hits)
 OUT=$(dig @127.0.0.1 -p "$CENTRAL" -b 127.0.1.2 +short +time=2 +tries=1 hinted.$S A | sort | tr '\n' ' ')
-check "cache+topology: another zone-a pod gets zone-a's" test "$OUT" = "10.20.2.1 10.20.2.2 "
-check "…from the cache" test "$(hits)" -gt "$h0"
-h0=$(hits)
+check "cluster names not cached: another zone-a pod gets zone-a's" test "$OUT" = "10.20.2.1 10.20.2.2 "
 OUT=$(dig @127.0.0.1 -p "$CENTRAL" -b 127.0.2.2 +short +time=2 +tries=1 hinted.$S A | sort | tr '\n' ' ')
-check "cache+topology: another zone-b pod gets zone-b's" test "$OUT" = "10.20.2.3 "
-check "…from the cache too" test "$(hits)" -gt "$h0"
+check "…another zone-b pod zone-b's" test "$OUT" = "10.20.2.3 "
+OUT=$(dig @127.0.0.1 -p "$CENTRAL" -b 127.0.2.2 +time=2 +tries=1 nothere.$S A)
+check "…a cluster NXDOMAIN" grep -q "status: NXDOMAIN" <<<"$OUT"
+OUT=$(dig @127.0.0.1 -p "$CENTRAL" -b 127.0.2.2 +time=2 +tries=1 nothere.$S A)
+check "…and none of them from the cache (asked twice, no hit)" eval '[ "$(hits)" -eq "$h0" ] && grep -q "status: NXDOMAIN" <<<"$OUT"'
 
 # ---------------------------------------------------------------- RBAC = what is watched
 # touch one object of each kind; each watch that sees the event shows up in
@@ -299,6 +394,10 @@ OUT=$(cat "$TMP/kube-dns-mc.yaml.coredns.Corefile")
 check "--multicluster: the zone and the option in the kubernetes stanza" eval \
     'grep -q "^    kubernetes cluster.local clusterset.local in-addr.arpa ip6.arpa {$" <<<"$OUT" &&
      grep -q "^        multicluster clusterset.local$" <<<"$OUT" && [ "$(fact leftover)" = 0 ]'
+check "--multicluster: neither zone's answers cached, and the Corefile passes -check" eval \
+    'grep -q "^        disable success cluster.local clusterset.local$" <<<"$OUT" &&
+     grep -q "^        disable denial cluster.local clusterset.local$" <<<"$OUT" &&
+     "$TOPODNS" -check -conf "$TMP/kube-dns-mc.yaml.coredns.Corefile" > /dev/null 2>&1'
 OUT=$("$RENDER" --multicluster 'a b' 2>&1); rc=$?
 check "render: a bad --multicluster zone exits 2" eval '[ $rc -eq 2 ] && grep -q -- "--multicluster" <<<"$OUT"'
 
@@ -376,4 +475,66 @@ check "node-local --node-mode: every request granted by its ClusterRole" \
     eval 'while read -r r; do grep -qx "$r" <<<"$RBAC_NODE" || exit 1; done <<<"$USED"'
 check "node-local --node-mode: the nodes are asked for by name only" eval \
     '! ks_uris | grep "^/api/v1/nodes" | grep -qv "fieldSelector=metadata.name%3Db1"'
+
+# ---------------------------------------------------------------- --locate
+# the Corefile line; the ClusterRole without pods when `pods` is not
+# there, with get/list/watch on the CNI kinds named; memory without the pod
+# term
+"$RENDER" --locate podcidr,endpoints,cilium,calico --pods 150000 --services 10000 \
+    --endpoints 150000 --nodes 5000 > "$TMP/kube-dns-loc.yaml"
+F=$(facts "$TMP/kube-dns-loc.yaml")
+OUT=$(cat "$TMP/kube-dns-loc.yaml.coredns.Corefile")
+check "--locate: the line in the topology stanza, everything filled in" eval \
+    'grep -q "^        locate podcidr endpoints cilium calico$" <<<"$OUT" && [ "$(fact leftover)" = 0 ]'
+OUT=$(diff <( (grep -v "^core/pods " <<<"$RBAC_PLAIN"
+               for v in get list watch; do
+                   echo "cilium.io/ciliumnodes $v"; echo "crd.projectcalico.org/blockaffinities $v"
+               done) | sort) <(fact rbac | sort))
+check "--locate without pods: the ClusterRole loses pods, gains the CNI kinds" test -z "$OUT"
+check "--locate without pods: memory for 150,000 pods without the pod index" \
+    test "$(fact memory)" = "45Mi 122Mi"
+"$RENDER" --locate 'endpoints pods' > "$TMP/kube-dns-locpods.yaml"
+F=$(facts "$TMP/kube-dns-locpods.yaml")
+OUT=$(diff <(sort <<<"$RBAC_PLAIN") <(fact rbac | sort))
+check "--locate with pods: the default ClusterRole" test -z "$OUT"
+check "--locate with pods: the line, in its order" \
+    grep -q "^        locate endpoints pods$" "$TMP/kube-dns-locpods.yaml.coredns.Corefile"
+"$RENDER" node-local --node-mode --locate podcidr,calico > "$TMP/nm-loc.yaml"
+F=$(facts "$TMP/nm-loc.yaml")
+OUT=$(diff <( (echo "$RBAC_NODE"; for v in get list watch; do echo "crd.projectcalico.org/blockaffinities $v"; done) | sort) \
+           <(fact rbac | sort))
+check "node-local --node-mode --locate: its ClusterRole and blockaffinities" test -z "$OUT"
+check "node-local --node-mode --locate: the line after node" eval \
+    'grep -A1 "^        node {\$NODE_NAME}$" "$TMP/nm-loc.yaml.node-local-dns.Corefile" | grep -q "^            locate podcidr calico$\|^        locate podcidr calico$" && [ "$(fact leftover)" = 0 ]'
+for bad in flannel "pods,pods" ""; do
+    OUT=$("$RENDER" --locate "$bad" 2>&1); rc=$?
+    check "render: --locate '$bad' exits 2 naming the flag" eval '[ $rc -eq 2 ] && grep -q -- "--locate" <<<"$OUT"'
+done
+
+# the rendered `--locate podcidr,endpoints` Corefile run against the cluster
+# (its nodes given podCIDRs): per-zone answers, and every resource it
+# received bytes for is granted by its ClusterRole (no pods)
+K patch node a1 --type merge -p '{"spec":{"podCIDRs":["127.0.1.0/31"]}}' > /dev/null
+K patch node b1 --type merge -p '{"spec":{"podCIDRs":["127.0.2.0/31"]}}' > /dev/null
+"$RENDER" --locate podcidr,endpoints > "$TMP/kube-dns-pc.yaml"
+F=$(facts "$TMP/kube-dns-pc.yaml")
+RBAC_PC=$(fact rbac)
+RP=$(free_port); HP=$(free_port); MP=$(free_port)
+loopback_corefile "$TMP/kube-dns-pc.yaml.coredns.Corefile" > "$TMP/Corefile.pc"
+start_topodns "$(cat "$TMP/Corefile.pc")" || exit 1
+check "--locate podcidr,endpoints: ready" until_ok 5 ready
+until_ok 5 eval '[ "$(dig @127.0.0.1 -p "$PORT" -b 127.0.1.1 +short +time=2 +tries=1 hinted.$S A | sort | tr "\n" " ")" = "10.20.2.1 10.20.2.2 " ]'
+OUT=$(dig @127.0.0.1 -p "$PORT" -b 127.0.1.1 +short +time=2 +tries=1 hinted.$S A | sort | tr '\n' ' ')
+check "--locate podcidr,endpoints: a zone-a pod gets zone-a's" test "$OUT" = "10.20.2.1 10.20.2.2 "
+OUT=$(dig @127.0.0.1 -p "$PORT" -b 127.0.2.1 +short +time=2 +tries=1 hinted.$S A | sort | tr '\n' ' ')
+check "--locate podcidr,endpoints: a zone-b pod gets zone-b's" test "$OUT" = "10.20.2.3 "
+M=$(curl -s "http://127.0.0.1:$MP/metrics")
+GOT=$(sed -n 's/^topodns_kubernetes_received_bytes_total{resource="\([a-z]*\)"}.*/\1/p' <<<"$M" | sort -u)
+OUT="received: $(echo $GOT)
+granted: $RBAC_PC"
+check "--locate podcidr,endpoints: nothing received for pods" eval '! grep -qx pods <<<"$GOT"'
+check "--locate podcidr,endpoints: every resource received is granted list and watch" \
+    eval '(for r in $GOT; do grep -qE "^[a-z0-9.]+/$r list$" <<<"$RBAC_PC" &&
+               grep -qE "^[a-z0-9.]+/$r watch$" <<<"$RBAC_PC" || exit 1; done)'
+stop_topodns
 finish

@@ -13,7 +13,7 @@ need_kube
 c=$TMP/bad.Corefile
 printf '. {\n    kubernetes cluster.local {\n        multicluster 1.2.3.4/99\n    }\n}\n' > "$c"
 OUT=$(timeout 10 "$TOPODNS" -conf "$c" -dns.port "$(free_port)" 2>&1)
-check "a bad multicluster zone stops start-up at its line" eval 'grep -qE ":3: .*invalid zone" <<<"$OUT"'
+check "a bad multicluster zone stops start-up at its line" eval 'grep -qE ":3: .*invalid CIDR" <<<"$OUT"'
 
 start_kubesim
 load_fixture "$KDATA/multicluster.yaml"

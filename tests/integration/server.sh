@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # server.sh — the DNS server core against real clients: UDP, TCP, pipelined
-# TCP, EDNS echo (with the query's NSID/EXPIRE/COOKIE options) and BADVERS, truncation and TCP retry, malformed packets,
+# TCP, EDNS echo (with the query's NSID/EXPIRE/COOKIE options) and BADVERS, a
+# COOKIE option of a bad length (FORMERR), truncation and TCP retry, malformed packets,
 # opcode/class/zone rules and the bare SERVFAIL when no plugin answers.
 . "$top_srcdir/tests/integration/lib.sh"
 RAW="/usr/bin/python3 $top_srcdir/tests/integration/rawdns.py"
@@ -65,6 +66,14 @@ check "NSID echoed empty" grep -q '^; NSID:$' <<<"$OUT"
 check "EXPIRE echoed" grep -q '^; EXPIRE:' <<<"$OUT"
 q +cookie=0102030405060708 +edns=1 +noednsnegotiation one.example A
 check "BADVERS echoes no option" bash -c 'grep -q "status: BADVERS" <<<"$0" && ! grep -q COOKIE <<<"$0"' "$OUT"
+# RFC 7873 5.2.2: a COOKIE option that is neither 8 octets nor 16 to 40 is FORMERR
+q +ednsopt=10:aabbcc one.example A
+check "a 3-octet COOKIE option: FORMERR" rcode_is FORMERR
+check "... and nothing echoed" bash -c '! grep -q "COOKIE" <<<"$0"' "$OUT"
+q +ednsopt=10:$(printf 'ab%.0s' $(seq 1 41)) one.example A
+check "a 41-octet COOKIE option: FORMERR" rcode_is FORMERR
+q +ednsopt=10:$(printf 'ab%.0s' $(seq 1 24)) one.example A
+check "a 24-octet COOKIE option (client and server cookie): answered" rcode_is NOERROR
 
 # truncation: 60 A records do not fit in 512 octets
 q +noedns +ignore many.example A

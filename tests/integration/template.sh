@@ -8,7 +8,8 @@
 # chain (forward, asynchronously), .Remote and .Type, a template that fails
 # to run and one whose record does not parse; the counters on /metrics;
 # regexes that were pathological as POSIX EREs started and matched within
-# bounds, and what Go refuses refused quickly; setup errors with file:line.
+# bounds, and what Go refuses refused quickly; setup errors with file:line;
+# the owner in lower case ({{ .Name }}, as CoreDNS) fresh and from the cache.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
 command -v dig >/dev/null || skip "dig is not installed"
@@ -164,6 +165,7 @@ check "rr_failures_total for the record that did not parse" \
 # copy per CPU, backtracking on the name): on RE2 one shared object,
 # compiled in milliseconds, and a worst-case name answered in milliseconds.
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
+stop_topodns
 t0=$(ms)
 start_topodns ".:{\$PORT} {
     template IN A slow.test {
@@ -216,4 +218,27 @@ bad '      rcode NXDOMAIN
 printf '.:%s {\n    template IN BOGUS\n}\n' "$PORT" > "$TMP/bad"
 OUT=$("$TOPODNS" -conf "$TMP/bad" 2>&1)
 check "bad type rejected" grep -qF "bad:2: plugin/template: invalid RR class BOGUS" <<<"$OUT"
+
+# Letter case: {{ .Name }} is the lower-cased name (as CoreDNS's template),
+# fresh and from the cache alike, whatever case the filling query had.
+stop_topodns
+start_topodns ".:{\$PORT} {
+    prometheus 127.0.0.1:$MPORT
+    cache 30
+    template IN A example {
+      match ^ip-(?P<a>[0-9]*)-(?P<b>[0-9]*)-(?P<c>[0-9]*)-(?P<d>[0-9]*)[.]example[.]\$
+      answer \"{{ .Name }} 60 IN A {{ .Group.a }}.{{ .Group.b }}.{{ .Group.c }}.{{ .Group.d }}\"
+    }
+}" || exit 1
+hits() { scrape | sed -n 's/^coredns_cache_hits_total{.*type="success".*} \([0-9]*\)$/\1/p' | head -1; }
+lower_owner() { answer_has "^ip-10-9-8-$1\\.example\\.[[:space:]]+[0-9]+[[:space:]]+IN[[:space:]]+A[[:space:]]+10\\.9\\.8\\.$1\$"; }
+q Ip-10-9-8-7.Example A
+check "case: a fresh template answer's owner is the lower-cased name" lower_owner 7
+h0=$(hits)
+q IP-10-9-8-7.EXAMPLE A
+check "case: from the cache the owner is the same (lower case), not the client's case" lower_owner 7
+check "... and it was a cache hit" [ "$(hits)" -gt "${h0:-0}" ]
+q ip-10-9-8-6.example A
+q Ip-10-9-8-6.EXAMPLE A
+check "case: filled by a lower-case query, a mixed-case hit still lower case" lower_owner 6
 finish

@@ -189,6 +189,7 @@ static void apply(const cJSON *j)
     if (is_name(cJSON_GetObjectItemCaseSensitive(j, "restoreState"))) {
         store_restore(cJSON_GetObjectItemCaseSensitive(j, "restoreState")->valuestring);
         watch_close_all();
+        crd_sync(); /* the kinds of the CRDs restored are served again */
     }
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "malformedWatchLine")))
         watch_malformed_all();
@@ -223,11 +224,14 @@ static void reply_state(struct evhttp_request *req)
     evbuffer_add_printf(b, "{\"resourceVersion\":\"%llu\",\"compactedResourceVersion\":\"%llu\","
                         "\"watches\":%d", (unsigned long long)store_rv(),
                         (unsigned long long)store_compact_rv(), watch_count());
-    for (k = 0; k < K_COUNT; k++) {
+    for (k = 0; k < KS_KIND_MAX; k++) {
         size_t i, n = store_count(k);
+        if (!ks_kind_live(k))
+            continue;
         /* a resource name the core group has too gets its group:
-         * "events.events.k8s.io" */
-        if (*ks_kinds[k].group && ks_kind_by_resource("", ks_kinds[k].resource) >= 0)
+         * "events.events.k8s.io"; so do the kinds of CRDs:
+         * "ciliumnodes.cilium.io" */
+        if (*ks_kinds[k].group && (k >= K_COUNT || ks_kind_by_resource("", ks_kinds[k].resource) >= 0))
             evbuffer_add_printf(b, ",\"%s.%s\":[", ks_kinds[k].resource, ks_kinds[k].group);
         else
             evbuffer_add_printf(b, ",\"%s\":[", ks_kinds[k].resource);

@@ -13,7 +13,8 @@
  *     makes them, about 3.5 KB each with managedFields, ownerReferences,
  *     a projected token volume and full status; service s owns pods
  *     [s*E, (s+1)*E) (E defaults to ceil(P/S)), the rest are unowned; pod j
- *     runs on node (j*7919) mod N with IP 10.(128+j/65536).x.y; every 50th
+ *     runs on node (j*7919) mod N with IP 10.(128+j/65536).x.y (with
+ *     podCIDRs=1: inside its node's podCIDR, see pod_cidr_bits); every 50th
  *     pod is not ready;
  *   - EndpointSlices of at most 100 endpoints per service with addresses,
  *     ready/serving/terminating, nodeName, zone, targetRef, hostname for
@@ -36,6 +37,32 @@
 
 /* ---------- spec parsing ---------- */
 
+static int pod_node_of(int j, int nodes) { return (int)(((long long)j * 7919) % nodes); }
+
+/* podCIDRs=1: the node CIDRs are consecutive blocks of 10.128.0.0/9 just
+ * large enough for the most pods a node runs (at least a /24), the pods of
+ * a node numbered from the block's first address + 1. */
+static int pod_cidr_bits(ks_gen *g, char *err, size_t errlen)
+{
+    int *per = calloc((size_t)(g->nodes ? g->nodes : 1), sizeof(int)), most = 0, j;
+    if (!per) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (j = 0; j < g->pods; j++)
+        if (++per[pod_node_of(j, g->nodes)] > most)
+            most = per[pod_node_of(j, g->nodes)];
+    free(per);
+    for (g->host_bits = 8; (1L << g->host_bits) < (long)most + 2; g->host_bits++)
+        ;
+    if ((long long)g->nodes << g->host_bits > 1LL << 23) {
+        snprintf(err, errlen, "podCIDRs=1: %d nodes of /%d (for %d pods a node) do not fit in "
+                 "10.128.0.0/9", g->nodes, 32 - g->host_bits, most);
+        return -1;
+    }
+    return 0;
+}
+
 int gen_parse(const char *spec, ks_gen *g, char *err, size_t errlen)
 {
     char *dup = strdup(spec), *save = NULL, *tok;
@@ -57,6 +84,7 @@ int gen_parse(const char *spec, ks_gen *g, char *err, size_t errlen)
         else if (!strcmp(tok, "services")) dst = &g->services;
         else if (!strcmp(tok, "zones")) dst = &g->zones;
         else if (!strcmp(tok, "endpointsPerService")) dst = &g->eps;
+        else if (!strcmp(tok, "podCIDRs") && v <= 1) dst = &g->pod_cidrs;
         else goto bad;
         *dst = (int)v;
     }
@@ -69,10 +97,12 @@ int gen_parse(const char *spec, ks_gen *g, char *err, size_t errlen)
     }
     if (!g->eps && g->services)
         g->eps = (g->pods + g->services - 1) / g->services;
+    if (g->pod_cidrs && pod_cidr_bits(g, err, errlen) < 0)
+        return -1;
     return 0;
 bad:
     snprintf(err, errlen, "bad --generate item '%s' (want nodes=,pods=,services=,zones=,"
-             "endpointsPerService=)", tok);
+             "endpointsPerService=,podCIDRs=0|1)", tok);
     free(dup);
     return -1;
 }
@@ -190,6 +220,7 @@ static void det_suffix(char *out, size_t len, uint64_t seed)
 
 typedef struct gen_ctx {
     const ks_gen *g;
+    int *pod_idx; /* podCIDRs=1: pod j is the pod_idx[j]-th of its node */
     int nns;
     char now[32];
     char (*zones)[32];
@@ -209,16 +240,41 @@ static void node_ip(char out[20], int i)
     snprintf(out, 20, "10.%d.%d.%d", (i >> 16) & 127, (i >> 8) & 255, i & 255);
 }
 
-static void pod_ip(char out[20], int j)
+/* podCIDRs=1: the first address of node i's block, as a host-order integer */
+static uint32_t node_block(const gen_ctx *c, int i)
 {
-    snprintf(out, 20, "10.%d.%d.%d", 128 + ((j >> 16) & 127), (j >> 8) & 255, j & 255);
+    return (10u << 24 | 128u << 16) + ((uint32_t)i << c->g->host_bits);
+}
+
+static void ip4(char out[20], uint32_t a)
+{
+    snprintf(out, 20, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255);
+}
+
+static void node_cidr(char out[40], const gen_ctx *c, int i)
+{
+    char ip[20];
+    if (!c->g->pod_cidrs) {
+        snprintf(out, 40, "10.244.%d.0/24", i & 255);
+        return;
+    }
+    ip4(ip, node_block(c, i));
+    snprintf(out, 40, "%s/%d", ip, 32 - c->g->host_bits);
+}
+
+static void pod_ip(char out[20], const gen_ctx *c, int j)
+{
+    if (c->g->pod_cidrs)
+        ip4(out, node_block(c, pod_node_of(j, c->g->nodes)) + 1 + (uint32_t)c->pod_idx[j]);
+    else
+        snprintf(out, 20, "10.%d.%d.%d", 128 + ((j >> 16) & 127), (j >> 8) & 255, j & 255);
 }
 
 static int headless(int s) { return s % 5 == 0; }
 static int prefer_close(int s) { return s % 7 == 3; }
 static int auto_mode(int s) { return s % 11 == 4; }
 static int pod_ready(int j) { return j % 50 != 49; }
-static int pod_node(const gen_ctx *c, int j) { return (int)(((long long)j * 7919) % c->g->nodes); }
+static int pod_node(const gen_ctx *c, int j) { return pod_node_of(j, c->g->nodes); }
 static int pod_service(const gen_ctx *c, int j)
 {
     return c->g->eps && j / c->g->eps < c->g->services ? j / c->g->eps : -1;
@@ -283,7 +339,7 @@ static void gen_node(gen_ctx *c, int i)
     static const char *const cpu[3][2] = {{"4", "3920m"}, {"8", "7910m"}, {"16", "15890m"}};
     static const char *const mem[3][2] = {{"16Gi", "15Gi"}, {"32Gi", "30Gi"}, {"64Gi", "61Gi"}};
     static const char *const itype[3] = {"m5.xlarge", "m5.2xlarge", "m5.4xlarge"};
-    char name[32], uid[37], ip[20];
+    char name[32], uid[37], ip[20], cidr[40];
     const char *zone = c->zones[i % c->g->zones];
     const char *labels[16] = {"beta.kubernetes.io/arch", "amd64", "beta.kubernetes.io/os", "linux",
                               "kubernetes.io/arch", "amd64", "kubernetes.io/hostname", name,
@@ -296,6 +352,7 @@ static void gen_node(gen_ctx *c, int i)
     snprintf(name, sizeof name, "node-%05d", i);
     det_uuid(uid, 2, (uint64_t)i);
     node_ip(ip, i);
+    node_cidr(cidr, c, i);
     META(c, "Node", "v1", name, uid);
     sb_printf(&c->b, ",\"labels\":{\"beta.kubernetes.io/arch\":\"amd64\",\"beta.kubernetes.io/os\":"
               "\"linux\",\"kubernetes.io/arch\":\"amd64\",\"kubernetes.io/hostname\":\"%s\","
@@ -303,7 +360,7 @@ static void gen_node(gen_ctx *c, int i)
               "\"topology.kubernetes.io/region\":\"region-1\",\"topology.kubernetes.io/zone\":"
               "\"%s\"},\"annotations\":{\"node.alpha.kubernetes.io/ttl\":\"0\","
               "\"volumes.kubernetes.io/controller-managed-attach-detach\":\"true\"}},"
-              "\"spec\":{\"podCIDR\":\"10.244.%d.0/24\",\"podCIDRs\":[\"10.244.%d.0/24\"],"
+              "\"spec\":{\"podCIDR\":\"%s\",\"podCIDRs\":[\"%s\"],"
               "\"providerID\":\"kubesim://%s\"},\"status\":{\"capacity\":{\"cpu\":\"%s\","
               "\"ephemeral-storage\":\"101430960Ki\",\"memory\":\"%s\",\"pods\":\"110\"},"
               "\"allocatable\":{\"cpu\":\"%s\",\"ephemeral-storage\":\"93478772582\","
@@ -317,7 +374,7 @@ static void gen_node(gen_ctx *c, int i)
               "\"Debian GNU/Linux 12 (bookworm)\",\"containerRuntimeVersion\":"
               "\"containerd://1.7.13\",\"kubeletVersion\":\"v1.32.0\",\"kubeProxyVersion\":"
               "\"v1.32.0\",\"operatingSystem\":\"linux\",\"architecture\":\"amd64\"}}}",
-              name, itype[t], zone, i & 255, i & 255, name, cpu[t][0], mem[t][0], cpu[t][1],
+              name, itype[t], zone, cidr, cidr, name, cpu[t][0], mem[t][0], cpu[t][1],
               mem[t][1], c->now, c->now, ip, name, uid, uid, uid);
     commit_new(K_NODE, "", name, &c->b, labels, 8, fields);
 }
@@ -457,7 +514,7 @@ static void gen_pod(gen_ctx *c, int j)
     }
     det_suffix(hash, sizeof hash, mix((uint64_t)(s + 1) * 31));
     det_uuid(uid, 4, (uint64_t)j);
-    pod_ip(ip, j);
+    pod_ip(ip, c, j);
     node_ip(hostip, n);
     snprintf(node, sizeof node, "node-%05d", n);
     snprintf(vol, sizeof vol, "kube-api-access-%.5s", uid);
@@ -476,7 +533,7 @@ static void slice_endpoint(gen_ctx *c, int s, int j, const char *ns, int hints)
     const char *zone = c->zones[n % c->g->zones];
     pod_name(name, c, j);
     det_uuid(uid, 4, (uint64_t)j);
-    pod_ip(ip, j);
+    pod_ip(ip, c, j);
     sb_printf(&c->b, "{\"addresses\":[\"%s\"],\"conditions\":{\"ready\":%s,\"serving\":%s,"
               "\"terminating\":false}", ip, ready ? "true" : "false", ready ? "true" : "false");
     if (headless(s))
@@ -545,6 +602,15 @@ void gen_run(const ks_gen *g)
     c.b.cap = 65536;
     c.b.s = malloc(c.b.cap);
     c.b.s[0] = '\0';
+    if (g->pod_cidrs) {
+        int *seen = calloc((size_t)(g->nodes ? g->nodes : 1), sizeof(int));
+        c.pod_idx = calloc((size_t)g->pods + 1, sizeof(int));
+        if (!seen || !c.pod_idx)
+            abort();
+        for (i = 0; i < g->pods; i++)
+            c.pod_idx[i] = seen[pod_node(&c, i)]++;
+        free(seen);
+    }
     store_bulk_begin();
     for (i = 0; i < c.nns; i++) {
         char ns[16];
@@ -562,6 +628,7 @@ void gen_run(const ks_gen *g)
     store_bulk_end();
     free(c.b.s);
     free(c.zones);
+    free(c.pod_idx);
 }
 
 /* ---------- churn ---------- */

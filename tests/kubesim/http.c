@@ -4,6 +4,7 @@
  * shared event loop. Every request not under /sim/ first passes the
  * injected faults (bearer token, failNext, delayMs), then is routed:
  *   /version /healthz /livez /readyz /api /apis /api/v1 /apis/GROUP[/VERSION]
+ *   /openapi/v3[/GROUP-VERSION] (openapi.c)
  *   (each also with a trailing slash)
  *   /api/v1/{resource}[/{name}[/status]]
  *   /api/v1/namespaces/{ns}/{resource}[/{name}[/status]]
@@ -616,6 +617,37 @@ static void do_watch(struct evhttp_request *req, route *r)
     watch_start(req, &o);
 }
 
+/* dryRun values (query parameters, or DeleteOptions.dryRun): only "All" is
+ * supported; anything else is the apiserver's 422 for OPTS (CreateOptions,
+ * ...). 1 dry run, 0 not, -1 with *e. */
+static int dry_run_value(const char *v, const char *opts, ks_err *e)
+{
+    if (!strcmp(v, "All"))
+        return 1;
+    ks_seterr(e, 422, "Invalid", "%s.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: "
+              "[\"%s\"]: supported values: \"All\"", opts, v);
+    snprintf(e->field, sizeof e->field, "dryRun");
+    e->cause = "FieldValueNotSupported";
+    e->cause_msg = strstr(e->msg, "Unsupported value:");
+    e->group = "meta.k8s.io";
+    e->dkind = opts;
+    return -1;
+}
+
+static int dry_run_query(route *r, const char *opts, ks_err *e)
+{
+    struct evkeyval *kv;
+    int dry = 0;
+    TAILQ_FOREACH(kv, &r->q, next) {
+        if (strcmp(kv->key, "dryRun"))
+            continue;
+        if (dry_run_value(kv->value, opts, e) < 0)
+            return -1;
+        dry = 1;
+    }
+    return dry;
+}
+
 /* ---------- writes ---------- */
 
 static void reply_result(struct evhttp_request *req, int code, ks_ver *v, ks_err *e)
@@ -672,8 +704,16 @@ static void do_patch(struct evhttp_request *req, route *r)
     if (ct && patch_type_is(ct, "application/json-patch+json")) {
         type = KS_PATCH_JSON;
     } else if (ct && (patch_type_is(ct, "application/merge-patch+json") ||
-                      patch_type_is(ct, "application/strategic-merge-patch+json"))) {
+                      (r->kind < K_COUNT &&
+                       patch_type_is(ct, "application/strategic-merge-patch+json")))) {
         type = KS_PATCH_MERGE;
+    } else if (r->kind >= K_COUNT) {
+        /* custom resources have no Go types: no strategic merge patch */
+        ks_seterr(&e, 415, "UnsupportedMediaType", "the body of the request was in an unknown "
+                  "format - accepted media types include: application/json-patch+json, "
+                  "application/merge-patch+json, application/apply-patch+yaml");
+        http_reply_err(req, &e);
+        return;
     } else {
         ks_seterr(&e, 415, "UnsupportedMediaType", "the body of the request was in an unknown "
                   "format - accepted media types include: application/json-patch+json, "
@@ -723,10 +763,31 @@ static cJSON *delete_options(struct evhttp_request *req, route *r, ks_err *e, in
             cJSON_AddStringToObject(j, "propagationPolicy", v);
         if ((v = qp(r, "orphanDependents")))
             cJSON_AddBoolToObject(j, "orphanDependents", bool_value(v));
+        if (!*bad) {
+            int dry = dry_run_query(r, "DeleteOptions", e);
+            if (dry > 0)
+                cJSON_AddItemToArray(cJSON_AddArrayToObject(j, "dryRun"),
+                                     cJSON_CreateString("All"));
+            *bad = dry < 0;
+        }
     }
     free(s);
     if (!*bad && obj_check_delete_options(j, e) < 0)
         *bad = 1;
+    if (!*bad) { /* DeleteOptions.dryRun */
+        const cJSON *d, *dr = cJSON_GetObjectItemCaseSensitive(j, "dryRun");
+        int dry = 0;
+        cJSON_ArrayForEach(d, (cJSON_IsArray(dr) ? dr : NULL)) {
+            if (!cJSON_IsString(d) || dry_run_value(d->valuestring, "DeleteOptions", e) < 0) {
+                if (!cJSON_IsString(d))
+                    ks_seterr(e, 400, "BadRequest", "invalid DeleteOptions body");
+                *bad = 1;
+                break;
+            }
+            dry = 1;
+        }
+        obj_set_dry_run(dry);
+    }
     if (*bad) {
         cJSON_Delete(j);
         return NULL;
@@ -806,10 +867,14 @@ static void do_get(struct evhttp_request *req, route *r)
 {
     ks_ver *v = store_get(r->kind, r->ns, r->name);
     ks_err e;
+    char gr[300];
     if (!v) {
-        ks_seterr(&e, 404, "NotFound", "%s \"%s\" not found", ks_kinds[r->kind].resource, r->name);
+        ks_seterr(&e, 404, "NotFound", "%s \"%s\" not found",
+                  ks_kind_gr(r->kind, gr, sizeof gr), r->name);
         snprintf(e.name, sizeof e.name, "%s", r->name);
         e.dkind = ks_kinds[r->kind].resource;
+        if (*ks_kinds[r->kind].group)
+            e.group = ks_kinds[r->kind].group;
         http_reply_err(req, &e);
         return;
     }
@@ -817,6 +882,22 @@ static void do_get(struct evhttp_request *req, route *r)
 }
 
 /* ---------- discovery ---------- */
+
+/* ,"key":["a","b"] (nothing for an empty list); JSON-escaped */
+static void add_strings(struct evbuffer *b, const char *key, char **v)
+{
+    cJSON *a;
+    char *s;
+    if (!v || !*v)
+        return;
+    a = cJSON_CreateArray();
+    for (; *v; v++)
+        cJSON_AddItemToArray(a, cJSON_CreateString(*v));
+    s = cJSON_PrintUnformatted(a);
+    evbuffer_add_printf(b, ",\"%s\":%s", key, s ? s : "[]");
+    free(s);
+    cJSON_Delete(a);
+}
 
 static void add_resource(struct evbuffer *b, int k, int first)
 {
@@ -826,25 +907,30 @@ static void add_resource(struct evbuffer *b, int k, int first)
                         "\"get\",\"list\",\"patch\",\"update\",\"watch\"]",
                         first ? "" : ",", kd->resource, kd->singular,
                         kd->namespaced ? "true" : "false", kd->kind);
-    if (kd->short_name)
+    if (k >= K_COUNT) { /* a CRD's kind: its names */
+        add_strings(b, "shortNames", kd->short_names);
+        add_strings(b, "categories", kd->categories);
+    } else if (kd->short_name) {
         evbuffer_add_printf(b, ",\"shortNames\":[\"%s\"]", kd->short_name);
+    }
     if (k == K_POD || k == K_SERVICE)
         evbuffer_add_printf(b, ",\"categories\":[\"all\"]");
     evbuffer_add_printf(b, "}");
-    if (k == K_POD || k == K_SERVICE || k == K_NODE || k == K_NAMESPACE)
+    if (k == K_POD || k == K_SERVICE || k == K_NODE || k == K_NAMESPACE || k == K_CRD)
         evbuffer_add_printf(b, ",{\"name\":\"%s/status\",\"singularName\":\"\",\"namespaced\":%s,"
                             "\"kind\":\"%s\",\"verbs\":[\"get\",\"patch\",\"update\"]}",
                             kd->resource, kd->namespaced ? "true" : "false", kd->kind);
 }
 
-static void reply_resources(struct evhttp_request *req, const char *group, const char *gv)
+static void reply_resources(struct evhttp_request *req, const char *group, const char *version)
 {
     struct evbuffer *b = evbuffer_new();
     int k, first = 1;
     evbuffer_add_printf(b, "{\"kind\":\"APIResourceList\",\"apiVersion\":\"v1\","
-                        "\"groupVersion\":\"%s\",\"resources\":[", gv);
-    for (k = 0; k < K_COUNT; k++) {
-        if (strcmp(ks_kinds[k].group, group))
+                        "\"groupVersion\":\"%s%s%s\",\"resources\":[", group,
+                        *group ? "/" : "", version);
+    for (k = 0; k < KS_KIND_MAX; k++) {
+        if (!ks_kind_live(k) || strcmp(ks_kinds[k].group, group) || !ks_kind_serves(k, version))
             continue;
         add_resource(b, k, first);
         first = 0;
@@ -871,6 +957,106 @@ static void reply_buffer(struct evhttp_request *req, struct evbuffer *b)
     evbuffer_free(b);
 }
 
+/* ---------- discovery of the groups of CRDs ---------- */
+
+static int version_cmp(const void *a, const void *b)
+{
+    return ks_version_cmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The versions the live CRD slots serve in group, in Kubernetes' order
+ * (borrowed strings, NULL-terminated); NULL when none (or a built-in group). */
+static const char **crd_group_versions(const char *group)
+{
+    const char **vs = NULL;
+    size_t n = 0, i;
+    int k;
+    if (ks_group_by_name(group) >= 0)
+        return NULL;
+    for (k = K_COUNT; k < KS_KIND_MAX; k++) {
+        char **v;
+        if (!ks_kind_live(k) || strcmp(ks_kinds[k].group, group))
+            continue;
+        for (v = ks_kinds[k].served; v && *v; v++) {
+            for (i = 0; i < n && strcmp(vs[i], *v); i++)
+                ;
+            if (i < n)
+                continue;
+            vs = realloc(vs, (n + 2) * sizeof(*vs));
+            vs[n++] = *v;
+            vs[n] = NULL;
+        }
+    }
+    if (vs)
+        qsort(vs, n, sizeof(*vs), version_cmp);
+    return vs;
+}
+
+static void add_crd_group(struct evbuffer *b, const char *group, const char **vs)
+{
+    size_t i;
+    evbuffer_add_printf(b, "\"name\":\"%s\",\"versions\":[", group);
+    for (i = 0; vs[i]; i++)
+        evbuffer_add_printf(b, "%s{\"groupVersion\":\"%s/%s\",\"version\":\"%s\"}",
+                            i ? "," : "", group, vs[i], vs[i]);
+    evbuffer_add_printf(b, "],\"preferredVersion\":{\"groupVersion\":\"%s/%s\","
+                        "\"version\":\"%s\"}", group, vs[0], vs[0]);
+}
+
+/* the groups of the CRDs, after the built-in ones in /apis */
+static void add_crd_groups(struct evbuffer *b)
+{
+    int k, j;
+    for (k = K_COUNT; k < KS_KIND_MAX; k++) {
+        const char **vs;
+        if (!ks_kind_live(k))
+            continue;
+        for (j = K_COUNT; j < k && !(ks_kind_live(j) && !strcmp(ks_kinds[j].group,
+                                                               ks_kinds[k].group)); j++)
+            ;
+        if (j < k || !(vs = crd_group_versions(ks_kinds[k].group)))
+            continue; /* listed already, or a built-in group */
+        evbuffer_add_printf(b, ",{");
+        add_crd_group(b, ks_kinds[k].group, vs);
+        evbuffer_add_printf(b, "}");
+        free(vs);
+    }
+}
+
+/* /apis/GROUP and /apis/GROUP/VERSION of a CRD's group; 0 when neither. */
+static int crd_group_discovery(struct evhttp_request *req, const char *path)
+{
+    char group[256];
+    const char *slash, **vs;
+    size_t n, i;
+    if (strncmp(path, "/apis/", 6))
+        return 0;
+    slash = strchr(path + 6, '/');
+    n = slash ? (size_t)(slash - path - 6) : strlen(path + 6);
+    if (!n || n >= sizeof group)
+        return 0;
+    memcpy(group, path + 6, n);
+    group[n] = '\0';
+    if (!(vs = crd_group_versions(group)))
+        return 0;
+    if (!slash) {
+        struct evbuffer *b = evbuffer_new();
+        evbuffer_add_printf(b, "{\"kind\":\"APIGroup\",\"apiVersion\":\"v1\",");
+        add_crd_group(b, group, vs);
+        evbuffer_add_printf(b, "}");
+        reply_buffer(req, b);
+        free(vs);
+        return 1;
+    }
+    for (i = 0; vs[i] && strcmp(vs[i], slash + 1); i++)
+        ;
+    n = vs[i] != NULL;
+    if (n)
+        reply_resources(req, group, vs[i]);
+    free(vs);
+    return (int)n;
+}
+
 /* /apis/GROUP → the APIGroup, /apis/GROUP/v1 → its resources; 0 when path
  * is neither. */
 static int group_discovery(struct evhttp_request *req, const char *path)
@@ -890,11 +1076,11 @@ static int group_discovery(struct evhttp_request *req, const char *path)
             return 1;
         }
         if (path[6 + n] == '/' && !strcmp(path + 7 + n, ks_groups[g].version)) {
-            reply_resources(req, name, ks_groups[g].group_version);
+            reply_resources(req, name, ks_groups[g].version);
             return 1;
         }
     }
-    return 0;
+    return crd_group_discovery(req, path);
 }
 
 static int discovery(struct evhttp_request *req, const char *path)
@@ -919,6 +1105,7 @@ static int discovery(struct evhttp_request *req, const char *path)
             add_group(b, g);
             evbuffer_add_printf(b, "}");
         }
+        add_crd_groups(b);
         evbuffer_add_printf(b, "]}");
         reply_buffer(req, b);
         return 1;
@@ -926,6 +1113,13 @@ static int discovery(struct evhttp_request *req, const char *path)
         reply_resources(req, "", "v1");
         return 1;
     } else if (group_discovery(req, path)) {
+        return 1;
+    } else if (!strncmp(path, "/openapi/v3", 11)) {
+        char *doc = openapi_v3(path);
+        if (!doc)
+            return 0;
+        http_reply_json(req, 200, doc, strlen(doc));
+        free(doc);
         return 1;
     } else if (!strcmp(path, "/healthz") || !strcmp(path, "/livez") || !strcmp(path, "/readyz")) {
         struct evbuffer *b = evbuffer_new();
@@ -992,16 +1186,18 @@ static int split_path(const char *path, char seg[][256], int max)
 static int route_path(const char *path, route *r)
 {
     char seg[8][256];
-    int n = split_path(path, seg, 8), i = 0;
-    const char *group;
+    int n = split_path(path, seg, 8), i = 0, k;
+    const char *group, *version;
     if (n < 3)
         return -1;
     if (!strcmp(seg[0], "api") && !strcmp(seg[1], "v1")) {
         group = "";
+        version = "v1";
         i = 2;
-    } else if (n >= 4 && !strcmp(seg[0], "apis") && ks_group_by_name(seg[1]) > 0 &&
-               !strcmp(seg[2], ks_groups[ks_group_by_name(seg[1])].version)) {
-        group = ks_groups[ks_group_by_name(seg[1])].name;
+    } else if (n >= 4 && !strcmp(seg[0], "apis") && *seg[1]) {
+        /* a built-in group at its version, or a version a CRD serves */
+        group = seg[1];
+        version = seg[2];
         i = 3;
     } else {
         return -1;
@@ -1011,13 +1207,12 @@ static int route_path(const char *path, route *r)
         i++;
     }
     if (n - i >= 3 && !strcmp(seg[i], "namespaces") &&
-        ks_kind_by_resource(group, seg[i + 2]) >= 0 &&
-        ks_kinds[ks_kind_by_resource(group, seg[i + 2])].namespaced) {
+        (k = ks_kind_by_route(group, version, seg[i + 2])) >= 0 && ks_kinds[k].namespaced) {
         snprintf(r->ns, sizeof r->ns, "%s", seg[i + 1]);
         r->has_ns = 1;
         i += 2;
     }
-    if (i >= n || (r->kind = ks_kind_by_resource(group, seg[i])) < 0)
+    if (i >= n || (r->kind = ks_kind_by_route(group, version, seg[i])) < 0)
         return -1;
     i++;
     if (i < n) {
@@ -1034,7 +1229,9 @@ static int route_path(const char *path, route *r)
 static void serve_resource(struct evhttp_request *req, route *r)
 {
     enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
-    int namespaced = ks_kinds[r->kind].namespaced;
+    int namespaced = ks_kinds[r->kind].namespaced, dry = 0;
+    const char *opts = cmd == EVHTTP_REQ_POST ? "CreateOptions" : cmd == EVHTTP_REQ_PUT
+                       ? "UpdateOptions" : cmd == EVHTTP_REQ_PATCH ? "PatchOptions" : NULL;
 
     if (!namespaced)
         r->ns[0] = '\0';
@@ -1046,6 +1243,14 @@ static void serve_resource(struct evhttp_request *req, route *r)
         reply_simple(req, 404, "NotFound", "the server could not find the requested resource");
         return;
     }
+    if (opts) {
+        ks_err e;
+        if ((dry = dry_run_query(r, opts, &e)) < 0) {
+            http_reply_err(req, &e);
+            return;
+        }
+    }
+    obj_set_dry_run(dry); /* a DELETE's comes with its DeleteOptions */
     if (cmd == EVHTTP_REQ_GET) {
         if (r->has_name)
             do_get(req, r);
@@ -1067,6 +1272,7 @@ static void serve_resource(struct evhttp_request *req, route *r)
     } else {
         reply_simple(req, 405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
     }
+    obj_set_dry_run(0);
 }
 
 /* The query as Go's url.ParseQuery reads it: empty parts are skipped and

@@ -9,12 +9,13 @@
  */
 #include "kubesim.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-const ks_kind ks_kinds[K_COUNT] = {
+ks_kind ks_kinds[KS_KIND_MAX] = {
     [K_NAMESPACE] = {"namespaces", "namespace", "Namespace", "NamespaceList", "", "v1", "ns", 0, 0},
     [K_NODE] = {"nodes", "node", "Node", "NodeList", "", "v1", "no", 0, 0},
     [K_SERVICE] = {"services", "service", "Service", "ServiceList", "", "v1", "svc", 1, 0},
@@ -52,6 +53,13 @@ const ks_kind ks_kinds[K_COUNT] = {
     /* the Multi-Cluster Services API's CRD (the kubernetes plugin's multicluster) */
     [K_SERVICEIMPORT] = {"serviceimports", "serviceimport", "ServiceImport", "ServiceImportList",
                          "multicluster.x-k8s.io", "multicluster.x-k8s.io/v1alpha1", "svcim", 1, 0},
+    [K_HPA] = {"horizontalpodautoscalers", "horizontalpodautoscaler", "HorizontalPodAutoscaler",
+               "HorizontalPodAutoscalerList", "autoscaling", "autoscaling/v2", "hpa", 1, 0},
+    /* validated, given its status and served by crd.c */
+    [K_CRD] = {"customresourcedefinitions", "customresourcedefinition",
+               "CustomResourceDefinition", "CustomResourceDefinitionList",
+               "apiextensions.k8s.io", "apiextensions.k8s.io/v1", "crd", 0, 0},
+    /* slots K_COUNT.. are the kinds of CRDs (crd.c) */
 };
 
 /* API groups, in the order discovery lists them (the core group first). */
@@ -63,6 +71,8 @@ const ks_group ks_groups[KS_NGROUPS] = {
     {"policy", "policy/v1", "v1"},
     {"rbac.authorization.k8s.io", "rbac.authorization.k8s.io/v1", "v1"},
     {"multicluster.x-k8s.io", "multicluster.x-k8s.io/v1alpha1", "v1alpha1"},
+    {"autoscaling", "autoscaling/v2", "v2"},
+    {"apiextensions.k8s.io", "apiextensions.k8s.io/v1", "v1"},
 };
 
 const char *const ks_field_paths[F_COUNT] = {
@@ -73,13 +83,51 @@ const char *const ks_field_paths[F_COUNT] = {
     [F_UNSCHED] = "spec.unschedulable",
 };
 
+int ks_kind_live(int k)
+{
+    return k >= 0 && k < KS_KIND_MAX && ks_kinds[k].resource &&
+           (k < K_COUNT || ks_kinds[k].active);
+}
+
 int ks_kind_by_resource(const char *group, const char *resource)
 {
     int k;
-    for (k = 0; k < K_COUNT; k++)
-        if (!strcmp(ks_kinds[k].group, group) && !strcmp(ks_kinds[k].resource, resource))
+    for (k = 0; k < KS_KIND_MAX; k++)
+        if (ks_kind_live(k) && !strcmp(ks_kinds[k].group, group) &&
+            !strcmp(ks_kinds[k].resource, resource))
             return k;
     return -1;
+}
+
+int ks_kind_serves(int k, const char *version)
+{
+    char **v;
+    if (k < K_COUNT) {
+        int g = ks_group_by_name(ks_kinds[k].group);
+        return g >= 0 && !strcmp(ks_groups[g].version, version);
+    }
+    for (v = ks_kinds[k].served; v && *v; v++)
+        if (!strcmp(*v, version))
+            return 1;
+    return 0;
+}
+
+int ks_kind_by_route(const char *group, const char *version, const char *resource)
+{
+    int k;
+    for (k = 0; k < KS_KIND_MAX; k++)
+        if (ks_kind_live(k) && !strcmp(ks_kinds[k].group, group) &&
+            !strcmp(ks_kinds[k].resource, resource) && ks_kind_serves(k, version))
+            return k;
+    return -1;
+}
+
+const char *ks_kind_gr(int k, char *buf, size_t len)
+{
+    if (!*ks_kinds[k].group)
+        return ks_kinds[k].resource;
+    snprintf(buf, len, "%s.%s", ks_kinds[k].resource, ks_kinds[k].group);
+    return buf;
 }
 
 int ks_group_by_name(const char *group)
@@ -93,10 +141,17 @@ int ks_group_by_name(const char *group)
 
 int ks_kind_by_kind(const char *api_version, const char *kind)
 {
+    const char *slash = strchr(api_version, '/');
     int k;
-    for (k = 0; k < K_COUNT; k++)
-        if (!strcmp(ks_kinds[k].api_version, api_version) && !strcmp(ks_kinds[k].kind, kind))
+    for (k = 0; k < KS_KIND_MAX; k++) {
+        if (!ks_kind_live(k) || strcmp(ks_kinds[k].kind, kind))
+            continue;
+        if (k < K_COUNT ? !strcmp(ks_kinds[k].api_version, api_version)
+                        : slash && strlen(ks_kinds[k].group) == (size_t)(slash - api_version) &&
+                              !strncmp(ks_kinds[k].group, api_version, (size_t)(slash - api_version)) &&
+                              ks_kind_serves(k, slash + 1))
             return k;
+    }
     return -1;
 }
 
@@ -122,6 +177,43 @@ int ks_field_supported(int kind, const char *path)
     if (kind == K_POD)
         return f >= 0 && f != F_UNSCHED;
     return 0;
+}
+
+/* Kubernetes' version order (CompareKubeAwareVersionStrings): GA before
+ * beta before alpha, higher numbers first; other strings last, by name. */
+static int version_rank(const char *v, long *major, long *minor)
+{
+    char *end;
+    int stage = 3;
+    *minor = 0;
+    if (v[0] != 'v' || !isdigit((unsigned char)v[1]))
+        return 0;
+    *major = strtol(v + 1, &end, 10);
+    if (!*end)
+        return stage;
+    if (!strncmp(end, "beta", 4))
+        stage = 2, end += 4;
+    else if (!strncmp(end, "alpha", 5))
+        stage = 1, end += 5;
+    else
+        return 0;
+    if (!isdigit((unsigned char)*end))
+        return 0;
+    *minor = strtol(end, &end, 10);
+    return *end ? 0 : stage;
+}
+
+int ks_version_cmp(const char *x, const char *y)
+{
+    long xm = 0, xn = 0, ym = 0, yn = 0;
+    int xs = version_rank(x, &xm, &xn), ys = version_rank(y, &ym, &yn);
+    if (xs != ys)
+        return ys - xs;
+    if (!xs)
+        return strcmp(x, y);
+    if (xm != ym)
+        return ym > xm ? 1 : -1;
+    return yn > xn ? 1 : yn < xn ? -1 : 0;
 }
 
 /* ---------- versions ---------- */

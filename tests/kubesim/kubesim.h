@@ -7,7 +7,7 @@
  * deployments and daemonsets, policy/v1 poddisruptionbudgets, RBAC roles
  * and bindings, events.k8s.io/v1 events); get, list (limit/continue,
  * resourceVersion, selectors), watch (chunked JSON lines, bookmarks, 410),
- * create, update, merge and JSON patch, status subresources, delete;
+ * create, update, merge and JSON patch, status subresources, delete, dryRun;
  * discovery; fault injection.
  *
  * Layout:
@@ -15,6 +15,8 @@
  *   store.c    objects per kind in key order, global resourceVersion, history,
  *              saved states (saveState/restoreState)
  *   objects.c  create/update/patch/delete semantics and validation, --load
+ *   crd.c      CustomResourceDefinitions: validation, status, the kinds they add
+ *   openapi.c  the minimal OpenAPI v3 document kubectl's validation asks for
  *   mergepatch.c, jsonpatch.c  RFC 7386 and RFC 6902 patches (cJSON only)
  *   watch.c    chunked watch streams
  *   http.c     routing, verbs, lists, discovery, Status errors, requests
@@ -42,7 +44,16 @@ enum { K_NAMESPACE, K_NODE, K_SERVICE, K_POD, K_EVENT, K_ENDPOINTSLICE,
        K_CONFIGMAP, K_SERVICEACCOUNT, K_DEPLOYMENT, K_DAEMONSET, K_PDB,
        K_CLUSTERROLE, K_CLUSTERROLEBINDING, K_ROLE, K_ROLEBINDING,
        K_EVENT_V1, /* events.k8s.io/v1 Events, opaque, stored apart from core/v1 */
-       K_SERVICEIMPORT, K_COUNT };
+       K_SERVICEIMPORT,
+       K_HPA, /* autoscaling/v2 HorizontalPodAutoscalers, opaque */
+       K_CRD, /* apiextensions.k8s.io/v1 CustomResourceDefinitions (crd.c) */
+       K_COUNT };
+
+/* Slots K_COUNT.. KS_KIND_MAX-1 are the kinds CRDs add at run time (crd.c).
+ * A slot is never reused: an old event of a deleted CRD's objects keeps its
+ * kind number, and a restored state can bring the slot back. */
+#define KS_MAX_CRDS 64
+#define KS_KIND_MAX (K_COUNT + KS_MAX_CRDS)
 
 typedef struct ks_kind {
     const char *resource;    /* "pods" */
@@ -55,9 +66,19 @@ typedef struct ks_kind {
     int namespaced;
     int path_name;           /* names are path segments (RBAC: "system:coredns"),
                               * not DNS-1123 subdomains */
+    /* CRD kinds only (slots >= K_COUNT, written by crd.c, strings owned by
+     * the slot and freed by crd_free()): */
+    int active;              /* served now (its CRD exists) */
+    char **served;           /* served versions, NULL-terminated; api_version
+                              * is GROUP/storage version */
+    char *crd_uid;           /* the uid of the CRD that made the slot */
+    char **short_names, **categories; /* NULL-terminated, for discovery */
 } ks_kind;
 
-extern const ks_kind ks_kinds[K_COUNT];
+/* Built-in kinds are constant after start; CRD slots change with CRDs. */
+extern ks_kind ks_kinds[KS_KIND_MAX];
+/* k is a kind served now (built in, or an active CRD slot) */
+int ks_kind_live(int k);
 
 /* The API groups served, each with its one version. */
 typedef struct ks_group {
@@ -65,12 +86,22 @@ typedef struct ks_group {
     const char *group_version; /* "v1", "apps/v1" */
     const char *version;     /* "v1", "v1alpha1" */
 } ks_group;
-#define KS_NGROUPS 7
+#define KS_NGROUPS 9
 extern const ks_group ks_groups[KS_NGROUPS];
 int ks_group_by_name(const char *group);
 
+/* Live kinds only. by_resource ignores the version (first match);
+ * by_route needs a version the kind serves (built in: its group's). */
 int ks_kind_by_resource(const char *group, const char *resource);
+int ks_kind_by_route(const char *group, const char *version, const char *resource);
 int ks_kind_by_kind(const char *api_version, const char *kind);
+int ks_kind_serves(int k, const char *version);
+/* Kubernetes' version priority (v2 < v1 < v1beta2 < v1beta1 < v1alpha1 < "foo"
+ * in sort order: GA, beta, alpha, higher numbers first, others by name). */
+int ks_version_cmp(const char *a, const char *b);
+/* "pods", "deployments.apps", "ciliumnodes.cilium.io": how the apiserver's
+ * errors name a resource (in buf when it has a group) */
+const char *ks_kind_gr(int k, char *buf, size_t len);
 
 /* Field-selector fields stored per version (metadata.* are always there). */
 enum { F_NODENAME, F_PHASE, F_PODIP, F_RESTART, F_SCHED, F_SA, F_HOSTNET,
@@ -198,10 +229,39 @@ int obj_check_delete_options(const cJSON *opts, ks_err *e);
 /* opts: DeleteOptions (preconditions.resourceVersion/uid honoured) or NULL */
 ks_ver *obj_delete(int kind, const char *ns, const char *name, const cJSON *opts,
                    ks_err *e);
+/* The next calls are a dry run (dryRun=All) until reset: nothing is stored
+ * or sent to watches, no resourceVersion is taken; results are the objects
+ * as they would be (a create's without resourceVersion). */
+void obj_set_dry_run(int on);
 /* Cancel pending namespace finalizations (at exit). */
 void objects_free(void);
 /* Load one manifest document (kind: List included); 0 or -1 with *e. */
 int obj_load(const cJSON *doc, ks_err *e);
+
+/* ---------- CustomResourceDefinitions (crd.c) ---------- */
+
+/* Validate a CRD being created (old NULL) or replaced, 422 as the
+ * apiserver; on create its status becomes the initial one (storedVersions),
+ * on replace the old status is kept. 0 or -1 with *e. */
+int crd_check(cJSON *o, const cJSON *old, ks_err *e);
+/* After a CRD was written: serve its kind (a new or updated slot), then
+ * write the status the apiextensions controllers would (acceptedNames,
+ * NamesAccepted, Established) as one more change when it differs. */
+void crd_established(const ks_ver *crd);
+/* The slot a stored CRD serves (-1 none: a built-in kind serves it). */
+int crd_slot(const ks_ver *crd);
+/* The CRD's kind is no longer served (its objects are already deleted). */
+void crd_unserve(int slot);
+/* After restoreState: serve exactly the kinds of the CRDs restored. */
+void crd_sync(void);
+void crd_free(void); /* at exit */
+
+/* ---------- OpenAPI v3 (openapi.c) ---------- */
+
+/* The document at path (/openapi/v3, the index, or /openapi/v3/api/v1,
+ * /openapi/v3/apis/GROUP/VERSION), malloc'ed (the caller frees it); NULL
+ * when there is none (404). */
+char *openapi_v3(const char *path);
 
 /* ---------- helpers (kinds.c) ---------- */
 
@@ -229,6 +289,8 @@ void watch_start(struct evhttp_request *req, ks_watch_opts *o);
 void watch_send_error(struct evhttp_request *req, const ks_err *e);
 void watch_dispatch(const ks_event *ev);
 void watch_close_all(void);
+/* end the watches of one kind (its CRD is gone) */
+void watch_close_kind(int kind);
 void watch_malformed_all(void);
 int watch_count(void);
 
@@ -271,6 +333,8 @@ void reqlog_free(void);
 
 typedef struct ks_gen {
     int nodes, pods, services, zones, eps;
+    int pod_cidrs;  /* podCIDRs=1: every pod's IP inside its node's podCIDR */
+    int host_bits;  /* with pod_cidrs: each node's podCIDR is a /(32 - host_bits) */
 } ks_gen;
 
 int gen_parse(const char *spec, ks_gen *g, char *err, size_t errlen);

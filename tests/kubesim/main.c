@@ -170,6 +170,7 @@ out:
     reqlog_free();
     objects_free();
     store_free();
+    crd_free();
     gen_free();
     event_base_free(ks_base);
     free(o.loads);

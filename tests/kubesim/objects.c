@@ -77,9 +77,12 @@ char *ks_status_json(const ks_err *e)
 
 static void not_found(ks_err *e, int kind, const char *name)
 {
-    ks_seterr(e, 404, "NotFound", "%s \"%s\" not found", ks_kinds[kind].resource, name);
+    char gr[300];
+    ks_seterr(e, 404, "NotFound", "%s \"%s\" not found", ks_kind_gr(kind, gr, sizeof gr), name);
     snprintf(e->name, sizeof e->name, "%s", name);
     e->dkind = ks_kinds[kind].resource;
+    if (*ks_kinds[kind].group)
+        e->group = ks_kinds[kind].group;
 }
 
 static void invalid(ks_err *e, int kind, const char *name, const char *field, const char *what)
@@ -296,6 +299,7 @@ static int kind_rules(int kind, cJSON *o, const char *name, const cJSON *old, ks
     case K_SERVICE: return service_defaults(o, name, old, e);
     case K_NAMESPACE: namespace_defaults(o, name); return 0;
     case K_POD: default_str(obj_child(o, "status"), "phase", "Pending"); return 0;
+    case K_CRD: return crd_check(o, old, e);
     default: return 0;
     }
 }
@@ -311,7 +315,8 @@ static cJSON *check_body(int kind, const cJSON *body, ks_err *e)
         ks_seterr(e, 400, "BadRequest", "the body of the request was not a JSON object");
         return NULL;
     }
-    if (av && *av && strcmp(av, ks_kinds[kind].api_version)) {
+    if (av && *av && strcmp(av, ks_kinds[kind].api_version) &&
+        (kind < K_COUNT || ks_kind_by_kind(av, ks_kinds[kind].kind) != kind)) {
         ks_seterr(e, 400, "BadRequest", "the API version in the data (%s) does not match the "
                   "expected API version (%s)", av, ks_kinds[kind].api_version);
         return NULL;
@@ -355,9 +360,25 @@ static void set_rv(cJSON *md, uint64_t rv)
     set_str(md, "resourceVersion", buf);
 }
 
+/* The request being served is a dry run (dryRun=All): writes build the
+ * version they would store and stop there. Set by http.c around one call. */
+static int dry;
+
+void obj_set_dry_run(int on)
+{
+    dry = on;
+}
+
 static ks_ver *commit(int type, int kind, cJSON *o, ks_ver *prev)
 {
     ks_ver *v;
+    if (dry) { /* as the apiserver's dry-run storage: no new resourceVersion */
+        if (prev)
+            set_rv(obj_child(o, "metadata"), prev->rv);
+        else
+            cJSON_DeleteItemFromObjectCaseSensitive(obj_child(o, "metadata"), "resourceVersion");
+        return ver_from_json(kind, o);
+    }
     set_rv(obj_child(o, "metadata"), store_next_rv());
     v = ver_from_json(kind, o);
     if (!v)
@@ -424,9 +445,13 @@ ks_ver *obj_create(int kind, const char *ns, const cJSON *body, int need_ns, ks_
         goto out;
     }
     if (store_get(kind, ns, name)) {
-        ks_seterr(e, 409, "AlreadyExists", "%s \"%s\" already exists", ks_kinds[kind].resource, name);
+        char gr[300];
+        ks_seterr(e, 409, "AlreadyExists", "%s \"%s\" already exists",
+                  ks_kind_gr(kind, gr, sizeof gr), name);
         snprintf(e->name, sizeof e->name, "%s", name);
         e->dkind = ks_kinds[kind].resource;
+        if (*ks_kinds[kind].group)
+            e->group = ks_kinds[kind].group;
         goto out;
     }
     if (kind_rules(kind, o, name, NULL, e) < 0)
@@ -442,6 +467,8 @@ ks_ver *obj_create(int kind, const char *ns, const cJSON *body, int need_ns, ks_
     v = commit(EV_ADDED, kind, o, NULL);
     if (!v)
         ks_seterr(e, 500, "InternalError", "out of memory");
+    else if (kind == K_CRD && !dry)
+        crd_established(v);
 out:
     cJSON_Delete(o);
     return v;
@@ -468,11 +495,11 @@ static int spec_changed(const cJSON *a, const cJSON *b)
 
 static int preconditions(int kind, const ks_ver *cur, const char *rv, const char *uid, ks_err *e)
 {
-    char curuid[64] = "";
+    char curuid[64] = "", gr[300];
     if (rv && *rv && strtoull(rv, NULL, 10) != cur->rv) {
         ks_seterr(e, 409, "Conflict", "Operation cannot be fulfilled on %s \"%s\": the object "
                   "has been modified; please apply your changes to the latest version and try "
-                  "again", ks_kinds[kind].resource, cur->name);
+                  "again", ks_kind_gr(kind, gr, sizeof gr), cur->name);
     } else if (uid && *uid) {
         cJSON *o = ver_parse(cur);
         const char *u = get_str(cJSON_GetObjectItemCaseSensitive(o, "metadata"), "uid");
@@ -482,12 +509,14 @@ static int preconditions(int kind, const ks_ver *cur, const char *rv, const char
             return 0;
         ks_seterr(e, 409, "Conflict", "Operation cannot be fulfilled on %s \"%s\": Precondition "
                   "failed: UID in precondition: %s, UID in object meta: %s",
-                  ks_kinds[kind].resource, cur->name, uid, curuid);
+                  ks_kind_gr(kind, gr, sizeof gr), cur->name, uid, curuid);
     } else {
         return 0;
     }
     snprintf(e->name, sizeof e->name, "%s", cur->name);
     e->dkind = ks_kinds[kind].resource;
+    if (*ks_kinds[kind].group)
+        e->group = ks_kinds[kind].group;
     return -1;
 }
 
@@ -518,6 +547,8 @@ static ks_ver *replace(int kind, ks_ver *cur, cJSON *o, ks_err *e)
     v = commit(EV_MODIFIED, kind, o, cur);
     if (!v)
         ks_seterr(e, 500, "InternalError", "out of memory");
+    else if (kind == K_CRD && !dry)
+        crd_established(v);
 out:
     cJSON_Delete(old);
     cJSON_Delete(o);
@@ -640,7 +671,12 @@ ks_ver *obj_patch(int kind, const char *ns, const char *name, const cJSON *patch
 
 static ks_ver *remove_obj(ks_ver *cur)
 {
-    ks_ver *dv = ver_with_rv(cur, store_next_rv());
+    ks_ver *dv;
+    if (dry) { /* the object as it is, nothing removed */
+        ver_ref(cur);
+        return cur;
+    }
+    dv = ver_with_rv(cur, store_next_rv());
     if (!dv)
         return NULL;
     store_commit(EV_DELETED, dv, cur);
@@ -668,22 +704,26 @@ static int collect(ks_ver *v, void *arg)
     return 0;
 }
 
+/* Delete every object of kind (in ns, or all when ns is NULL). */
+static void delete_contents(int kind, const char *ns)
+{
+    vec a = {0};
+    size_t i;
+    store_scan(kind, ns, 0, NULL, collect, &a);
+    for (i = 0; i < a.n; i++) {
+        if (store_get(kind, a.v[i]->ns, a.v[i]->name) == a.v[i])
+            ver_unref(remove_obj(a.v[i]));
+        ver_unref(a.v[i]);
+    }
+    free(a.v);
+}
+
 static void delete_namespace_contents(const char *ns)
 {
     int k;
-    size_t i;
-    for (k = 0; k < K_COUNT; k++) {
-        vec a = {0};
-        if (!ks_kinds[k].namespaced)
-            continue;
-        store_scan(k, ns, 0, NULL, collect, &a);
-        for (i = 0; i < a.n; i++) {
-            if (store_get(k, a.v[i]->ns, a.v[i]->name) == a.v[i])
-                ver_unref(remove_obj(a.v[i]));
-            ver_unref(a.v[i]);
-        }
-        free(a.v);
-    }
+    for (k = 0; k < KS_KIND_MAX; k++)
+        if (ks_kind_live(k) && ks_kinds[k].namespaced)
+            delete_contents(k, ns);
 }
 
 /* Namespaces terminate like the real namespace controller: the DELETE
@@ -772,7 +812,8 @@ static ks_ver *terminate_namespace(ks_ver *cur, ks_err *e)
         ks_seterr(e, 500, "InternalError", "out of memory");
         return NULL;
     }
-    schedule_finalize(v->name, &tv);
+    if (!dry)
+        schedule_finalize(v->name, &tv);
     return v;
 }
 
@@ -819,6 +860,16 @@ ks_ver *obj_delete(int kind, const char *ns, const char *name, const cJSON *opts
         return NULL;
     if (kind == K_NAMESPACE)
         return terminate_namespace(cur, e);
+    if (kind == K_CRD && !dry) {
+        /* as the CRD finalizer: its objects go first, then its kind; the
+         * watches of the kind end */
+        int slot = crd_slot(cur);
+        if (slot >= 0) {
+            delete_contents(slot, NULL);
+            watch_close_kind(slot);
+            crd_unserve(slot);
+        }
+    }
     dv = remove_obj(cur);
     if (!dv)
         ks_seterr(e, 500, "InternalError", "out of memory");

@@ -36,7 +36,7 @@ typedef struct kind_store {
     size_t n, cap;
 } kind_store;
 
-static kind_store kinds[K_COUNT];
+static kind_store kinds[KS_KIND_MAX];
 static uint64_t cur_rv = 1, compact_rv = 1;
 static ks_event *ring;
 static int bulk; /* appending unsorted; store_bulk_end() sorts */
@@ -121,7 +121,7 @@ void store_bulk_end(void)
 {
     int k;
     bulk = 0;
-    for (k = 0; k < K_COUNT; k++)
+    for (k = 0; k < KS_KIND_MAX; k++)
         if (kinds[k].n > 1)
             qsort(kinds[k].sorted, kinds[k].n, sizeof(*kinds[k].sorted), obj_cmp);
 }
@@ -253,8 +253,8 @@ int store_history_each(uint64_t after, void (*fn)(const ks_event *, void *), voi
 
 typedef struct saved {
     uint64_t rv;
-    ks_ver **v[K_COUNT]; /* each kind in key order */
-    size_t n[K_COUNT];
+    ks_ver **v[KS_KIND_MAX]; /* each kind in key order */
+    size_t n[KS_KIND_MAX];
     struct saved *next;
     char name[];
 } saved;
@@ -274,7 +274,7 @@ static void saved_free(saved *sv)
 {
     int k;
     size_t i;
-    for (k = 0; k < K_COUNT; k++) {
+    for (k = 0; k < KS_KIND_MAX; k++) {
         for (i = 0; i < sv->n[k]; i++)
             ver_unref(sv->v[k][i]);
         free(sv->v[k]);
@@ -296,7 +296,7 @@ void store_save(const char *name)
         abort();
     strcpy(sv->name, name);
     sv->rv = cur_rv;
-    for (k = 0; k < K_COUNT; k++) {
+    for (k = 0; k < KS_KIND_MAX; k++) {
         sv->n[k] = kinds[k].n;
         sv->v[k] = calloc(kinds[k].n + 1, sizeof(*sv->v[k]));
         for (i = 0; i < kinds[k].n; i++) {
@@ -330,7 +330,7 @@ int store_restore(const char *name)
     if (!sv)
         return -1;
     drop_history();
-    for (k = 0; k < K_COUNT; k++) {
+    for (k = 0; k < KS_KIND_MAX; k++) {
         drop_objects(k);
         for (i = 0; i < sv->n[k]; i++) /* in key order: each one appends */
             apply_current(EV_ADDED, sv->v[k][i]);
@@ -474,7 +474,7 @@ void store_free(void)
         saves = sv->next;
         saved_free(sv);
     }
-    for (k = 0; k < K_COUNT; k++) {
+    for (k = 0; k < KS_KIND_MAX; k++) {
         drop_objects(k);
         free(kinds[k].sorted);
         memset(&kinds[k], 0, sizeof(kinds[k]));

@@ -154,6 +154,16 @@ void watch_close_all(void)
         watch_end(watches);
 }
 
+void watch_close_kind(int kind)
+{
+    ks_watch *w = watches, *next;
+    for (; w; w = next) {
+        next = w->next;
+        if (w->o.kind == kind)
+            watch_end(w);
+    }
+}
+
 void watch_malformed_all(void)
 {
     ks_watch *w;

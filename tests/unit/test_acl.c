@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/request.h"
 #include "server/server.h"
 #include "wire/dname.h"
@@ -167,6 +167,11 @@ static void setup_errors(void **state)
         { "block net 10.0.0.0/8/8", "illegal CIDR notation \"10.0.0.0/8/8\"" },
         { "block net fe80::1/129", "illegal CIDR notation \"fe80::1/129\"" },
         { "block net example.org", "illegal CIDR notation \"example.org/32\"" },
+        { "block net 10.0.0.0/+8", "illegal CIDR notation \"10.0.0.0/+8\"" },
+        { "block net 10.0.0.0/-0", "illegal CIDR notation \"10.0.0.0/-0\"" },
+        { "block net 10.0.0.0/", "illegal CIDR notation \"10.0.0.0/\"" },
+        { "block net 127.000.000.001/32", "illegal CIDR notation \"127.000.000.001/32\"" },
+        { "block net fe80::1%eth0", "illegal CIDR notation \"fe80::1%eth0/128\"" },
         { "block 10.0.0.1", "unexpected token \"10.0.0.1\"; expect 'type | net'" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -183,6 +188,11 @@ static void setup_errors(void **state)
     instance *ins = test_load(". {\n acl {\n  BLOCK TYPE A NET 10.0.0.0/8\n }\n whoami\n}\n",
                               err, sizeof err);
     assert_non_null(ins);                       /* keywords in any case */
+    instance_free(ins);
+    /* Go's decimal reader takes leading zeros in the length */
+    ins = test_load(". {\n acl {\n  block net 10.0.0.0/08 ::ffff:10.0.0.0/0104\n }\n whoami\n}\n",
+                    err, sizeof err);
+    assert_non_null(ins);
     instance_free(ins);
 }
 

@@ -25,7 +25,7 @@
 #include "common/resolvconf.h"
 #include "plugin/autopath/autopath.h"
 #include "plugin/kubernetes/kubernetes.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/server.h"
 #include "testenv.h"
 

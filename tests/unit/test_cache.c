@@ -21,7 +21,7 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 #include "plugin/cache/cache.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/server.h"
 #include "testenv.h"
 

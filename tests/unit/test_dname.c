@@ -143,6 +143,23 @@ static void suffixes(void **state)
     assert_ptr_equal(dname_suffix(n, 9), n);
     assert_int_equal(dname_suffix(n, 0)[0], 0);
     assert_int_equal(dname_labels(dname_suffix(n, 3)), 3);
+    const uint8_t *at[DNAME_SUFFIXES];
+    assert_int_equal(dname_suffixes(n, at), 4);
+    assert_ptr_equal(at[0], n);
+    assert_true(dname_equal(at[4 - 2], z));             /* the suffix with 2 labels */
+    assert_ptr_equal(at[4], dname_suffix(n, 0));        /* the root */
+    for (int k = 0; k <= 4; k++)
+        assert_ptr_equal(at[4 - k], dname_suffix(n, k));
+    assert_int_equal(dname_suffixes(root, at), 0);
+    assert_ptr_equal(at[0], root);
+    uint8_t deep[DNAME_MAX];                            /* 127 labels: every slot used */
+    for (int i = 0; i < 127; i++) {
+        deep[2 * i] = 1;
+        deep[2 * i + 1] = 'x';
+    }
+    deep[254] = 0;
+    assert_int_equal(dname_suffixes(deep, at), 127);
+    assert_ptr_equal(at[127], deep + 254);
 }
 
 /* RFC 4034 section 6.1 example, in canonical order. */

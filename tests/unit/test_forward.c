@@ -4,9 +4,12 @@
  * resolv.conf file), multiple stanzas, errors with file:line; the policies'
  * orderings (sequential, CoreDNS's round-robin rotation, random permutations)
  * and the down rule (fails > max_fails, never with max_fails 0); the
- * health probe's packet as an upstream receives it.
+ * health probe's packet as an upstream receives it, which replies count
+ * (c-ares matches ID and question; any rcode), and the health state of an
+ * upstream through failed and answered probes.
  */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -312,6 +315,8 @@ typedef struct echo_up {
     int fd;
     uint8_t q[512];
     ssize_t qlen;
+    int foreign;                     /* answer with another ID */
+    int rcode;                       /* answer with this rcode */
 } echo_up;
 
 static void *echo_once(void *arg)
@@ -324,33 +329,61 @@ static void *echo_once(void *arg)
         uint8_t r[512];
         memcpy(r, e->q, (size_t)e->qlen);
         r[2] |= 0x80;
+        r[3] = (uint8_t)((r[3] & 0xf0) | e->rcode);
+        if (e->foreign)
+            r[1] ^= 0x5a;
         sendto(e->fd, r, (size_t)e->qlen, 0, (struct sockaddr *)&from, fl);
     }
     return NULL;
 }
 
-/* The probe as sent: `<domain> IN NS`, RD unless no_rec, no EDNS. */
-static void probe_sends(const char *hc, const uint8_t *want, size_t wlen)
+/* A UDP (or listening TCP) socket for e on 127.0.0.1, port a->sin_port
+ * (0: a free one, then written to a), reads and accepts timing out after 3 s. */
+static void echo_listen_type(echo_up *e, struct sockaddr_in *a, int type)
 {
-    echo_up e = { .fd = socket(AF_INET, SOCK_DGRAM, 0) };
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    socklen_t al = sizeof a;
-    struct timeval tv = { 2, 0 };
-    assert_true(e.fd >= 0);
-    assert_int_equal(bind(e.fd, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(getsockname(e.fd, (struct sockaddr *)&a, &al), 0);
-    setsockopt(e.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    socklen_t al = sizeof *a;
+    struct timeval tv = { 3, 0 };
+    a->sin_family = AF_INET;
+    a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    e->fd = socket(AF_INET, type, 0);
+    assert_true(e->fd >= 0);
+    assert_int_equal(bind(e->fd, (struct sockaddr *)a, sizeof *a), 0);
+    assert_int_equal(getsockname(e->fd, (struct sockaddr *)a, &al), 0);
+    setsockopt(e->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (type == SOCK_STREAM)
+        assert_int_equal(listen(e->fd, 4), 0);
+}
+
+static void echo_listen(echo_up *e, struct sockaddr_in *a)
+{
+    echo_listen_type(e, a, SOCK_DGRAM);
+}
+
+/* fwd_probe against a responder fn on a fresh loopback socket of type,
+ * the forward stanza's block holding opts; the probe's result. */
+static int probe_against(echo_up *e, int type, void *(*fn)(void *), const char *opts)
+{
+    struct sockaddr_in a = { 0 };
+    echo_listen_type(e, &a, type);
     char text[256];
     snprintf(text, sizeof text, ". {\n forward . 127.0.0.1:%d {\n %s\n }\n}\n",
-             ntohs(a.sin_port), hc);
+             ntohs(a.sin_port), opts);
     forward *f = load(text);
     assert_non_null(f);
     pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, echo_once, &e), 0);
-    assert_int_equal(fwd_probe(f->st[0], &f->st[0]->ups[0]), 0);
+    assert_int_equal(pthread_create(&t, NULL, fn, e), 0);
+    int rc = fwd_probe(f->st[0], &f->st[0]->ups[0]);
     pthread_join(t, NULL);
-    close(e.fd);
+    close(e->fd);
     fwd_free(f);
+    return rc;
+}
+
+/* The probe as sent: `<domain> IN NS`, RD unless no_rec, no EDNS. */
+static void probe_sends(const char *hc, const uint8_t *want, size_t wlen)
+{
+    echo_up e = { 0 };
+    assert_int_equal(probe_against(&e, SOCK_DGRAM, echo_once, hc), 0);
     assert_int_equal(e.qlen, (ssize_t)wlen);
     assert_memory_equal(e.q + 2, want + 2, wlen - 2);     /* the ID is random */
 }
@@ -364,6 +397,107 @@ static void test_probe_query(void **state)
                                      7, 'e', 'x', 'a', 'm', 'p', 'l', 'e', 3, 'o', 'r', 'g', 0,
                                      0, 2, 0, 1 };
     probe_sends("health_check 0.5s no_rec domain Example.ORG", norec, sizeof norec);
+}
+
+/* The probe goes through c-ares: a reply with another ID is not the
+ * probe's (unhealthy after the 1 s timeout); a reply with any rcode is. */
+static void probe_replies(int foreign, int rcode, int want)
+{
+    echo_up e = { .foreign = foreign, .rcode = rcode };
+    assert_int_equal(probe_against(&e, SOCK_DGRAM, echo_once, ""), want);
+    assert_true(e.qlen >= 12);
+}
+
+static void test_probe_matching(void **state)
+{
+    (void)state;
+    probe_replies(0, 2, 0);          /* SERVFAIL: the upstream is alive */
+    probe_replies(0, 5, 0);          /* REFUSED too */
+    probe_replies(1, 0, -1);         /* another ID: not an answer */
+}
+
+static int fails_at_least_2(const fwd_upstream *u) { return atomic_load(&u->fails) >= 2; }
+static int not_probing(const fwd_upstream *u) { return atomic_load(&u->probing) == 0; }
+
+/* A one-shot TCP responder: one connection, one framed query answered. */
+static void *echo_tcp_once(void *arg)
+{
+    echo_up *e = arg;
+    int c = accept(e->fd, NULL, NULL);
+    uint8_t len[2], r[512];
+    if (c < 0)
+        return NULL;
+    if (recv(c, len, 2, MSG_WAITALL) == 2) {
+        size_t n = (size_t)(len[0] << 8 | len[1]);
+        if (n <= sizeof e->q && recv(c, e->q, n, MSG_WAITALL) == (ssize_t)n) {
+            e->qlen = (ssize_t)n;
+            memcpy(r + 2, e->q, n);
+            r[0] = len[0], r[1] = len[1];
+            r[4] |= 0x80;
+            send(c, r, n + 2, 0);
+        }
+    }
+    close(c);
+    return NULL;
+}
+
+/* force_tcp: the probe goes over TCP and its answer counts. */
+static void test_probe_tcp(void **state)
+{
+    (void)state;
+    echo_up e = { 0 };
+    assert_int_equal(probe_against(&e, SOCK_STREAM, echo_tcp_once, "force_tcp"), 0);
+    assert_true(e.qlen >= 12);
+    assert_int_equal(e.q[2], 0x01);  /* RD, a query */
+}
+
+/* Wait up to ms for cond(u); 1 when it held. */
+static int wait_for(int (*cond)(const fwd_upstream *), const fwd_upstream *u, int ms)
+{
+    for (int i = 0; i < ms / 10; i++) {
+        if (cond(u))
+            return 1;
+        usleep(10000);
+    }
+    return cond(u);
+}
+
+/* The health state of an upstream over time: a failed query starts the
+ * probes, each failed probe counts (down past max_fails), the first answered
+ * probe resets the count and stops the probing. */
+static void test_health_transitions(void **state)
+{
+    (void)state;
+    echo_up e = { 0 };
+    struct sockaddr_in a = { 0 };
+    echo_listen(&e, &a);
+    close(e.fd);                     /* nobody listens there for now */
+    char text[160], err[128];
+    snprintf(text, sizeof text,
+             ". {\n forward . 127.0.0.1:%d {\n max_fails 1\n health_check 100ms\n }\n}\n",
+             ntohs(a.sin_port));
+    forward *f = load(text);
+    assert_non_null(f);
+    fwd_stanza *st = f->st[0];
+    fwd_upstream *u = &st->ups[0];
+    assert_int_equal(fwd_health_start(st, err, sizeof err), 0);
+    assert_int_equal(atomic_load(&u->fails), 0);
+    assert_false(fwd_down(st, u));
+    fwd_health_kick(u);
+    assert_true(wait_for(fails_at_least_2, u, 3000));
+    assert_true(fwd_down(st, u));
+    assert_int_equal(atomic_load(&u->probing), 1);
+    /* the upstream comes back: the next probe is answered */
+    echo_listen(&e, &a);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, echo_once, &e), 0);
+    assert_true(wait_for(not_probing, u, 3000));
+    pthread_join(t, NULL);
+    close(e.fd);
+    assert_int_equal(atomic_load(&u->fails), 0);
+    assert_false(fwd_down(st, u));
+    fwd_health_stop(st);
+    fwd_free(f);
 }
 
 int main(void)
@@ -380,6 +514,9 @@ int main(void)
         cmocka_unit_test(test_down),
         cmocka_unit_test(test_probe_unreachable),
         cmocka_unit_test(test_probe_query),
+        cmocka_unit_test(test_probe_matching),
+        cmocka_unit_test(test_health_transitions),
+        cmocka_unit_test(test_probe_tcp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

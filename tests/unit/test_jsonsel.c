@@ -155,6 +155,9 @@ static void same_node(const st_node *a, const st_node *b)
     assert_int_equal(a->control_plane, b->control_plane);
     assert_int_equal(a->naddrs, b->naddrs);
     assert_memory_equal(a->addrs, b->addrs, a->naddrs * sizeof *a->addrs);
+    assert_int_equal(a->ncidrs, b->ncidrs);
+    if (a->ncidrs)
+        assert_memory_equal(a->cidrs, b->cidrs, a->ncidrs * sizeof *a->cidrs);
 }
 
 /* What the store decodes from each fixture is the same from the full tree
@@ -165,7 +168,8 @@ static void test_fixtures_decode_the_same(void **state)
     (void)state;
     fixtures *fx = load();
     strtab *strs = strtab_new();
-    store_opts o = { "topology.kubernetes.io/zone", "topology.kubernetes.io/region", 0, 0 };
+    store_opts o = { .zone_label = "topology.kubernetes.io/zone",
+                     .region_label = "topology.kubernetes.io/region" };
     int pods = 0, nodes = 0;
     for (int i = 0; i < fx->n; i++) {
         const char *res = kind_of(fx->lines[i]);
@@ -240,11 +244,15 @@ static void test_pod_rule_keeps_only_what_is_decoded(void **state)
     cJSON_Delete(ev);
     free(line);
 
-    /* a node keeps its labels, allocatable, conditions and addresses */
+    /* a node keeps its labels, allocatable, conditions and addresses, and
+     * of its spec the pod ranges (podCIDR, podCIDRs) only */
     line = wrap_line(fx->lines[4]);
     ev = jsel_parse(line, strlen(line), jsel_line_rule("nodes"));
     obj = cJSON_GetObjectItem(ev, "object");
-    assert_null(cJSON_GetObjectItem(obj, "spec"));
+    spec = cJSON_GetObjectItem(obj, "spec");
+    assert_int_equal(members(spec), 2);
+    assert_true(cJSON_IsArray(cJSON_GetObjectItem(spec, "podCIDRs")));
+    assert_null(cJSON_GetObjectItem(spec, "providerID"));
     assert_int_equal(members(cJSON_GetObjectItem(obj, "status")), 3);
     assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "status"), "images"));
     assert_true(members(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "metadata"), "labels")) > 5);
@@ -500,6 +508,97 @@ static void test_arena_parse_sel(void **state)
     unload(fx);
 }
 
+/* A lenient parse leaves out a list item cJSON would reject (a lone UTF-16
+ * surrogate escape, nesting deeper than the limit) and counts it; the strict
+ * parse refuses the page; an item whose brackets do not balance still
+ * fails the page. */
+static void test_lenient_skips_bad_items(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {
+        "{\"metadata\":{\"name\":\"b\",\"annotations\":{\"x\":\"\\udcff\"}}}",
+        "{\"metadata\":{\"name\":\"b\"},\"spec\":{\"x\":\"\\ud800\\u0041\"}}",
+        NULL,                                       /* deep, made below */
+    };
+    char deep[4096];
+    size_t n = (size_t)snprintf(deep, sizeof deep, "{\"metadata\":{\"name\":\"b\"},\"x\":");
+    for (int i = 0; i < CJSON_NESTING_LIMIT + 5; i++)
+        deep[n++] = '[';
+    for (int i = 0; i < CJSON_NESTING_LIMIT + 5; i++)
+        deep[n++] = ']';
+    snprintf(deep + n, sizeof deep - n, "}");
+    const char *res3[] = { "services", "pods", "nodes" };
+    for (int k = 0; k < 3; k++) {
+        const char *item = bad[k] ? bad[k] : deep;
+        for (int r = 0; r < 3; r++) {
+            char page[8192];
+            snprintf(page, sizeof page,
+                     "{\"kind\":\"List\",\"metadata\":{\"resourceVersion\":\"5\"},\"items\":["
+                     "{\"metadata\":{\"name\":\"a\"}},%s,{\"metadata\":{\"name\":\"c\"}}]}", item);
+            const jsel *rule = jsel_page_rule(res3[r]);
+            assert_null(jsel_parse(page, strlen(page), rule));
+            assert_null(cJSON_Parse(page));
+            unsigned skipped = 0;
+            cJSON *doc = jsel_parse_lenient(page, strlen(page), rule, &skipped);
+            assert_non_null(doc);
+            assert_int_equal(skipped, 1);
+            const cJSON *items = cJSON_GetObjectItemCaseSensitive(doc, "items");
+            assert_int_equal(cJSON_GetArraySize(items), 2);
+            const cJSON *md = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(items, 1), "metadata");
+            assert_string_equal(cJSON_GetObjectItemCaseSensitive(md, "name")->valuestring, "c");
+            cJSON_Delete(doc);
+            /* in the arena too */
+            skipped = 0;
+            doc = jarena_parse_lenient(page, strlen(page), rule, &skipped);
+            assert_non_null(doc);
+            assert_int_equal(skipped, 1);
+            jarena_delete(doc);
+            jarena_release();
+        }
+    }
+    /* brackets that do not balance, an unterminated string: the page fails */
+    static const char *const broken[] = {
+        "{\"items\":[{\"metadata\":{\"name\":\"a\"}},{\"x\":[}]}",
+        "{\"items\":[{\"metadata\":{\"name\":\"a\"}},{\"x\":\"\\udcff}]}",
+        "{\"items\":[{\"metadata\":{\"name\":\"a\"}},{\"x\":\"\\udcff\"}",
+    };
+    for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++) {
+        unsigned skipped = 0;
+        assert_null(jsel_parse_lenient(broken[i], strlen(broken[i]), jsel_page_rule("services"),
+                                       &skipped));
+    }
+    /* a good page: nothing skipped, the same tree as the strict parse */
+    const char *good = "{\"metadata\":{\"resourceVersion\":\"5\"},\"items\":[{\"a\":\"\\u00e9\"}]}";
+    unsigned skipped = 0;
+    cJSON *l = jsel_parse_lenient(good, strlen(good), jsel_page_rule("services"), &skipped);
+    cJSON *st = jsel_parse(good, strlen(good), jsel_page_rule("services"));
+    assert_int_equal(skipped, 0);
+    assert_true(cJSON_Compare(l, st, 1));
+    cJSON_Delete(l);
+    cJSON_Delete(st);
+    jarena_thread_done();
+}
+
+/* A watch line refused for its object still gives type, name, namespace
+ * and resourceVersion through the salvage rule. */
+static void test_salvage_rule(void **state)
+{
+    (void)state;
+    const char *line = "{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"Service\",\"metadata\":"
+                       "{\"name\":\"s\",\"namespace\":\"ns\",\"resourceVersion\":\"42\","
+                       "\"annotations\":{\"x\":\"\\udcff\"}},\"spec\":{\"y\":[[[\"\\udcff\"]]]}}}";
+    assert_null(jsel_parse(line, strlen(line), jsel_line_rule("services")));
+    cJSON *ev = jsel_parse(line, strlen(line), jsel_salvage_rule());
+    assert_non_null(ev);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(ev, "type")->valuestring, "MODIFIED");
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ev, "object"), "metadata");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(md, "name")->valuestring, "s");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(md, "namespace")->valuestring, "ns");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(md, "resourceVersion")->valuestring, "42");
+    assert_null(cJSON_GetObjectItemCaseSensitive(md, "annotations"));
+    cJSON_Delete(ev);
+}
+
 int main(void)
 {
     jarena_init();
@@ -514,6 +613,8 @@ int main(void)
         cmocka_unit_test(test_edge_cases),
         cmocka_unit_test(test_nesting_limit),
         cmocka_unit_test(test_arena_parse_sel),
+        cmocka_unit_test(test_lenient_skips_bad_items),
+        cmocka_unit_test(test_salvage_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -308,39 +308,64 @@ static void endpoint_good(const char *url, const char *server)
 }
 
 /* Regression: a bad scheme, an unclosed '[', port 99999 or a line break
- * were accepted and failed at every request, forever. k8s_url_check
- * refuses them when the configuration is built (and the kubernetes plugin
- * at load, at the URL's token). */
+ * were accepted and failed at every request, forever. Every URL is parsed
+ * by libcurl's URL API (the parser of the library that fetches it) when
+ * the configuration is built (and by the kubernetes plugin at load, at the
+ * URL's token); its reason, or the rule the parts break, is the error. What
+ * is kept is libcurl's rendering, so the client appends API paths to what
+ * was checked. */
 static void test_endpoint_urls(void **state)
 {
+    /* the scheme */
     endpoint_bad("ftp://10.0.0.1", "want http:// or https://");
     endpoint_bad("https//10.0.0.1", "want http:// or https://");
     endpoint_bad("10.0.0.1:6443", "want http:// or https://");
-    endpoint_bad("https://[fd00::1:6443", "unclosed '['");
-    endpoint_bad("https://[fd00::1]x", "after ']'");
-    endpoint_bad("https://[not-v6]:443", "not an IPv6 address");
-    endpoint_bad("https://10.0.0.1:99999", "port");
-    endpoint_bad("https://10.0.0.1:0", "port");
-    endpoint_bad("https://10.0.0.1:", "port");
-    endpoint_bad("https://10.0.0.1:64x", "port");
-    endpoint_bad("https://10.0.0.1:123456789012345678901", "port");
-    endpoint_bad("https://fd00::1:6443", "host");
-    endpoint_bad("https://", "no host");
-    endpoint_bad("https://:6443", "no host");
+    endpoint_bad("gopher://[fd00::1]:70", "want http:// or https://");
+    /* IPv6 hosts only in brackets, and a real address in them */
+    endpoint_bad("https://[fd00::1:6443", "Bad IPv6 address");
+    endpoint_bad("https://[not-v6]:443", "Bad IPv6 address");
+    endpoint_bad("https://[fd00::1]x", "Port number");
+    endpoint_bad("https://fd00::1:6443", "Port number");
+    /* the port */
+    endpoint_bad("https://10.0.0.1:99999", "Port number");
+    endpoint_bad("https://10.0.0.1:64x", "Port number");
+    endpoint_bad("https://10.0.0.1:+443", "Port number");
+    endpoint_bad("https://10.0.0.1:123456789012345678901", "Port number");
+    endpoint_bad("https://10.0.0.1:0", "port 0");
+    /* the host */
+    endpoint_bad("https://", "No host part");
+    endpoint_bad("https://:6443", "No host part");
+    endpoint_bad("https://bad_host!:443", "Bad hostname");
+    endpoint_bad("https://api.example.com;x", "Bad hostname");
+    /* what an API server's URL never holds */
     endpoint_bad("https://user:pw@10.0.0.1", "user info");
-    endpoint_bad("https://bad_host!:443", "host");
-    endpoint_bad("https://10.0.0.1/api?x=1", "query");
-    endpoint_bad("https://10.0.0.1/#frag", "query");
-    endpoint_bad("https://10.0.0.1\r\nX-Injected: 1", "control character");
-    endpoint_bad("https://10.0.0.1/a b", "control character or blank");
+    endpoint_bad("https://token@10.0.0.1", "user info");
+    endpoint_bad("https://10.0.0.1/api?x=1", "a query");
+    endpoint_bad("https://10.0.0.1?", "a query");
+    endpoint_bad("https://10.0.0.1/#frag", "a fragment");
+    endpoint_bad("https://10.0.0.1\r\nX-Injected: 1", "Port number");
+    endpoint_bad("https://10.0.0.1/\r\nX-Injected: 1", "Bad path");
+    endpoint_bad("https://10.0.0.1/a b", "Bad path");
+    endpoint_bad("https://10.0.0.1/a\tb", "Bad path");
+    endpoint_bad(NULL, "no URL");
     endpoint_good("https://10.0.0.1:6443", "https://10.0.0.1:6443");
     endpoint_good("http://127.0.0.1:8001/", "http://127.0.0.1:8001");
     endpoint_good("https://[fd00::1]:443", "https://[fd00::1]:443");
     endpoint_good("https://[fd00::1]", "https://[fd00::1]");
+    endpoint_good("https://[2001:db8::a:1]:6443/", "https://[2001:db8::a:1]:6443");
+    endpoint_good("https://[fe80::1%25eth0]:6443", "https://[fe80::1%25eth0]:6443");
     endpoint_good("https://api.example.com", "https://api.example.com");
+    endpoint_good("HTTPS://api.example.com", "https://api.example.com");
     endpoint_good("https://rancher.example.com/k8s/clusters/c-1",
                   "https://rancher.example.com/k8s/clusters/c-1");
+    endpoint_good("https://rancher.example.com/k8s/clusters/c-1/",
+                  "https://rancher.example.com/k8s/clusters/c-1");
+    endpoint_good("https://[fd00::1]:6443/k8s/clusters/c-1", "https://[fd00::1]:6443/k8s/clusters/c-1");
     endpoint_good("https://kubernetes.default.svc:65535", "https://kubernetes.default.svc:65535");
+    /* what libcurl reads its own way is kept as it reads it: an empty port
+     * is the scheme's, an empty fragment nothing */
+    endpoint_good("https://10.0.0.1:", "https://10.0.0.1");
+    endpoint_good("https://10.0.0.1#", "https://10.0.0.1");
     /* the server of a kubeconfig is checked the same way */
     char err[256];
     k8s_config c;
@@ -352,7 +377,7 @@ static void test_endpoint_urls(void **state)
     snprintf(p, sizeof p, "%s/kc-url", dir);
     assert_int_equal(k8s_config_kubeconfig(&c, p, NULL, err, sizeof err), -1);
     assert_non_null(strstr(err, "kc-url"));
-    assert_non_null(strstr(err, "unclosed '['"));
+    assert_non_null(strstr(err, "Bad IPv6 address"));
 }
 
 static void test_endpoint_and_incluster(void **state)
@@ -375,6 +400,45 @@ static void test_endpoint_and_incluster(void **state)
     snprintf(want, sizeof want, "%s/token", dir);
     assert_string_equal(c.token_file, want);
     k8s_config_free(&c);
+    /* libcurl puts the URL together from the variables and checks it */
+    static const struct { const char *host, *port, *server; } ok[] = {
+        { "10.96.0.1", "443", "https://10.96.0.1:443" },
+        { "[fd00::1]", "6443", "https://[fd00::1]:6443" },
+        { "2001:db8::a:1", "443", "https://[2001:db8::a:1]:443" },
+        { "fe80::1%eth0", "443", "https://[fe80::1%25eth0]:443" },   /* a zone, as libcurl writes it */
+        { "kubernetes.default.svc", "65535", "https://kubernetes.default.svc:65535" },
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        setenv("KUBERNETES_SERVICE_HOST", ok[i].host, 1);
+        setenv("KUBERNETES_SERVICE_PORT", ok[i].port, 1);
+        if (k8s_config_incluster(&c, err, sizeof err) != 0)
+            fail_msg("%s %s: %s", ok[i].host, ok[i].port, err);
+        assert_string_equal(c.server, ok[i].server);
+        k8s_config_free(&c);
+    }
+    static const struct { const char *host, *port, *why; } bad[] = {
+        { "10.96.0.1", "0", "Port number" },
+        { "10.96.0.1", "443x", "Port number" },
+        { "10.96.0.1", "99999", "Port number" },
+        { "10.96.0.1", " 443", "Port number" },
+        { "10.96.0.1/x", "443", "Bad hostname" },
+        { "user@10.96.0.1", "443", "Bad hostname" },
+        { "h?q", "443", "Bad hostname" },
+        { "not-v6::x", "443", "Bad hostname" },
+        { "[fd00::1", "443", "Bad hostname" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("KUBERNETES_SERVICE_HOST", bad[i].host, 1);
+        setenv("KUBERNETES_SERVICE_PORT", bad[i].port, 1);
+        if (k8s_config_incluster(&c, err, sizeof err) != -1) {
+            k8s_config_free(&c);
+            fail_msg("%s %s accepted", bad[i].host, bad[i].port);
+        }
+        if (!strstr(err, bad[i].why) || !strstr(err, bad[i].host))
+            fail_msg("%s %s: error '%s' lacks '%s'", bad[i].host, bad[i].port, err, bad[i].why);
+    }
+    unsetenv("KUBERNETES_SERVICE_HOST");
+    unsetenv("KUBERNETES_SERVICE_PORT");
 }
 
 /* The log lines k8s_client_new(cfg) writes (malloc'd); the client freed

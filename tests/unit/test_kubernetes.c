@@ -24,7 +24,7 @@
 #include <cjson/cJSON.h>
 #include <event2/event.h>
 #include "plugin/kubernetes/kubernetes.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/server.h"
 #include "server/transfer.h"
 #include "testenv.h"
@@ -142,12 +142,18 @@ static void test_endpoint_names(void **state)
     kube_dashed_ip("::1", out, sizeof out);
     assert_string_equal(out, "--1");
 
-    st_endpoint ep = { 0 };
-    ep.addr = "10.1.2.3";
-    ep.pod_name = "web-0";
+    /* a slice's endpoint as decode_slice packs it (store.h): strings at
+     * one offset of the slice's pool, the address derived from ip */
+    const char *names[] = { NULL };
+    const st_hints hints[] = { { 0 } };
+    st_slice sl = { .name = "s", .names = names, .nnames = 1, .hints = hints, .nhints = 1,
+                    .pool = "host-a\0web-0\0" };
+    st_endpoint ep = { .sl = &sl, .str = 7, .has_pod = 1 };
+    assert_int_equal(st_parse_ip("10.1.2.3", &ep.ip), 0);
     assert_string_equal(kube_endpoint_name(&ep, 0, out, sizeof out), "10-1-2-3");
     assert_string_equal(kube_endpoint_name(&ep, 1, out, sizeof out), "web-0");
-    ep.hostname = "host-a";
+    ep.str = 0;
+    ep.has_host = 1;
     assert_string_equal(kube_endpoint_name(&ep, 1, out, sizeof out), "host-a");
 }
 
@@ -1361,22 +1367,26 @@ static void test_setup(void **state)
     conf_fails("kubernetes cluster.local { zonal\nnoendpoints }", "zonal requires the endpoint cache");
     conf_fails("kubernetes cluster.local { namespaces a\nnamespace_labels x=y }", "cannot both be set");
     conf_fails("kubernetes cluster.local { labels a in () }", "invalid label selector");
-    conf_fails("kubernetes cluster.local { multicluster 10.0.0.0/99 }", "invalid zone");
+    conf_fails("kubernetes cluster.local { multicluster 10.0.0.0/99 }", "invalid CIDR");
     conf_fails("kubernetes cluster.local { tls a b }", "Wrong argument count");
     conf_fails("kubernetes cluster.local { endpoint_pod_names x }", "Wrong argument count");
     conf_fails("kubernetes in-addr.arpa 10.0.0.0/8", "non-reverse zone name must be used");
+    conf_fails("kubernetes cluster.local 10.233.0.0/33", ":2: invalid CIDR '10.233.0.0/33'");
     /* regression: these were accepted and failed at every request; now
      * startup stops at the URL's line and token */
     conf_fails("kubernetes cluster.local {\nendpoint ftp://10.0.0.1\n}",
                ":3: invalid endpoint 'ftp://10.0.0.1': want http:// or https:// near 'ftp://10.0.0.1'");
     conf_fails("kubernetes cluster.local {\nendpoint https://[fd00::1:443 https://x\n}",
-               ":3: invalid endpoint 'https://[fd00::1:443': unclosed '[' in the host near "
+               ":3: invalid endpoint 'https://[fd00::1:443': Bad IPv6 address near "
                "'https://[fd00::1:443'");
     conf_fails("kubernetes cluster.local {\nendpoint http://127.0.0.1:99999\n}",
-               ":3: invalid endpoint 'http://127.0.0.1:99999': the port is not a number in 1..65535 "
-               "near 'http://127.0.0.1:99999'");
+               ":3: invalid endpoint 'http://127.0.0.1:99999': Port number was not a decimal number "
+               "between 0 and 65535 near 'http://127.0.0.1:99999'");
     conf_fails("kubernetes cluster.local {\nendpoint \"http://127.0.0.1:8001\r\nX: y\"\n}",
-               "control character");
+               ":3: invalid endpoint");
+    conf_fails("kubernetes cluster.local {\nendpoint \"http://127.0.0.1:8001/\r\nX: y\"\n}",
+               "Bad path");
+    conf_fails("kubernetes cluster.local {\nendpoint http://t@127.0.0.1:8001\n}", "user info");
     conf_fails("kubernetes cluster.local\nkubernetes other.local", "only be used once per Server Block");
 }
 
@@ -1400,6 +1410,36 @@ static void test_zones(void **state)
     assert_string_equal(k->zones[0], "0.0.10.in-addr.arpa.");
     assert_string_equal(k->zones[1], "cluster.local.");
     assert_int_equal(k->primary, 1);
+    instance_free(ins);
+    /* kubespray's default: a /18 is the 64 zones 0..63.233.10.in-addr.arpa. */
+    ins = load_conf(".:53 {\n kubernetes cluster.local in-addr.arpa ip6.arpa 10.233.0.0/18\n}\n",
+                    err, sizeof err);
+    if (!ins)
+        fail_msg("%s", err);
+    k = kube_inst(ins);
+    assert_int_equal(k->nzones, 3 + 64);
+    assert_string_equal(k->zones[3], "0.233.10.in-addr.arpa.");
+    assert_string_equal(k->zones[66], "63.233.10.in-addr.arpa.");
+    assert_int_equal(k->zrun[3], 64);               /* one run: the parent compared once */
+    assert_int_equal(k->zrun[0], 1);
+    static const struct { const char *name; int zone; } m[] = {
+        { "5.0.233.10.in-addr.arpa.", 3 },          /* first /24 of the /18 */
+        { "0.233.10.in-addr.arpa.", 3 },            /* its apex */
+        { "1.63.233.10.in-addr.arpa.", 66 },        /* last /24 */
+        { "1.64.233.10.in-addr.arpa.", 1 },         /* past the /18: in-addr.arpa. */
+        { "233.10.in-addr.arpa.", 1 },              /* the /16 parent is not one of them */
+        { "web.apps.svc.cluster.local.", 0 },
+        { "cluster.local.", 0 },
+        { "x.ip6.arpa.", 2 },
+        { "example.org.", -1 },
+        { ".", -1 },
+    };
+    for (size_t i = 0; i < sizeof m / sizeof *m; i++) {
+        uint8_t w[DNAME_MAX];
+        assert_true(dname_from_str(w, m[i].name) > 0);
+        if (kube_match_zone(k, w) != m[i].zone)
+            fail_msg("%s: zone %d, want %d", m[i].name, kube_match_zone(k, w), m[i].zone);
+    }
     instance_free(ins);
 }
 

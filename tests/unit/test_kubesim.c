@@ -2,7 +2,11 @@
  * and matching, RFC 7386 merge patch (the RFC's appendix examples), the
  * YAML-to-JSON loader's scalar typing and multi-document handling, and the
  * unpadded base64url of continue tokens (RFC 4648's test vectors, what the
- * apiserver's RawURLEncoding rejects). */
+ * apiserver's RawURLEncoding rejects). Then the store and object semantics
+ * without HTTP: CustomResourceDefinitions (validation, defaults, status,
+ * the kind served and unserved, objects deleted with the CRD, restore),
+ * dryRun, Kubernetes' version order, the OpenAPI v3 document and
+ * --generate podCIDRs=1. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../kubesim/kubesim.h"
 #include "../kubesim/b64url.h"
 #include "../kubesim/jsonpatch.h"
 #include "../kubesim/mergepatch.h"
@@ -365,8 +370,304 @@ static void test_b64url_decode(void **state)
     free(d);
 }
 
+/* ---------- the store: CRDs, dryRun, OpenAPI, generator ---------- */
+
+static int setup_store(void **state)
+{
+    cJSON *ns = cJSON_Parse("{\"metadata\":{\"name\":\"default\"}}");
+    ks_err e;
+    (void)state;
+    ks_base = event_base_new();
+    store_init(1000);
+    ver_unref(obj_create(K_NAMESPACE, NULL, ns, 0, &e));
+    cJSON_Delete(ns);
+    return store_get(K_NAMESPACE, "", "default") ? 0 : -1;
+}
+
+static int teardown_store(void **state)
+{
+    (void)state;
+    objects_free();
+    store_free();
+    crd_free();
+    gen_free();
+    event_base_free(ks_base);
+    ks_base = NULL;
+    return 0;
+}
+
+static const char widget_crd[] =
+    "{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"CustomResourceDefinition\","
+    "\"metadata\":{\"name\":\"widgets.example.com\"},\"spec\":{\"group\":\"example.com\","
+    "\"names\":{\"kind\":\"Widget\",\"plural\":\"widgets\",\"shortNames\":[\"wd\"]},"
+    "\"scope\":\"Namespaced\",\"versions\":[{\"name\":\"v1\",\"served\":true,"
+    "\"storage\":true,\"schema\":{\"openAPIV3Schema\":{\"type\":\"object\"}}},"
+    "{\"name\":\"v2alpha1\",\"served\":false,\"storage\":false,"
+    "\"schema\":{\"openAPIV3Schema\":{\"type\":\"object\"}}}]}}";
+
+static ks_ver *create_json(int kind, const char *ns, const char *json, ks_err *e)
+{
+    cJSON *b = cJSON_Parse(json);
+    ks_ver *v;
+    assert_non_null(b);
+    v = obj_create(kind, ns, b, 1, e);
+    cJSON_Delete(b);
+    return v;
+}
+
+/* the CRD with one change made by edit (a cJSON_Utils-free tweak) */
+static int crd_error(const char *from, const char *to, ks_err *e)
+{
+    char buf[2048];
+    const char *at = strstr(widget_crd, from);
+    ks_ver *v;
+    assert_non_null(at);
+    snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - widget_crd), widget_crd, to,
+             at + strlen(from));
+    v = create_json(K_CRD, NULL, buf, e);
+    if (v) {
+        ver_unref(v);
+        return 0;
+    }
+    return e->code;
+}
+
+static void test_crd_validation(void **state)
+{
+    ks_err e;
+    (void)state;
+    assert_int_equal(crd_error("widgets.example.com", "gadgets.example.com", &e), 422);
+    assert_string_equal(e.msg, "CustomResourceDefinition.apiextensions.k8s.io "
+                        "\"gadgets.example.com\" is invalid: metadata.name: Invalid value: "
+                        "\"gadgets.example.com\": must be spec.names.plural+\".\"+spec.group");
+    assert_string_equal(e.field, "metadata.name");
+    assert_int_equal(crd_error("\"Namespaced\"", "\"Everywhere\"", &e), 422);
+    assert_string_equal(e.field, "spec.scope");
+    assert_string_equal(e.cause, "FieldValueNotSupported");
+    assert_int_equal(crd_error("\"storage\":false", "\"storage\":true", &e), 422);
+    assert_string_equal(e.field, "spec.versions");
+    assert_int_equal(crd_error(",\"schema\":{\"openAPIV3Schema\":{\"type\":\"object\"}}}]",
+                               "}]", &e), 422);
+    assert_string_equal(e.field, "spec.versions[1].schema.openAPIV3Schema");
+    assert_int_equal(crd_error("\"kind\":\"Widget\"", "\"kind\":\"Wid\\\"get\"", &e), 422);
+    assert_string_equal(e.field, "spec.names.kind");
+    assert_int_equal(crd_error("\"group\":\"example.com\"", "\"group\":\"example\"", &e), 422);
+    assert_string_equal(e.field, "spec.group");
+    assert_int_equal(store_count(K_CRD), 0);
+    assert_int_equal(ks_kind_by_route("example.com", "v1", "widgets"), -1);
+}
+
+static const char *jget(const cJSON *o, const char *path)
+{
+    char buf[200], *p, *save = NULL;
+    snprintf(buf, sizeof buf, "%s", path);
+    for (p = strtok_r(buf, ".", &save); p && o; p = strtok_r(NULL, ".", &save))
+        o = cJSON_IsArray(o) ? cJSON_GetArrayItem(o, atoi(p)) : cJSON_GetObjectItemCaseSensitive(o, p);
+    return cJSON_IsString(o) ? o->valuestring : NULL;
+}
+
+/* the string at each path of v is the one given: path, value, ..., NULL */
+static void assert_paths(const ks_ver *v, const char *const *pv)
+{
+    cJSON *o = ver_parse(v);
+    for (; pv[0]; pv += 2) {
+        const char *got = jget(o, pv[0]);
+        if (!got || strcmp(got, pv[1]))
+            fail_msg("%s: %s, want %s", pv[0], got ? got : "(none)", pv[1]);
+    }
+    cJSON_Delete(o);
+}
+
+static void test_crd_lifecycle(void **state)
+{
+    ks_err e;
+    ks_ver *crd, *w, *cur;
+    uint64_t rv;
+    int k;
+    char saved[] = "before";
+    (void)state;
+
+    assert_int_equal(ks_kind_by_kind("example.com/v1", "Widget"), -1);
+    crd = create_json(K_CRD, NULL, widget_crd, &e);
+    assert_non_null(crd);
+    /* the create answers the initial status; the controllers' change follows */
+    assert_paths(crd, (const char *const[]){
+        "status.acceptedNames.kind", "", "status.storedVersions.0", "v1",
+        "spec.names.singular", "widget", "spec.names.listKind", "WidgetList",
+        "spec.conversion.strategy", "None", NULL});
+    cur = store_get(K_CRD, "", "widgets.example.com");
+    assert_int_equal(cur->rv, crd->rv + 1);
+    assert_paths(cur, (const char *const[]){
+        "status.acceptedNames.kind", "Widget", "status.acceptedNames.shortNames.0", "wd",
+        "status.conditions.0.type", "NamesAccepted", "status.conditions.0.reason", "NoConflicts",
+        "status.conditions.1.type", "Established", "status.conditions.1.status", "True", NULL});
+    ver_unref(crd);
+
+    /* served at v1 only, namespaced */
+    k = ks_kind_by_route("example.com", "v1", "widgets");
+    assert_true(k >= K_COUNT);
+    assert_int_equal(ks_kind_by_route("example.com", "v2alpha1", "widgets"), -1);
+    assert_int_equal(ks_kind_by_kind("example.com/v1", "Widget"), k);
+    assert_true(ks_kinds[k].namespaced);
+    assert_string_equal(ks_kinds[k].api_version, "example.com/v1");
+    w = create_json(k, "default", "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\","
+                    "\"metadata\":{\"name\":\"w1\"},\"spec\":{\"size\":1}}", &e);
+    assert_non_null(w);
+    ver_unref(w);
+    w = create_json(k, "default", "{\"apiVersion\":\"example.com/v2alpha1\",\"kind\":\"Widget\","
+                    "\"metadata\":{\"name\":\"w2\"}}", &e);
+    assert_null(w);
+    assert_int_equal(e.code, 400);
+    assert_null(obj_patch(k, "default", "nope", cJSON_GetArrayItem(NULL, 0), KS_PATCH_MERGE, 0, &e));
+    assert_string_equal(e.msg, "widgets.example.com \"nope\" not found");
+    assert_string_equal(e.group, "example.com");
+
+    /* the OpenAPI document lists the kind at its served version only */
+    {
+        char *idx = openapi_v3("/openapi/v3"), *doc = openapi_v3("/openapi/v3/apis/example.com/v1");
+        assert_non_null(strstr(idx, "\"apis/example.com/v1\""));
+        assert_null(strstr(idx, "v2alpha1"));
+        assert_non_null(strstr(doc, "\"/apis/example.com/v1/namespaces/{namespace}/widgets/{name}\""));
+        assert_non_null(strstr(doc, "\"fieldValidation\""));
+        assert_null(openapi_v3("/openapi/v3/apis/example.com/v2alpha1"));
+        assert_null(openapi_v3("/openapi/v3/apis/nope.io/v1"));
+        free(idx);
+        free(doc);
+    }
+
+    /* scope is immutable */
+    {
+        char buf[2048];
+        const char *at = strstr(widget_crd, "\"Namespaced\"");
+        cJSON *b;
+        snprintf(buf, sizeof buf, "%.*s\"Cluster\"%s", (int)(at - widget_crd), widget_crd,
+                 at + strlen("\"Namespaced\""));
+        b = cJSON_Parse(buf);
+        assert_null(obj_update(K_CRD, "", "widgets.example.com", b, 0, &e));
+        assert_int_equal(e.code, 422);
+        assert_string_equal(e.field, "spec.scope");
+        cJSON_Delete(b);
+    }
+
+    store_save(saved);
+    /* a dry-run delete of the CRD changes nothing */
+    rv = store_rv();
+    obj_set_dry_run(1);
+    w = obj_delete(K_CRD, "", "widgets.example.com", NULL, &e);
+    obj_set_dry_run(0);
+    assert_non_null(w);
+    ver_unref(w);
+    assert_int_equal(store_rv(), rv);
+    assert_int_equal(ks_kind_by_route("example.com", "v1", "widgets"), k);
+    assert_int_equal(store_count(k), 1);
+
+    /* deleting the CRD deletes its objects and unserves the kind */
+    w = obj_delete(K_CRD, "", "widgets.example.com", NULL, &e);
+    assert_non_null(w);
+    ver_unref(w);
+    assert_int_equal(store_count(k), 0);
+    assert_int_equal(store_rv(), rv + 2); /* the widget, then the CRD */
+    assert_int_equal(ks_kind_by_route("example.com", "v1", "widgets"), -1);
+    assert_int_equal(ks_kind_by_kind("example.com/v1", "Widget"), -1);
+
+    /* a restore brings the CRD, its kind (same slot) and its object back */
+    assert_int_equal(store_restore(saved), 0);
+    crd_sync();
+    assert_int_equal(ks_kind_by_route("example.com", "v1", "widgets"), k);
+    assert_non_null(store_get(k, "default", "w1"));
+}
+
+static void test_dry_run(void **state)
+{
+    ks_err e;
+    ks_ver *v;
+    cJSON *o, *patch;
+    uint64_t rv = store_rv();
+    (void)state;
+    obj_set_dry_run(1);
+    v = create_json(K_CONFIGMAP, "default", "{\"metadata\":{\"name\":\"c\"},\"data\":{\"a\":\"1\"}}", &e);
+    assert_non_null(v);
+    o = ver_parse(v);
+    assert_null(jget(o, "metadata.resourceVersion"));
+    assert_non_null(jget(o, "metadata.uid"));
+    cJSON_Delete(o);
+    ver_unref(v);
+    assert_int_equal(store_rv(), rv);
+    assert_null(store_get(K_CONFIGMAP, "default", "c"));
+    obj_set_dry_run(0);
+    ver_unref(create_json(K_CONFIGMAP, "default", "{\"metadata\":{\"name\":\"c\"},\"data\":{\"a\":\"1\"}}", &e));
+    rv = store_rv();
+    obj_set_dry_run(1);
+    patch = cJSON_Parse("{\"data\":{\"a\":\"2\"}}");
+    v = obj_patch(K_CONFIGMAP, "default", "c", patch, KS_PATCH_MERGE, 0, &e);
+    cJSON_Delete(patch);
+    assert_non_null(v);
+    assert_int_equal(v->rv, rv); /* the current resourceVersion */
+    o = ver_parse(v);
+    assert_string_equal(jget(o, "data.a"), "2");
+    cJSON_Delete(o);
+    ver_unref(v);
+    v = obj_delete(K_CONFIGMAP, "default", "c", NULL, &e);
+    assert_non_null(v);
+    ver_unref(v);
+    v = obj_delete(K_NAMESPACE, "", "ns-dry", NULL, &e);
+    assert_null(v);
+    obj_set_dry_run(0);
+    assert_int_equal(store_rv(), rv);
+    o = ver_parse(store_get(K_CONFIGMAP, "default", "c"));
+    assert_string_equal(jget(o, "data.a"), "1");
+    cJSON_Delete(o);
+}
+
+static void test_version_order(void **state)
+{
+    static const char *const sorted[] = {"v10", "v2", "v1", "v11beta2", "v10beta3", "v3beta1",
+                                         "v12alpha1", "v11alpha2", "foo1", "foo10"};
+    size_t i, j, n = sizeof sorted / sizeof sorted[0];
+    (void)state;
+    for (i = 0; i < n; i++)
+        for (j = 0; j < n; j++)
+            if ((ks_version_cmp(sorted[i], sorted[j]) < 0) != (i < j) ||
+                (ks_version_cmp(sorted[i], sorted[j]) == 0) != (i == j))
+                fail_msg("%s vs %s", sorted[i], sorted[j]);
+}
+
+static void test_generate_pod_cidrs(void **state)
+{
+    ks_gen g;
+    char err[200];
+    size_t i;
+    (void)state;
+    assert_int_equal(gen_parse("nodes=3,pods=900,services=9,podCIDRs=1", &g, err, sizeof err), 0);
+    assert_int_equal(g.host_bits, 9); /* 300 pods a node: /23 */
+    assert_int_equal(gen_parse("nodes=70000,pods=1,podCIDRs=1", &g, err, sizeof err), -1);
+    assert_non_null(strstr(err, "do not fit"));
+    assert_int_equal(gen_parse("nodes=3,podCIDRs=2", &g, err, sizeof err), -1);
+    assert_int_equal(gen_parse("nodes=4,pods=40,services=4,podCIDRs=1", &g, err, sizeof err), 0);
+    gen_run(&g);
+    assert_int_equal(store_count(K_POD), 40);
+    for (i = 0; i < store_count(K_POD); i++) {
+        cJSON *p = ver_parse(store_at(K_POD, i));
+        cJSON *n = ver_parse(store_get(K_NODE, "", jget(p, "spec.nodeName")));
+        const char *ip = jget(p, "status.podIP"), *cidr = jget(n, "spec.podCIDR");
+        unsigned a, b, c, d, x, y, z, w, len;
+        assert_int_equal(sscanf(ip, "%u.%u.%u.%u", &a, &b, &c, &d), 4);
+        assert_int_equal(sscanf(cidr, "%u.%u.%u.%u/%u", &x, &y, &z, &w, &len), 5);
+        assert_int_equal(len, 24);
+        assert_true(a == x && b == y && c == z && d >= 1 && d <= 254);
+        cJSON_Delete(p);
+        cJSON_Delete(n);
+    }
+}
+
 int main(void)
 {
+    const struct CMUnitTest store_tests[] = {
+        cmocka_unit_test_setup_teardown(test_crd_validation, setup_store, teardown_store),
+        cmocka_unit_test_setup_teardown(test_crd_lifecycle, setup_store, teardown_store),
+        cmocka_unit_test_setup_teardown(test_dry_run, setup_store, teardown_store),
+        cmocka_unit_test_setup_teardown(test_generate_pod_cidrs, setup_store, teardown_store),
+    };
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_label_ops),
         cmocka_unit_test(test_label_errors),
@@ -378,6 +679,8 @@ int main(void)
         cmocka_unit_test(test_b64url_encode),
         cmocka_unit_test(test_b64url_roundtrip),
         cmocka_unit_test(test_b64url_decode),
+        cmocka_unit_test(test_version_order),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    return failed + cmocka_run_group_tests(store_tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /*
- * test_metrics.c — unit tests of the metrics registry (src/server/metrics.c)
+ * test_metrics.c — unit tests of the metrics registry (src/runtime/metrics.c)
  * and the HTTP endpoint layer (src/server/http.c).
  *
  * Every test reports into one registry made by main(), so every test uses
@@ -28,7 +28,7 @@
 #include "server/plugin.h"
 #include "plugin/prometheus/prometheus.h"
 #include "server/http.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/server.h"
 
 extern const plugin_def plugin_prometheus;

@@ -610,6 +610,23 @@ static void formerr_opt(void **state)
     n += put_q(b + n);
     n += put_opt(b + n, (const uint8_t *)"\x00\x0a\x00", 3);
     expect_formerr(b, n);
+    /* a COOKIE option is 8 octets (client cookie) or 16 to 40 (client and
+     * server cookie); any other length is FORMERR (RFC 7873 5.2.2) */
+    static const int cookie_len[] = { 0, 1, 3, 7, 9, 15, 41, 64, 8, 16, 24, 40 };
+    for (size_t i = 0; i < sizeof cookie_len / sizeof cookie_len[0]; i++) {
+        int l = cookie_len[i], good = l == 8 || (l >= 16 && l <= 40);
+        uint8_t o[4 + 64] = { 0, 10, 0, (uint8_t)l };
+        memset(o + 4, 'c', (size_t)l);
+        n = put_hdr(b, 1, 0, 0, 1);
+        n += put_q(b + n);
+        n += put_opt(b + n, o, 4 + (size_t)l);
+        if (good) {
+            expect_ok(b, n, &m);
+            msg_free(&m);
+        } else {
+            expect_formerr(b, n);
+        }
+    }
     /* unknown options (a cookie) are skipped */
     n = put_hdr(b, 1, 0, 0, 1);
     n += put_q(b + n);
@@ -1150,10 +1167,10 @@ static void edns_options(void **state)
 {
     (void)state;
     const uint8_t q[] = { 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 'x', 0, 0, 1, 0, 1,
-                          0, 0, 41, 0x10, 0x00, 0, 0, 0, 0, 0, 23,
+                          0, 0, 41, 0x10, 0x00, 0, 0, 0, 0, 0, 27,
                           0, 3, 0, 0,                                   /* NSID, empty */
                           0, 8, 0, 7, 0, 1, 24, 0, 10, 1, 2,            /* ECS 10.1.2/24 */
-                          0, 10, 0, 4, 'c', 'o', 'o', 'k' };            /* COOKIE */
+                          0, 10, 0, 8, 'c', 'o', 'o', 'k', 'i', 'e', '!', '!' }; /* COOKIE */
     dns_msg m;
     msg_init(&m);
     int hdr_ok;
@@ -1164,8 +1181,8 @@ static void edns_options(void **state)
     assert_int_equal(len, 0);
     const uint8_t *c = edns_opt_find(&m.edns, 10, &len);
     assert_non_null(c);
-    assert_int_equal(len, 4);
-    assert_memory_equal(c, "cook", 4);
+    assert_int_equal(len, 8);
+    assert_memory_equal(c, "cookie!!", 8);
     assert_null(edns_opt_find(&m.edns, EDNS_OPT_ECS, &len));
     assert_null(edns_opt_find(&m.edns, EDNS_OPT_EDE, &len));
 

@@ -4,7 +4,10 @@
  * it asks for (path, limit, continue, resourceVersion, allowWatchBookmarks,
  * timeoutSeconds, labelSelector), the handler calls it makes (upsert, remove,
  * relist begin/end), and the delays it picks (backoff sequence with jitter,
- * reset after 2 minutes and after a complete list or an event, Retry-After),
+ * one backoff for lists, watches and relists, reset 2 minutes after the last
+ * wait and by a watch event but not by a complete list, a 410 loop and a
+ * repeated continue token slowed, Retry-After; objects the parser refuses
+ * skipped in a list page and in a watch event),
  * plus the watch-line framer (events split anywhere, several per read,
  * malformed, oversized), 410 handling, a server gone back in time (504 with
  * a ResourceVersionTooLarge Status, a list page, event or BOOKMARK at a lower
@@ -204,7 +207,7 @@ static refl *synced_refl(void)
     refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
     assert_non_null(r);
     refl_start(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
     respond(r, 200, NULL, list_body("100", NULL, ab));
     calls_are("begin up:a up:b end ");
     assert_true(refl_synced(r));
@@ -215,6 +218,55 @@ static refl *synced_refl(void)
 
 /* ---- lists -------------------------------------------------------------------------- */
 
+/* A later page asks for REFL_PAGE_BYTES over the bytes of text and parsed
+ * tree per object of the page before (at least REFL_PAGE_MIN objects, at most
+ * REFL_PAGE_SIZE); the first page of the next list asks for REFL_PAGE_FIRST
+ * again. */
+static char *big_page(const char *cont, int n, size_t name_len)
+{
+    size_t cap = 256 + (size_t)n * (name_len + 64);
+    char *b = malloc(cap), *name = malloc(name_len + 1);
+    assert_non_null(b);
+    assert_non_null(name);
+    memset(name, 'x', name_len);
+    name[name_len] = '\0';
+    size_t o = (size_t)snprintf(b, cap, "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"9\"%s%s%s},\"items\":[",
+                                cont ? ",\"continue\":\"" : "", cont ? cont : "", cont ? "\"" : "");
+    for (int i = 0; i < n; i++)        /* the bulk in a field the handler does not log */
+        o += (size_t)snprintf(b + o, cap - o, "%s{\"metadata\":{\"name\":\"%c\",\"resourceVersion\":\"9\","
+                              "\"annotations\":{\"x\":\"%s\"}}}", i ? "," : "", 'a' + i, name);
+    snprintf(b + o, cap - o, "]}");
+    free(name);
+    return b;
+}
+
+static void test_page_size_follows_object_size(void **state)
+{
+    (void)state;
+    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
+    refl_start(r);
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=" "100");
+    char *b = big_page("t1", 4, 20000);            /* 20 KB of text an object */
+    respond(r, 200, NULL, b);
+    free(b);
+    int lim = atoi(param(last_url(), "limit"));
+    assert_true(lim > REFL_PAGE_MIN && lim <= (int)(REFL_PAGE_BYTES / 20000) + 1);
+    b = big_page("t2", 2, 400000);                 /* 400 KB: the floor */
+    respond(r, 200, NULL, b);
+    free(b);
+    assert_int_equal(atoi(param(last_url(), "limit")), REFL_PAGE_MIN);
+    b = big_page("t3", 3, 10);                     /* small objects: the ceiling */
+    respond(r, 200, NULL, b);
+    free(b);
+    assert_int_equal(atoi(param(last_url(), "limit")), REFL_PAGE_SIZE);
+    b = big_page(NULL, 1, 10);                      /* the last page: then a watch */
+    respond(r, 200, NULL, b);
+    free(b);
+    assert_true(refl_synced(r));
+    assert_non_null(strstr(last_url(), "watch=1"));
+    refl_free(r);
+}
+
 static void test_paginated_list_then_watch(void **state)
 {
     (void)state;
@@ -224,7 +276,7 @@ static void test_paginated_list_then_watch(void **state)
     refl_start(r);
     assert_int_equal(E.nurls, 1);
     assert_string_equal(last_url(),
-                        "http://k:1/api/v1/pods?limit=500&labelSelector=app%20in%20%28x%2Cy%29%2Ctier%21%3Ddb");
+                        "http://k:1/api/v1/pods?limit=100&labelSelector=app%20in%20%28x%2Cy%29%2Ctier%21%3Ddb");
     assert_false(refl_synced(r));
     respond(r, 200, NULL, list_body(NULL, "tok/1=+", p1));
     calls_are("begin flush2 up:a up:b ");           /* page 2 asked for first */
@@ -255,7 +307,7 @@ static void test_field_selector_on_list_and_watch(void **state)
     refl *r = refl_new("http://k:1", "/api/v1/nodes", "tier=x", &H, &OPS, NULL);
     assert_int_equal(refl_set_fields(r, "metadata.name=node-a"), 0);
     refl_start(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/nodes?limit=500&labelSelector=tier%3Dx"
+    assert_string_equal(last_url(), "http://k:1/api/v1/nodes?limit=100&labelSelector=tier%3Dx"
                                     "&fieldSelector=metadata.name%3Dnode-a");
     respond(r, 200, NULL, list_body("9", NULL, p1));
     calls_are("begin up:node-a end ");
@@ -305,9 +357,10 @@ static void test_expired_continue_restarts_list(void **state)
     respond(r, 200, NULL, list_body(NULL, "old", p1));
     calls_are("begin flush2 up:a ");
     respond(r, 410, NULL, "{\"kind\":\"Status\",\"code\":410,\"reason\":\"Expired\"}");
-    /* at once, from the first page: a new relist (begin again) */
-    assert_int_equal(E.ndelays, 0);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    /* after the backoff, from the first page: a new relist (begin again) */
+    assert_int_equal(E.ndelays, 1);
+    refl_on_timer(r);
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
     respond(r, 200, NULL, list_body("9", NULL, p2));
     calls_are("begin up:a up:b end ");
     assert_watch_url(last_url(), "9");
@@ -328,13 +381,13 @@ static void test_list_failures_back_off_then_list_again(void **state)
     assert_true(E.delays[0] >= 0.8 && E.delays[0] <= 1.2);
     assert_false(refl_synced(r));
     refl_on_timer(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
     /* a malformed list: wait again (doubled), list again */
     respond(r, 200, NULL, "{\"items\": [ {\"metadata\"");
     assert_int_equal(E.ndelays, 2);
     assert_true(E.delays[1] >= 1.6 && E.delays[1] <= 2.4);
     refl_on_timer(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
     /* a last page without a resourceVersion is malformed too */
     respond(r, 200, NULL, list_body(NULL, NULL, p1));
     assert_int_equal(E.ndelays, 3);
@@ -343,6 +396,42 @@ static void test_list_failures_back_off_then_list_again(void **state)
     calls_are("begin up:b end ");
     assert_true(refl_synced(r));
     assert_watch_url(last_url(), "5");
+    refl_free(r);
+}
+
+/* A 404 on a list (a CRD not installed): listed as empty (relist begin
+ * and end, so what was kept goes, and synced: readiness is not held
+ * back), then listed again with the backoff until it is served; a 404 on a
+ * continued page is a plain failure. */
+static void test_list_404_counts_as_empty(void **state)
+{
+    (void)state;
+    static const char *const p1[] = { "a", NULL };
+    refl *r = refl_new("http://k:1", "/apis/cilium.io/v2/ciliumnodes", NULL, &H, &OPS, NULL);
+    refl_start(r);
+    respond(r, 404, NULL, "{\"kind\":\"Status\",\"code\":404,\"reason\":\"NotFound\"}");
+    calls_are("begin end ");
+    assert_true(refl_synced(r));
+    assert_false(refl_is_watching(r));
+    assert_int_equal(E.ndelays, 1);
+    assert_true(E.delays[0] >= 0.8 && E.delays[0] <= 1.2);
+    refl_on_timer(r);
+    assert_string_equal(last_url(), "http://k:1/apis/cilium.io/v2/ciliumnodes?limit=100");
+    respond(r, 404, NULL, NULL);
+    calls_are("begin end ");
+    assert_int_equal(E.ndelays, 2);
+    assert_true(E.delays[1] >= 1.6 && E.delays[1] <= 2.4);     /* backing off */
+    refl_on_timer(r);
+    /* installed: listed and watched */
+    respond(r, 200, NULL, list_body("9", "c1", p1));
+    calls_are("begin flush4 up:a ");
+    respond(r, 404, NULL, NULL);                /* a continued page: a failure */
+    calls_are("");
+    assert_int_equal(E.ndelays, 3);
+    refl_on_timer(r);
+    respond(r, 200, NULL, list_body("9", NULL, p1));
+    calls_are("begin up:a end ");
+    assert_true(refl_is_watching(r));
     refl_free(r);
 }
 
@@ -466,9 +555,10 @@ static void test_error_410_event_relists_by_diff(void **state)
     assert_int_equal(refl_on_body(r, body, strlen(body)), -1);
     calls_are("up:x ");
     refl_on_done(r, 0);
-    /* relist at once, no resourceVersion, no wait */
-    assert_int_equal(E.ndelays, 0);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    /* relist after the backoff, no resourceVersion */
+    assert_int_equal(E.ndelays, 1);
+    refl_on_timer(r);
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
     assert_string_equal(E.reasons, "expired ");
     respond(r, 200, NULL, list_body("200", NULL, bc));
     /* the handler drops what was not listed only at end */
@@ -482,7 +572,8 @@ static void test_http_410_and_reason_gone_relist(void **state)
     (void)state;
     refl *r = synced_refl();
     respond(r, 410, NULL, "{\"kind\":\"Status\",\"code\":410}");
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    refl_on_timer(r);
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
     respond(r, 200, NULL, list_body("300", NULL, NULL));
     calls_are("begin end ");
     /* ERROR with reason Gone (old servers) */
@@ -490,8 +581,9 @@ static void test_http_410_and_reason_gone_relist(void **state)
     const char *gone = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"reason\":\"Gone\"}}\n";
     assert_int_equal(refl_on_body(r, gone, strlen(gone)), -1);
     refl_on_done(r, 0);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
-    assert_int_equal(E.ndelays, 0);
+    assert_int_equal(E.ndelays, 2);
+    refl_on_timer(r);
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
     refl_free(r);
 }
 
@@ -556,7 +648,7 @@ static const char *too_large_status(const char *rv, const char *cur)
     return b;
 }
 
-#define FIRST_PAGE "http://k:1/api/v1/pods?limit=500"
+#define FIRST_PAGE "http://k:1/api/v1/pods?limit=100"
 
 static void test_rv_order(void **state)
 {
@@ -586,8 +678,12 @@ static void test_too_large_on_watch_relists_from_scratch(void **state)
     static const char *const restored[] = { "a", "x", NULL };
     refl *r = synced_refl();                            /* a, b at 100 */
     /* the server came back from a backup at 40: the watch from 100 gets 504 */
+    E.rnd = 0;
     respond(r, 504, "1", too_large_status("100", "40"));
-    assert_int_equal(E.ndelays, 0);                     /* at once */
+    assert_int_equal(E.ndelays, 1);                     /* the backoff, */
+    assert_float_equal(E.delays[0], 0.8, 1e-9);         /* not Retry-After */
+    assert_string_equal(refl_version(r), "");
+    refl_on_timer(r);
     assert_string_equal(last_url(), FIRST_PAGE);        /* no resourceVersion */
     assert_string_equal(refl_version(r), "");
     assert_string_equal(E.reasons, "too_large ");
@@ -600,18 +696,21 @@ static void test_too_large_on_watch_relists_from_scratch(void **state)
     refl_on_headers(r, 200, NULL);
     assert_int_equal(refl_on_body(r, ev, strlen(ev)), -1);
     refl_on_done(r, 0);
+    assert_int_equal(E.ndelays, 2);
+    refl_on_timer(r);
     assert_string_equal(last_url(), FIRST_PAGE);
-    assert_int_equal(E.ndelays, 0);
     respond(r, 200, NULL, list_body("7", NULL, NULL));
     calls_are("begin end ");
     /* servers before 1.19 set no cause: the message says it */
     respond(r, 504, NULL, "{\"kind\":\"Status\",\"code\":504,\"reason\":\"Timeout\","
                           "\"message\":\"Too large resource version: 7, current: 5\"}");
+    refl_on_timer(r);
     assert_string_equal(last_url(), FIRST_PAGE);
     respond(r, 200, NULL, list_body("5", NULL, NULL));
     calls_are("begin end ");
     assert_string_equal(E.reasons, "too_large too_large too_large ");
-    assert_int_equal(E.ndelays, 0);
+    assert_int_equal(E.ndelays, 3);
+    assert_float_equal(E.delays[2], 3.2, 1e-9);         /* not reset by the lists */
     refl_free(r);
 }
 
@@ -657,7 +756,8 @@ static void test_too_large_on_continued_page_relists(void **state)
     calls_are("begin flush2 up:a ");
     /* the token's version is newer than the restored server's */
     respond(r, 504, "1", too_large_status("1000", "40"));
-    assert_int_equal(E.ndelays, 0);
+    assert_int_equal(E.ndelays, 1);
+    refl_on_timer(r);
     assert_string_equal(last_url(), FIRST_PAGE);
     assert_string_equal(E.reasons, "too_large ");
     respond(r, 200, NULL, list_body("40", NULL, p2));
@@ -678,8 +778,9 @@ static void test_lower_rv_on_list_page_relists(void **state)
     /* page 2 comes from a server restored to 40: not applied, list again */
     respond(r, 200, NULL, list_body("40", "c2", p2));
     calls_are("");
+    assert_int_equal(E.ndelays, 1);
+    refl_on_timer(r);
     assert_string_equal(last_url(), FIRST_PAGE);
-    assert_int_equal(E.ndelays, 0);
     assert_string_equal(E.reasons, "rolled_back ");
     respond(r, 200, NULL, list_body("40", "c3", p3));
     calls_are("begin flush4 up:x ");
@@ -689,6 +790,7 @@ static void test_lower_rv_on_list_page_relists(void **state)
     /* a complete list from "" at a version lower than the one watched is
      * the server's whole state: taken as it is, no second list */
     respond(r, 410, NULL, NULL);
+    refl_on_timer(r);
     assert_string_equal(last_url(), FIRST_PAGE);
     int n = E.nurls;
     respond(r, 200, NULL, list_body("7", NULL, ab));
@@ -697,6 +799,7 @@ static void test_lower_rv_on_list_page_relists(void **state)
     assert_watch_url(last_url(), "7");
     /* versions that do not compare never count as lower */
     respond(r, 410, NULL, NULL);
+    refl_on_timer(r);
     respond(r, 200, NULL, list_body("9", "c4", p1));
     respond(r, 200, NULL, list_body("x1", "c5", p2));
     respond(r, 200, NULL, list_body("08", NULL, p3));
@@ -721,7 +824,8 @@ static void test_lower_rv_event_or_bookmark_relists(void **state)
     calls_are("up:c ");
     assert_string_equal(refl_version(r), "150");
     refl_on_done(r, 0);
-    assert_int_equal(E.ndelays, 0);
+    assert_int_equal(E.ndelays, 1);
+    refl_on_timer(r);
     assert_string_equal(last_url(), FIRST_PAGE);
     assert_string_equal(E.reasons, "rolled_back ");
     respond(r, 200, NULL, list_body("99", NULL, restored));
@@ -733,6 +837,7 @@ static void test_lower_rv_event_or_bookmark_relists(void **state)
     assert_int_equal(refl_on_body(r, older, strlen(older)), -1);
     refl_on_done(r, 0);
     calls_are("");
+    refl_on_timer(r);
     assert_string_equal(last_url(), FIRST_PAGE);
     respond(r, 200, NULL, list_body("99", NULL, restored));
     calls_are("begin up:a end ");
@@ -749,6 +854,61 @@ static void test_lower_rv_event_or_bookmark_relists(void **state)
     assert_string_equal(E.reasons, "rolled_back rolled_back ");
     refl_free(r);
 }
+
+/* One object the parser refuses (a lone \udcff escape in an annotation, or
+ * nesting deeper than the limit) is skipped, not the whole list: the rest
+ * is applied, the list completes, the reflector is synced and watches; the
+ * same object in a watch event is dropped (removed) and the watch goes on
+ * from its resourceVersion. */
+static void test_bad_object_skipped_not_the_list(void **state)
+{
+    (void)state;
+    refl *r = refl_new("http://k:1", "/api/v1/services", NULL, &H, &OPS, NULL);
+    refl_start(r);
+    const char *page =
+        "{\"kind\":\"ServiceList\",\"metadata\":{\"resourceVersion\":\"50\"},\"items\":["
+        "{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"10\"}},"
+        "{\"metadata\":{\"name\":\"bad\",\"annotations\":{\"x\":\"\\udcff\"}}},"
+        "{\"metadata\":{\"name\":\"c\",\"resourceVersion\":\"12\"}}]}";
+    respond(r, 200, NULL, page);
+    calls_are("begin up:a up:c end ");
+    assert_true(refl_synced(r));
+    assert_int_equal(E.ndelays, 0);
+    assert_true(refl_is_watching(r));
+    assert_string_equal(param(last_url(), "resourceVersion"), "50");
+    /* a watch event with such an object, then a good one */
+    char deep[4096];
+    size_t n = (size_t)snprintf(deep, sizeof deep, "{\"type\":\"MODIFIED\",\"object\":{\"metadata\":"
+                                "{\"name\":\"c\",\"namespace\":\"ns\",\"resourceVersion\":\"51\"},\"x\":");
+    for (int i = 0; i < 1100; i++)
+        deep[n++] = '[';
+    for (int i = 0; i < 1100; i++)
+        deep[n++] = ']';
+    snprintf(deep + n, sizeof deep - n, "}}\n");
+    refl_on_headers(r, 200, NULL);
+    assert_int_equal(refl_on_body(r, deep, strlen(deep)), 0);
+    const char *lone = "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"d\",\"resourceVersion\":"
+                       "\"52\",\"annotations\":{\"x\":\"\\udcff\"}}}}\n";
+    assert_int_equal(refl_on_body(r, lone, strlen(lone)), 0);
+    const char *ev = event("ADDED", "e", "53");
+    assert_int_equal(refl_on_body(r, ev, strlen(ev)), 0);
+    calls_are("rm:c rm:d up:e ");
+    assert_string_equal(refl_version(r), "53");
+    assert_string_equal(E.reasons, "");
+    E.t += 5;
+    refl_on_done(r, 1);
+    assert_int_equal(E.ndelays, 0);
+    assert_string_equal(param(last_url(), "resourceVersion"), "53");
+    /* a refused line whose object has no name is malformed, as before */
+    refl_on_headers(r, 200, NULL);
+    const char *anon = "{\"type\":\"ADDED\",\"object\":{\"x\":\"\\udcff\"}}\n";
+    assert_int_equal(refl_on_body(r, anon, strlen(anon)), -1);
+    refl_on_done(r, 0);
+    assert_string_equal(E.reasons, "timeout malformed ");
+    assert_int_equal(E.ndelays, 1);
+    refl_free(r);
+}
+
 
 /* ---- delays ------------------------------------------------------------------------- */
 
@@ -824,14 +984,16 @@ static void test_retry_after_honoured(void **state)
     refl_on_timer(r);
     /* on a list too */
     respond(r, 410, NULL, NULL);
-    respond(r, 429, "0", NULL);
-    assert_float_equal(E.delays[4], 0, 1e-9);
+    assert_float_equal(E.delays[4], 3.2, 1e-9);        /* the relist's backoff */
     refl_on_timer(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    respond(r, 429, "0", NULL);
+    assert_float_equal(E.delays[5], 0, 1e-9);
+    refl_on_timer(r);
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
     refl_free(r);
 }
 
-static void test_backoff_resets_after_success(void **state)
+static void test_backoff_reset_by_events_not_lists(void **state)
 {
     (void)state;
     refl *r = synced_refl();
@@ -844,37 +1006,116 @@ static void test_backoff_resets_after_success(void **state)
     }
     assert_int_equal(E.ndelays, 4);
     assert_float_equal(E.delays[3], 6.4, 1e-9);
-    /* the watch delivers an event, then breaks: 0.8 s again, not 12.8 s */
-    refl_on_headers(r, 200, NULL);
-    const char *ev = event("MODIFIED", "a", "101");
-    assert_int_equal(refl_on_body(r, ev, strlen(ev)), 0);
-    refl_on_done(r, 0);                                 /* connection reset */
-    assert_float_equal(E.delays[4], 0.8, 1e-9);
-    refl_on_timer(r);
-    assert_watch_url(last_url(), "101");
-    respond(r, 500, NULL, NULL);                        /* consecutive again */
-    assert_float_equal(E.delays[5], 1.6, 1e-9);
-    refl_on_timer(r);
-    /* a BOOKMARK is an event too */
-    refl_on_headers(r, 200, NULL);
-    const char *bm = event("BOOKMARK", "", "102");
-    assert_int_equal(refl_on_body(r, bm, strlen(bm)), 0);
-    refl_on_done(r, 0);
-    assert_float_equal(E.delays[6], 0.8, 1e-9);
-    refl_on_timer(r);
-    /* a complete list resets it: the list fails twice, then succeeds */
+    /* a complete list does not reset it (a 410 relist waits its turn) */
     respond(r, 410, NULL, NULL);
-    respond(r, 503, NULL, NULL);
-    assert_float_equal(E.delays[7], 1.6, 1e-9);
-    refl_on_timer(r);
-    respond(r, 503, NULL, NULL);
-    assert_float_equal(E.delays[8], 3.2, 1e-9);
+    assert_float_equal(E.delays[4], 12.8, 1e-9);
     refl_on_timer(r);
     respond(r, 200, NULL, list_body("300", NULL, NULL));
     assert_watch_url(last_url(), "300");
     respond_full(r, 0, NULL, NULL, 0);
-    assert_float_equal(E.delays[9], 0.8, 1e-9);
+    assert_float_equal(E.delays[5], 25.6, 1e-9);
+    refl_on_timer(r);
+    /* the watch delivers an event, then breaks: 0.8 s again */
+    refl_on_headers(r, 200, NULL);
+    const char *ev = event("MODIFIED", "a", "301");
+    assert_int_equal(refl_on_body(r, ev, strlen(ev)), 0);
+    refl_on_done(r, 0);                                 /* connection reset */
+    assert_float_equal(E.delays[6], 0.8, 1e-9);
+    refl_on_timer(r);
+    assert_watch_url(last_url(), "301");
+    respond(r, 500, NULL, NULL);                        /* consecutive again */
+    assert_float_equal(E.delays[7], 1.6, 1e-9);
+    refl_on_timer(r);
+    /* a BOOKMARK is an event too */
+    refl_on_headers(r, 200, NULL);
+    const char *bm = event("BOOKMARK", "", "302");
+    assert_int_equal(refl_on_body(r, bm, strlen(bm)), 0);
+    refl_on_done(r, 0);
+    assert_float_equal(E.delays[8], 0.8, 1e-9);
+    refl_on_timer(r);
+    respond(r, 500, NULL, NULL);
+    assert_float_equal(E.delays[9], 1.6, 1e-9);
+    refl_on_timer(r);
+    /* 2 minutes after the last wait began: 0.8 s again */
+    E.t += 120;
+    respond_full(r, 0, NULL, NULL, 0);
+    assert_float_equal(E.delays[10], 0.8, 1e-9);
     assert_float_equal(refl_backoff(r), 1.6, 1e-9);
+    refl_free(r);
+}
+
+/* Every watch answers 410 at once, every list succeeds: the relists back
+ * off to one per 30 s instead of one per round trip. */
+static void test_410_loop_backs_off(void **state)
+{
+    (void)state;
+    refl *r = synced_refl();
+    E.rnd = 0;
+    static const double want[] = { 0.8, 1.6, 3.2, 6.4, 12.8, 25.6, 30, 30, 30, 30 };
+    double start = E.t;
+    int first = E.nurls;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        respond(r, 410, NULL, "{\"kind\":\"Status\",\"code\":410,\"reason\":\"Expired\"}");
+        assert_int_equal(E.ndelays, (int)i + 1);
+        assert_float_equal(E.delays[i], want[i], 1e-9);
+        assert_false(refl_is_watching(r));
+        E.t += E.delays[i];
+        refl_on_timer(r);
+        assert_string_equal(last_url(), FIRST_PAGE);
+        respond(r, 200, NULL, list_body("100", NULL, NULL));
+        assert_watch_url(last_url(), "100");
+    }
+    /* 20 requests in ~200 s, not 11 lists a second */
+    int requests = E.nurls - first;
+    assert_int_equal(requests, 20);
+    assert_true(requests / (E.t - start) < 0.2);
+    refl_free(r);
+}
+
+/* A server that hands the same continue token again, or pages without end. */
+static void test_repeated_continue_token_restarts_after_backoff(void **state)
+{
+    (void)state;
+    static const char *const p1[] = { "a", NULL }, *const p2[] = { "b", NULL };
+    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
+    E.rnd = 0;
+    refl_start(r);
+    respond(r, 200, NULL, list_body("10", "t1", p1));
+    assert_string_equal(param(last_url(), "continue"), "t1");
+    respond(r, 200, NULL, list_body("10", "t1", p2));   /* t1 again */
+    assert_int_equal(E.nurls, 2);                       /* no third LIST now */
+    assert_int_equal(E.ndelays, 1);
+    assert_float_equal(E.delays[0], 0.8, 1e-9);
+    assert_string_equal(E.reasons, "paging ");
+    assert_false(refl_synced(r));
+    refl_on_timer(r);
+    assert_string_equal(last_url(), FIRST_PAGE);
+    /* the next time the server pages properly: synced */
+    respond(r, 200, NULL, list_body("10", "t1", p1));
+    respond(r, 200, NULL, list_body("10", NULL, p2));
+    assert_true(refl_synced(r));
+    assert_watch_url(last_url(), "10");
+    refl_free(r);
+    /* tokens that differ but never end: stopped at REFL_MAX_PAGES */
+    setup(NULL);
+    E.rnd = 0;
+    r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
+    refl_start(r);
+    char tok[32];
+    int lists = 0;
+    for (int i = 0; i < REFL_MAX_PAGES + 5 && E.ndelays == 0; i++) {
+        snprintf(tok, sizeof tok, "t%d", i);
+        respond(r, 200, NULL, list_body("10", tok, p1));
+        free(E.urls[0]);                                /* keep E.urls small */
+        memmove(E.urls, E.urls + 1, (size_t)(E.nurls - 1) * sizeof E.urls[0]);
+        E.nurls--;
+        E.calls[0] = '\0';
+        lists++;
+    }
+    assert_int_equal(E.ndelays, 1);
+    assert_int_equal(lists, REFL_MAX_PAGES);
+    assert_string_equal(E.reasons, "paging ");
+    E.calls[0] = '\0';
     refl_free(r);
 }
 
@@ -940,10 +1181,12 @@ static void test_401_rereads_token(void **state)
     assert_watch_url(last_url(), "100");
     /* on a list */
     respond(r, 410, NULL, NULL);
+    assert_int_equal(E.ndelays, 2);
+    refl_on_timer(r);
     respond(r, 401, NULL, NULL);
     assert_int_equal(E.reauths, 2);
-    assert_int_equal(E.ndelays, 2);
-    assert_false(E.delays[1] < 1.6);
+    assert_int_equal(E.ndelays, 3);
+    assert_false(E.delays[2] < 3.2);
     refl_free(r);
 }
 
@@ -956,7 +1199,7 @@ static void test_start_failure_waits(void **state)
     assert_int_equal(E.nurls, 0);
     assert_int_equal(E.ndelays, 1);
     refl_on_timer(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=500");
+    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
     /* a stray timer while a request is in flight does nothing */
     refl_on_timer(r);
     assert_int_equal(E.nurls, 1);
@@ -1102,10 +1345,12 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_paginated_list_then_watch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_page_size_follows_object_size, setup, teardown),
         cmocka_unit_test_setup_teardown(test_field_selector_on_list_and_watch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_watch_timeout_range, setup, teardown),
         cmocka_unit_test_setup_teardown(test_expired_continue_restarts_list, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_failures_back_off_then_list_again, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_list_404_counts_as_empty, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_null_items, setup, teardown),
         cmocka_unit_test_setup_teardown(test_events_split_anywhere, setup, teardown),
         cmocka_unit_test_setup_teardown(test_malformed_line_rewatches_from_last_good, setup, teardown),
@@ -1124,7 +1369,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_backoff_sequence_and_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_backoff_resets_after_two_healthy_minutes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_retry_after_honoured, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_backoff_resets_after_success, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_backoff_reset_by_events_not_lists, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_410_loop_backs_off, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_object_skipped_not_the_list, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_repeated_continue_token_restarts_after_backoff, setup, teardown),
         cmocka_unit_test_setup_teardown(test_backoff_not_reset_by_a_partial_list, setup, teardown),
         cmocka_unit_test_setup_teardown(test_retry_after_honoured_after_reset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_401_rereads_token, setup, teardown),

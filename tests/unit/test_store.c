@@ -1,12 +1,15 @@
 /*
  * test_store.c — the cluster store: decoding every JSON shape the API sends,
- * publication to readers, indexes, relist reconciliation, bad objects.
+ * publication to readers, indexes, relist reconciliation, bad objects; the
+ * client locator's sources (pods, endpoints, node podCIDRs, CiliumNodes,
+ * Calico BlockAffinities: the prefix index) and endpoint/range conflicts.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +18,10 @@
 #include <time.h>
 #include <cmocka.h>
 #include <cjson/cJSON.h>
+#include "cluster/locator.h"
+#include "cluster/prefix.h"
 #include "cluster/store.h"
+#include "cluster/pmap.h"
 
 static store *S;
 
@@ -37,7 +43,7 @@ static int setup_mc(void **state)
 {
     (void)state;
     store_reader_register();
-    store_opts o = { NULL, NULL, 1, 0 };
+    store_opts o = { .multicluster = 1 };
     S = store_new(&o);
     return S ? 0 : -1;
 }
@@ -203,6 +209,144 @@ static const char slice_a[] =
     "{\"addresses\":[\"10.42.8.1\"],\"conditions\":{\"ready\":null}}],"
     "\"ports\":[{\"name\":\"pg\",\"protocol\":\"TCP\",\"port\":5432}]}";
 
+/* A Service keeps every port the API allows: 10,000 named ports all kept
+ * (1,000 were before, silently); past the 65,535 a count holds the rest is
+ * dropped (and logged). */
+static void test_service_many_ports(void **state)
+{
+    (void)state;
+    static const int counts[] = { 10000, 70000 };
+    for (int k = 0; k < 2; k++) {
+        cJSON *o = cJSON_Parse("{\"metadata\":{\"name\":\"big\",\"namespace\":\"ns\"},"
+                               "\"spec\":{\"clusterIP\":\"10.96.0.9\"}}");
+        cJSON *ports = cJSON_AddArrayToObject(cJSON_GetObjectItem(o, "spec"), "ports");
+        for (int i = 0; i < counts[k]; i++) {
+            char name[16];
+            snprintf(name, sizeof name, "p%d", i);
+            cJSON *p = cJSON_CreateObject();
+            cJSON_AddStringToObject(p, "name", name);
+            cJSON_AddNumberToObject(p, "port", 1 + i % 65535);
+            cJSON_AddItemToArray(ports, p);
+        }
+        assert_int_equal(store_upsert_service(S, o), 0);
+        cJSON_Delete(o);
+        store_read_begin();
+        const st_service *svc = store_service(S, "ns", "big");
+        assert_non_null(svc);
+        int want = counts[k] > 65535 ? 65535 : counts[k];
+        assert_int_equal(svc->nports, want);
+        char last[16];
+        snprintf(last, sizeof last, "p%d", want - 1);
+        assert_string_equal(svc->ports[want - 1].name, last);
+        assert_string_equal(svc->ports[1000].name, "p1000");
+        assert_int_equal(svc->ports[9999].port, 10000);
+        store_read_end();
+    }
+}
+
+/* The packed endpoint (store.h): node, zone and hint sets are indexes into
+ * tables of their slice, shared by its endpoints; the strings sit at one
+ * offset of the slice's pool; the address text is kept only when the slice
+ * did not write it as inet_ntop would; a merged view of two slices keeps
+ * each endpoint's own slice (name, ports). */
+static void test_endpoint_packing(void **state)
+{
+    (void)state;
+    assert_true(sizeof(st_endpoint) <= 40);
+    assert_int_equal(apply(store_upsert_slice,
+        "{\"metadata\":{\"name\":\"w-1\",\"namespace\":\"shop\",\"labels\":{\"kubernetes.io/service-name\":\"w\"}},"
+        "\"addressType\":\"IPv6\",\"endpoints\":["
+        "{\"addresses\":[\"FD00:0::1\",\"fd00::2\"],\"nodeName\":\"n1\",\"zone\":\"Z1\",\"hostname\":\"h\","
+        "\"targetRef\":{\"kind\":\"Pod\",\"name\":\"pod-a\"},"
+        "\"hints\":{\"forZones\":[{\"name\":\"z1\"}]}},"
+        "{\"addresses\":[\"fd00::3\"],\"nodeName\":\"n2\",\"zone\":\"z1\","
+        "\"targetRef\":{\"kind\":\"Pod\",\"name\":\"pod-b\"},\"hints\":{\"forZones\":[{\"name\":\"z1\"}]}},"
+        "{\"addresses\":[\"fd00::4\"],\"nodeName\":\"n1\",\"hints\":{}}],"
+        "\"ports\":[{\"name\":\"a\",\"port\":80}]}"), 0);
+    assert_int_equal(apply(store_upsert_slice,
+        "{\"metadata\":{\"name\":\"w-2\",\"namespace\":\"shop\",\"labels\":{\"kubernetes.io/service-name\":\"w\"}},"
+        "\"addressType\":\"IPv4\",\"endpoints\":[{\"addresses\":[\"10.0.0.9\"],\"nodeName\":\"n2\"}],"
+        "\"ports\":[{\"name\":\"b\",\"port\":81},{\"name\":\"c\",\"port\":82}]}"), 0);
+    store_read_begin();
+    const st_endpoints *e = store_endpoints(S, "shop", "w");
+    assert_non_null(e);
+    assert_int_equal(e->n, 5);
+    char abuf[ST_ADDR_STRLEN];
+    const st_endpoint *x = e->eps;
+    assert_string_equal(st_ep_addr(&x[0], abuf), "FD00:0::1");     /* as written */
+    assert_true(x[0].addr_text);
+    assert_string_equal(st_ep_addr(&x[1], abuf), "fd00::2");       /* derived */
+    assert_false(x[1].addr_text);
+    assert_string_equal(st_ep_hostname(&x[0]), "h");
+    assert_string_equal(st_ep_pod(&x[0]), "pod-a");
+    assert_string_equal(st_ep_pod(&x[1]), "pod-a");
+    assert_null(st_ep_hostname(&x[2]));
+    assert_string_equal(st_ep_pod(&x[2]), "pod-b");
+    assert_null(st_ep_pod(&x[3]));
+    assert_string_equal(st_ep_node(&x[0]), "n1");
+    assert_ptr_equal(st_ep_node(&x[0]), st_ep_node(&x[3]));        /* one interned name */
+    assert_int_equal(x[0].node, x[3].node);                         /* one table entry */
+    assert_ptr_equal(st_ep_zone(&x[0]), st_ep_zone(&x[2]));        /* lower-cased, shared */
+    assert_null(st_ep_zone(&x[3]));
+    assert_int_equal(x[0].hints, x[2].hints);                       /* one hint set */
+    assert_int_equal(st_ep_n_hint_zones(&x[2]), 1);
+    assert_string_equal(st_ep_hint_zones(&x[2])[0], "z1");
+    assert_true(x[3].has_hints);
+    assert_int_equal(st_ep_n_hint_zones(&x[3]), 0);
+    assert_int_equal(st_ep_n_hint_nodes(&x[3]), 0);
+    assert_string_equal(st_ep_slice(&x[0]), "w-1");
+    assert_int_equal(st_ep_nports(&x[0]), 1);
+    assert_int_equal(st_ep_ports(&x[0])[0].port, 80);
+    assert_string_equal(st_ep_slice(&x[4]), "w-2");                /* the merged copy */
+    assert_int_equal(st_ep_nports(&x[4]), 2);
+    assert_int_equal(st_ep_ports(&x[4])[1].port, 82);
+    assert_string_equal(st_ep_addr(&x[4], abuf), "10.0.0.9");
+    assert_string_equal(st_ep_node(&x[4]), "n2");
+    assert_null(st_ep_hostname(&x[4]));
+    store_read_end();
+
+    /* store_opts.drop_pod_names: no pod names, the rest unchanged */
+    store_opts o = { .drop_pod_names = 1 };
+    store *keep = S;
+    S = store_new(&o);
+    assert_non_null(S);
+    assert_int_equal(apply(store_upsert_slice, slice_a), 0);
+    store_read_begin();
+    e = store_endpoints(S, "shop", "db");
+    assert_non_null(e);
+    assert_string_equal(st_ep_hostname(&e->eps[0]), "db-0");     /* the hostname stays */
+    assert_null(st_ep_pod(&e->eps[0]));
+    assert_string_equal(st_ep_addr(&e->eps[0], abuf), "10.42.1.17");
+    assert_string_equal(st_ep_node(&e->eps[0]), "worker-a1");
+    store_read_end();
+    store_free(S);
+    S = keep;
+
+    /* more endpoints than a 16-bit index of the slice's tables holds
+     * (DECODE_SLICE_MAX; the API allows 1,000): refused, nothing published */
+    cJSON *big = cJSON_Parse("{\"metadata\":{\"name\":\"huge\",\"namespace\":\"shop\","
+                             "\"labels\":{\"kubernetes.io/service-name\":\"huge\"}},"
+                             "\"addressType\":\"IPv4\",\"endpoints\":[]}");
+    assert_non_null(big);
+    cJSON *arr = cJSON_GetObjectItem(big, "endpoints");
+    for (int i = 0; i < 30001; i++) {
+        char a[32];
+        snprintf(a, sizeof a, "10.%d.%d.%d", i >> 16, (i >> 8) & 255, i & 255);
+        cJSON *ep = cJSON_CreateObject(), *addrs = cJSON_AddArrayToObject(ep, "addresses");
+        cJSON_AddItemToArray(addrs, cJSON_CreateString(a));
+        cJSON_AddItemToArray(arr, ep);
+    }
+    assert_int_equal(store_upsert_slice(S, big), -1);
+    cJSON_DeleteItemFromArray(arr, 0);             /* 30,000: accepted */
+    assert_int_equal(store_upsert_slice(S, big), 0);
+    cJSON_Delete(big);
+    store_read_begin();
+    e = store_endpoints(S, "shop", "huge");
+    assert_non_null(e);
+    assert_int_equal(e->n, 30000);
+    store_read_end();
+}
+
 static void test_slices_merge_and_defaults(void **state)
 {
     assert_int_equal(apply(store_upsert_slice, slice_a), 0);
@@ -217,22 +361,23 @@ static void test_slices_merge_and_defaults(void **state)
     assert_non_null(e);
     assert_int_equal(e->n, 4);
     const st_endpoint *ep = &e->eps[0];
-    assert_string_equal(ep->addr, "10.42.1.17");
-    assert_string_equal(ep->hostname, "db-0");
-    assert_string_equal(ep->pod_name, "db-0");
-    assert_string_equal(ep->node_name, "worker-a1");
-    assert_string_equal(ep->zone, "eu-west-1a");          /* lower-cased */
-    assert_int_equal(ep->n_hint_zones, 1);
-    assert_string_equal(ep->hint_nodes[0], "worker-a1");
+    char abuf[ST_ADDR_STRLEN];
+    assert_string_equal(st_ep_addr(ep, abuf), "10.42.1.17");
+    assert_string_equal(st_ep_hostname(ep), "db-0");
+    assert_string_equal(st_ep_pod(ep), "db-0");
+    assert_string_equal(st_ep_node(ep), "worker-a1");
+    assert_string_equal(st_ep_zone(ep), "eu-west-1a");          /* lower-cased */
+    assert_int_equal(st_ep_n_hint_zones(ep), 1);
+    assert_string_equal(st_ep_hint_nodes(ep)[0], "worker-a1");
     assert_true(ep->ready);
-    assert_int_equal(ep->ports[0].port, 5432);
+    assert_int_equal(st_ep_ports(ep)[0].port, 5432);
     assert_false(e->eps[1].ready);
     assert_true(e->eps[1].terminating);
     assert_true(e->eps[2].ready);                           /* null → ready */
     assert_false(e->eps[2].has_hints);
     assert_int_equal(e->eps[3].ip.family, 6);
-    assert_int_equal(e->eps[3].nports, 1);                  /* sentinel */
-    assert_int_equal(e->eps[3].ports[0].port, -1);
+    assert_int_equal(st_ep_nports(&e->eps[3]), 1);                  /* sentinel */
+    assert_int_equal(st_ep_ports(&e->eps[3])[0].port, -1);
     store_read_end();
 }
 
@@ -525,7 +670,7 @@ static void test_bad_objects_skipped(void **state)
     store_read_begin();
     const st_endpoints *e = store_endpoints(S, "y", "z");
     assert_int_equal(e->n, 1);                              /* only the IPv4 address */
-    assert_int_equal(e->eps[0].ports[0].port, -1);
+    assert_int_equal(st_ep_ports(&e->eps[0])[0].port, -1);
     store_read_end();
     assert_int_equal(store_count(S, "services"), 0);
 }
@@ -616,16 +761,16 @@ static void test_slice_port_range(void **state)
     const st_endpoints *e = store_endpoints(S, "n", "sv");
     assert_non_null(e);
     assert_int_equal(e->n, 1);
-    assert_int_equal(e->eps[0].nports, 1);
-    assert_string_equal(e->eps[0].ports[0].name, "b");
-    assert_int_equal(e->eps[0].ports[0].port, 53);
+    assert_int_equal(st_ep_nports(&e->eps[0]), 1);
+    assert_string_equal(st_ep_ports(&e->eps[0])[0].name, "b");
+    assert_int_equal(st_ep_ports(&e->eps[0])[0].port, 53);
     store_read_end();
     assert_int_equal(slice_port("-5"), 0);
     assert_int_equal(slice_port("0"), 0);                       /* 0 is kept */
     store_read_begin();
     e = store_endpoints(S, "n", "sv");
-    assert_int_equal(e->eps[0].nports, 2);
-    assert_int_equal(e->eps[0].ports[0].port, 0);
+    assert_int_equal(st_ep_nports(&e->eps[0]), 2);
+    assert_int_equal(st_ep_ports(&e->eps[0])[0].port, 0);
     store_read_end();
 }
 
@@ -957,7 +1102,8 @@ static void test_small_store_grows(void **state)
         assert_non_null(eps);
         assert_int_equal(eps->n, 1);
         snprintf(a, sizeof a, "10.0.%d.%d", i >> 8, i & 255);
-        assert_string_equal(eps->eps[0].addr, a);
+        char abuf[ST_ADDR_STRLEN];
+        assert_string_equal(st_ep_addr(&eps->eps[0], abuf), a);
         int n = 0;
         st_ip cip = eps->eps[0].ip;
         store_endpoints_by_ip(S, &cip, count_ep, &n);
@@ -992,16 +1138,564 @@ static void test_small_store_grows(void **state)
     store_read_end();
 }
 
+/* The address map (sorted shards): every address set is found with its
+ * slots, a slot changes in place, an address whose slots are all cleared
+ * is gone, IPv4 and IPv6 keys never meet. */
+static void test_ipmap_shards(void **state)
+{
+    (void)state;
+    ipmap *m = ipmap_new_sized(0);
+    assert_non_null(m);
+    static int vals[3];
+    enum { N = 50000 };
+    uint8_t a[4], v6[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 1 };
+#define ADDR(i) (a[0] = 10, a[1] = (uint8_t)((i) >> 16), a[2] = (uint8_t)((i) >> 8), a[3] = (uint8_t)(i), a)
+    for (uint32_t i = 0; i < N; i++)
+        assert_int_equal(ipmap_set(m, ADDR(i * 7919u % 65536u + (i / 65536u) * 65536u), 4, (int)(i % 2), &vals[i % 2]), 0);
+    assert_int_equal(ipmap_set(m, v6, 16, 1, &vals[2]), 0);
+    assert_int_equal(ipmap_count(m), N + 1);
+    assert_int_equal(ipmap_set(m, ADDR(0), 4, 1, &vals[2]), 0);   /* in place */
+    assert_int_equal(ipmap_count(m), N + 1);
+    store_read_begin();
+    for (uint32_t i = 1; i < N; i++) {
+        uint32_t k = i * 7919u % 65536u + (i / 65536u) * 65536u;
+        assert_ptr_equal(ipmap_get(m, ADDR(k), 4, (int)(i % 2)), &vals[i % 2]);
+        assert_null(ipmap_get(m, ADDR(k), 4, (int)(1 - i % 2)));
+    }
+    assert_ptr_equal(ipmap_get(m, ADDR(0), 4, 0), &vals[0]);
+    assert_ptr_equal(ipmap_get(m, ADDR(0), 4, 1), &vals[2]);
+    assert_null(ipmap_get(m, ADDR(70000), 4, 0));
+    assert_ptr_equal(ipmap_get(m, v6, 16, 1), &vals[2]);
+    assert_null(ipmap_get(m, v6, 4, 1));            /* its first octets as IPv4 */
+    store_read_end();
+    for (uint32_t i = 0; i < N; i += 2) {           /* clear slot 0 of the even ones */
+        uint32_t k = i * 7919u % 65536u + (i / 65536u) * 65536u;
+        assert_int_equal(ipmap_set(m, ADDR(k), 4, 0, NULL), 0);
+    }
+    assert_int_equal(ipmap_count(m), N / 2 + 2);    /* the odd ones, 0 (slot 1 left), v6 */
+    store_read_begin();
+    for (uint32_t i = 1; i < N; i++) {
+        uint32_t k = i * 7919u % 65536u + (i / 65536u) * 65536u;
+        if (i % 2)
+            assert_ptr_equal(ipmap_get(m, ADDR(k), 4, 1), &vals[1]);
+        else
+            assert_null(ipmap_get(m, ADDR(k), 4, 0));
+    }
+    assert_ptr_equal(ipmap_get(m, ADDR(0), 4, 1), &vals[2]);
+    store_read_end();
+#undef ADDR
+    pmap_barrier();                                 /* the replaced shards */
+    ipmap_free(m);
+}
+
+/* A reader locating by range while the writer moves the range between
+ * two nodes and back: every lookup finds one of the two (never nothing,
+ * never a freed table), the reader never waits. */
+typedef struct range_reader {
+    store *st;
+    atomic_int stop;
+    atomic_long lookups;
+    long bad;
+} range_reader;
+
+static void *read_ranges(void *arg)
+{
+    range_reader *r = arg;
+    store_reader_register();
+    st_ip a;
+    st_parse_ip("10.77.0.9", &a);
+    while (!atomic_load(&r->stop)) {
+        store_read_begin();
+        const char *n = store_node_by_range(r->st, ST_RANGE_CILIUM, &a);
+        if (!n || (strcmp(n, "x1") && strcmp(n, "x2")))
+            r->bad++;
+        atomic_fetch_add(&r->lookups, 1);
+        store_read_end();
+    }
+    store_reader_unregister();
+    return NULL;
+}
+
+static void test_ranges_under_readers(void **state)
+{
+    (void)state;
+    static const char *const moves[2] = {
+        "{\"metadata\":{\"name\":\"x1\"},\"spec\":{\"ipam\":{\"podCIDRs\":[\"10.77.0.0/24\"]}}}",
+        "{\"metadata\":{\"name\":\"x2\"},\"spec\":{\"ipam\":{\"podCIDRs\":[\"10.77.0.0/25\"]}}}",
+    };
+    assert_int_equal(apply(store_upsert_ciliumnode, moves[0]), 0);
+    range_reader r = { .st = S };
+    atomic_init(&r.stop, 0);
+    atomic_init(&r.lookups, 0);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, read_ranges, &r), 0);
+    while (atomic_load(&r.lookups) == 0)
+        sched_yield();              /* the reader is reading (valgrind runs one thread at a time) */
+    for (int i = 0; i < 2000; i++) {
+        /* x2's /25 comes and goes over x1's /24: the longest wins */
+        if (i % 2 == 0)
+            apply(store_upsert_ciliumnode, moves[1]);
+        else
+            del("ciliumnodes", "{\"metadata\":{\"name\":\"x2\"}}");
+    }
+    atomic_store(&r.stop, 1);
+    pthread_join(th, NULL);
+    assert_true(atomic_load(&r.lookups) > 0);
+    assert_int_equal(r.bad, 0);
+}
+
+/* ---- locating clients without pods: the prefix index (IPv4 and IPv6,
+ * longest match, removal, a node gaining and losing a range, held
+ * rebuilds), the range sources (Node podCIDRs, CiliumNode, Calico
+ * BlockAffinity), the locator's source order and endpoint/range
+ * conflicts ---------------------------------------------------------------- */
+
+typedef struct conflicts {
+    int n[ST_RANGE_COUNT];
+} conflicts;
+
+static conflicts C;
+
+static void on_conflict(void *arg, int source)
+{
+    ((conflicts *)arg)->n[source]++;
+}
+
+/* A store sized for one pod that counts conflicts in C. */
+static int setup_conflicts(void **state)
+{
+    (void)state;
+    store_reader_register();
+    memset(&C, 0, sizeof C);
+    store_opts o = { .expected_pods = 1, .conflict = on_conflict, .conflict_arg = &C };
+    S = store_new(&o);
+    return S ? 0 : -1;
+}
+
+static cidr net_of(const char *s)
+{
+    cidr c;
+    assert_int_equal(cidr_parse_host(s, &c), 0);
+    return c;
+}
+
+/* The node pfx_find gives for an address, "" for none. */
+static const char *find(pfx_index *x, const char *addr, int *bits)
+{
+    st_ip a = ip(addr);
+    store_read_begin();
+    const char *n = pfx_find(x, &a, bits);
+    store_read_end();
+    return n ? n : "";
+}
+
+/* ---- the prefix index --------------------------------------------------- */
+
+static void test_prefix_v4_v6_longest(void **state)
+{
+    (void)state;
+    pfx_index *x = pfx_new();
+    assert_non_null(x);
+    cidr a[] = { net_of("10.244.0.0/16") }, b[] = { net_of("10.244.3.0/24"), net_of("fd00:3::/64") },
+            d[] = { net_of("10.244.3.128/25") };
+    assert_int_equal(pfx_set(x, "wide", "node-wide", a, 1), 1);
+    assert_int_equal(pfx_set(x, "n3", "node-3", b, 2), 1);
+    assert_int_equal(pfx_set(x, "n3x", "node-3x", d, 1), 1);
+    assert_int_equal(pfx_count(x), 4);
+    int bits = 0;
+    assert_string_equal(find(x, "10.244.3.7", &bits), "node-3");
+    assert_int_equal(bits, 24);
+    assert_string_equal(find(x, "10.244.3.200", &bits), "node-3x");     /* longest wins */
+    assert_int_equal(bits, 25);
+    assert_string_equal(find(x, "10.244.9.1", &bits), "node-wide");
+    assert_int_equal(bits, 16);
+    assert_string_equal(find(x, "10.245.0.1", NULL), "");
+    assert_string_equal(find(x, "fd00:3::42", &bits), "node-3");
+    assert_int_equal(bits, 64);
+    assert_string_equal(find(x, "fd00:4::42", NULL), "");
+    /* an IPv4 range never holds an IPv6 address with the same leading octets */
+    assert_string_equal(find(x, "a00:0:1::", NULL), "");
+    /* the same ranges again: nothing changes */
+    assert_int_equal(pfx_set(x, "n3", "node-3", b, 2), 0);
+    /* removal */
+    pfx_del(x, "n3x");
+    assert_string_equal(find(x, "10.244.3.200", NULL), "node-3");
+    pfx_del(x, "wide");
+    assert_string_equal(find(x, "10.244.9.1", NULL), "");
+    pfx_del(x, "nobody");
+    assert_int_equal(pfx_count(x), 2);
+    pfx_free(x);
+}
+
+/* Many ranges of one length: each address finds its own, by binary search. */
+static void test_prefix_many(void **state)
+{
+    (void)state;
+    pfx_index *x = pfx_new();
+    assert_int_equal(pfx_hold(x, 1), 0);
+    char owner[32], net[32];
+    for (int i = 0; i < 5000; i++) {
+        snprintf(owner, sizeof owner, "node-%d", i);
+        snprintf(net, sizeof net, "10.%d.%d.0/24", 100 + i / 256, i % 256);
+        cidr c = net_of(net);
+        assert_int_equal(pfx_set(x, owner, strdup(owner), &c, 1), 1);
+    }
+    assert_int_equal(pfx_count(x), 0);      /* held: nothing published yet */
+    assert_int_equal(pfx_hold(x, 0), 1);
+    assert_int_equal(pfx_count(x), 5000);
+    for (int i = 0; i < 5000; i += 7) {
+        snprintf(owner, sizeof owner, "node-%d", i);
+        snprintf(net, sizeof net, "10.%d.%d.%d", 100 + i / 256, i % 256, i % 250 + 1);
+        assert_string_equal(find(x, net, NULL), owner);
+    }
+    assert_string_equal(find(x, "10.99.255.255", NULL), "");
+    assert_string_equal(find(x, "10.120.0.1", NULL), "");
+    /* the node names were strdup'ed above: the index does not own them */
+    store_read_begin();
+    char *names[5000];
+    for (int i = 0; i < 5000; i++) {
+        snprintf(net, sizeof net, "10.%d.%d.1", 100 + i / 256, i % 256);
+        st_ip a = ip(net);
+        names[i] = (char *)pfx_find(x, &a, NULL);
+    }
+    store_read_end();
+    pfx_free(x);
+    for (int i = 0; i < 5000; i++)
+        free(names[i]);
+}
+
+/* Two owners claiming the same range: the first node name wins, whatever
+ * the arrival order. */
+static void test_prefix_same_range(void **state)
+{
+    (void)state;
+    pfx_index *x = pfx_new();
+    cidr c = net_of("10.9.0.0/24");
+    pfx_set(x, "b", "node-b", &c, 1);
+    pfx_set(x, "a", "node-a", &c, 1);
+    assert_string_equal(find(x, "10.9.0.5", NULL), "node-a");
+    pfx_del(x, "a");
+    assert_string_equal(find(x, "10.9.0.5", NULL), "node-b");
+    pfx_free(x);
+}
+
+/* ---- the store's range sources ------------------------------------------ */
+
+#define NODE(name, zone, addr, cidrs)                                                        \
+    "{\"metadata\":{\"name\":\"" name "\",\"labels\":{\"topology.kubernetes.io/zone\":\"" zone \
+    "\"}},\"spec\":{" cidrs "},\"status\":{\"addresses\":[{\"type\":\"InternalIP\","          \
+    "\"address\":\"" addr "\"}]}}"
+
+static const char *range_node(int src, const char *addr)
+{
+    st_ip a = ip(addr);
+    store_read_begin();
+    const char *n = store_node_by_range(S, src, &a);
+    store_read_end();
+    return n ? n : "";
+}
+
+static void test_node_podcidrs(void **state)
+{
+    (void)state;
+    assert_int_equal(apply(store_upsert_node, NODE("a1", "zone-a", "192.168.0.1",
+                           "\"podCIDR\":\"10.244.1.0/24\",\"podCIDRs\":[\"10.244.1.0/24\","
+                           "\"fd00:10:244:1::/64\"]")), 0);
+    assert_int_equal(apply(store_upsert_node, NODE("b1", "zone-b", "192.168.0.2",
+                           "\"podCIDR\":\"10.244.2.0/24\"")), 0);   /* podCIDR alone */
+    assert_string_equal(range_node(ST_RANGE_PODCIDR, "10.244.1.9"), "a1");
+    assert_string_equal(range_node(ST_RANGE_PODCIDR, "fd00:10:244:1::9"), "a1");   /* dual-stack */
+    assert_string_equal(range_node(ST_RANGE_PODCIDR, "10.244.2.9"), "b1");
+    assert_string_equal(range_node(ST_RANGE_CILIUM, "10.244.2.9"), "");
+    assert_int_equal(store_range_count(S, ST_RANGE_PODCIDR), 3);
+    /* a1 loses its IPv6 range and gains another IPv4 one */
+    apply(store_upsert_node, NODE("a1", "zone-a", "192.168.0.1",
+                                  "\"podCIDRs\":[\"10.244.1.0/24\",\"10.244.11.0/24\"]"));
+    assert_string_equal(range_node(ST_RANGE_PODCIDR, "fd00:10:244:1::9"), "");
+    assert_string_equal(range_node(ST_RANGE_PODCIDR, "10.244.11.3"), "a1");
+    /* no spec at all: no range */
+    apply(store_upsert_node, "{\"metadata\":{\"name\":\"b1\"}}");
+    assert_string_equal(range_node(ST_RANGE_PODCIDR, "10.244.2.9"), "");
+    /* a removed node's ranges go with it */
+    del("nodes", "{\"metadata\":{\"name\":\"a1\"}}");
+    assert_string_equal(range_node(ST_RANGE_PODCIDR, "10.244.1.9"), "");
+    assert_int_equal(store_range_count(S, ST_RANGE_PODCIDR), 0);
+}
+
+/* A relist publishes the ranges once, at its end, and drops those of
+ * nodes no longer listed. */
+static void test_node_relist(void **state)
+{
+    (void)state;
+    apply(store_upsert_node, NODE("a1", "zone-a", "192.168.0.1", "\"podCIDR\":\"10.1.0.0/24\""));
+    store_relist_begin(S, "nodes");
+    apply(store_upsert_node, NODE("b1", "zone-b", "192.168.0.2", "\"podCIDR\":\"10.2.0.0/24\""));
+    assert_string_equal(range_node(ST_RANGE_PODCIDR, "10.2.0.1"), "");     /* not yet */
+    assert_string_equal(range_node(ST_RANGE_PODCIDR, "10.1.0.1"), "a1");   /* still */
+    store_relist_end(S, "nodes");
+    assert_string_equal(range_node(ST_RANGE_PODCIDR, "10.2.0.1"), "b1");
+    assert_string_equal(range_node(ST_RANGE_PODCIDR, "10.1.0.1"), "");
+}
+
+static void test_cilium_nodes(void **state)
+{
+    (void)state;
+    assert_int_equal(apply(store_upsert_ciliumnode,
+                           "{\"apiVersion\":\"cilium.io/v2\",\"kind\":\"CiliumNode\","
+                           "\"metadata\":{\"name\":\"a1\"},\"spec\":{\"ipam\":{\"podCIDRs\":"
+                           "[\"10.0.1.0/24\",\"fd00:1::/96\",\"junk\"]}}}"), 0);
+    assert_string_equal(range_node(ST_RANGE_CILIUM, "10.0.1.4"), "a1");
+    assert_string_equal(range_node(ST_RANGE_CILIUM, "fd00:1::4"), "a1");
+    assert_string_equal(range_node(ST_RANGE_PODCIDR, "10.0.1.4"), "");
+    assert_int_equal(store_count(S, "ciliumnodes"), 1);
+    /* cluster-pool hands a node another range */
+    apply(store_upsert_ciliumnode, "{\"metadata\":{\"name\":\"a1\"},\"spec\":{\"ipam\":"
+                                   "{\"podCIDRs\":[\"10.0.7.0/24\"]}}}");
+    assert_string_equal(range_node(ST_RANGE_CILIUM, "10.0.1.4"), "");
+    assert_string_equal(range_node(ST_RANGE_CILIUM, "10.0.7.4"), "a1");
+    assert_int_equal(apply(store_upsert_ciliumnode, "{\"metadata\":{}}"), -1);   /* no name */
+    del("ciliumnodes", "{\"metadata\":{\"name\":\"a1\"}}");
+    assert_string_equal(range_node(ST_RANGE_CILIUM, "10.0.7.4"), "");
+    assert_int_equal(store_count(S, "ciliumnodes"), 0);
+}
+
+#define AFFINITY(name, cidr, node, state, deleted)                                           \
+    "{\"apiVersion\":\"crd.projectcalico.org/v1\",\"kind\":\"BlockAffinity\","                \
+    "\"metadata\":{\"name\":\"" name "\"},\"spec\":{\"cidr\":\"" cidr "\",\"node\":\"" node    \
+    "\",\"state\":\"" state "\"" deleted "}}"
+
+static void test_calico_affinities(void **state)
+{
+    (void)state;
+    assert_int_equal(apply(store_upsert_blockaffinity,
+                           AFFINITY("a1-10-5-0-0-26", "10.5.0.0/26", "a1", "confirmed",
+                                    ",\"deleted\":\"false\"")), 0);
+    apply(store_upsert_blockaffinity, AFFINITY("b1-10-5-0-64-26", "10.5.0.64/26", "b1",
+                                               "confirmed", ""));
+    apply(store_upsert_blockaffinity, AFFINITY("c1-10-5-0-128-26", "10.5.0.128/26", "c1",
+                                               "pending", ""));
+    apply(store_upsert_blockaffinity, AFFINITY("d1-10-5-0-192-26", "10.5.0.192/26", "d1",
+                                               "confirmed", ",\"deleted\":\"true\""));
+    assert_string_equal(range_node(ST_RANGE_CALICO, "10.5.0.10"), "a1");
+    assert_string_equal(range_node(ST_RANGE_CALICO, "10.5.0.70"), "b1");
+    assert_string_equal(range_node(ST_RANGE_CALICO, "10.5.0.130"), "");    /* pending */
+    assert_string_equal(range_node(ST_RANGE_CALICO, "10.5.0.200"), "");    /* being deleted */
+    /* confirmed later; then marked deleted */
+    apply(store_upsert_blockaffinity, AFFINITY("c1-10-5-0-128-26", "10.5.0.128/26", "c1",
+                                               "confirmed", ""));
+    assert_string_equal(range_node(ST_RANGE_CALICO, "10.5.0.130"), "c1");
+    apply(store_upsert_blockaffinity, AFFINITY("a1-10-5-0-0-26", "10.5.0.0/26", "a1",
+                                               "confirmed", ",\"deleted\":true"));
+    assert_string_equal(range_node(ST_RANGE_CALICO, "10.5.0.10"), "");
+    /* malformed confirmed ones are skipped, the store unchanged */
+    assert_int_equal(apply(store_upsert_blockaffinity,
+                           AFFINITY("x", "10.5.1.0/33", "x1", "confirmed", "")), -1);
+    assert_int_equal(apply(store_upsert_blockaffinity,
+                           AFFINITY("y", "10.5.1.0/26", "", "confirmed", "")), -1);
+    assert_string_equal(range_node(ST_RANGE_CALICO, "10.5.1.1"), "");
+    /* relist: what is not listed again goes */
+    store_relist_begin(S, "blockaffinities");
+    apply(store_upsert_blockaffinity, AFFINITY("b1-10-5-0-64-26", "10.5.0.64/26", "b1",
+                                               "confirmed", ""));
+    store_relist_end(S, "blockaffinities");
+    assert_string_equal(range_node(ST_RANGE_CALICO, "10.5.0.70"), "b1");
+    assert_string_equal(range_node(ST_RANGE_CALICO, "10.5.0.130"), "");
+    assert_int_equal(store_count(S, "blockaffinities"), 1);
+}
+
+/* ---- the locator -------------------------------------------------------- */
+
+#define POD(name, node, addr)                                                                \
+    "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"default\"},\"spec\":{\"nodeName\":\"" \
+    node "\"},\"status\":{\"phase\":\"Running\",\"podIP\":\"" addr "\",\"podIPs\":[{\"ip\":\"" \
+    addr "\"}]}}"
+
+#define SLICE(name, svc, addr, node)                                                         \
+    "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"default\",\"labels\":{"             \
+    "\"kubernetes.io/service-name\":\"" svc "\"}},\"addressType\":\"IPv4\",\"endpoints\":[{"  \
+    "\"addresses\":[\"" addr "\"],\"nodeName\":\"" node "\",\"conditions\":{\"ready\":true}}]," \
+    "\"ports\":[{\"port\":80}]}"
+
+static void cluster(void)
+{
+    apply(store_upsert_node, NODE("a1", "zone-a", "192.168.0.1", "\"podCIDR\":\"10.244.1.0/24\""));
+    apply(store_upsert_node, NODE("b1", "zone-b", "192.168.0.2", "\"podCIDR\":\"10.244.2.0/24\""));
+    apply(store_upsert_node, NODE("c1", "zone-c", "192.168.0.3", "\"podCIDR\":\"10.244.3.0/24\""));
+}
+
+typedef struct want {
+    int via;
+    const char *node, *zone;
+} want;
+
+static void locate(const loc_sources *l, const char *self, const char *addr, want w)
+{
+    st_ip a = ip(addr);
+    topo_loc loc;
+    store_read_begin();
+    assert_int_equal(locator_find_in(S, &a, l, self, &loc), w.via);
+    if (w.node)
+        assert_string_equal(loc.node_name, w.node);
+    else
+        assert_null(loc.node_name);
+    if (w.zone)
+        assert_string_equal(loc.zone, w.zone);
+    else
+        assert_null(loc.zone);
+    store_read_end();
+}
+
+static void test_source_words(void **state)
+{
+    (void)state;
+    const char *w[] = { "pods", "endpoints", "podcidr", "cilium", "calico" };
+    for (int i = 0; i < LOC_SRC_COUNT; i++) {
+        assert_int_equal(locator_source_parse(w[i]), i);
+        assert_string_equal(locator_source_name(i), w[i]);
+    }
+    assert_int_equal(locator_source_parse("Pods"), -1);
+    assert_int_equal(locator_source_parse("podCIDR"), -1);
+    assert_int_equal(locator_source_parse(""), -1);
+    assert_true(locator_uses(NULL, LOC_SRC_PODS));
+    assert_false(locator_uses(NULL, LOC_SRC_PODCIDR));
+    loc_sources l = { 2, { LOC_SRC_PODCIDR, LOC_SRC_ENDPOINTS } };
+    assert_false(locator_uses(&l, LOC_SRC_PODS));
+    assert_true(locator_uses(&l, LOC_SRC_ENDPOINTS));
+    assert_string_equal(locator_via_name(LOC_POD), "pods");
+    assert_string_equal(locator_via_name(LOC_NODE_ADDR), "node");
+    assert_string_equal(locator_via_name(LOC_PODCIDR), "podcidr");
+    assert_string_equal(locator_via_name(LOC_UNKNOWN), "unknown");
+    for (int via = 0; via < LOC_VIA_COUNT; via++) {
+        int src = locator_via_source(via);
+        if (src >= 0)       /* a source's via is named as written in `locate` */
+            assert_string_equal(locator_via_name(via), locator_source_name(src));
+    }
+    assert_int_equal(locator_via_source(LOC_NODE_ADDR), -1);
+    assert_int_equal(locator_via_source(LOC_CALICO), LOC_SRC_CALICO);
+}
+
+static void test_source_order(void **state)
+{
+    (void)state;
+    cluster();
+    /* a pod on b1 whose address is inside a1's range (a CNI not
+     * allocating from podCIDRs), and a slice saying c1 */
+    apply(store_upsert_pod, POD("odd", "b1", "10.244.1.50"));
+    apply(store_upsert_slice, SLICE("odd-x", "odd", "10.244.1.50", "c1"));
+    /* a client outside every range, known by a slice only */
+    apply(store_upsert_slice, SLICE("out-x", "out", "172.16.0.9", "b1"));
+    loc_sources pods = { 0, { 0 } }, cidr_ep = { 2, { LOC_SRC_PODCIDR, LOC_SRC_ENDPOINTS } },
+                ep_cidr = { 2, { LOC_SRC_ENDPOINTS, LOC_SRC_PODCIDR } },
+                ep_pods = { 2, { LOC_SRC_ENDPOINTS, LOC_SRC_PODS } },
+                cilium = { 1, { LOC_SRC_CILIUM } };
+    locate(&pods, NULL, "10.244.1.50", (want){ LOC_POD, "b1", "zone-b" });
+    locate(NULL, NULL, "10.244.1.50", (want){ LOC_POD, "b1", "zone-b" });
+    locate(&cidr_ep, NULL, "10.244.1.50", (want){ LOC_PODCIDR, "a1", "zone-a" });
+    locate(&ep_cidr, NULL, "10.244.1.50", (want){ LOC_ENDPOINT, "c1", "zone-c" });
+    locate(&ep_pods, NULL, "10.244.1.50", (want){ LOC_ENDPOINT, "c1", "zone-c" });
+    /* outside every range: the slice locates it */
+    locate(&cidr_ep, NULL, "172.16.0.9", (want){ LOC_ENDPOINT, "b1", "zone-b" });
+    locate(&pods, NULL, "172.16.0.9", (want){ LOC_UNKNOWN, NULL, NULL });
+    /* a range address of no pod, without pods in the sources */
+    locate(&cidr_ep, NULL, "10.244.3.77", (want){ LOC_PODCIDR, "c1", "zone-c" });
+    locate(&pods, NULL, "10.244.3.77", (want){ LOC_UNKNOWN, NULL, NULL });
+    /* node addresses are always consulted, after the sources */
+    locate(&cidr_ep, NULL, "192.168.0.2", (want){ LOC_NODE_ADDR, "b1", "zone-b" });
+    locate(&cilium, NULL, "192.168.0.3", (want){ LOC_NODE_ADDR, "c1", "zone-c" });
+    /* unknown, then node-local's own node */
+    locate(&cilium, NULL, "10.244.1.50", (want){ LOC_UNKNOWN, NULL, NULL });
+    locate(&cilium, "a1", "10.244.1.50", (want){ LOC_NODE_LOCAL, "a1", "zone-a" });
+    locate(&cidr_ep, "a1", "10.244.2.1", (want){ LOC_PODCIDR, "b1", "zone-b" });
+    /* a range of a node not (yet) in the store: its name, no zone */
+    apply(store_upsert_ciliumnode, "{\"metadata\":{\"name\":\"z9\"},\"spec\":{\"ipam\":"
+                                   "{\"podCIDRs\":[\"10.9.0.0/24\"]}}}");
+    locate(&cilium, NULL, "10.9.0.1", (want){ LOC_CILIUM, "z9", NULL });
+}
+
+/* The endpoints source in a large Service (its endpoints sorted by
+ * address: a binary search) and a small one (a pass): the first endpoint
+ * with the address and a nodeName, in slice order. */
+static void test_endpoint_node_large_service(void **state)
+{
+    (void)state;
+    char json[16384];
+    size_t o = (size_t)snprintf(json, sizeof json,
+        "{\"metadata\":{\"name\":\"big-x\",\"namespace\":\"default\",\"labels\":{"
+        "\"kubernetes.io/service-name\":\"big\"}},\"addressType\":\"IPv4\",\"endpoints\":[");
+    for (int i = 99; i >= 0; i--)      /* written in reverse address order */
+        o += (size_t)snprintf(json + o, sizeof json - o,
+                              "%s{\"addresses\":[\"10.60.0.%d\"]%s,\"conditions\":{\"ready\":true}}",
+                              i == 99 ? "" : ",", i,
+                              i % 10 == 3 ? "" : i % 2 ? ",\"nodeName\":\"odd\"" : ",\"nodeName\":\"even\"");
+    /* 10.60.0.50 a second time, on another node: the first one wins */
+    o += (size_t)snprintf(json + o, sizeof json - o,
+                          ",{\"addresses\":[\"10.60.0.50\"],\"nodeName\":\"later\"}],"
+                          "\"ports\":[{\"port\":80}]}");
+    assert_true(o < sizeof json);
+    assert_int_equal(apply(store_upsert_slice, json), 0);
+    apply(store_upsert_slice, SLICE("small-x", "small", "10.61.0.1", "tiny"));
+    struct { const char *ip, *node; } cases[] = {
+        { "10.60.0.0", "even" }, { "10.60.0.99", "odd" }, { "10.60.0.50", "even" },
+        { "10.60.0.13", NULL },            /* no nodeName */
+        { "10.60.0.100", NULL }, { "10.59.255.255", NULL }, { "10.61.0.1", "tiny" },
+        { "10.61.0.2", NULL },
+    };
+    store_read_begin();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        st_ip a = ip(cases[i].ip);
+        const char *n = store_endpoint_node(S, &a);
+        if (cases[i].node)
+            assert_string_equal(n, cases[i].node);
+        else
+            assert_null(n);
+    }
+    store_read_end();
+}
+
+/* An endpoint whose nodeName is not the node whose range holds its
+ * address is counted once per address and source, whichever arrives
+ * first; one that agrees is not. */
+static void test_conflicts(void **state)
+{
+    (void)state;
+    /* the slice first, then the ranges (a list of nodes after the slices) */
+    apply(store_upsert_slice, SLICE("odd-x", "odd", "10.244.1.50", "c1"));
+    apply(store_upsert_slice, SLICE("ok-x", "ok", "10.244.2.7", "b1"));
+    assert_int_equal(C.n[ST_RANGE_PODCIDR], 0);
+    store_relist_begin(S, "nodes");
+    cluster();
+    assert_int_equal(C.n[ST_RANGE_PODCIDR], 0);   /* counted when the relist ends */
+    store_relist_end(S, "nodes");
+    assert_int_equal(C.n[ST_RANGE_PODCIDR], 1);
+    /* the slice again, or a node update: not counted twice */
+    apply(store_upsert_slice, SLICE("odd-x", "odd", "10.244.1.50", "c1"));
+    apply(store_upsert_node, NODE("a1", "zone-a", "192.168.0.1",
+                                  "\"podCIDRs\":[\"10.244.1.0/24\",\"10.244.9.0/24\"]"));
+    assert_int_equal(C.n[ST_RANGE_PODCIDR], 1);
+    /* a new conflicting endpoint, after the ranges */
+    apply(store_upsert_slice, SLICE("odd-y", "odd2", "10.244.3.5", "a1"));
+    assert_int_equal(C.n[ST_RANGE_PODCIDR], 2);
+    /* another source holding the same address disagreeing: its own count */
+    apply(store_upsert_ciliumnode, "{\"metadata\":{\"name\":\"b1\"},\"spec\":{\"ipam\":"
+                                   "{\"podCIDRs\":[\"10.244.3.0/24\"]}}}");
+    assert_int_equal(C.n[ST_RANGE_CILIUM], 1);
+    assert_int_equal(C.n[ST_RANGE_PODCIDR], 2);
+    assert_int_equal(C.n[ST_RANGE_CALICO], 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cpu_quantities),
+        cmocka_unit_test_setup_teardown(test_ipmap_shards, setup, teardown),
         cmocka_unit_test_setup_teardown(test_multicluster, setup_mc, teardown),
         cmocka_unit_test_setup_teardown(test_multicluster_off, setup, teardown),
         cmocka_unit_test(test_cpu_quantities_out_of_range),
         cmocka_unit_test_setup_teardown(test_service_shapes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_service_many_ports, setup, teardown),
         cmocka_unit_test_setup_teardown(test_strings_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slices_merge_and_defaults, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_endpoint_packing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_indexes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_index_shared_ip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slice_moves_service, setup, teardown),
@@ -1027,6 +1721,18 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_relist_reconciles, setup_small, teardown),
         cmocka_unit_test_setup_teardown(test_small_store_grows, setup_small, teardown),
         cmocka_unit_test_setup_teardown(test_small_store_grows, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_prefix_v4_v6_longest, setup_conflicts, teardown),
+        cmocka_unit_test_setup_teardown(test_prefix_many, setup_conflicts, teardown),
+        cmocka_unit_test_setup_teardown(test_prefix_same_range, setup_conflicts, teardown),
+        cmocka_unit_test_setup_teardown(test_node_podcidrs, setup_conflicts, teardown),
+        cmocka_unit_test_setup_teardown(test_node_relist, setup_conflicts, teardown),
+        cmocka_unit_test_setup_teardown(test_cilium_nodes, setup_conflicts, teardown),
+        cmocka_unit_test_setup_teardown(test_calico_affinities, setup_conflicts, teardown),
+        cmocka_unit_test(test_source_words),
+        cmocka_unit_test_setup_teardown(test_source_order, setup_conflicts, teardown),
+        cmocka_unit_test_setup_teardown(test_conflicts, setup_conflicts, teardown),
+        cmocka_unit_test_setup_teardown(test_endpoint_node_large_service, setup_conflicts, teardown),
+        cmocka_unit_test_setup_teardown(test_ranges_under_readers, setup_conflicts, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

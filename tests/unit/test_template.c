@@ -18,7 +18,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "plugin/template/tmpl.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/request.h"
 #include "server/server.h"
 #include "wire/dname.h"

@@ -30,6 +30,7 @@
 #include "cluster/store.h"
 #include "cluster/locator.h"
 #include "topology/topology.h"
+#include "server/reqtopo.h"
 
 static store *S;
 static topo_cfg CFG;
@@ -188,13 +189,16 @@ static const char *pick_f(const char *client, int fams, topo_result *out)
     topo_result res;
     topo_engine *e = topo_engine_new(&CFG, NULL);  /* CFG as the test left it */
     assert_non_null(e);
-    topo_engine_bind(e, S, NULL);
+    topo_engine_bind(e, S, NULL, NULL);
     topo_select(e, svc, eps, &loc, fams, keep, &res, NULL);
     const char *v[256];
+    static char vb[256][ST_ADDR_STRLEN];
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (keep[i])
-            v[k++] = eps->eps[i].addr;
+        if (keep[i]) {
+            v[k] = st_ep_addr(&eps->eps[i], vb[k]);
+            k++;
+        }
     qsort(v, k, sizeof v[0], cmp);
     buf[0] = '\0';
     for (size_t i = 0; i < k; i++) {
@@ -831,56 +835,107 @@ static void test_computed_same_zone_prefer(void **s)
 static void test_ecs_trust(void **s)
 {
     (void)s;
+    topo_client cl;
+    memset(&cl, 0, sizeof cl);
+    struct sockaddr_in *sin = (struct sockaddr_in *)&cl.peer;
+    sin->sin_family = AF_INET;
+    inet_pton(AF_INET, "127.0.0.9", &sin->sin_addr);
+    cl.has_ecs = 1;
+    cl.ecs_family = 1;
+    cl.ecs_source_prefix = 32;
+    uint8_t a[4] = { 10, 0, 1, 1 };
+    memcpy(cl.ecs_addr, a, 4);
+    st_ip ip;
+    int ecs;
+    char txt[64];
+    /* untrusted: the source address */
+    assert_int_equal(topo_client_addr(&CFG, &cl, &ip, &ecs), 0);
+    assert_int_equal(ecs, 0);
+    inet_ntop(AF_INET, ip.addr, txt, sizeof txt);
+    assert_string_equal(txt, "127.0.0.9");
+    /* trusted source: the ECS address */
+    assert_int_equal(cidr_parse("127.0.0.0/24", &CFG.subnets[0]), 0);
+    CFG.nsubnets = 1;
+    assert_int_equal(topo_client_addr(&CFG, &cl, &ip, &ecs), 0);
+    assert_int_equal(ecs, 1);
+    inet_ntop(AF_INET, ip.addr, txt, sizeof txt);
+    assert_string_equal(txt, "10.0.1.1");
+    /* no configuration: nothing is trusted */
+    assert_int_equal(topo_client_addr(NULL, &cl, &ip, &ecs), 0);
+    assert_int_equal(ecs, 0);
+    /* a source prefix of 0 is not used */
+    cl.ecs_source_prefix = 0;
+    assert_int_equal(topo_client_addr(&CFG, &cl, &ip, &ecs), 0);
+    assert_int_equal(ecs, 0);
+    /* outside the trusted subnet */
+    cl.ecs_source_prefix = 32;
+    inet_pton(AF_INET, "127.0.1.9", &sin->sin_addr);
+    assert_int_equal(topo_client_addr(&CFG, &cl, &ip, &ecs), 0);
+    assert_int_equal(ecs, 0);
+    /* an IPv4-mapped IPv6 source is the IPv4 client */
+    memset(&cl.peer, 0, sizeof cl.peer);
+    struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&cl.peer;
+    sin6->sin6_family = AF_INET6;
+    inet_pton(AF_INET6, "::ffff:127.0.0.7", &sin6->sin6_addr);
+    assert_int_equal(topo_client_addr(&CFG, &cl, &ip, &ecs), 0);
+    assert_int_equal(ip.family, 4);
+    assert_int_equal(ecs, 1);                       /* 127.0.0.7 is trusted */
+    inet_pton(AF_INET6, "::1", &sin6->sin6_addr);
+    assert_int_equal(topo_client_addr(&CFG, &cl, &ip, &ecs), 0);
+    assert_int_equal(ip.family, 6);
+    assert_int_equal(ecs, 0);
+    /* no IP source (an internal request) */
+    memset(&cl.peer, 0, sizeof cl.peer);
+    assert_int_equal(topo_client_addr(&CFG, &cl, &ip, &ecs), -1);
+}
+
+/* The server's copy of a request into a topo_client (server/reqtopo.h). */
+static void test_req_topo_client(void **s)
+{
+    (void)s;
     dns_req r;
     memset(&r, 0, sizeof r);
     struct sockaddr_in *sin = (struct sockaddr_in *)&r.peer;
     sin->sin_family = AF_INET;
     inet_pton(AF_INET, "127.0.0.9", &sin->sin_addr);
+    topo_client cl;
+    req_topo_client(&r, &cl);
+    assert_int_equal(cl.peer.ss_family, AF_INET);
+    assert_memory_equal(&cl.peer, &r.peer, sizeof r.peer);
+    assert_int_equal(cl.has_ecs, 0);
     r.q.edns.present = 1;
     r.q.edns.has_ecs = 1;
-    r.q.edns.ecs.family = 1;
-    r.q.edns.ecs.source_prefix = 32;
-    uint8_t a[4] = { 10, 0, 1, 1 };
-    memcpy(r.q.edns.ecs.addr, a, 4);
-    st_ip ip;
-    int ecs;
-    char txt[64];
-    /* untrusted: the source address */
-    assert_int_equal(topo_client_addr(&CFG, &r, &ip, &ecs), 0);
-    assert_int_equal(ecs, 0);
-    inet_ntop(AF_INET, ip.addr, txt, sizeof txt);
-    assert_string_equal(txt, "127.0.0.9");
-    /* trusted source: the ECS address */
-    st_parse_ip("127.0.0.0", &CFG.subnets[0].net);
-    CFG.subnets[0].bits = 24;
-    CFG.nsubnets = 1;
-    assert_int_equal(topo_client_addr(&CFG, &r, &ip, &ecs), 0);
-    assert_int_equal(ecs, 1);
-    inet_ntop(AF_INET, ip.addr, txt, sizeof txt);
-    assert_string_equal(txt, "10.0.1.1");
-    /* a source prefix of 0 is not used */
-    r.q.edns.ecs.source_prefix = 0;
-    assert_int_equal(topo_client_addr(&CFG, &r, &ip, &ecs), 0);
-    assert_int_equal(ecs, 0);
-    /* outside the trusted subnet */
-    r.q.edns.ecs.source_prefix = 32;
-    inet_pton(AF_INET, "127.0.1.9", &sin->sin_addr);
-    assert_int_equal(topo_client_addr(&CFG, &r, &ip, &ecs), 0);
-    assert_int_equal(ecs, 0);
+    r.q.edns.ecs.family = 2;
+    r.q.edns.ecs.source_prefix = 56;
+    inet_pton(AF_INET6, "2001:db8::", r.q.edns.ecs.addr);
+    req_topo_client(&r, &cl);
+    assert_int_equal(cl.has_ecs, 1);
+    assert_int_equal(cl.ecs_family, 2);
+    assert_int_equal(cl.ecs_source_prefix, 56);
+    assert_memory_equal(cl.ecs_addr, r.q.edns.ecs.addr, 16);
+    r.q.edns.present = 0;                           /* ECS only inside EDNS */
+    req_topo_client(&r, &cl);
+    assert_int_equal(cl.has_ecs, 0);
+    /* the request keeps the largest dependency, ECS only with one */
+    req_topo_mark(&r, TOPO_DEP_NODE, 1);
+    assert_int_equal(r.topo_dep, TOPO_DEP_NODE);
+    assert_int_equal(r.topo_ecs, 1);
 }
 
 static void test_mark(void **s)
 {
     (void)s;
-    dns_req r;
-    memset(&r, 0, sizeof r);
-    topo_mark(&r, TOPO_DEP_ZONE, 0);
-    topo_mark(&r, TOPO_DEP_NONE, 1);
-    assert_int_equal(r.topo_dep, TOPO_DEP_ZONE);
-    assert_int_equal(r.topo_ecs, 0);               /* ECS unused by this answer */
-    topo_mark(&r, TOPO_DEP_NODE, 1);
-    assert_int_equal(r.topo_dep, TOPO_DEP_NODE);
-    assert_int_equal(r.topo_ecs, 1);
+    uint8_t dep = 0, ecs = 0;
+    topo_mark(&dep, &ecs, TOPO_DEP_ZONE, 0);
+    topo_mark(&dep, &ecs, TOPO_DEP_NONE, 1);
+    assert_int_equal(dep, TOPO_DEP_ZONE);
+    assert_int_equal(ecs, 0);                       /* ECS unused by this answer */
+    topo_mark(&dep, &ecs, TOPO_DEP_NODE, 1);
+    assert_int_equal(dep, TOPO_DEP_NODE);
+    assert_int_equal(ecs, 1);
+    topo_mark(&dep, &ecs, TOPO_DEP_ZONE, 0);        /* never goes back */
+    assert_int_equal(dep, TOPO_DEP_NODE);
+    assert_int_equal(ecs, 1);
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -904,7 +959,7 @@ int main(void)
         T(test_computed_prefer_same_node), T(test_computed_prefer_close), T(test_computed_auto),
         T(test_computed_same_zone_prefer), T(test_computed_auto_ready_unset),
         T(test_computed_inputs_per_store),
-        T(test_ecs_trust), T(test_mark),
+        T(test_ecs_trust), T(test_req_topo_client), T(test_mark),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

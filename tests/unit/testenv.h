@@ -8,7 +8,7 @@
 #ifndef TOPODNS_TEST_ENV_H
 #define TOPODNS_TEST_ENV_H
 
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/server.h"
 
 const server_env *test_env(void);

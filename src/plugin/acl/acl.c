@@ -36,7 +36,8 @@
 #include <string.h>
 #include <strings.h>
 #include <arpa/inet.h>
-#include "server/metrics.h"
+#include "common/cidr.h"
+#include "runtime/metrics.h"
 #include "server/plugin.h"
 #include "server/server.h"
 #include "server/zone.h"
@@ -46,18 +47,12 @@ enum { EDE_BLOCKED = 15, EDE_FILTERED = 17 };
 
 #define ACL_MAX_ARGS 256
 
-typedef struct acl_net {
-    int family;                     /* AF_INET, AF_INET6 */
-    unsigned prefix;
-    uint8_t addr[16];
-} acl_net;
-
 typedef struct acl_policy {
     int action;
     int all_types;
     uint16_t *types;
     size_t ntypes;
-    acl_net *nets;
+    cidr *nets;
     size_t nnets;
 } acl_policy;
 
@@ -101,13 +96,15 @@ static void acl_destroy(void *p)
 
 static int add_zone(cf_disp *d, acl_rule *r, const char *text)
 {
-    char z[ZONE_MAX_SPLIT][DNAME_STR_MAX];
-    int k = zone_from_key(text, z, ZONE_MAX_SPLIT);
+    char (*z)[DNAME_STR_MAX];
+    int k = zone_from_key(text, &z);
     if (k < 0)
-        return cf_err(d, "plugin/acl: invalid zone '%s'", text);
+        return cf_err(d, "plugin/acl: %s '%s'", zone_key_error(text), text);
     acl_zone *nz = realloc(r->zones, (r->nzones + (size_t)k) * sizeof *nz);
-    if (!nz)
+    if (!nz) {
+        free(z);
         return cf_err(d, "plugin/acl: out of memory");
+    }
     r->zones = nz;
     for (int i = 0; i < k; i++) {
         acl_zone *x = &r->zones[r->nzones++];
@@ -116,6 +113,7 @@ static int add_zone(cf_disp *d, acl_rule *r, const char *text)
         x->name[l] = '\0';
         dname_from_str(x->wire, z[i]);
     }
+    free(z);
     return 0;
 }
 
@@ -150,51 +148,34 @@ static int type_from_str(const char *s, uint16_t *out)
     return -1;
 }
 
-static int add_net(acl_policy *p, int family, unsigned prefix, const uint8_t *addr)
+static int add_net(acl_policy *p, const cidr *c)
 {
-    acl_net *n = realloc(p->nets, (p->nnets + 1) * sizeof *n);
+    cidr *n = realloc(p->nets, (p->nnets + 1) * sizeof *n);
     if (!n)
         return -1;
     p->nets = n;
-    n = &p->nets[p->nnets++];
-    memset(n, 0, sizeof *n);
-    n->family = family;
-    n->prefix = prefix;
-    memcpy(n->addr, addr, family == AF_INET ? 4 : 16);
+    p->nets[p->nnets++] = *c;
     return 0;
 }
 
 static int add_any_net(acl_policy *p)
 {
-    static const uint8_t zero[16];
-    return add_net(p, AF_INET, 0, zero) < 0 || add_net(p, AF_INET6, 0, zero) < 0 ? -1 : 0;
+    cidr v4, v6;
+    if (cidr_parse("0.0.0.0/0", &v4) < 0 || cidr_parse("::/0", &v6) < 0)
+        return -1;
+    return add_net(p, &v4) < 0 || add_net(p, &v6) < 0 ? -1 : 0;
 }
 
-/* A CIDR, or an address (taken as /32 or /128), as Go's net.ParseCIDR. */
+/* A CIDR, or an address taken as /32 or /128, read by common/cidr as Go's
+ * net.ParseCIDR. CoreDNS appends that length before parsing, so its
+ * message shows it. */
 static int parse_net(cf_disp *d, acl_policy *p, const char *tok)
 {
-    char text[128];
-    if (strchr(tok, '/'))
-        snprintf(text, sizeof text, "%s", tok);
-    else
-        snprintf(text, sizeof text, "%s/%s", tok, strchr(tok, ':') ? "128" : "32");
-    char *slash = strchr(text, '/');
-    *slash = '\0';
-    uint8_t addr[16] = { 0 };
-    int family = strchr(text, ':') ? AF_INET6 : AF_INET;
-    const char *pl = slash + 1;
-    char *end;
-    unsigned long prefix = strtoul(pl, &end, 10);
-    unsigned max = family == AF_INET ? 32 : 128;
-    if (inet_pton(family, text, addr) != 1 || !*pl || *end || pl[0] == '+' ||
-        pl[0] == '-' || prefix > max || strlen(pl) > 3) {
-        *slash = '/';
-        return cf_err(d, "illegal CIDR notation \"%s\"", text);
-    }
-    for (unsigned b = (unsigned)prefix; b < max; b++)     /* the network, as Go keeps it */
-        addr[b / 8] &= (uint8_t) ~(0x80 >> (b % 8));
-    return add_net(p, family, (unsigned)prefix, addr) < 0
-               ? cf_err(d, "plugin/acl: out of memory") : 0;
+    cidr c;
+    if (cidr_parse_host(tok, &c) < 0)
+        return cf_err(d, "illegal CIDR notation \"%s%s\"", tok,
+                      strchr(tok, '/') ? "" : strchr(tok, ':') ? "/128" : "/32");
+    return add_net(p, &c) < 0 ? cf_err(d, "plugin/acl: out of memory") : 0;
 }
 
 static int add_type(cf_disp *d, acl_policy *p, const char *tok)
@@ -347,16 +328,6 @@ static const acl_zone *rule_zone(const acl_rule *r, const uint8_t *name)
     return best;
 }
 
-static int net_has(const acl_net *n, int family, const uint8_t *addr)
-{
-    if (n->family != family)
-        return 0;
-    unsigned full = n->prefix / 8, rest = n->prefix % 8;
-    if (memcmp(n->addr, addr, full))
-        return 0;
-    return !rest || ((n->addr[full] ^ addr[full]) & (uint8_t)(0xff << (8 - rest))) == 0;
-}
-
 static int policy_matches(const acl_policy *p, uint16_t qtype, int family, const uint8_t *addr)
 {
     int t = p->all_types;
@@ -365,7 +336,7 @@ static int policy_matches(const acl_policy *p, uint16_t qtype, int family, const
     if (!t)
         return 0;
     for (size_t i = 0; i < p->nnets; i++)
-        if (net_has(&p->nets[i], family, addr))
+        if (cidr_contains(&p->nets[i], family, addr))
             return 1;
     return 0;
 }

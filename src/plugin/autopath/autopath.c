@@ -35,7 +35,7 @@
 #include <string.h>
 #include "common/log.h"
 #include "plugin/autopath/autopath.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/plugin.h"
 #include "server/server.h"
 #include "server/zone.h"
@@ -244,17 +244,20 @@ static void ap_destroy(void *inst)
 
 static int add_zone(cf_disp *d, ap_inst *a, const char *text)
 {
-    char z[ZONE_MAX_SPLIT][DNAME_STR_MAX];
-    int m = zone_from_key(text, z, ZONE_MAX_SPLIT);
+    char (*z)[DNAME_STR_MAX];
+    int m = zone_from_key(text, &z);
     if (m < 0)
-        return cf_err(d, "plugin/autopath: invalid zone '%s'", text);
+        return cf_err(d, "plugin/autopath: %s '%s'", zone_key_error(text), text);
     uint8_t (*v)[DNAME_MAX] = realloc(a->zones, (a->nzones + (size_t)m) * sizeof *v);
-    if (!v)
+    if (!v) {
+        free(z);
         return cf_err(d, "plugin/autopath: out of memory");
+    }
     a->zones = v;
     for (int i = 0; i < m; i++)
         if (dname_from_str(a->zones[a->nzones], z[i]) > 0)
             dname_lower(a->zones[a->nzones++]);
+    free(z);
     return 0;
 }
 

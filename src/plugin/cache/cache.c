@@ -43,8 +43,9 @@
 #include "plugin/cache/cache.h"
 #include "server/plugin.h"
 #include "common/log.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/server.h"
+#include "server/reqtopo.h"
 #include "topology/topology.h"
 
 #define REFRESH_HOLD_NS (30ull * 1000000000ull)
@@ -216,6 +217,15 @@ static centry *find_in(cache *c, const ckey *k, uint64_t now, ctable **tab)
 
 /* Inside the read lock. *dep: the dimension of a variant served (0 when
  * the entry is shared); *key: the identity the entry was found by. */
+/* The client's variant of r in dimension dep (topo_client_variant). */
+static size_t client_variant(const cache *c, const dns_req *r, int dep, char *out, size_t cap,
+                             int *via_ecs)
+{
+    topo_client cl;
+    req_topo_client(r, &cl);
+    return topo_client_variant(c->topo, &cl, dep, out, cap, via_ecs);
+}
+
 static centry *find(cache *c, const dns_req *r, qkey *q, uint64_t now, ctable **tab, int *dep,
                     const ckey **key)
 {
@@ -227,8 +237,7 @@ static centry *find(cache *c, const dns_req *r, qkey *q, uint64_t now, ctable **
     centry *mk = ctable_get(&c->deps, &q->base);
     if (!mk)
         return NULL;
-    size_t vlen = topo_client_variant(c->topo, r, mk->dep, q->variant, sizeof q->variant,
-                                      &q->via_ecs);
+    size_t vlen = client_variant(c, r, mk->dep, q->variant, sizeof q->variant, &q->via_ecs);
     if (vlen == 0 || vlen > 255)
         return NULL;
     key_fill(&q->var, q, &r->q, q->variant, vlen);
@@ -314,7 +323,7 @@ static void put(cache *c, dns_req *r, cache_type t, uint32_t dur, const refresh 
     qkey_init(&q, r);
     size_t vlen = 0;
     if (r->topo_dep) {
-        vlen = topo_client_variant(c->topo, r, r->topo_dep, q.variant, sizeof q.variant, NULL);
+        vlen = client_variant(c, r, r->topo_dep, q.variant, sizeof q.variant, NULL);
         if (vlen == 0 || vlen > 255)
             return;                     /* client-dependent, client unknown: keep nothing */
     }
@@ -326,6 +335,7 @@ static void put(cache *c, dns_req *r, cache_type t, uint32_t dur, const refresh 
     e->qtype = r->q.qtype;
     e->qclass = r->q.qclass;
     e->dep = r->topo_dep;
+    e->own_case = r->owners_own_case;
     if (rf && rf->mode == MODE_PREFETCH) {
         atomic_store(&e->hits, rf->hits);
         atomic_store(&e->last_ns, rf->hit_ns);
@@ -407,14 +417,14 @@ static void finish_client(refresh *rf, dns_req *ir)
     int rc;
     if (rf->refreshed && ir->written && msg_copy(&r->resp, &ir->resp) == 0) {
         r->resp.id = r->q.id;
-        topo_mark(r, ir->topo_dep, ir->topo_ecs);
+        req_topo_mark(r, ir->topo_dep, ir->topo_ecs);
     } else {
         if (rf->refreshed) {             /* the copy failed: rebuild nothing, fail */
             msg_reply_to(&r->resp, &r->q);
             r->resp.rcode = RC_SERVFAIL;
         }
         count3(rf->c->m.stale, rf->c, r);
-        topo_mark(r, rf->stale_dep, rf->stale_ecs);
+        req_topo_mark(r, rf->stale_dep, rf->stale_ecs);
     }
     rc = req_write(r, rf->h);
     if (rf->in_start)
@@ -596,7 +606,7 @@ static int cache_serve(const handler *h, dns_req *r)
     if (rf && rf->mode == MODE_VERIFY)
         return verify(c, h, r, rf);
     if (dep)
-        topo_mark(r, dep, q.via_ecs);
+        req_topo_mark(r, dep, q.via_ecs);
     int rc = req_write(r, h);
     background_refresh(c, h, r, rf);
     return rc;

@@ -100,6 +100,7 @@ typedef struct centry {
     uint16_t qtype, qclass;
     uint8_t docd;                    /* bit 0 DO, bit 1 CD */
     uint8_t dep;                     /* TOPO_DEP_* of a variant or marker */
+    uint8_t own_case;                /* owners served as stored (dns_req.owners_own_case) */
     uint16_t rcode;
     uint16_t hflags;                 /* F_AD and F_RA of the stored reply */
     uint16_t nrr;
@@ -125,7 +126,7 @@ centry *centry_marker(const uint8_t *lname, uint16_t qtype, uint16_t qclass, int
 int64_t centry_ttl(const centry *e, uint64_t now_ns);
 /* Rebuild the reply to q in out with every TTL set to ttl. AA is set, RA
  * as stored, AD as stored only when the query had DO or AD. Owners equal to
- * the question name take the question's case. 0, or -1. */
+ * the question name take the question's case unless e->own_case. 0, or -1. */
 int centry_to_msg(const centry *e, dns_msg *out, const dns_msg *q, uint32_t ttl);
 void centry_free(centry *e);
 

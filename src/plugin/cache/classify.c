@@ -350,7 +350,7 @@ int centry_to_msg(const centry *e, dns_msg *out, const dns_msg *q, uint32_t ttl)
         const uint8_t *owner = p + REC_HDR;
         size_t ol = dname_len(owner);
         uint16_t rdlen = get16(p + 5);
-        const uint8_t *use = dname_equal(owner, q->qname) ? q->qname : owner;
+        const uint8_t *use = !e->own_case && dname_equal(owner, q->qname) ? q->qname : owner;
         if (msg_add_rr(out, p[0], use, get16(p + 1), get16(p + 3), ttl, owner + ol, rdlen) < 0)
             return -1;
         p += REC_HDR + ol + rdlen;

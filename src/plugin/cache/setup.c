@@ -36,20 +36,25 @@ unsigned long cache_usable_cap(unsigned long cap)
 
 static int add_zone(cf_disp *d, uint8_t (**zones)[DNAME_MAX], size_t *n, const char *text)
 {
-    char z[ZONE_MAX_SPLIT][DNAME_STR_MAX];
-    int k = zone_from_key(text, z, ZONE_MAX_SPLIT);
+    char (*z)[DNAME_STR_MAX];
+    int k = zone_from_key(text, &z);
     if (k <= 0)
-        return cf_err(d, "plugin/cache: invalid zone '%s'", text);
+        return cf_err(d, "plugin/cache: %s '%s'", zone_key_error(text), text);
     uint8_t (*nz)[DNAME_MAX] = realloc(*zones, (*n + (size_t)k) * sizeof *nz);
-    if (!nz)
+    if (!nz) {
+        free(z);
         return cf_err(d, "plugin/cache: out of memory");
+    }
     *zones = nz;
     for (int i = 0; i < k; i++) {
-        if (dname_from_str(nz[*n], z[i]) < 0)
+        if (dname_from_str(nz[*n], z[i]) < 0) {
+            free(z);
             return cf_err(d, "plugin/cache: invalid zone '%s'", text);
+        }
         dname_lower(nz[*n]);
         (*n)++;
     }
+    free(z);
     return 0;
 }
 

@@ -31,7 +31,7 @@
 #include "common/goregex.h"
 #include "common/log.h"
 #include "wire/msg.h"
-#include "server/periodic.h"
+#include "runtime/periodic.h"
 #include "common/gofmt.h"
 #include "server/plugin.h"
 #include "plugin/errors/errors.h"

@@ -28,7 +28,7 @@
  * NOERROR) with no answer go to the next plugin when `fallthrough` covers
  * the name.
  *
- * Reload: start() runs one periodic task (src/server/periodic.h) per plugin
+ * Reload: start() runs one periodic task (src/runtime/periodic.h) per plugin
  * instance that wakes when a slot's interval has passed, re-parses its file and, when the SOA serial
  * differs (or, with reload_by_mtime, the file is newer), publishes the new
  * zone under the write lock and drops its reference to the old one; queries
@@ -47,7 +47,7 @@
 #include "plugin/file/file.h"
 #include "common/file.h"
 #include "common/log.h"
-#include "server/periodic.h"
+#include "runtime/periodic.h"
 #include "server/server.h"
 #include "server/zone.h"
 
@@ -348,17 +348,31 @@ static fslot *slot_add(file_inst *f, const char *origin, const char *path)
     return s;
 }
 
-/* Normalized zones from arguments; returns how many, or -1 (error set). */
-static int zones_from_args(cf_disp *d, const char **args, int n, char (*out)[DNAME_STR_MAX], int max)
+/* Normalized zones from arguments into *out (malloc'd, the caller frees
+ * it, NULL when none); returns how many, or -1 (error set, *out NULL). */
+static int zones_from_args(cf_disp *d, const char **args, int n, char (**out)[DNAME_STR_MAX])
 {
     int k = 0;
+    *out = NULL;
     for (int i = 0; i < n; i++) {
-        char z[ZONE_MAX_SPLIT][DNAME_STR_MAX];
-        int m = zone_from_key(args[i], z, ZONE_MAX_SPLIT);
-        if (m < 0)
-            return cf_err(d, "plugin/file: invalid zone '%s'", args[i]);
-        for (int j = 0; j < m && k < max; j++)
-            memcpy(out[k++], z[j], DNAME_STR_MAX);
+        char (*z)[DNAME_STR_MAX];
+        int m = zone_from_key(args[i], &z);
+        if (m < 0) {
+            free(*out);
+            *out = NULL;
+            return cf_err(d, "plugin/file: %s '%s'", zone_key_error(args[i]), args[i]);
+        }
+        char (*grown)[DNAME_STR_MAX] = realloc(*out, (size_t)(k + m) * sizeof *grown);
+        if (!grown) {
+            free(z);
+            free(*out);
+            *out = NULL;
+            return cf_err(d, "plugin/file: out of memory");
+        }
+        *out = grown;
+        memcpy(grown[k], z[0], (size_t)m * sizeof *z);
+        k += m;
+        free(z);
     }
     return k;
 }
@@ -369,14 +383,10 @@ static int set_fallthrough(cf_disp *d, file_inst *f)
     int n = cf_remaining_args(d, args, MAX_ARGS);
     if (n > MAX_ARGS)
         return cf_arg_err(d);
-    char (*z)[DNAME_STR_MAX] = malloc(MAX_ARGS * ZONE_MAX_SPLIT * sizeof *z);
-    if (!z)
-        return cf_err(d, "plugin/file: out of memory");
-    int k = zones_from_args(d, args, n, z, MAX_ARGS * ZONE_MAX_SPLIT);
-    if (k < 0) {
-        free(z);
+    char (*z)[DNAME_STR_MAX];
+    int k = zones_from_args(d, args, n, &z);
+    if (k < 0)
         return -1;
-    }
     free(f->fall_zones);
     f->fall_zones = k ? calloc((size_t)k, sizeof *f->fall_zones) : NULL;
     f->nfall = 0;
@@ -420,19 +430,26 @@ static int parse_options(cf_disp *d, file_inst *f, occ_opts *o)
     return 0;
 }
 
-/* The origins of one occurrence: its arguments, else the block's zones. */
-static int origins(cf_disp *d, setup_ctx *ctx, char (*out)[DNAME_STR_MAX], int max)
+/* The origins of one occurrence, its arguments else the block's zones,
+ * into *out (malloc'd, the caller frees it); how many, or -1. */
+static int origins(cf_disp *d, setup_ctx *ctx, char (**out)[DNAME_STR_MAX])
 {
     const char *args[MAX_ARGS];
+    *out = NULL;
     int n = cf_remaining_args(d, args, MAX_ARGS);
     if (n > MAX_ARGS)
         return cf_arg_err(d);
     if (n > 0)
-        return zones_from_args(d, args, n, out, max);
-    int k = 0;
-    for (size_t i = 0; ctx->blk && i < ctx->blk->nkeys && k < max; i++)
-        snprintf(out[k++], DNAME_STR_MAX, "%s", ctx->blk->keys[i].zone);
-    return k;
+        return zones_from_args(d, args, n, out);
+    size_t nk = ctx->blk ? ctx->blk->nkeys : 0;
+    if (nk == 0)
+        return 0;
+    *out = malloc(nk * sizeof **out);
+    if (!*out)
+        return cf_err(d, "plugin/file: out of memory");
+    for (size_t i = 0; i < nk; i++)
+        snprintf((*out)[i], DNAME_STR_MAX, "%s", ctx->blk->keys[i].zone);
+    return (int)nk;
 }
 
 /* Load the file for each origin; *open_failed when it could not be opened. */
@@ -464,10 +481,8 @@ static int one_occurrence(cf_disp *d, setup_ctx *ctx, file_inst *f)
     const char *what;
     if (file_check_regular(path, &what) == 0)  /* a device or FIFO would hang the load */
         return cf_err(d, "plugin/file: %s %s", path, what);
-    char (*orig)[DNAME_STR_MAX] = malloc(MAX_ARGS * ZONE_MAX_SPLIT * sizeof *orig);
-    if (!orig)
-        return cf_err(d, "plugin/file: out of memory");
-    int n = origins(d, ctx, orig, MAX_ARGS * ZONE_MAX_SPLIT);
+    char (*orig)[DNAME_STR_MAX];
+    int n = origins(d, ctx, &orig);
     size_t first = f->nslots;
     for (int i = 0; i < n; i++)
         if (!slot_add(f, orig[i], path)) {

@@ -52,8 +52,9 @@
 #include <sys/random.h>
 #include "plugin/forward/forward.h"
 #include "common/log.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/server.h"
+#include "server/tap.h"
 #include "wire/msg.h"
 
 #define FWD_DEADLINE_NS 5000000000ull       /* CoreDNS defaultTimeout */
@@ -339,6 +340,7 @@ void fwd_loops_free(fwd_stanza *st)
         }
         free(l);
     }
+    atomic_store(&st->loops, NULL);
 }
 
 static fwd_chan *chan_get(fwd_q *q, unsigned up, int kind)
@@ -591,6 +593,11 @@ static int q_reply(fwd_q *q, int up)
     char rcb[16];
     const char *lv[] = { "forward", st->ups[up].to, rcode_name(r->resp.rcode, rcb) };
     metrics_observe(q->f->m.duration, lv, (double)(mono_ns() - q->sent_at) / 1e9);
+    const msg_tap *tap = q->f->tap;
+    if (tap)
+        tap->forwarded(tap, r, (const struct sockaddr *)&st->ups[up].sa, st->ups[up].salen,
+                       q->kind == FWD_CH_TCP || q->kind == FWD_KIND_TLS, q->wire, q->wlen,
+                       mono_ns() - q->sent_at, &r->resp);
     r->resp.id = r->q.id;
     if (!fwd_answers(&r->resp, &r->q)) {
         msg_reply_to(&r->resp, &r->q);
@@ -758,6 +765,7 @@ static int forward_setup(cf_disp *d, setup_ctx *ctx, void **inst)
     }
     for (size_t i = 0; i < f->nst; i++)
         f->st[i]->m = &f->m;
+    f->tap = ctx ? block_value(ctx->blk, TAP_KEY) : NULL;   /* dnstap's setup ran first */
     *inst = f;
     return 0;
 }
@@ -781,7 +789,12 @@ static void forward_stop(void *inst)
 
 static void forward_destroy(void *inst)
 {
-    fwd_free(inst);
+    forward *f = inst;
+    for (size_t i = 0; f && i < f->nst; i++) {
+        fwd_health_stop(f->st[i]);   /* no probe uses the stanza any more */
+        fwd_loops_free(f->st[i]);
+    }
+    fwd_free(f);
 }
 
 const plugin_def plugin_forward = {

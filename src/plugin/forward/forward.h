@@ -42,6 +42,7 @@ struct event_base;
 typedef struct fwd_metrics {
     struct metric_family *duration, *broken, *rejects, *hc_fail;
     struct metric_family *conn_hits, *conn_misses;   /* tls:// connection reuse */
+    struct metric_family *mismatched;                /* tls:// replies dropped */
 } fwd_metrics;
 
 typedef struct fwd_upstream {
@@ -96,6 +97,7 @@ typedef struct forward {
     fwd_stanza **st;
     size_t nst;
     fwd_metrics m;
+    const struct msg_tap *tap;       /* the block's dnstap (server/tap.h), or NULL */
 } forward;
 
 extern const plugin_def plugin_forward;
@@ -103,6 +105,9 @@ extern const plugin_def plugin_forward;
 /* setup.c */
 /* Parse every `forward` occurrence of the dispenser into f. 0 or -1 (d->err). */
 int fwd_parse(cf_disp *d, forward *f);
+/* Free f and its stanzas (health checks stopped). Each stanza's per-loop
+ * state must be gone already (fwd_loops_free, forward.c: the plugin's
+ * destroy runs it first, so setup.c never calls back into forward.c). */
 void fwd_free(forward *f);
 /* Text of an rcode name (case-insensitive, "NXDOMAIN", "servfail"...), -1 if unknown. */
 int fwd_rcode_from_str(const char *s);
@@ -128,7 +133,8 @@ int fwd_take_answer(struct dns_msg *resp, const struct dns_msg *q, const unsigne
 /* 1 when the taken answer resp answers q (QR set, q's question); otherwise
  * the client gets FORMERR, as from CoreDNS. */
 int fwd_answers(const struct dns_msg *resp, const struct dns_msg *q);
-/* Release the per-loop state of a stanza (channels closed, events dropped). */
+/* Release the per-loop state of a stanza (channels closed, events dropped;
+ * st->loops is NULL after). Before fwd_free, once the loops stopped. */
 void fwd_loops_free(fwd_stanza *st);
 
 /* tls.c — DNS over TLS to tls:// upstreams. */
@@ -150,7 +156,8 @@ void fwd_tpool_free(fwd_tpool *p);
 /* Send the query wire over an idle or new connection; 0, or -1 with why. */
 int fwd_tpool_send(fwd_tpool *p, const uint8_t *wire, size_t len, fwd_tls_cb cb, void *arg,
                    char *why, size_t wlen);
-/* One blocking health probe over TLS until end: 0 when a sane reply to id came. */
+/* One health probe over TLS until end, on the calling (probe) thread with
+ * an event loop of its own: 0 when the reply to q (whose ID is id) came. */
 int fwd_tls_probe(const fwd_stanza *st, const fwd_upstream *u, const uint8_t *q, size_t qlen,
                   uint16_t id, const struct timespec *end);
 
@@ -159,7 +166,8 @@ int fwd_health_start(fwd_stanza *st, char *err, size_t errlen);
 void fwd_health_stop(fwd_stanza *st);
 /* A query to u failed: start the probe loop unless it runs already. */
 void fwd_health_kick(fwd_upstream *u);
-/* One probe (blocking, 1 s): 0 healthy, -1 not. */
+/* One probe, 1 s at most, waiting on the calling thread (never a worker):
+ * c-ares (common/exchange.h), or TLS for tls:// upstreams. 0 healthy, -1 not. */
 int fwd_probe(const fwd_stanza *st, const fwd_upstream *u);
 struct metrics_registry;
 void fwd_metrics_init(fwd_metrics *m, struct metrics_registry *reg);

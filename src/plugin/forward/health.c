@@ -4,27 +4,27 @@
  * A query that fails on an upstream (network error, timeout) starts that
  * upstream's probe loop: every health_check interval (0.5 s) a `. IN NS`
  * query (RD unless no_rec; `domain` changes the name) goes to the upstream
- * over UDP (TCP with force_tcp; a tls:// upstream always over a fresh TLS
- * connection, verified as queries are) with a 1 s timeout. Any reply counts as
+ * through c-ares (common/exchange.h) over UDP (TCP with force_tcp; a tls://
+ * upstream always over a fresh TLS connection, verified as queries are)
+ * with a 1 s timeout. Any reply counts as
  * healthy and ends the loop with the failure counter reset to 0; each
  * failure increments it and coredns_proxy_healthcheck_failures_total. An
  * upstream is down while the counter exceeds max_fails (max_fails 0: never).
  * `health_check 0` turns the probes off.
  *
  * Each upstream has its own periodic thread, asleep unless a probe loop
- * runs, so probes never block the serving workers or each other.
+ * runs, so probes never block the serving workers or each other (the
+ * exchange waits, on that thread only).
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include "plugin/forward/forward.h"
-#include "server/metrics.h"
-#include "server/periodic.h"
+#include "common/exchange.h"
+#include "runtime/metrics.h"
+#include "runtime/periodic.h"
 
 #define PROBE_TIMEOUT_MS 1000
 
@@ -50,6 +50,10 @@ void fwd_metrics_init(fwd_metrics *m, metrics_registry *reg)
     m->conn_misses = metrics_family(reg, "coredns_proxy_conn_cache_misses_total",
                                     "Counter of connection cache misses per upstream and protocol.",
                                     METRIC_COUNTER, cc, NULL, 0);
+    m->mismatched = metrics_family(reg, "topodns_forward_mismatched_replies_total",
+                                   "Counter of tls:// replies dropped because their ID or "
+                                   "question is not the query's.",
+                                   METRIC_COUNTER, hc, NULL, 0);
     m->rejects = metrics_family(reg, "coredns_forward_max_concurrent_rejects_total",
                                 "Counter of the number of queries rejected because the "
                                 "concurrent queries were at maximum.",
@@ -62,22 +66,6 @@ void fwd_metric_hc_failure(const fwd_upstream *u)
     metrics_add(u->st->m->hc_fail, lv, 1);
 }
 
-static long ms_left(const struct timespec *end)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (end->tv_sec - now.tv_sec) * 1000 + (end->tv_nsec - now.tv_nsec) / 1000000;
-}
-
-static int wait_fd(int fd, short ev, const struct timespec *end)
-{
-    struct pollfd p = { .fd = fd, .events = ev };
-    long ms = ms_left(end);
-    if (ms <= 0)
-        return -1;
-    return poll(&p, 1, (int)ms) == 1 && (p.revents & ev) ? 0 : -1;
-}
-
 /* The probe query: `<domain> IN NS`, RD unless no_rec, no EDNS. Returns
  * its length. */
 static size_t build_probe(const fwd_stanza *st, uint8_t *buf, size_t cap, uint16_t id)
@@ -88,94 +76,30 @@ static size_t build_probe(const fwd_stanza *st, uint8_t *buf, size_t cap, uint16
     return n < 0 ? 0 : (size_t)n;
 }
 
-/* A reply with our ID and QR set (or any header for a QUERY opcode, as
- * CoreDNS's "something sane came back"). */
-static int sane_reply(const uint8_t *b, ssize_t n, uint16_t id)
-{
-    return n >= 12 && ((b[0] << 8) | b[1]) == id && (b[2] & 0x80);
-}
-
-static int read_full(int fd, uint8_t *b, size_t n, const struct timespec *end)
-{
-    size_t got = 0;
-    while (got < n) {
-        if (wait_fd(fd, POLLIN, end) < 0)
-            return -1;
-        ssize_t k = read(fd, b + got, n - got);
-        if (k <= 0)
-            return -1;
-        got += (size_t)k;
-    }
-    return 0;
-}
-
-static int probe_tcp(int fd, const uint8_t *q, size_t qlen, uint16_t id, const struct timespec *end)
-{
-    if (wait_fd(fd, POLLOUT, end) < 0)
-        return -1;
-    int soerr = 0;
-    socklen_t sl = sizeof soerr;
-    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr)
-        return -1;
-    uint8_t out[2 + 512], len[2];
-    out[0] = (uint8_t)(qlen >> 8);
-    out[1] = (uint8_t)qlen;
-    memcpy(out + 2, q, qlen);
-    if (write(fd, out, qlen + 2) != (ssize_t)(qlen + 2) || read_full(fd, len, 2, end) < 0)
-        return -1;
-    size_t rl = (size_t)((len[0] << 8) | len[1]);
-    uint8_t *b = malloc(rl ? rl : 1);
-    int ok = b && rl >= 12 && read_full(fd, b, rl, end) == 0 && sane_reply(b, (ssize_t)rl, id);
-    free(b);
-    return ok ? 0 : -1;
-}
-
-static int probe_udp(int fd, const uint8_t *q, size_t qlen, uint16_t id, const struct timespec *end)
-{
-    if (send(fd, q, qlen, 0) != (ssize_t)qlen)
-        return -1;
-    uint8_t b[4096];
-    for (;;) {
-        if (wait_fd(fd, POLLIN, end) < 0)
-            return -1;
-        ssize_t n = recv(fd, b, sizeof b, 0);
-        if (n < 0)
-            return -1;              /* ECONNREFUSED: nobody listens */
-        if (sane_reply(b, n, id))
-            return 0;
-    }
-}
-
 int fwd_probe(const fwd_stanza *st, const fwd_upstream *u)
 {
+    assert(st && u && u->st == st);
     uint8_t q[512];
     uint16_t id = (uint16_t)(rand() & 0xffff);
     size_t qlen = build_probe(st, q, sizeof q, id);
     if (qlen == 0)
         return -1;
-    struct timespec end;
     if (u->tls) {                    /* always over TLS, as CoreDNS's tcp-tls checks */
+        struct timespec end;
         clock_gettime(CLOCK_MONOTONIC, &end);
         end.tv_sec += PROBE_TIMEOUT_MS / 1000;
         return fwd_tls_probe(st, u, q, qlen, id, &end);
     }
-    int tcp = st->force_tcp;
-    int fd = socket(u->sa.ss_family, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0)
+    /* c-ares matches the reply's ID and question; any rcode is an answer. */
+    dns_exchange_opts o = { .to = (const struct sockaddr *)&u->sa,
+                            .src = st->has_src ? (const struct sockaddr *)&st->src : NULL,
+                            .tcp = st->force_tcp, .timeout_ms = PROBE_TIMEOUT_MS };
+    uint8_t hdr[12];
+    size_t rlen;
+    char err[128];
+    if (dns_exchange(&o, q, qlen, hdr, sizeof hdr, &rlen, err, sizeof err) < 0)
         return -1;
-    clock_gettime(CLOCK_MONOTONIC, &end);
-    end.tv_sec += PROBE_TIMEOUT_MS / 1000;
-    int rc = -1;
-    if (st->has_src && st->src.ss_family == u->sa.ss_family &&
-        bind(fd, (const struct sockaddr *)&st->src,
-             st->src.ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6)) < 0)
-        goto out;
-    if (connect(fd, (const struct sockaddr *)&u->sa, u->salen) < 0 && errno != EINPROGRESS)
-        goto out;
-    rc = tcp ? probe_tcp(fd, q, qlen, id, &end) : probe_udp(fd, q, qlen, id, &end);
-out:
-    close(fd);
-    return rc;
+    return rlen >= 12 && (hdr[2] & 0x80) ? 0 : -1;
 }
 
 /* The probe loop of one upstream: runs while `probing` is set. */

@@ -30,6 +30,7 @@
  * their resolver) stops startup with a clear error rather than being
  * silently ignored.
  */
+#include <assert.h>
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <stdio.h>
@@ -274,16 +275,19 @@ static int add_except(cf_disp *d, fwd_stanza *st)
     if (k == 0)
         return cf_arg_err(d);
     for (int i = 0; i < k && i < 64; i++) {
-        char z[ZONE_MAX_SPLIT][DNAME_STR_MAX];
-        int nz = zone_from_key(args[i], z, ZONE_MAX_SPLIT);
+        char (*z)[DNAME_STR_MAX];
+        int nz = zone_from_key(args[i], &z);
         if (nz < 0)
             return cf_err(d, "plugin/forward: invalid name '%s'", args[i]);
         uint8_t (*ne)[DNAME_MAX] = realloc(st->except, (st->nexcept + (size_t)nz) * sizeof *ne);
-        if (!ne)
+        if (!ne) {
+            free(z);
             return cf_err(d, "plugin/forward: out of memory");
+        }
         st->except = ne;
         for (int j = 0; j < nz; j++)
             dname_from_str(st->except[st->nexcept++], z[j]);
+        free(z);
     }
     return 0;
 }
@@ -480,7 +484,7 @@ static void stanza_free(fwd_stanza *st)
     if (!st)
         return;
     fwd_health_stop(st);
-    fwd_loops_free(st);
+    assert(atomic_load(&st->loops) == NULL);   /* the owner ran fwd_loops_free */
     fwd_tls_ctx_free(st->tls_ctx);
     pthread_mutex_destroy(&st->mu);
     free(st->except);
@@ -489,15 +493,16 @@ static void stanza_free(fwd_stanza *st)
 
 static int parse_from(cf_disp *d, fwd_stanza *st, const char *from)
 {
-    char z[ZONE_MAX_SPLIT][DNAME_STR_MAX];
+    char (*z)[DNAME_STR_MAX];
     const char *f = strncasecmp(from, "dns://", 6) == 0 ? from + 6 : from;
-    int nz = zone_from_key(f, z, ZONE_MAX_SPLIT);
+    int nz = zone_from_key(f, &z);
     if (nz < 1)
         return cf_err(d, "plugin/forward: unable to normalize '%s'", from);
     if (nz > 1)
         log_warning("plugin/forward: Unsupported CIDR notation: '%s' expands to multiple zones. Using only '%s'.",
                     from, z[0]);
     dname_from_str(st->from, z[0]);
+    free(z);
     return 0;
 }
 

@@ -31,11 +31,24 @@
  * busy queries are called back with FWD_TLS_GONE and nothing of libevent
  * is touched (the base is gone), as c-ares channels are freed.
  *
- * The health probe (fwd_tls_probe) is the blocking equivalent on the
- * upstream's probe thread: a fresh connection with the same verification.
+ * A reply is taken only when it answers the query on the wire, as c-ares
+ * checks on the UDP/TCP path: the same ID, the QR bit, and the same one
+ * question (name without regard to case, type, class). Any other reply —
+ * an upstream that answers with ID 0, a stale or foreign message — is
+ * dropped and counted (topodns_forward_mismatched_replies_total), and the
+ * query goes on reading on the same connection until the right reply or
+ * its read_timeout.
+ *
+ * The health probe (fwd_tls_probe) runs on the upstream's probe thread:
+ * a fresh connection with the same verification, driven by libevent's
+ * OpenSSL bufferevent on an event base of the probe's own (created and
+ * freed by the call); the reply must match as above. The serving pool
+ * keeps its own socket and timer events: its connections outlive the
+ * worker's event base (they are freed with the stanza, after the loops
+ * are gone), which a bufferevent cannot.
  */
+#include <assert.h>
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,13 +57,17 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
 #include <event2/event_struct.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include "plugin/forward/forward.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
+#include "wire/dname.h"
 
 #define SYSTEM_CA_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
 
@@ -370,6 +387,33 @@ static void timer_cb(evutil_socket_t fd, short what, void *arg)
         conn_fail(c, "i/o timeout");
 }
 
+/* The reply a (alen octets) answers the query q (qlen octets, ours and
+ * well formed): same ID, QR set, the query's one question. The reply's
+ * name must lie within it, uncompressed (the first name of a message). */
+static int reply_matches(const uint8_t *q, size_t qlen, const uint8_t *a, size_t alen)
+{
+    if (qlen < 12 || alen < 12 || a[0] != q[0] || a[1] != q[1] || !(a[2] & 0x80) ||
+        a[4] != q[4] || a[5] != q[5] || q[4] != 0 || q[5] != 1)
+        return 0;
+    size_t qn = dname_len(q + 12), off = 12;
+    while (off < alen && a[off] != 0) {
+        if (a[off] > 63)
+            return 0;                   /* a pointer or an extended label type */
+        off += (size_t)a[off] + 1;
+    }
+    if (off >= alen || off + 1 - 12 != qn || 12 + qn + 4 > alen || 12 + qn + 4 > qlen)
+        return 0;
+    return dname_equal(a + 12, q + 12) && !memcmp(a + 12 + qn, q + 12 + qn, 4);
+}
+
+static void count_mismatch(fwd_tpool *p)
+{
+    const char *lv[] = { "forward", p->u->to };
+    const fwd_metrics *m = p->st->m;
+    if (m && m->mismatched)
+        metrics_add(m->mismatched, lv, 1);
+}
+
 /* The reply is complete: keep c for later (or close it) and call back. */
 static void conn_done(tconn *c)
 {
@@ -473,8 +517,13 @@ static void conn_step(tconn *c)
         for (;;) {
             size_t need = c->inlen < 2 ? 2 : 2 + ((size_t)c->in[0] << 8 | c->in[1]);
             if (c->inlen >= 2 && c->inlen == need) {
-                conn_done(c);
-                return;
+                if (reply_matches(c->out + 2, c->outlen - 2, c->in + 2, c->inlen - 2)) {
+                    conn_done(c);
+                    return;
+                }
+                count_mismatch(c->p);   /* not ours: drop it, read on */
+                c->inlen = 0;
+                continue;
             }
             if (!c->in) {
                 if (!(c->in = malloc(2 + 65535))) {
@@ -598,70 +647,105 @@ int fwd_tpool_send(fwd_tpool *p, const uint8_t *wire, size_t len, fwd_tls_cb cb,
     return 0;
 }
 
-/* ---- the health probe (blocking, the probe thread) --------------------------- */
+/* ---- the health probe (the probe thread, a private loop) ------------------- */
 
-static int ms_left(const struct timespec *end)
+/* One probe exchange: a bufferevent over OpenSSL on the probe's own event
+ * base, which runs until the reply, an error or the deadline. */
+typedef struct tprobe {
+    struct event_base *base;
+    const uint8_t *q;                /* the query, unframed */
+    size_t qlen;
+    int done, ok;
+} tprobe;
+
+static void probe_finish(tprobe *t, int ok)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    long ms = (end->tv_sec - now.tv_sec) * 1000 + (end->tv_nsec - now.tv_nsec) / 1000000;
-    return ms < 0 ? 0 : (int)ms;
+    t->done = 1;
+    t->ok = ok;
+    event_base_loopbreak(t->base);
 }
 
-/* Wait for what SSL wants after r; 0 to retry, -1 on error or timeout. */
-static int probe_want(SSL *ssl, int fd, int r, const struct timespec *end)
+static void probe_read(struct bufferevent *bev, void *arg)
 {
-    int e = SSL_get_error(ssl, r);
-    short ev = e == SSL_ERROR_WANT_READ ? POLLIN : e == SSL_ERROR_WANT_WRITE ? POLLOUT : 0;
-    if (!ev)
-        return -1;
-    struct pollfd pf = { .fd = fd, .events = ev };
-    int ms = ms_left(end);
-    return ms > 0 && poll(&pf, 1, ms) == 1 ? 0 : -1;
+    tprobe *t = arg;
+    struct evbuffer *in = bufferevent_get_input(bev);
+    uint8_t len[2];
+    while (!t->done && evbuffer_copyout(in, len, 2) == 2) {
+        size_t need = (size_t)len[0] << 8 | len[1];
+        if (evbuffer_get_length(in) < 2 + need)
+            return;
+        uint8_t *a = malloc(need ? need : 1);
+        if (!a) {
+            probe_finish(t, 0);
+            return;
+        }
+        evbuffer_drain(in, 2);
+        evbuffer_remove(in, a, need);
+        if (reply_matches(t->q, t->qlen, a, need))
+            probe_finish(t, 1);      /* anything else: not ours, read on */
+        free(a);
+    }
+}
+
+static void probe_event(struct bufferevent *bev, short what, void *arg)
+{
+    tprobe *t = arg;
+    if (what & BEV_EVENT_CONNECTED) {
+        uint8_t len[2] = { (uint8_t)(t->qlen >> 8), (uint8_t)t->qlen };
+        if (bufferevent_write(bev, len, 2) < 0 || bufferevent_write(bev, t->q, t->qlen) < 0)
+            probe_finish(t, 0);
+        return;
+    }
+    if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))
+        probe_finish(t, 0);
+}
+
+static void probe_deadline(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd, (void)what;
+    probe_finish(arg, 0);
 }
 
 int fwd_tls_probe(const fwd_stanza *st, const fwd_upstream *u, const uint8_t *q, size_t qlen,
                   uint16_t id, const struct timespec *end)
 {
+    assert(st && u && q && end);
+    assert(qlen >= 12 && ((q[0] << 8) | q[1]) == id);
     char why[160];
-    int cerr, fd = up_socket(st, u, why, sizeof why, &cerr), rc = -1, r;
+    int cerr, fd = up_socket(st, u, why, sizeof why, &cerr);
     if (fd < 0)
         return -1;
-    if (cerr) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long ms = (end->tv_sec - now.tv_sec) * 1000 + (end->tv_nsec - now.tv_nsec) / 1000000;
+    SSL *ssl = cerr || ms <= 0 ? NULL : up_ssl(st, u, fd);
+    tprobe t = { .q = q, .qlen = qlen };
+    struct bufferevent *bev = NULL;
+    struct event *timer = NULL;
+    if (!ssl || !(t.base = event_base_new())) {
+        SSL_free(ssl);
         close(fd);
+        if (t.base)
+            event_base_free(t.base);
         return -1;
     }
-    SSL *ssl = up_ssl(st, u, fd);
-    uint8_t out[2 + 512], in[2 + 65535];
-    size_t got = 0, need = 2, off = 0;
-    struct pollfd pf = { .fd = fd, .events = POLLOUT };
-    if (!ssl || qlen > 512 || poll(&pf, 1, ms_left(end)) != 1)
-        goto out;
-    while ((r = SSL_connect(ssl)) != 1)
-        if (probe_want(ssl, fd, r, end) < 0)
-            goto out;
-    out[0] = (uint8_t)(qlen >> 8);
-    out[1] = (uint8_t)qlen;
-    memcpy(out + 2, q, qlen);
-    while (off < qlen + 2) {
-        if ((r = SSL_write(ssl, out + off, (int)(qlen + 2 - off))) > 0)
-            off += (size_t)r;
-        else if (probe_want(ssl, fd, r, end) < 0)
-            goto out;
+    /* libevent owns ssl and fd from here (freed with bev, or by it on failure) */
+    bev = bufferevent_openssl_socket_new(t.base, fd, ssl, BUFFEREVENT_SSL_CONNECTING,
+                                         BEV_OPT_CLOSE_ON_FREE);
+    struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+    if (bev && (timer = evtimer_new(t.base, probe_deadline, &t)) && evtimer_add(timer, &tv) == 0) {
+        bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
+        bufferevent_setcb(bev, probe_read, NULL, probe_event, &t);
+        bufferevent_enable(bev, EV_READ | EV_WRITE);
+        while (!t.done)
+            if (event_base_loop(t.base, EVLOOP_ONCE) < 0)
+                break;
     }
-    while (got < need) {
-        if ((r = SSL_read(ssl, in + got, (int)(need - got))) > 0) {
-            got += (size_t)r;
-            if (got == 2)
-                need = 2 + ((size_t)in[0] << 8 | in[1]);
-        } else if (probe_want(ssl, fd, r, end) < 0) {
-            goto out;
-        }
-    }
-    rc = need >= 2 + 12 && ((in[2] << 8) | in[3]) == id && (in[4] & 0x80) ? 0 : -1;
-out:
+    if (bev)
+        bufferevent_free(bev);
+    if (timer)
+        event_free(timer);
+    event_base_free(t.base);
     ERR_clear_error();
-    SSL_free(ssl);
-    close(fd);
-    return rc;
+    return t.done && t.ok ? 0 : -1;
 }

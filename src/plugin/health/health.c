@@ -31,8 +31,8 @@
 #include "server/plugin.h"
 #include "server/http.h"
 #include "common/log.h"
-#include "server/metrics.h"
-#include "server/periodic.h"
+#include "runtime/metrics.h"
+#include "runtime/periodic.h"
 #include "server/server.h"
 
 #define DEFAULT_ADDR ":8080"

@@ -10,7 +10,10 @@
  *   }
  *
  * As CoreDNS's hosts plugin: A/AAAA for names in the plugin's zones,
- * PTR for the addresses (any reverse name); a name that exists but has no
+ * PTR for the addresses (any reverse name); an owner written `*.NAME`
+ * answers a name one label below NAME (not NAME itself, not deeper) for a
+ * family (A or AAAA) that the exact name has no address of, and never gives
+ * a PTR; a name that exists but has no
  * record of the asked type gets NODATA without SOA (there is none); a name
  * that does not exist falls through when `fallthrough` covers it, else
  * SERVFAIL (CoreDNS: no SOA to build an NXDOMAIN with). PTR misses and names
@@ -36,8 +39,8 @@
 #include "server/plugin.h"
 #include "common/file.h"
 #include "common/log.h"
-#include "server/metrics.h"
-#include "server/periodic.h"
+#include "runtime/metrics.h"
+#include "runtime/periodic.h"
 #include "server/server.h"
 #include "server/zone.h"
 #include "hosts.h"
@@ -155,6 +158,8 @@ static void add_entry(table *t, const haddr *a, const char *name)
     n->addrs = na;
     n->addrs[n->n++] = *a;
     t->entries++;
+    if (wire[0] == 1 && wire[1] == '*')
+        return;                         /* a wildcard owner has no PTR */
     hrev *r;
     HASH_FIND(hh, t->rev, a, sizeof *a, r);
     if (!r) {
@@ -258,16 +263,19 @@ static double reloader(void *arg)
 
 static int add_zones(cf_disp *d, uint8_t (**zones)[DNAME_MAX], size_t *n, const char *text)
 {
-    char z[ZONE_MAX_SPLIT][DNAME_STR_MAX];
-    int k = zone_from_key(text, z, ZONE_MAX_SPLIT);
+    char (*z)[DNAME_STR_MAX];
+    int k = zone_from_key(text, &z);
     if (k < 0)
-        return cf_err(d, "plugin/hosts: invalid zone '%s'", text);
+        return cf_err(d, "plugin/hosts: %s '%s'", zone_key_error(text), text);
     uint8_t (*nz)[DNAME_MAX] = realloc(*zones, (*n + (size_t)k) * sizeof *nz);
-    if (!nz)
+    if (!nz) {
+        free(z);
         return cf_err(d, "plugin/hosts: out of memory");
+    }
     *zones = nz;
     for (int i = 0; i < k; i++)
         dname_from_str(nz[(*n)++], z[i]);
+    free(z);
     return 0;
 }
 
@@ -481,6 +489,37 @@ static int reverse_addr(const uint8_t *qn, haddr *out)
     return -1;
 }
 
+/* Does n hold an address of this family (4 or 6)? */
+static int has_family(const hname *n, int family)
+{
+    for (size_t i = 0; n && i < n->n; i++)
+        if (n->addrs[i].family == family)
+            return 1;
+    return 0;
+}
+
+/* The entry that answers lname for a family, as CoreDNS's hosts plugin
+ * looks up each family: the exact name when it has an address of that
+ * family, else the wildcard `*.<lname less its first label>` when that has
+ * one; NULL when neither does. */
+static const hname *lookup_family(const table *t, const uint8_t *lname, int family)
+{
+    hname *n;
+    size_t len = dname_len(lname);
+    HASH_FIND(hh, t->names, lname, len, n);
+    if (has_family(n, family))
+        return n;
+    if (lname[0] == 0)
+        return NULL;
+    uint8_t wild[DNAME_MAX];
+    size_t rest = len - 1 - lname[0];   /* the name less its first label */
+    wild[0] = 1;
+    wild[1] = '*';
+    memcpy(wild + 2, lname + 1 + lname[0], rest);
+    HASH_FIND(hh, t->names, wild, rest + 2, n);
+    return has_family(n, family) ? n : NULL;
+}
+
 static int hosts_serve(const handler *h0, dns_req *r)
 {
     hosts *h = h0->inst;
@@ -510,9 +549,9 @@ static int hosts_serve(const handler *h0, dns_req *r)
         }
         exists = 1;
     } else {
-        hname *n;
-        HASH_FIND(hh, t->names, lname, dname_len(lname), n);
-        exists = n != NULL;
+        const hname *n4 = lookup_family(t, lname, 4), *n6 = lookup_family(t, lname, 6);
+        exists = n4 || n6;
+        const hname *n = r->q.qtype == T_A ? n4 : r->q.qtype == T_AAAA ? n6 : NULL;
         for (size_t i = 0; n && i < n->n; i++) {
             if (r->q.qtype == T_A && n->addrs[i].family == 4)
                 answers += msg_add_a(&r->resp, SEC_ANSWER, qn, h->ttl, (const struct in_addr *)n->addrs[i].a) == 0;

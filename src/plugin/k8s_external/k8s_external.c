@@ -670,18 +670,21 @@ done:
 
 static int add_zones(cf_disp *d, uint8_t (**zones)[DNAME_MAX], size_t *n, const char *text)
 {
-    char z[ZONE_MAX_SPLIT][DNAME_STR_MAX];
-    int k = zone_from_key(text, z, ZONE_MAX_SPLIT);
+    char (*z)[DNAME_STR_MAX];
+    int k = zone_from_key(text, &z);
     if (k < 0)
-        return cf_err(d, "plugin/k8s_external: invalid zone '%s'", text);
+        return cf_err(d, "plugin/k8s_external: %s '%s'", zone_key_error(text), text);
     uint8_t (*nz)[DNAME_MAX] = realloc(*zones, (*n + (size_t)k) * sizeof *nz);
-    if (!nz)
+    if (!nz) {
+        free(z);
         return cf_err(d, "plugin/k8s_external: out of memory");
+    }
     *zones = nz;
     for (int i = 0; i < k; i++) {
         dname_from_str(nz[*n], z[i]);
         dname_lower(nz[(*n)++]);
     }
+    free(z);
     return 0;
 }
 

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "plugin/kubernetes/kubernetes.h"
+#include "server/reqtopo.h"
 #include "topology/topology.h"
 
 int krr_push(krrvec *v, const krr *rr)
@@ -433,12 +434,32 @@ static int write_answer(kq *q, const krrvec *ans, const krrvec *extra)
 
 /* ---- serve ------------------------------------------------------------------------ */
 
+/* Longest zone first found: qname's suffixes are located once; a run of
+ * sibling zones (one CIDR's split, zrun) is skipped with one comparison of
+ * their parent, so a /18's 64 zones cost about what one zone does. */
 int kube_match_zone(const kube *k, const uint8_t *qname)
 {
+    const uint8_t *at[DNAME_SUFFIXES];
+    int nl = dname_suffixes(qname, at);
     int best = -1;
-    for (int i = 0; i < k->nzones; i++)
-        if (dname_is_sub(qname, k->zwire[i]) && (best < 0 || k->zlabels[i] > k->zlabels[best]))
-            best = i;
+    for (int i = 0; i < k->nzones;) {
+        int zl = k->zlabels[i], run = k->zrun[i] > 0 ? k->zrun[i] : 1;
+        if (zl > nl || (best >= 0 && zl <= k->zlabels[best])) {
+            i += run;
+            continue;
+        }
+        const uint8_t *suf = at[nl - zl];
+        if (run > 1 && !dname_equal(suf + 1 + suf[0], k->zwire[i] + 1 + k->zwire[i][0])) {
+            i += run;                   /* not under the siblings' parent */
+            continue;
+        }
+        for (int j = i; j < i + run; j++)
+            if (dname_equal(suf, k->zwire[j])) {
+                best = j;
+                break;
+            }
+        i += run;
+    }
     return best;
 }
 
@@ -547,7 +568,7 @@ int kube_serve(const handler *h, dns_req *r)
     int err = lookup_qtype(&q, low, &ans, &extra);
     int rc;
     if (q.topo_dep)
-        topo_mark(r, q.topo_dep, q.loc.ecs);
+        req_topo_mark(r, q.topo_dep, q.loc.ecs);
     if (err == K_OK && q.nchases > 0 && !q.want_soa) {
         /* the records hold no store pointers: the store is not needed
          * to finish this answer */

@@ -36,6 +36,7 @@
 #include "common/log.h"
 #include "k8s/k8s.h"
 #include "plugin/kubernetes/kubernetes.h"
+#include "runtime/metrics.h"
 #include "server/server.h"
 #include "topology/topology.h"
 
@@ -103,7 +104,7 @@ static void h_end(void *arg)
     store_relist_end(r->ctx->st, r->resource);
 }
 
-enum { W_SVC, W_SLICE, W_NS, W_POD, W_NODE, W_SIMP, W_COUNT };
+enum { W_SVC, W_SLICE, W_NS, W_POD, W_NODE, W_SIMP, W_CILIUM, W_CALICO, W_COUNT };
 
 static int watch(kube_ctx *c, int i, const char *resource, const char *path, const char *sel,
                  const char *fields, int (*upsert)(store *, const cJSON *))
@@ -123,7 +124,7 @@ char *kube_fingerprint(const kube *k)
     for (int i = 0; i < k->nzones; i++)
         len += strlen(k->zones[i]) + 1;
     if (c)
-        len += strlen(c->zone_label ? c->zone_label : "") +
+        len += 16 * LOC_SRC_COUNT + strlen(c->zone_label ? c->zone_label : "") +
                strlen(c->region_label ? c->region_label : "") + strlen(c->node ? c->node : "");
     char *s = malloc(len);
     if (!s)
@@ -134,15 +135,39 @@ char *kube_fingerprint(const kube *k)
     snprintf(s + o, len - o, "\ntopology %d %s %s %s", c != NULL,
              c && c->zone_label ? c->zone_label : "-", c && c->region_label ? c->region_label : "-",
              c && c->node ? c->node : "-");
+    /* the sources decide the watches: pods, CiliumNodes, BlockAffinities */
+    o = strlen(s);
+    o += (size_t)snprintf(s + o, len - o, "\nlocate");
+    for (uint8_t i = 0; c && i < c->locate.n; i++)
+        o += (size_t)snprintf(s + o, len - o, " %s", locator_source_name(c->locate.src[i]));
     return s;
 }
 
 /* ---- life ------------------------------------------------------------------------- */
 
+/* An EndpointSlice endpoint whose nodeName is not the node of the range
+ * holding its address (store.h): topodns_locator_conflicts_total{source}.
+ * arg is the family, which lives as long as the process's registry. */
+static void count_conflict(void *arg, int source)
+{
+    const char *v[] = { st_range_name(source) };
+    metrics_add(arg, v, 1);
+}
+
 static kube_ctx *ctx_new(kube *k)
 {
     const topo_cfg *c = k->topo ? topo_engine_cfg(k->topo) : NULL;
-    store_opts o = { c ? c->zone_label : NULL, c ? c->region_label : NULL, k->nmc > 0, 0 };
+    store_opts o = { c ? c->zone_label : NULL, c ? c->region_label : NULL, k->nmc > 0, 0,
+                     NULL, NULL, !k->endpoint_pod_names };
+    static const char *const source[] = { "source", NULL };
+    metric_family *conflicts = metrics_family(
+        k->ins ? instance_metrics(k->ins) : NULL, "topodns_locator_conflicts_total",
+        "EndpointSlice endpoints whose nodeName is not the node whose address range (source) "
+        "holds their address, each address counted once.", METRIC_COUNTER, source, NULL, 0);
+    if (c && conflicts) {
+        o.conflict = count_conflict;
+        o.conflict_arg = conflicts;
+    }
     kube_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return NULL;
@@ -188,10 +213,16 @@ static kube_ctx *find_same(struct instance *prev, const char *fingerprint)
     return NULL;
 }
 
+/* The topology engine's Event poster (topo_post_fn): the API client's. */
+static void post_api(void *client, const char *path, const char *json)
+{
+    k8s_client_post(client, path, json);
+}
+
 static void bind_topology(kube *k)
 {
     if (k->topo)
-        topo_engine_bind(k->topo, k->st, k->ctx->client);
+        topo_engine_bind(k->topo, k->st, k->ctx->client ? post_api : NULL, k->ctx->client);
 }
 
 int kube_ctx_attach(kube *k, struct instance *prev)
@@ -230,14 +261,23 @@ static int make_config(kube *k, k8s_config *cfg, char *err, size_t errlen)
  * namespace_labels), serviceimports (multicluster, filtered by
  * namespace_labels); `labels` filters services, slices and pods.
  * Pods: with `pods verified` (filtered by `labels`); with topology in the
- * block, every pod, so that any client address finds its pod.
+ * block and `pods` in its `locate` (the default), every pod, so that any
+ * client address finds its pod. With `locate podcidr endpoints` (no
+ * `pods`) and without `pods verified` no pod is ever listed or watched.
  * Nodes: with topology, every node; in node-local mode (`topology { node
  * NAME }`) only that Node (fieldSelector metadata.name=NAME) and no pod
  * watch for topology: every client is on NAME unless `pods verified`
- * brought its pod in (then its pod's node, whose labels are not known). */
+ * brought its pod in (then its pod's node, whose labels are not known).
+ * CiliumNodes / BlockAffinities (cluster-scoped) when `locate` has
+ * `cilium` / `calico`. A cluster without that CRD answers the list with
+ * 404: the reflector then counts the kind as listed and empty (ready is
+ * not held back), logs it once and lists again with its backoff, so a CRD
+ * installed later is picked up within 30 s (src/k8s/reflector.c). */
 static int watch_all(kube *k, kube_ctx *c)
 {
     const char *self = k->topo ? topo_engine_cfg(k->topo)->node : NULL;
+    const loc_sources *loc = k->topo ? &topo_engine_cfg(k->topo)->locate : NULL;
+    int topo_pods = k->topo && !self && locator_uses(loc, LOC_SRC_PODS);
     char fields[300] = "";
     if (self)
         snprintf(fields, sizeof fields, "metadata.name=%s", self);
@@ -249,12 +289,19 @@ static int watch_all(kube *k, kube_ctx *c)
     if (rc == 0)
         rc = watch(c, W_NS, "namespaces", "/api/v1/namespaces", k->ns_selector, NULL,
                    store_upsert_namespace);
-    if (rc == 0 && (k->pod_mode == POD_VERIFIED || (k->topo && !self)))
-        rc = watch(c, W_POD, "pods", "/api/v1/pods", k->topo && !self ? NULL : k->label_selector,
+    if (rc == 0 && (k->pod_mode == POD_VERIFIED || topo_pods))
+        rc = watch(c, W_POD, "pods", "/api/v1/pods", topo_pods ? NULL : k->label_selector,
                    NULL, store_upsert_pod);
     if (rc == 0 && k->topo)
         rc = watch(c, W_NODE, "nodes", "/api/v1/nodes", NULL, self ? fields : NULL,
                    store_upsert_node);
+    if (rc == 0 && k->topo && locator_uses(loc, LOC_SRC_CILIUM))
+        rc = watch(c, W_CILIUM, "ciliumnodes", "/apis/cilium.io/v2/ciliumnodes", NULL, NULL,
+                   store_upsert_ciliumnode);
+    if (rc == 0 && k->topo && locator_uses(loc, LOC_SRC_CALICO))
+        rc = watch(c, W_CALICO, "blockaffinities",
+                   "/apis/crd.projectcalico.org/v1/blockaffinities", NULL, NULL,
+                   store_upsert_blockaffinity);
     /* multicluster: ServiceImports, filtered by namespace_labels' selector
      * as CoreDNS lists them; the multicluster EndpointSlices come with the
      * slices above */

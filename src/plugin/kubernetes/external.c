@@ -110,14 +110,14 @@ static int svc_items(xctx *x, const st_service *svc, const char *endpoint, const
             uint8_t name[DNAME_MAX];
             const char *labels[] = { label, svc->name, svc->ns };
             int named = join(name, labels, 3, x->zone) == 0;
-            for (uint16_t j = 0; j < ep->nports; j++) {
-                if (!port_match(port, proto, &ep->ports[j]))
+            for (uint16_t j = 0; j < st_ep_nports(ep); j++) {
+                if (!port_match(port, proto, &st_ep_ports(ep)[j]))
                     continue;
                 rc = RC_NOERROR;
                 ext_item it = { .kind = EXT_ADDR, .family = ep->ip.family,
-                                .port = ep->ports[j].port, .ttl = k->ttl,
-                                .port_name = ep->ports[j].name ? ep->ports[j].name : "",
-                                .proto = proto_lower(&ep->ports[j]),
+                                .port = st_ep_ports(ep)[j].port, .ttl = k->ttl,
+                                .port_name = st_ep_ports(ep)[j].name ? st_ep_ports(ep)[j].name : "",
+                                .proto = proto_lower(&st_ep_ports(ep)[j]),
                                 .name = named ? name : NULL };
                 memcpy(it.addr, ep->ip.addr, 16);
                 emit(x, &it);

@@ -9,13 +9,15 @@
  *
  * Slice upserts outside a relist record
  * coredns_kubernetes_dns_programming_duration_seconds{service_kind} from the
- * endpoints.kubernetes.io/last-change-trigger-time annotation. As CoreDNS,
- * the slice's Service is looked up in the store by the slice's
- * kubernetes.io/service-name label: only a headless Service is recorded,
- * as headless_with_selector (only the endpoint controllers, which work
- * for Services with a selector, write the annotation). ClusterIP
- * Services, and slices whose Service is not (yet) in the store, record
- * nothing; CoreDNS never records cluster_ip or headless_without_selector.
+ * endpoints.kubernetes.io/last-change-trigger-time annotation. As CoreDNS
+ * (since its fix #7951), the slice's Service is looked up in the store by
+ * the slice's kubernetes.io/service-name label and decides the
+ * service_kind: a ClusterIP (NodePort, LoadBalancer) Service records
+ * cluster_ip, a headless Service with a selector headless_with_selector
+ * (only the endpoint controllers, which work for Services with a selector,
+ * write the annotation). An ExternalName Service, a headless one without a
+ * selector and a slice whose Service is not (yet) in the store record
+ * nothing; headless_without_selector is never recorded, as in CoreDNS.
  *
  * Our own addresses (NS records) are the block's bind addresses, else every
  * non-loopback interface address; TOPODNS_SELF_IPS="ip,ip" overrides both
@@ -35,7 +37,7 @@
 #include "cluster/decode.h"
 #include "topology/topology.h"
 #include "common/log.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/server.h"
 
 /* ---- our own addresses ------------------------------------------------------ */

@@ -49,7 +49,7 @@
 
 extern const plugin_def plugin_kubernetes;
 
-#define KUBE_MAX_ZONES 64
+#define KUBE_MAX_ZONES 256   /* a CIDR zone alone may give 128 (server/zone.h) */
 #define KREND_MAX_WORKERS 256       /* workers with a memo; more: slow path */
 #define KREND_SLOTS 4096            /* entries per worker (a power of 2) */
 #define KREND_MAX_WIRE 2048         /* largest reply memoised (no OPT) ... */
@@ -89,6 +89,10 @@ typedef struct kube {
     char zones[KUBE_MAX_ZONES][DNAME_STR_MAX];
     uint8_t zwire[KUBE_MAX_ZONES][DNAME_MAX];
     int zlabels[KUBE_MAX_ZONES];
+    /* zones i .. i + zrun[i] - 1 share zone i's parent and label count (the
+     * reverse zones one CIDR splits into): kube_match_zone() compares their
+     * parent once (setup.c; >= 1) */
+    int zrun[KUBE_MAX_ZONES];
     int nzones;
     int primary;                    /* index of the first forward zone */
     /* API */

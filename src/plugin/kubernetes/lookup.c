@@ -288,8 +288,8 @@ static int endpoint_entries(kq *q, const st_service *svc, const st_endpoints *ep
             continue;
         if (keep && !keep[i]) {
             /* topology hides it (keep is NULL for <ep>.<svc> names) */
-            for (uint16_t p = 0; !filtered && p < ep->nports; p++)
-                filtered = port_match(r, &ep->ports[p]);
+            for (uint16_t p = 0; !filtered && p < st_ep_nports(ep); p++)
+                filtered = port_match(r, &st_ep_ports(ep)[p]);
             continue;
         }
         /* the endpoint's name is needed only to match <ep>.<svc> or for
@@ -302,12 +302,12 @@ static int endpoint_entries(kq *q, const st_service *svc, const st_endpoints *ep
             continue;
         const char *labels[] = { name, svc->name, svc->ns, "svc" };
         const uint8_t *key = NULL;
-        for (uint16_t p = 0; p < ep->nports; p++) {
-            if (!port_match(r, &ep->ports[p]))
+        for (uint16_t p = 0; p < st_ep_nports(ep); p++) {
+            if (!port_match(r, &st_ep_ports(ep)[p]))
                 continue;
             if (!key && !(key = entry_key(q, labels, 4)) && q->need_keys)
                 break;
-            int rc = push_ip(q, out, &ep->ip, ep->ports[p].port, key);
+            int rc = push_ip(q, out, &ep->ip, st_ep_ports(ep)[p].port, key);
             if (rc)
                 return rc < 0 ? K_FAIL : K_OK;
             err = K_OK;
@@ -347,18 +347,19 @@ static int zonal_entries(kq *q, const st_service *svc, const st_endpoints *eps,
     q->zonal_hit = 1;
     int any = 0;
     for (size_t i = 0; eps && i < eps->n; i++)
-        any |= eps->eps[i].ready && eps->eps[i].zone && !strcmp(eps->eps[i].zone, r->topo_zone);
+        any |= eps->eps[i].ready && st_ep_zone(&eps->eps[i]) &&
+               !strcmp(st_ep_zone(&eps->eps[i]), r->topo_zone);
     int all = !any && r->zonal == ZONAL_PREFER;
     char name[KLABEL];
     for (size_t i = 0; eps && i < eps->n; i++) {
         const st_endpoint *ep = &eps->eps[i];
-        if (!ep->ready || (!all && !(ep->zone && !strcmp(ep->zone, r->topo_zone))))
+        if (!ep->ready || (!all && !(st_ep_zone(ep) && !strcmp(st_ep_zone(ep), r->topo_zone))))
             continue;
         kube_endpoint_name(ep, q->k->endpoint_pod_names, name, sizeof name);
         const char *labels[] = { name, svc->name, svc->ns, "svc" };
         const uint8_t *key = entry_key(q, labels, 4);
-        for (uint16_t p = 0; (key || !q->need_keys) && p < ep->nports; p++) {
-            int rc = push_ip(q, out, &ep->ip, ep->ports[p].port, key);
+        for (uint16_t p = 0; (key || !q->need_keys) && p < st_ep_nports(ep); p++) {
+            int rc = push_ip(q, out, &ep->ip, st_ep_ports(ep)[p].port, key);
             if (rc)
                 return rc < 0 ? K_FAIL : K_OK;
         }
@@ -424,12 +425,12 @@ static int mc_endpoints(const char *cluster, const st_endpoint *eps, size_t n, v
             continue;
         const char *labels[] = { name, cluster, w->si->name, w->si->ns, "svc" };
         const uint8_t *key = NULL;
-        for (uint16_t p = 0; p < ep->nports; p++) {
-            if (!port_match(w->r, &ep->ports[p]))
+        for (uint16_t p = 0; p < st_ep_nports(ep); p++) {
+            if (!port_match(w->r, &st_ep_ports(ep)[p]))
                 continue;
             if (!key && !(key = entry_key(q, labels, 5)) && q->need_keys)
                 break;
-            int rc = push_ip(q, w->out, &ep->ip, ep->ports[p].port, key);
+            int rc = push_ip(q, w->out, &ep->ip, st_ep_ports(ep)[p].port, key);
             if (rc) {
                 w->err = rc < 0 ? K_FAIL : K_OK;
                 return 1;

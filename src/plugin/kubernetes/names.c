@@ -148,12 +148,13 @@ void kube_dashed_ip(const char *addr, char *out, size_t cap)
 
 const char *kube_endpoint_name(const st_endpoint *ep, int pod_names, char *out, size_t cap)
 {
-    if (ep->hostname && *ep->hostname)
-        copy_str(out, cap, ep->hostname);
-    else if (pod_names && ep->pod_name && *ep->pod_name)
-        copy_str(out, cap, ep->pod_name);
+    char abuf[ST_ADDR_STRLEN];
+    if (st_ep_hostname(ep) && *st_ep_hostname(ep))
+        copy_str(out, cap, st_ep_hostname(ep));
+    else if (pod_names && st_ep_pod(ep) && *st_ep_pod(ep))
+        copy_str(out, cap, st_ep_pod(ep));
     else
-        kube_dashed_ip(ep->addr ? ep->addr : "", out, cap);
+        kube_dashed_ip(st_ep_addr(ep, abuf), out, cap);
     return out;
 }
 

@@ -70,6 +70,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "plugin/kubernetes/kubernetes.h"
+#include "server/reqtopo.h"
 #include "topology/topology.h"
 
 struct krend_entry {
@@ -199,8 +200,11 @@ static int client_variant(kube *k, struct krend *m, const dns_req *r, int dep, u
     st_ip ip;
     int ecs = 0;
     memset(&ip, 0, sizeof ip);
-    if (!topo_engine_store(k->topo) ||
-        topo_client_addr(topo_engine_cfg(k->topo), r, &ip, &ecs) < 0 || ecs)
+    if (!topo_engine_store(k->topo))
+        return -1;
+    topo_client cl;
+    req_topo_client(r, &cl);
+    if (topo_client_addr(topo_engine_cfg(k->topo), &cl, &ip, &ecs) < 0 || ecs)
         return -1;
     uint32_t h = key_hash(ip.addr, 16, ip.family, "", 0);
     struct kloc *c = &m->loc[h & (KLOC_SLOTS - 1)];
@@ -312,7 +316,7 @@ int kube_rend_serve(kube *k, const handler *h, dns_req *r, const uint8_t *low, u
     topo_result res = { .policy = (topo_policy)e->policy, .outcome = (topo_outcome)e->outcome };
     uint8_t dep0 = r->topo_dep, ecs0 = r->topo_ecs;
     if (dep)
-        topo_mark(r, dep, 0);
+        req_topo_mark(r, dep, 0);
     int rc = req_write_raw(r, h, buf, (size_t)(p - buf));
     if (rc < 0) {
         r->topo_dep = dep0;         /* the slow path marks it again */

@@ -30,19 +30,24 @@
 
 static int add_zone(kube *k, const char *text, cf_disp *d)
 {
-    char out[ZONE_MAX_SPLIT][DNAME_STR_MAX];
-    int n = zone_from_key(text, out, ZONE_MAX_SPLIT);
+    char (*out)[DNAME_STR_MAX];
+    int n = zone_from_key(text, &out);
     if (n < 0)
-        return cf_err(d, "invalid zone '%s'", text);
+        return cf_err(d, "%s '%s'", zone_key_error(text), text);
     for (int i = 0; i < n; i++) {
-        if (k->nzones == KUBE_MAX_ZONES)
+        if (k->nzones == KUBE_MAX_ZONES) {
+            free(out);
             return cf_err(d, "too many zones");
+        }
         memcpy(k->zones[k->nzones], out[i], DNAME_STR_MAX);
-        if (dname_from_str(k->zwire[k->nzones], out[i]) < 0)
+        if (dname_from_str(k->zwire[k->nzones], out[i]) < 0) {
+            free(out);
             return cf_err(d, "invalid zone '%s'", text);
+        }
         k->zlabels[k->nzones] = dname_labels(k->zwire[k->nzones]);
         k->nzones++;
     }
+    free(out);
     return 0;
 }
 
@@ -54,6 +59,13 @@ static int finish_zones(kube *k, cf_disp *d)
             k->primary = i;
     if (k->primary < 0)
         return cf_err(d, "non-reverse zone name must be used");
+    for (int i = k->nzones - 1; i >= 0; i--) {
+        const uint8_t *z = k->zwire[i], *n = i + 1 < k->nzones ? k->zwire[i + 1] : NULL;
+        k->zrun[i] = 1;
+        if (n && z[0] && n[0] && k->zlabels[i + 1] == k->zlabels[i] &&
+            dname_equal(z + 1 + z[0], n + 1 + n[0]))
+            k->zrun[i] += k->zrun[i + 1];
+    }
     for (int i = 0; i < k->nzones; i++)
         for (int j = 0; j < k->nmc && !k->zone_mc[i]; j++)
             k->zone_mc[i] = dname_is_sub(k->zwire[i], k->mc_zones[j]);
@@ -146,17 +158,23 @@ static int opt_fallthrough(kube *k, cf_disp *d)
     k->nfall = 0;
     if (n == 0)
         return 0;
-    k->fall_zones = calloc((size_t)n * ZONE_MAX_SPLIT, sizeof *k->fall_zones);
-    if (!k->fall_zones)
-        return cf_err(d, "out of memory");
     for (int i = 0; i < n; i++) {
-        char z[ZONE_MAX_SPLIT][DNAME_STR_MAX];
-        int nz = zone_from_key(a[i], z, ZONE_MAX_SPLIT);
+        char (*z)[DNAME_STR_MAX];
+        int nz = zone_from_key(a[i], &z);
         if (nz < 0)
-            return cf_err(d, "invalid fallthrough zone '%s'", a[i]);
+            return cf_err(d, "invalid fallthrough zone '%s' (%s)", a[i], zone_key_error(a[i]));
+        uint8_t (*fz)[DNAME_MAX] = realloc(k->fall_zones, (size_t)(k->nfall + nz) * sizeof *fz);
+        if (!fz) {
+            free(z);
+            return cf_err(d, "out of memory");
+        }
+        k->fall_zones = fz;
         for (int j = 0; j < nz; j++)
-            if (dname_from_str(k->fall_zones[k->nfall++], z[j]) < 0)
+            if (dname_from_str(k->fall_zones[k->nfall++], z[j]) < 0) {
+                free(z);
                 return cf_err(d, "invalid fallthrough zone '%s'", a[i]);
+            }
+        free(z);
     }
     return 0;
 }
@@ -277,17 +295,22 @@ static int property(kube *k, cf_disp *d)
         k->mc_zones = NULL;
         k->nmc = 0;
         for (int i = 0; i < n && i < KUBE_MAX_ZONES; i++) {
-            char out[ZONE_MAX_SPLIT][DNAME_STR_MAX];
-            int m = zone_from_key(args[i], out, ZONE_MAX_SPLIT);
+            char (*out)[DNAME_STR_MAX];
+            int m = zone_from_key(args[i], &out);
             if (m < 0)
-                return cf_err(d, "invalid zone '%s'", args[i]);
+                return cf_err(d, "%s '%s'", zone_key_error(args[i]), args[i]);
             uint8_t (*nz)[DNAME_MAX] = realloc(k->mc_zones, (size_t)(k->nmc + m) * sizeof *nz);
-            if (!nz)
+            if (!nz) {
+                free(out);
                 return cf_err(d, "out of memory");
+            }
             k->mc_zones = nz;
             for (int j = 0; j < m; j++)
-                if (dname_from_str(k->mc_zones[k->nmc++], out[j]) < 0)
+                if (dname_from_str(k->mc_zones[k->nmc++], out[j]) < 0) {
+                    free(out);
                     return cf_err(d, "invalid zone '%s'", args[i]);
+                }
+            free(out);
         }
         return 0;
     }

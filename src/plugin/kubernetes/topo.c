@@ -9,6 +9,7 @@
 #include <string.h>
 #include "plugin/kubernetes/kubernetes.h"
 #include "server/server.h"
+#include "server/reqtopo.h"
 #include "topology/topology.h"
 
 void kube_topo_attach(kube *k)
@@ -206,7 +207,9 @@ const uint8_t *kube_topo_keep(kq *q, const st_service *svc, const st_endpoints *
     if (!keep)
         return NULL;
     if (!q->located) {
-        topo_locate(e, q->r, &q->loc);
+        topo_client cl;
+        req_topo_client(q->r, &cl);
+        topo_locate(e, &cl, &q->loc);
         q->located = 1;
     }
     int fams = query_families(q->r->q.qtype);

@@ -151,7 +151,7 @@ static uint16_t srv_weight(size_t n)
 
 static int same_slice(const st_endpoint *a, const st_endpoint *b)
 {
-    return a->slice == b->slice || (a->slice && b->slice && !strcmp(a->slice, b->slice));
+    return a->sl == b->sl || !strcmp(st_ep_slice(a), st_ep_slice(b));
 }
 
 static int endpoint(kxfr *x, const st_endpoint *ep, const uint8_t *name, uint16_t weight)
@@ -165,9 +165,9 @@ static int endpoint(kxfr *x, const st_endpoint *ep, const uint8_t *name, uint16_
         return 0;
     if (addr(x, host, &ep->ip, x->q.k->ttl) < 0)
         return -1;
-    for (uint16_t i = 0; i < ep->nports; i++) {
+    for (uint16_t i = 0; i < st_ep_nports(ep); i++) {
         uint8_t named[DNAME_MAX];
-        const st_port *p = &ep->ports[i];
+        const st_port *p = &st_ep_ports(ep)[i];
         if (p->name && p->name[0] && port_name(named, p, name) == 0 &&
             srv(x, named, weight, p->port, host) < 0)
             return -1;

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include "common/log.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/plugin.h"
 #include "server/server.h"
 

@@ -19,7 +19,6 @@
  * Every other query passes straight through.
  */
 #include <arpa/inet.h>
-#include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,8 +29,9 @@
 #include <openssl/rand.h>
 #include "server/plugin.h"
 #include "common/log.h"
+#include "common/exchange.h"
 #include "wire/msg.h"
-#include "server/periodic.h"
+#include "runtime/periodic.h"
 #include "server/server.h"
 
 #define LOOP_DEADLINE 30.0
@@ -95,10 +95,11 @@ static int loop_setup(cf_disp *d, setup_ctx *ctx, void **inst)
     return 0;
 }
 
-/* One HINFO exchange with ourselves: 0 when any reply came back. */
+/* One HINFO exchange with ourselves (UDP, 2 s, on the probe thread, never
+ * a worker): 0 when any reply came back. */
 static int exchange(loop *l)
 {
-    uint8_t q[12 + DNAME_MAX + 4], buf[4096];
+    uint8_t q[12 + DNAME_MAX + 4];
     uint16_t id;
     RAND_bytes((unsigned char *)&id, sizeof id);
     dns_query hq = { .id = id, .flags = F_RD, .qname = l->qwire, .qtype = T_HINFO,
@@ -118,21 +119,12 @@ static int exchange(loop *l)
     } else {
         return -1;
     }
-    int fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = -1;
-    if (fd < 0)
-        return -1;
-    if (connect(fd, (struct sockaddr *)&ss, sl) == 0 && send(fd, q, (size_t)qlen, 0) > 0) {
-        struct pollfd pf = { .fd = fd, .events = POLLIN };
-        while (rc < 0 && poll(&pf, 1, LOOP_EXCHANGE_MS) == 1) {
-            ssize_t n = recv(fd, buf, sizeof buf, 0);
-            if (n < 0)
-                break;
-            if (n >= 12 && buf[0] == q[0] && buf[1] == q[1])
-                rc = 0;
-        }
-    }
-    close(fd);
-    return rc;
+    /* through c-ares: it matches the reply's ID and question; any rcode counts */
+    dns_exchange_opts o = { .to = (const struct sockaddr *)&ss, .timeout_ms = LOOP_EXCHANGE_MS };
+    size_t rlen;
+    char err[128];
+    (void)sl;
+    return dns_exchange(&o, q, (size_t)qlen, NULL, 0, &rlen, err, sizeof err);
 }
 
 static double elapsed(const struct timespec *t0)

@@ -39,16 +39,19 @@ static void metadata_destroy(void *p)
 
 static int add_zone(cf_disp *d, metadata *m, const char *text)
 {
-    char z[ZONE_MAX_SPLIT][DNAME_STR_MAX];
-    int k = zone_from_key(text, z, ZONE_MAX_SPLIT);
+    char (*z)[DNAME_STR_MAX];
+    int k = zone_from_key(text, &z);
     if (k < 0)
-        return cf_err(d, "plugin/metadata: invalid zone '%s'", text);
+        return cf_err(d, "plugin/metadata: %s '%s'", zone_key_error(text), text);
     uint8_t (*nz)[DNAME_MAX] = realloc(m->zones, (m->nzones + (size_t)k) * sizeof *nz);
-    if (!nz)
+    if (!nz) {
+        free(z);
         return cf_err(d, "plugin/metadata: out of memory");
+    }
     m->zones = nz;
     for (int i = 0; i < k; i++)
         dname_from_str(m->zones[m->nzones++], z[i]);
+    free(z);
     return 0;
 }
 

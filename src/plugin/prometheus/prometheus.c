@@ -8,7 +8,8 @@
  * finished, records it (prom_report()): coredns_dns_requests_total,
  * _request_duration_seconds, _request_size_bytes, _response_size_bytes,
  * _do_requests_total and _responses_total, labelled exactly as CoreDNS does
- * (server, zone, view="", proto, family, type, rcode, plugin).
+ * (server, zone, view (the view plugin's NAME, else ""), proto, family, type,
+ * rcode, plugin).
  *
  * Requests that never reach a chain (no zone, refused class, FORMERR) are
  * counted the same way under zone "dropped", through the instance's
@@ -35,7 +36,7 @@
 #include "server/plugin.h"
 #include "plugin/prometheus/prometheus.h"
 #include "server/http.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/server.h"
 #include "common/revision.h"
 
@@ -187,13 +188,14 @@ static double since_seconds(uint64_t start_ns)
 static void report(const prom_families *M, const dns_req *r, int rcode)
 {
     char rbuf[16];
-    const char *server = r->server ? r->server : "", *zone = r->zone ? r->zone : ".";
+    const char *server = r->server ? r->server : "", *zone = r->zone ? r->zone : ".",
+               *view = r->view ? r->view : "";
     const char *proto = r->proto == PROTO_TCP ? "tcp" : "udp";
     const char *family = req_family(r) == 2 ? "2" : "1";
-    const char *const szv[] = { server, zone, "" };
-    const char *const req[] = { server, zone, "", proto, family, type_label(r->q.qtype) };
-    const char *const size[] = { server, zone, "", proto };
-    const char *const resp[] = { server, zone, "", rcode_label(rcode, rbuf),
+    const char *const szv[] = { server, zone, view };
+    const char *const req[] = { server, zone, view, proto, family, type_label(r->q.qtype) };
+    const char *const size[] = { server, zone, view, proto };
+    const char *const resp[] = { server, zone, view, rcode_label(rcode, rbuf),
                                  r->writer ? r->writer : "" };
     if (r->q.edns.present && r->q.edns.do_bit)
         metrics_add(M->do_req, szv, 1);
@@ -245,12 +247,13 @@ static series_set *set_new(const prom_families *M, const char *server, const cha
  * of hashing and looking up five series). */
 static void report_cached(prom *p, const dns_req *r, int rcode)
 {
-    const char *server = r->server ? r->server : "", *zone = r->zone ? r->zone : ".";
+    const char *server = r->server ? r->server : "", *zone = r->zone ? r->zone : ".",
+               *view = r->view ? r->view : "";
     const char *writer = r->writer ? r->writer : "";
     const char *type = type_label(r->q.qtype);
     int udp = r->proto != PROTO_TCP, v6 = req_family(r) == 2;
-    if (rcode < 0 || rcode > 23 || (rcode > 10 && rcode < 16)) {
-        report(&p->M, r, rcode);    /* RCODE<n> labels: not cached */
+    if (rcode < 0 || rcode > 23 || (rcode > 10 && rcode < 16) || *view) {
+        report(&p->M, r, rcode);    /* RCODE<n> and view labels: not cached */
         return;
     }
     size_t h = strlen(server) * 31 + strlen(zone) * 131 + strlen(writer) * 7 +

@@ -31,8 +31,8 @@
 #include <unistd.h>
 #include <sys/random.h>
 #include "common/log.h"
-#include "server/metrics.h"
-#include "server/periodic.h"
+#include "runtime/metrics.h"
+#include "runtime/periodic.h"
 #include "server/server.h"
 #include "common/file.h"
 #include "common/gofmt.h"

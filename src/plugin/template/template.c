@@ -48,7 +48,7 @@
 #include "common/goregex.h"
 #include "plugin/template/tmpl.h"
 #include "server/lookup.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 #include "server/plugin.h"
 #include "server/server.h"
 #include "server/zone.h"
@@ -93,22 +93,27 @@ typedef struct tplugin {
 
 static int add_zone(cf_disp *d, tzone **zones, size_t *n, const char *text)
 {
-    char z[ZONE_MAX_SPLIT][DNAME_STR_MAX];
-    int k = zone_from_key(text, z, ZONE_MAX_SPLIT);
+    char (*z)[DNAME_STR_MAX];
+    int k = zone_from_key(text, &z);
     if (k < 0)
-        return cf_err(d, "plugin/template: invalid zone '%s'", text);
+        return cf_err(d, "plugin/template: %s '%s'", zone_key_error(text), text);
     tzone *nz = realloc(*zones, (*n + (size_t)k) * sizeof *nz);
-    if (!nz)
+    if (!nz) {
+        free(z);
         return cf_err(d, "plugin/template: out of memory");
+    }
     *zones = nz;
     for (int i = 0; i < k; i++) {
         size_t zl = strnlen(z[i], DNAME_STR_MAX - 1);
         memcpy(nz[*n].str, z[i], zl);
         nz[*n].str[zl] = '\0';
-        if (dname_from_str(nz[*n].wire, z[i]) < 0)
+        if (dname_from_str(nz[*n].wire, z[i]) < 0) {
+            free(z);
             return cf_err(d, "plugin/template: invalid zone '%s'", text);
+        }
         (*n)++;
     }
+    free(z);
     return 0;
 }
 
@@ -407,6 +412,7 @@ static int write_reply(twait *w)
             memcpy(opt + 2, t->ede_reason, rl);
         edns_opt_add(&m->edns, EDNS_OPT_EDE, opt, (uint16_t)(2 + rl));
     }
+    r->owners_own_case = 1;             /* {{ .Name }} is lower case: a cache keeps it */
     req_write(r, w->h);
     return t->rcode;
 }

@@ -9,7 +9,9 @@
  * query itself through the server block as that client (an internal
  * request), so "answer" is exactly what dig would get. JSON shape:
  *   { "query":   {name, type},
- *     "client":  {address, located_by, pod, node, zone, region, labels},
+ *     "client":  {address, located_by, pod, node, zone, region, labels}
+ *                (located_by: pod, endpoints, podcidr, cilium, calico,
+ *                node-address, node-local or unknown),
  *     "service": {namespace, name, kind, policy, source},
  *     "rules":   [{rule, result, why}...],
  *     "endpoints": {before: [...], after: [...]},
@@ -69,9 +71,13 @@ static int service_of(const char *name, char *ns, char *svc, size_t cap)
 static cJSON *client_json(const topo_loc *loc, const char *addr)
 {
     cJSON *c = cJSON_CreateObject();
-    static const char *const via[] = { "unknown", "pod", "node-address", "node-local" };
+    /* by topo_loc.via: the source that located the client */
+    static const char *const via[LOC_VIA_COUNT] = {
+        "unknown", "pod", "node-address", "node-local", "endpoints", "podcidr", "cilium", "calico",
+    };
     cJSON_AddStringToObject(c, "address", addr);
-    cJSON_AddStringToObject(c, "located_by", via[loc->via]);
+    cJSON_AddStringToObject(c, "located_by",
+                            loc->via >= 0 && loc->via < LOC_VIA_COUNT ? via[loc->via] : "unknown");
     if (loc->pod) {
         char pod[512];
         snprintf(pod, sizeof pod, "%s/%s", loc->pod->ns, loc->pod->name);
@@ -92,20 +98,21 @@ static cJSON *client_json(const topo_loc *loc, const char *addr)
 static cJSON *endpoint_json(const st_endpoint *ep)
 {
     cJSON *e = cJSON_CreateObject();
-    cJSON_AddStringToObject(e, "address", ep->addr);
-    if (ep->node_name)
-        cJSON_AddStringToObject(e, "node", ep->node_name);
-    if (ep->zone)
-        cJSON_AddStringToObject(e, "zone", ep->zone);
-    if (ep->n_hint_zones) {
+    char abuf[ST_ADDR_STRLEN];
+    cJSON_AddStringToObject(e, "address", st_ep_addr(ep, abuf));
+    if (st_ep_node(ep))
+        cJSON_AddStringToObject(e, "node", st_ep_node(ep));
+    if (st_ep_zone(ep))
+        cJSON_AddStringToObject(e, "zone", st_ep_zone(ep));
+    if (st_ep_n_hint_zones(ep)) {
         cJSON *z = cJSON_AddArrayToObject(e, "forZones");
-        for (uint16_t i = 0; i < ep->n_hint_zones; i++)
-            cJSON_AddItemToArray(z, cJSON_CreateString(ep->hint_zones[i]));
+        for (uint16_t i = 0; i < st_ep_n_hint_zones(ep); i++)
+            cJSON_AddItemToArray(z, cJSON_CreateString(st_ep_hint_zones(ep)[i]));
     }
-    if (ep->n_hint_nodes) {
+    if (st_ep_n_hint_nodes(ep)) {
         cJSON *z = cJSON_AddArrayToObject(e, "forNodes");
-        for (uint16_t i = 0; i < ep->n_hint_nodes; i++)
-            cJSON_AddItemToArray(z, cJSON_CreateString(ep->hint_nodes[i]));
+        for (uint16_t i = 0; i < st_ep_n_hint_nodes(ep); i++)
+            cJSON_AddItemToArray(z, cJSON_CreateString(st_ep_hint_nodes(ep)[i]));
     }
     return e;
 }

@@ -11,3 +11,6 @@ tests_unit_test_topology_plugin_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)
 
 TESTS += tests/integration/node_local.sh
 EXTRA_DIST += tests/integration/node_local.sh
+
+TESTS += tests/integration/topology_locate.sh
+EXTRA_DIST += tests/integration/topology_locate.sh

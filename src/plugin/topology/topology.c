@@ -11,6 +11,7 @@
  *       explain [ADDR]          # no host: loopback only
  *       events
  *       node NAME               # node-local: every client is on NAME
+ *       locate SOURCE...        # pods endpoints podcidr cilium calico
  *   }
  *
  * The plugin does not serve queries itself: it parses the directive into
@@ -22,7 +23,6 @@
  * observer (Events, per-Service state gauges) and the explain endpoint
  * (explain.c).
  */
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,33 +30,11 @@
 #include "server/plugin.h"
 #include "server/server.h"
 #include "server/http.h"
+#include "cluster/prefix.h"
 #include "topology/topology.h"
 #include "plugin/topology/topo_plugin.h"
 
 /* ---- setup ---------------------------------------------------------------- */
-
-static int parse_cidr(const char *text, topo_cidr *out)
-{
-    char buf[INET6_ADDRSTRLEN + 8];
-    if (strlen(text) >= sizeof buf)
-        return -1;
-    strcpy(buf, text);
-    char *slash = strchr(buf, '/');
-    if (slash)
-        *slash++ = '\0';
-    if (st_parse_ip(buf, &out->net) < 0)
-        return -1;
-    int max = out->net.family == 4 ? 32 : 128;
-    long bits = max;
-    if (slash) {
-        char *end;
-        bits = strtol(slash, &end, 10);
-        if (!*slash || *end || bits < 0 || bits > max)
-            return -1;
-    }
-    out->bits = (uint8_t)bits;
-    return 0;
-}
 
 static int on_off(cf_disp *d, int *out)
 {
@@ -88,7 +66,7 @@ static int prop_subnets(cf_disp *d, topo_cfg *c)
     while (cf_next_arg(d)) {
         if (c->nsubnets == TOPO_MAX_SUBNETS)
             return cf_err(d, "too many client_subnet entries (max %d)", TOPO_MAX_SUBNETS);
-        if (parse_cidr(cf_val(d), &c->subnets[c->nsubnets]) < 0)
+        if (cidr_parse_host(cf_val(d), &c->subnets[c->nsubnets]) < 0)
             return cf_err(d, "invalid CIDR");
         c->nsubnets++;
         any = 1;
@@ -190,6 +168,24 @@ static int prop_node(cf_disp *d, topo_cfg *c)
     return c->node ? 0 : cf_err(d, "out of memory");
 }
 
+/* `locate SOURCE...`: where a client address is looked up, in order
+ * (locator.h). Each word once; an unknown one stops the load at it. */
+static int prop_locate(cf_disp *d, topo_cfg *c)
+{
+    if (c->locate.n)
+        return cf_err(d, "locate given twice");
+    while (cf_next_arg(d)) {
+        int src = locator_source_parse(cf_val(d));
+        if (src < 0)
+            return cf_err(d, "unknown locate source '%s': must be pods, endpoints, podcidr, "
+                          "cilium or calico", cf_val(d));
+        if (locator_uses(&c->locate, src) && c->locate.n)
+            return cf_err(d, "locate source '%s' given twice", cf_val(d));
+        c->locate.src[c->locate.n++] = (uint8_t)src;
+    }
+    return c->locate.n ? 0 : cf_arg_err(d);
+}
+
 static int parse_prop(cf_disp *d, topo_cfg *c)
 {
     const char *p = cf_val(d);
@@ -207,6 +203,8 @@ static int parse_prop(cf_disp *d, topo_cfg *c)
         return prop_explain(d, c);
     if (!strcmp(p, "node"))
         return prop_node(d, c);
+    if (!strcmp(p, "locate"))
+        return prop_locate(d, c);
     if (!strcmp(p, "events")) {
         if (cf_next_arg(d))
             return cf_arg_err(d);

@@ -417,17 +417,20 @@ static void xfr_destroy(void *inst)
 
 static int add_zone(cf_disp *d, xrule *x, const char *text)
 {
-    char z[ZONE_MAX_SPLIT][DNAME_STR_MAX];
-    int m = zone_from_key(text, z, ZONE_MAX_SPLIT);
+    char (*z)[DNAME_STR_MAX];
+    int m = zone_from_key(text, &z);
     if (m < 0)
-        return cf_err(d, "plugin/transfer: invalid zone '%s'", text);
+        return cf_err(d, "plugin/transfer: %s '%s'", zone_key_error(text), text);
     uint8_t (*v)[DNAME_MAX] = realloc(x->zones, (x->nzones + (size_t)m) * sizeof *v);
-    if (!v)
+    if (!v) {
+        free(z);
         return cf_err(d, "plugin/transfer: out of memory");
+    }
     x->zones = v;
     for (int i = 0; i < m; i++)
         if (dname_from_str(x->zones[x->nzones], z[i]) > 0)
             dname_lower(x->zones[x->nzones++]);
+    free(z);
     return 0;
 }
 

@@ -8,6 +8,13 @@
  * function returns how long to sleep before its next run (in seconds; a
  * negative value sleeps until periodic_kick()). periodic_stop() wakes the
  * thread, waits for a run in progress to end, and joins it.
+ *
+ * Layer: src/runtime, below the API client, the topology engine, the
+ * server and the plugins; it uses src/cluster only to register an RCU
+ * reader (PERIODIC_RCU) and src/common for the thread's name.
+ * Ownership: the caller that started a task owns it and must stop it
+ * before freeing what arg points to; fn and arg are only used on the
+ * task's own thread.
  */
 #ifndef TOPODNS_PERIODIC_H
 #define TOPODNS_PERIODIC_H
@@ -17,10 +24,11 @@ typedef double (*periodic_fn)(void *arg);
 
 enum { PERIODIC_RCU = 0x1 };         /* the thread reads the store / defers frees (RCU) */
 
-/* Start: the first run happens after `delay` seconds (0: at once).
- * NULL when the thread cannot be created. */
+/* Start: the first run happens after `delay` seconds (0: at once). fn is
+ * required; flags are PERIODIC_* only (both asserted). NULL when the
+ * thread cannot be created. */
 periodic *periodic_start(periodic_fn fn, void *arg, double delay, int flags);
-/* Run now (or as soon as the run in progress ends). */
+/* Run now (or as soon as the run in progress ends); p not NULL. */
 void periodic_kick(periodic *p);
 /* Stop and free (NULL is fine). */
 void periodic_stop(periodic *p);

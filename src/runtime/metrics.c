@@ -27,6 +27,7 @@
  * metrics_remove() values may contain NULL entries, which match any value;
  * values == NULL removes every series of the family.
  */
+#include <assert.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -35,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/sbuf.h"
-#include "server/metrics.h"
+#include "runtime/metrics.h"
 
 #define NSLOTS 64
 
@@ -165,6 +166,9 @@ static int copy_bounds(metric_family *f, const double *buckets, size_t n)
     f->bounds = calloc(n + 1, sizeof *f->bounds);
     if (!f->bounds)
         return -1;
+    assert(buckets || n == 0);
+    for (size_t i = 0; i < n; i++)
+        assert(i == 0 || buckets[i - 1] < buckets[i]);   /* ascending: bucket_of() searches */
     for (size_t i = 0; i < n; i++)
         if (!isinf(buckets[i]))       /* +Inf is always added at the end */
             f->bounds[f->nbounds++] = buckets[i];
@@ -194,6 +198,8 @@ metric_family *metrics_family(metrics_registry *reg, const char *name, const cha
                               metric_type type, const char *const *labels,
                               const double *buckets, size_t nbuckets)
 {
+    assert(name && help);
+    assert(type == METRIC_COUNTER || type == METRIC_GAUGE || type == METRIC_HISTOGRAM);
     if (!reg)
         return NULL;
     pthread_mutex_lock(&reg->mu);
@@ -274,6 +280,8 @@ static void free_series(series *s)
 
 void metrics_exponential_buckets(double *out, size_t n, double start, double factor)
 {
+    assert(out || n == 0);
+    assert(start > 0 && factor > 1);    /* ascending bounds */
     for (size_t i = 0; i < n; i++, start *= factor)
         out[i] = start;
 }
@@ -668,6 +676,7 @@ static int cmp_family(const void *pa, const void *pb)
 
 char *metrics_render(metrics_registry *reg, size_t *len)
 {
+    assert(reg);
     sbuf b = { 0 };
     size_t n = 0, k = 0;
     pthread_mutex_lock(&reg->mu);

@@ -5,10 +5,11 @@
  * so wall-clock jumps neither fire nor stall it; kick and stop signal the
  * same variable.
  */
+#include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
-#include "server/periodic.h"
+#include "runtime/periodic.h"
 #include "cluster/store.h"
 #include "common/thread.h"
 
@@ -73,6 +74,8 @@ static void *periodic_main(void *arg)
 
 periodic *periodic_start(periodic_fn fn, void *arg, double delay, int flags)
 {
+    assert(fn);
+    assert((flags & ~PERIODIC_RCU) == 0);
     periodic *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
@@ -97,6 +100,7 @@ periodic *periodic_start(periodic_fn fn, void *arg, double delay, int flags)
 
 void periodic_kick(periodic *p)
 {
+    assert(p);
     pthread_mutex_lock(&p->mu);
     p->kicked = 1;
     pthread_cond_signal(&p->cv);

@@ -14,6 +14,11 @@
  *
  * metrics_render() writes the text exposition format (version 0.0.4), which
  * the prometheus plugin serves on /metrics.
+ *
+ * Layer: src/runtime, below the API client, the topology engine and the
+ * server, which all report here; it uses only src/common.
+ * Checked (assert): a family has a name and help text; a histogram's
+ * bounds are ascending; rendering needs a registry.
  */
 #ifndef TOPODNS_METRICS_H
 #define TOPODNS_METRICS_H
@@ -39,7 +44,8 @@ metric_family *metrics_family(metrics_registry *reg, const char *name, const cha
                               const double *buckets, size_t nbuckets);
 
 /* Histogram bounds start, start*factor, ... (n of them; client_golang's
- * ExponentialBuckets, which CoreDNS's histograms are built with). */
+ * ExponentialBuckets, which CoreDNS's histograms are built with);
+ * start > 0 and factor > 1, so that they ascend. */
 void metrics_exponential_buckets(double *out, size_t n, double start, double factor);
 
 /* values: one per label name, in order (NULL for a family with no labels). */
@@ -60,8 +66,9 @@ void metrics_series_observe(metric_series *s, double value);    /* histogram */
  * plugin instance goes away). */
 void metrics_remove(metric_family *f, const char *const *values);
 
-/* Text exposition of every family with at least one series. Returns a
- * malloc'd NUL-terminated buffer, *len its length. */
+/* Text exposition of every family with at least one series (reg not
+ * NULL). Returns a malloc'd NUL-terminated buffer the caller frees, *len
+ * (may be NULL) its length; NULL when memory runs out. */
 char *metrics_render(metrics_registry *reg, size_t *len);
 
 /* Value of one series (for tests); 0 when absent. For histograms, the count. */

@@ -1,0 +1,10 @@
+src_plugin_libplugins_a_SOURCES += src/plugin/dns64/dns64.c
+TESTS += tests/integration/dns64.sh
+EXTRA_DIST += tests/integration/dns64.sh
+# Whole Corefiles through the real server: hosts wildcards, dns64.
+check_PROGRAMS += tests/unit/test_corefile_answers
+TESTS += tests/unit/test_corefile_answers
+tests_unit_test_corefile_answers_SOURCES = tests/unit/test_corefile_answers.c tests/unit/testenv.c \
+	tests/unit/testenv.h src/plugins.c
+tests_unit_test_corefile_answers_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_corefile_answers_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)

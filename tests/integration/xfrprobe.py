@@ -8,6 +8,7 @@ import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 
 
@@ -23,8 +24,11 @@ def one_round(port, zone, probe):
     s.bind(("127.0.0.2", 0))
     s.settimeout(2.0)
     t0 = time.monotonic()
+    # dig's output goes to a file: a pipe read only after dig ends would
+    # fill up and block dig (the zone is megabytes), and the loop never end
+    outf = tempfile.TemporaryFile()
     dig = subprocess.Popen(["dig", "@127.0.0.1", "-p", str(port), "+time=20", "+tries=1",
-                            zone, "AXFR"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                            zone, "AXFR"], stdout=outf, stderr=subprocess.STDOUT)
     lat, lost, qid = [], 0, 0
     while dig.poll() is None:
         qid = (qid + 1) & 0xFFFF
@@ -39,8 +43,11 @@ def one_round(port, zone, probe):
         except socket.timeout:
             lost += 1
         time.sleep(0.0005)
-    out = dig.communicate()[0].decode(errors="replace")
+    dig.wait()
     total = time.monotonic() - t0
+    outf.seek(0)
+    out = outf.read().decode(errors="replace")
+    outf.close()
     records = 0
     for line in out.splitlines():
         if "XFR size:" in line:

@@ -68,8 +68,7 @@
 #include "plugin/forward/forward.h"
 #include "runtime/metrics.h"
 #include "wire/dname.h"
-
-#define SYSTEM_CA_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
+#include "common/tlsca.h"
 
 enum { T_CONNECT, T_HANDSHAKE, T_WRITE, T_READ, T_IDLE };
 
@@ -137,11 +136,7 @@ struct ssl_ctx_st *fwd_tls_ctx(const char *cert, const char *key, const char *ca
         return NULL;
     }
     if (!ca) {
-        /* OpenSSL's default paths, and Debian's bundle where the image keeps it */
-        SSL_CTX_set_default_verify_paths(ctx);
-        if (access(SYSTEM_CA_BUNDLE, R_OK) == 0)
-            SSL_CTX_load_verify_locations(ctx, SYSTEM_CA_BUNDLE, NULL);
-        ERR_clear_error();
+        tls_load_system_cas(ctx);
     }
     return ctx;
 }

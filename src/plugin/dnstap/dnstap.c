@@ -69,6 +69,7 @@
 #include "server/tap.h"
 #include "common/tlsca.h"
 #include "common/vec.h"
+#include "plugin/dnstap/dnstap_internal.h"
 
 #ifndef TOPODNS_VERSION
 #define TOPODNS_VERSION "dev"
@@ -130,7 +131,7 @@ static uint64_t mono_ns(void)
 
 /* Address family, address octets and port of a socket address into m's
  * query (client) or response (upstream) side. */
-static void set_addr(Dnstap__Message *m, const struct sockaddr *sa, int response_side,
+void dnstap_set_addr(Dnstap__Message *m, const struct sockaddr *sa, int response_side,
                      uint8_t buf[16])
 {
     size_t len;
@@ -216,7 +217,7 @@ static void emit(const dnstap *t, Dnstap__Message *m)
 }
 
 /* The wire form of a parsed message (malloc'd, *len), or NULL. */
-static uint8_t *encode_msg(const dns_msg *src, size_t *len)
+uint8_t *dnstap_encode_msg(const dns_msg *src, size_t *len)
 {
     dns_msg m;
     msg_init(&m);
@@ -236,11 +237,11 @@ static uint8_t *encode_msg(const dns_msg *src, size_t *len)
 
 /* The client side of a CLIENT_* message: type, the client's address,
  * the transport and when the query came in. abuf holds the address. */
-static void client_msg(Dnstap__Message *m, Dnstap__Message__Type type, const dns_req *r,
+void dnstap_client_msg(Dnstap__Message *m, Dnstap__Message__Type type, const dns_req *r,
                        uint8_t abuf[16])
 {
     m->type = type;
-    set_addr(m, (const struct sockaddr *)&r->peer, 0, abuf);
+    dnstap_set_addr(m, (const struct sockaddr *)&r->peer, 0, abuf);
     m->has_socket_protocol = 1;
     m->socket_protocol = r->proto == PROTO_TCP ? DNSTAP__SOCKET_PROTOCOL__TCP
                                                : DNSTAP__SOCKET_PROTOCOL__UDP;
@@ -255,12 +256,12 @@ static void on_write(dns_req *r, void *data)
     const dnstap *t = data;
     Dnstap__Message m = DNSTAP__MESSAGE__INIT;
     uint8_t abuf[16];
-    client_msg(&m, DNSTAP__MESSAGE__TYPE__CLIENT_RESPONSE, r, abuf);
+    dnstap_client_msg(&m, DNSTAP__MESSAGE__TYPE__CLIENT_RESPONSE, r, abuf);
     m.has_response_time_sec = m.has_response_time_nsec = 1;
     real_time(0, &m.response_time_sec, &m.response_time_nsec);
     uint8_t *wire = NULL;
     size_t wlen = 0;
-    if (t->full && (wire = encode_msg(&r->resp, &wlen))) {
+    if (t->full && (wire = dnstap_encode_msg(&r->resp, &wlen))) {
         m.has_response_message = 1;
         m.response_message = (ProtobufCBinaryData){ wlen, wire };
     }
@@ -275,7 +276,7 @@ static int dnstap_serve(const handler *h, dns_req *r)
         return plugin_next(h, r);
     Dnstap__Message m = DNSTAP__MESSAGE__INIT;
     uint8_t abuf[16];
-    client_msg(&m, DNSTAP__MESSAGE__TYPE__CLIENT_QUERY, r, abuf);
+    dnstap_client_msg(&m, DNSTAP__MESSAGE__TYPE__CLIENT_QUERY, r, abuf);
     if (t->full) {
         m.has_query_message = 1;
         m.query_message = (ProtobufCBinaryData){ r->rawlen, (uint8_t *)r->raw };
@@ -295,7 +296,7 @@ static void tap_forwarded(const msg_tap *mt, const dns_req *r, const struct sock
     const dnstap *t = mt->data;
     Dnstap__Message m = DNSTAP__MESSAGE__INIT;
     uint8_t abuf[16];
-    set_addr(&m, upstream, 1, abuf);
+    dnstap_set_addr(&m, upstream, 1, abuf);
     m.has_socket_protocol = 1;
     m.socket_protocol = tcp ? DNSTAP__SOCKET_PROTOCOL__TCP : DNSTAP__SOCKET_PROTOCOL__UDP;
     m.type = DNSTAP__MESSAGE__TYPE__FORWARDER_QUERY;
@@ -312,7 +313,7 @@ static void tap_forwarded(const msg_tap *mt, const dns_req *r, const struct sock
     real_time(0, &m.response_time_sec, &m.response_time_nsec);
     uint8_t *wire = NULL;
     size_t wlen = 0;
-    if (t->full && (wire = encode_msg(resp, &wlen))) {
+    if (t->full && (wire = dnstap_encode_msg(resp, &wlen))) {
         m.has_response_message = 1;
         m.response_message = (ProtobufCBinaryData){ wlen, wire };
     }

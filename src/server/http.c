@@ -58,6 +58,7 @@
 #include <utlist.h>
 #include "server/http.h"
 #include "server/accept.h"
+#include "server/loophook.h"
 #include "cluster/store.h"
 #include "common/thread.h"
 #include "corefile/corefile.h"
@@ -553,6 +554,7 @@ static hinst *get_inst(struct instance *ins)
     }
     http_anchor(-1, 0, h);
     atomic_init(&h->draining, 0);
+    atomic_store(&ins->http_base, h->base);
     return ins->http = h;
 }
 
@@ -731,6 +733,8 @@ void http_stop(struct instance *ins)
         free(l);
     }
     event_free(h->anchor);
+    atomic_store(&ins->http_base, NULL);
+    loop_free_hooks_run(ins, h->base);        /* plugins' per-loop state */
     event_base_free(h->base);
     free(h);
 }

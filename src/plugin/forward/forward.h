@@ -37,6 +37,7 @@ struct fwd_loop;
 struct metric_family;
 struct ssl_ctx_st;
 struct event_base;
+struct instance;
 
 /* The families of the instance's registry (looked up at setup). */
 typedef struct fwd_metrics {
@@ -89,6 +90,7 @@ typedef struct fwd_stanza {
     int add_ecs;                     /* add_client_subnet: ECS from the client's address */
     uint8_t ecs_bits4, ecs_bits6;    /* its source prefixes */
     const fwd_metrics *m;            /* the plugin instance's */
+    struct instance *ins;            /* the server instance (setup), for loop_on_free */
     pthread_mutex_t mu;              /* serialises additions to loops */
     struct fwd_loop *_Atomic loops;  /* per event loop state, grows only */
 } fwd_stanza;

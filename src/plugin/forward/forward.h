@@ -151,8 +151,10 @@ typedef struct fwd_tpool fwd_tpool;
 struct ssl_ctx_st *fwd_tls_ctx(const char *cert, const char *key, const char *ca, char *err,
                                size_t errlen);
 void fwd_tls_ctx_free(struct ssl_ctx_st *ctx);
-/* The connections to upstream u on one event loop (freed with the stanza,
- * after the loop stopped). */
+/* The connections to upstream u on one event loop. They are closed by the
+ * loop's loop_on_free hook (st->ins's workers and HTTP thread) before the
+ * base is freed; the pool itself is freed with the stanza. On any other
+ * base none is kept idle, and the base must outlive the pool's busy ones. */
 fwd_tpool *fwd_tpool_new(fwd_stanza *st, fwd_upstream *u, struct event_base *base);
 void fwd_tpool_free(fwd_tpool *p);
 /* Send the query wire over an idle or new connection; 0, or -1 with why. */

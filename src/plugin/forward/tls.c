@@ -13,12 +13,13 @@
  * reply arrived is replaced by a fresh one for the same query, as CoreDNS
  * retries ErrCachedClosed.
  *
- * Each connection is a non-blocking socket with its SSL object, one socket
- * event and one timer, both embedded and re-armed as OpenSSL asks
- * (WANT_READ / WANT_WRITE); the states are connect, handshake, write, read,
- * idle. The timer is read_timeout for the connect and handshake, then
- * read_timeout again from the query's write: a silent upstream costs the
- * query one read_timeout per phase, never a blocked worker.
+ * Each connection is a libevent OpenSSL bufferevent over a non-blocking
+ * socket (bound to source_address) and one timer; the states are dial
+ * (connect and handshake), busy (the framed query written, replies read
+ * length-prefixed from the input evbuffer) and idle. The timer is
+ * read_timeout for the connect and handshake, then read_timeout again from
+ * the query's write: a silent upstream costs the query one read_timeout per
+ * phase, never a blocked worker.
  *
  * Verification is on: the certificate must chain to the `tls` CA (the
  * system's trust store without one) and name the server: tls_servername
@@ -27,9 +28,12 @@
  * Go's TLS client checks when CoreDNS dials an IP.
  *
  * Callbacks always come from the loop, never from inside fwd_tpool_send().
- * A pool is freed with its stanza, after the loops have stopped: then its
- * busy queries are called back with FWD_TLS_GONE and nothing of libevent
- * is touched (the base is gone), as c-ares channels are freed.
+ * A pool registers loop_on_free() (server/loophook.h) on its loop: just
+ * before the worker's (or HTTP thread's) event base is freed, every
+ * connection is closed (a bufferevent cannot outlive its base) and busy
+ * queries are called back with FWD_TLS_GONE. On a base the server does not
+ * own the hook is refused and no connection is kept idle; the pool is freed
+ * with its stanza.
  *
  * A reply is taken only when it answers the query on the wire, as c-ares
  * checks on the UDP/TCP path: the same ID, the QR bit, and the same one
@@ -42,10 +46,7 @@
  * The health probe (fwd_tls_probe) runs on the upstream's probe thread:
  * a fresh connection with the same verification, driven by libevent's
  * OpenSSL bufferevent on an event base of the probe's own (created and
- * freed by the call); the reply must match as above. The serving pool
- * keeps its own socket and timer events: its connections outlive the
- * worker's event base (they are freed with the stanza, after the loops
- * are gone), which a bufferevent cannot.
+ * freed by the call); the reply must match as above.
  */
 #include <assert.h>
 #include <errno.h>
@@ -374,8 +375,11 @@ static void read_cb(struct bufferevent *bev, void *arg)
 {
     tconn *c = arg;
     struct evbuffer *in = bufferevent_get_input(bev);
-    if (c->state != T_BUSY) {
-        conn_free(c);               /* octets nobody asked for */
+    if (c->state != T_BUSY) {       /* octets nobody asked for */
+        if (c->cb)
+            conn_redial(c);         /* taken from the idle list, not started yet */
+        else
+            conn_free(c);
         return;
     }
     if (evbuffer_get_length(in) > 0)
@@ -443,7 +447,7 @@ static void event_cb(struct bufferevent *bev, short what, void *arg)
     }
     char why[300];
     bev_why(c, what, why, sizeof why);
-    if (c->reused && !c->got && c->state == T_BUSY)
+    if (c->reused && !c->got && c->state != T_DIAL)
         conn_redial(c);
     else
         conn_fail(c, why);

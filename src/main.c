@@ -37,6 +37,7 @@
 #include "server/http.h"
 #include "runtime/metrics.h"
 #include "server/server.h"
+#include "common/vec.h"
 
 #define MAX_WORKERS 1024
 
@@ -378,15 +379,11 @@ static int check_corefile(process *p)
             cf_disp d;
             cf_disp_init(&d, dir);
             while (why && cf_next(&d)) {
-                if (nbad == cap) {
-                    check_line *nb = realloc(bad, (cap = cap ? 2 * cap : 16) * sizeof *nb);
-                    if (!nb) {
-                        free(bad);
-                        cf_free(cf);
-                        fprintf(stderr, "out of memory\n");
-                        return 1;
-                    }
-                    bad = nb;
+                if (VEC_RESERVE_FROM(bad, cap, nbad + 1, 16) < 0) {
+                    free(bad);
+                    cf_free(cf);
+                    fprintf(stderr, "out of memory\n");
+                    return 1;
                 }
                 bad[nbad++] = (check_line){ cf_file_name(&d), cf_line(&d), dir->name, why };
                 while (cf_next_arg(&d))

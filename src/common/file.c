@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/file.h"
+#include "common/vec.h"
 
 #define NOT_REGULAR "not a regular file"
 
@@ -59,18 +60,13 @@ FILE *file_open(const char *path, int accept, const char **why)
 /* Every byte of fp into a NUL-terminated buffer; NULL with errno. */
 static char *read_all(FILE *fp, size_t *len)
 {
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n + 1 >= cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
+    size_t cap = 0, n = 0;
+    char *buf = NULL;
+    for (;;) {
+        if (n + 1 >= cap && vec_reserve(&buf, &cap, cap + 1, 1, 4096) < 0) {
+            free(buf);
+            buf = NULL;
+            break;
         }
         size_t r = fread(buf + n, 1, cap - n - 1, fp);
         if (r == 0)

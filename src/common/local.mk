@@ -1,6 +1,7 @@
 # src/common: what every layer may use (log lines, Go formats, Go regular
 # expressions, CIDRs, file reads, resolv.conf search lists, thread names, one DNS
-# exchange on c-ares for background threads).
+# exchange on c-ares for background threads, growable arrays and string
+# buffers, the system CA store).
 noinst_LIBRARIES += src/common/libcommon.a
 src_common_libcommon_a_SOURCES = \
 	src/common/log.c src/common/log.h \
@@ -9,6 +10,8 @@ src_common_libcommon_a_SOURCES = \
 	src/common/cidr.c src/common/cidr.h \
 	src/common/file.c src/common/file.h \
 	src/common/sbuf.c src/common/sbuf.h \
+	src/common/vec.c src/common/vec.h \
+	src/common/tlsca.c src/common/tlsca.h \
 	src/common/thread.c src/common/thread.h \
 	src/common/resolvconf.c src/common/resolvconf.h \
 	src/common/exchange.c src/common/exchange.h
@@ -38,3 +41,15 @@ EXTRA_DIST += tests/fuzz/goregex.dict tests/fuzz/corpus_goregex
 
 TESTS += tests/integration/threads.sh
 EXTRA_DIST += tests/integration/threads.sh
+
+check_PROGRAMS += tests/unit/test_vec
+TESTS += tests/unit/test_vec
+tests_unit_test_vec_SOURCES = tests/unit/test_vec.c
+tests_unit_test_vec_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_vec_LDADD = $(LIBCOMMON) $(CMOCKA_LIBS)
+
+check_PROGRAMS += tests/unit/test_tlsca
+TESTS += tests/unit/test_tlsca
+tests_unit_test_tlsca_SOURCES = tests/unit/test_tlsca.c
+tests_unit_test_tlsca_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_tlsca_LDADD = $(LIBCOMMON) $(CMOCKA_LIBS) $(LIBEVENT_OPENSSL_LIBS) $(CRYPTO_LIBS)

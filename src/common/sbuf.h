@@ -6,6 +6,13 @@
  * later appends do nothing, so callers check once at the end.
  *
  * A buffer belongs to its caller's thread; the functions keep no state.
+ * While b.p is set, b.p[b.len] is the NUL and b.len < b.cap (asserted).
+ * It grows by doubling through vec_reserve() (vec.h), from 256 octets.
+ *
+ * Why not libevent's evbuffer: the callers want one NUL-terminated string
+ * at the end (evbuffer would need a pullup and a copy), and this lowest
+ * layer does not link libevent; uthash's utstring exit()s when out of
+ * memory.
  */
 #ifndef TOPODNS_SBUF_H
 #define TOPODNS_SBUF_H
@@ -20,7 +27,7 @@ typedef struct sbuf {
 
 void sbuf_add(sbuf *b, const char *s, size_t n);
 void sbuf_str(sbuf *b, const char *s);
-/* printf-style; output beyond 255 octets is cut. */
+/* printf-style, any length. */
 void sbuf_fmt(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -22,6 +22,7 @@
 #include <string.h>
 #include "corefile/cf_private.h"
 #include "common/log.h"
+#include "common/vec.h"
 
 /* ---- allocation helpers ------------------------------------------------ */
 
@@ -48,16 +49,8 @@ char *cf_xstrdup(const char *s)
 
 void cf_grow(void **vec, size_t *cap, size_t need, size_t elsz)
 {
-    if (need <= *cap)
-        return;
-    size_t n = *cap ? *cap : 8;
-    while (n < need) {
-        if (n > ((size_t)-1) / 2 / elsz)
-            log_fatal("corefile: out of memory");
-        n *= 2;
-    }
-    *vec = cf_xrealloc(*vec, n * elsz);
-    *cap = n;
+    if (vec_reserve(vec, cap, need, elsz, 8) < 0)
+        log_fatal("corefile: out of memory");
 }
 
 int cf_newlines(const char *s)

@@ -47,6 +47,7 @@
 #include "corefile/cf_private.h"
 #include "common/file.h"
 #include "common/log.h"
+#include "common/vec.h"
 
 #define MAX_SNIPPET_EXPANSIONS 10000
 
@@ -85,10 +86,9 @@ typedef struct parser {
 static void push_room(void **v, size_t n, size_t elsz)
 {
     if (n == 0 || (n >= 4 && (n & (n - 1)) == 0)) {
-        size_t cap = n ? n * 2 : 4;
-        if (cap > ((size_t)-1) / elsz)
+        size_t cap = n;                     /* full: double it (4 from empty) */
+        if (vec_reserve(v, &cap, n + 1, elsz, 4) < 0)
             log_fatal("corefile: out of memory");
-        *v = cf_xrealloc(*v, cap * elsz);
     }
 }
 

@@ -75,6 +75,8 @@
 #include "k8s/jsonsel.h"
 #include "k8s/reflector.h"
 #include "common/log.h"
+#include "common/sbuf.h"
+#include "common/vec.h"
 
 enum { RS_IDLE, RS_LIST, RS_WATCH, RS_WAIT };
 
@@ -106,32 +108,8 @@ struct refl {
     double backoff, last_fail;  /* last_fail < 0: never failed */
     int missing;                /* the last list was a 404 (logged once) */
 };
-
 /* ---- small helpers ------------------------------------------------------------------ */
 
-typedef struct sbuf {
-    char *s;
-    size_t len, cap;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t nc = b->cap ? b->cap : 256;
-        while (nc < b->len + n + 1)
-            nc *= 2;
-        char *ns = realloc(b->s, nc);
-        if (!ns)
-            return;
-        b->s = ns;
-        b->cap = nc;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void sb_str(sbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
 
 /* Append s percent-encoded (RFC 3986 unreserved characters kept). */
 static void sb_escaped(sbuf *b, const char *s)
@@ -141,10 +119,10 @@ static void sb_escaped(sbuf *b, const char *s)
         unsigned char c = (unsigned char)*s;
         if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
             c == '-' || c == '.' || c == '_' || c == '~') {
-            sb_add(b, (const char *)&c, 1);
+            sbuf_add(b, (const char *)&c, 1);
         } else {
             char e[3] = { '%', hex[c >> 4], hex[c & 15] };
-            sb_add(b, e, 3);
+            sbuf_add(b, e, 3);
         }
     }
 }
@@ -250,17 +228,7 @@ static int body_too_large(refl *r)
 
 static int buf_reserve(refl *r, size_t need)
 {
-    if (need <= r->cap)
-        return 0;
-    size_t nc = r->cap ? r->cap : 65536;
-    while (nc < need)
-        nc *= 2;
-    char *nb = realloc(r->buf, nc);
-    if (!nb)
-        return -1;
-    r->buf = nb;
-    r->cap = nc;
-    return 0;
+    return VEC_RESERVE_FROM(r->buf, r->cap, need, 65536);
 }
 
 /* A list page of 500 pods needs a few MB; watch lines are small. Give the
@@ -282,11 +250,11 @@ static void fail(refl *r);
 static void request(refl *r, int state, sbuf *url)
 {
     if (r->selector) {
-        sb_str(url, "&labelSelector=");
+        sbuf_str(url, "&labelSelector=");
         sb_escaped(url, r->selector);
     }
     if (r->fields) {
-        sb_str(url, "&fieldSelector=");
+        sbuf_str(url, "&fieldSelector=");
         sb_escaped(url, r->fields);
     }
     r->state = state;
@@ -294,8 +262,8 @@ static void request(refl *r, int state, sbuf *url)
     r->skipping = 0;
     r->status = 0;
     r->retry_after = -1;
-    int rc = url->s ? r->ops->start(r->ctx, url->s) : -1;
-    free(url->s);
+    int rc = url->p && !url->oom ? r->ops->start(r->ctx, url->p) : -1;
+    free(url->p);
     if (rc < 0) {
         log_warning("plugin/kubernetes: %s: cannot start a request", r->resource);
         fail(r);
@@ -309,11 +277,11 @@ static void start_list(refl *r)
     if (!r->cont || r->limit < REFL_PAGE_MIN || r->limit > REFL_PAGE_SIZE)
         r->limit = REFL_PAGE_FIRST;
     snprintf(lim, sizeof lim, "?limit=%d", r->limit);
-    sb_str(&url, r->base);
-    sb_str(&url, r->path);
-    sb_str(&url, lim);
+    sbuf_str(&url, r->base);
+    sbuf_str(&url, r->path);
+    sbuf_str(&url, lim);
     if (r->cont) {
-        sb_str(&url, "&continue=");
+        sbuf_str(&url, "&continue=");
         sb_escaped(&url, r->cont);
     }
     request(r, RS_LIST, &url);
@@ -327,12 +295,12 @@ static void start_watch(refl *r)
     int t = REFL_TIMEOUT_MIN + (int)(r->ops->random(r->ctx) * span);
     if (t > REFL_TIMEOUT_MAX)
         t = REFL_TIMEOUT_MAX;
-    sb_str(&url, r->base);
-    sb_str(&url, r->path);
-    sb_str(&url, "?watch=1&resourceVersion=");
+    sbuf_str(&url, r->base);
+    sbuf_str(&url, r->path);
+    sbuf_str(&url, "?watch=1&resourceVersion=");
     sb_escaped(&url, r->rv);
     snprintf(tail, sizeof tail, "&allowWatchBookmarks=true&timeoutSeconds=%d", t);
-    sb_str(&url, tail);
+    sbuf_str(&url, tail);
     r->relist_why = NULL;
     r->restart_needed = 0;
     r->events = 0;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "server/lookup.h"
 #include "wire/dname.h"
+#include "common/vec.h"
 
 typedef struct lookup_item {
     uint8_t name[DNAME_MAX];
@@ -64,14 +65,8 @@ int lookup_add(lookup_set *s, const uint8_t *name, uint16_t qtype)
     dns_req *r = s->r;
     if (!s->ins || r->depth >= s->max_depth)
         return -1;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 2;
-        lookup_item *nv = realloc(s->v, cap * sizeof *nv);
-        if (!nv)
-            return -1;
-        s->v = nv;
-        s->cap = cap;
-    }
+    if (VEC_RESERVE_FROM(s->v, s->cap, s->n + 1, 2) < 0)
+        return -1;
     uint8_t wire[12 + DNAME_MAX + 4 + 11];
     dns_query sq = {
         .id = (uint16_t)(r->q.id + s->n + 1),

@@ -24,8 +24,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include "server/core.h"
-
-#define SYSTEM_CA_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
+#include "common/tlsca.h"
 
 /* The last OpenSSL error of this thread as text ("" when none). */
 static void ssl_errtext(char *buf, size_t len)
@@ -84,11 +83,7 @@ int tls_group_init(listen_group *g, const server_tls *t, char *err, size_t errle
         if (names)
             SSL_CTX_set_client_CA_list(ctx, names);
     } else {
-        /* OpenSSL's default paths, and Debian's bundle where the image keeps it */
-        SSL_CTX_set_default_verify_paths(ctx);
-        if (access(SYSTEM_CA_BUNDLE, R_OK) == 0)
-            SSL_CTX_load_verify_locations(ctx, SYSTEM_CA_BUNDLE, NULL);
-        ERR_clear_error();
+        tls_load_system_cas(ctx);
     }
     switch (t->client_auth) {
     case TLS_AUTH_REQUEST:

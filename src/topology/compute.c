@@ -23,6 +23,7 @@
 #include <strings.h>
 #include "topology/alloc.h"
 #include "topology/internal.h"
+#include "common/vec.h"
 
 /* ---- which producer ----------------------------------------------------------- */
 
@@ -59,14 +60,10 @@ typedef struct nodes_acc {
 static int collect(const st_node *n, void *arg)
 {
     nodes_acc *a = arg;
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? a->cap * 2 : 64;
-        ta_node *nv = cap <= MAX_NODES_SCAN ? realloc(a->v, cap * sizeof *nv) : NULL;
-        if (!nv)
-            return 1;
-        a->v = nv;
-        a->cap = cap;
-    }
+    /* capacities double from 64; one beyond MAX_NODES_SCAN ends the scan */
+    if (a->n == a->cap && ((a->cap ? a->cap * 2 : 64) > MAX_NODES_SCAN ||
+                           VEC_RESERVE_FROM(a->v, a->cap, a->n + 1, 64) < 0))
+        return 1;
     a->v[a->n++] = (ta_node){ .zone = n->zone, .cpu_milli = n->cpu_milli, .ready = n->ready,
                               .control_plane = n->control_plane };
     return 0;

@@ -2,7 +2,10 @@
  * testenv.c — see testenv.h. Single-threaded: called from a test's main
  * thread before it starts anything.
  */
+#include <stdarg.h>
 #include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +13,7 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 #include <event2/event.h>
+#include <cmocka.h>
 #include "plugins.h"
 #include "testenv.h"
 
@@ -59,10 +63,56 @@ dns_req *test_query(instance *ins, const dns_query *q, const char *peer)
     int n = msg_query(q, wire, sizeof wire);
     if (n < 0)
         return NULL;
-    dns_req *r = req_new_internal(ins, NULL, wire, (size_t)n, peer);
+    return test_query_wire(ins, wire, (size_t)n, peer);
+}
+
+dns_req *test_query_wire(instance *ins, const uint8_t *wire, size_t len, const char *peer)
+{
+    dns_req *r = req_new_internal(ins, NULL, wire, len, peer);
     if (r)
         req_run(r);
     return r;
+}
+
+dns_req *test_ask(instance *ins, const char *name, uint16_t type, const char *peer)
+{
+    uint8_t qn[DNAME_MAX];
+    if (dname_from_str(qn, name) <= 0)
+        return NULL;
+    dns_query q = { .id = 7, .flags = F_RD, .qname = qn, .qtype = type, .qclass = C_IN };
+    return test_query(ins, &q, peer);
+}
+
+const char *test_section(const dns_msg *m, int sec, char *out, size_t cap)
+{
+    size_t o = 0;
+    if (cap)
+        out[0] = '\0';
+    for (unsigned i = 0; i < msg_count(m, sec) && o + 1 < cap; i++) {
+        dns_rr rr = msg_rr(m, sec, i);
+        char line[2048];
+        if (rr_to_str(&rr, line, sizeof line) < 0)
+            snprintf(line, sizeof line, "(type %u, %u octets)", rr.type, rr.rdlen);
+        for (char *t = line; *t; t++)
+            if (*t == '\t')
+                *t = ' ';
+        int w = snprintf(out + o, cap - o, "%s%s", i ? "\n" : "", line);
+        if (w < 0)
+            break;
+        o += (size_t)w;
+    }
+    return out;
+}
+
+const char *test_load_err(const char *text, char *err, size_t errlen)
+{
+    instance *ins = test_load(text, err, errlen);
+    if (ins) {
+        instance_free(ins);
+        if (errlen)
+            err[0] = '\0';
+    }
+    return err;
 }
 
 static void upstream_read(evutil_socket_t fd, short what, void *arg)
@@ -116,4 +166,34 @@ void test_upstream_stop(test_upstream *u)
 {
     event_free(u->ev);
     close(u->fd);
+}
+
+instance *test_must_load(const char *text)
+{
+    char err[512] = "";
+    instance *ins = test_load(text, err, sizeof err);
+    if (!ins)
+        fail_msg("%s", err);
+    return ins;
+}
+
+void test_expect(instance *ins, const char *name, uint16_t type, int rcode, const char *answer)
+{
+    dns_req *r = test_ask(ins, name, type, "192.0.2.1");
+    if (!r)
+        fail_msg("%s: no request", name);
+    char got[4096];
+    test_section(&r->resp, SEC_ANSWER, got, sizeof got);
+    int rc = (int)r->resp.rcode;
+    req_free(r);
+    if (rc != rcode || strcmp(got, answer) != 0)
+        fail_msg("%s type %u: rcode %d '%s', want %d '%s'", name, type, rc, got, rcode, answer);
+}
+
+void test_load_fails(const char *text, const char *msg)
+{
+    char err[512];
+    test_load_err(text, err, sizeof err);
+    if (!err[0] || !strstr(err, msg))
+        fail_msg("Corefile\n%s: error '%s', want '%s'", text, err, msg);
 }

@@ -41,6 +41,7 @@
 #include "server/plugin.h"
 #include "server/server.h"
 #include "server/zone.h"
+#include "common/vec.h"
 
 enum { ACT_NONE, ACT_ALLOW, ACT_BLOCK, ACT_FILTER, ACT_DROP };
 enum { EDE_BLOCKED = 15, EDE_FILTERED = 17 };
@@ -100,12 +101,10 @@ static int add_zone(cf_disp *d, acl_rule *r, const char *text)
     int k = zone_from_key(text, &z);
     if (k < 0)
         return cf_err(d, "plugin/acl: %s '%s'", zone_key_error(text), text);
-    acl_zone *nz = realloc(r->zones, (r->nzones + (size_t)k) * sizeof *nz);
-    if (!nz) {
+    if (VEC_RESIZE(r->zones, r->nzones + (size_t)k) < 0) {
         free(z);
         return cf_err(d, "plugin/acl: out of memory");
     }
-    r->zones = nz;
     for (int i = 0; i < k; i++) {
         acl_zone *x = &r->zones[r->nzones++];
         size_t l = strnlen(z[i], sizeof x->name - 1);
@@ -150,10 +149,8 @@ static int type_from_str(const char *s, uint16_t *out)
 
 static int add_net(acl_policy *p, const cidr *c)
 {
-    cidr *n = realloc(p->nets, (p->nnets + 1) * sizeof *n);
-    if (!n)
+    if (VEC_RESIZE(p->nets, p->nnets + 1) < 0)
         return -1;
-    p->nets = n;
     p->nets[p->nnets++] = *c;
     return 0;
 }
@@ -183,10 +180,8 @@ static int add_type(cf_disp *d, acl_policy *p, const char *tok)
     uint16_t t;
     if (type_from_str(tok, &t) < 0)
         return cf_err(d, "unexpected token \"%s\"; expect legal QTYPE", tok);
-    uint16_t *nt = realloc(p->types, (p->ntypes + 1) * sizeof *nt);
-    if (!nt)
+    if (VEC_RESIZE(p->types, p->ntypes + 1) < 0)
         return cf_err(d, "plugin/acl: out of memory");
-    p->types = nt;
     p->types[p->ntypes++] = t;
     return 0;
 }
@@ -263,11 +258,9 @@ static int parse_rule(cf_disp *d, const setup_ctx *ctx, acl_rule *r)
     if (rule_zones(d, ctx, r) < 0)
         return -1;
     while (cf_next_block(d)) {
-        acl_policy *np = realloc(r->pol, (r->npol + 1) * sizeof *np);
-        if (!np)
+        if (VEC_RESIZE(r->pol, r->npol + 1) < 0)
             return cf_err(d, "plugin/acl: out of memory");
-        r->pol = np;
-        memset(&r->pol[r->npol], 0, sizeof *np);
+        memset(&r->pol[r->npol], 0, sizeof *r->pol);
         if (parse_policy(d, &r->pol[r->npol++]) < 0)
             return -1;
     }
@@ -298,13 +291,11 @@ static int acl_setup(cf_disp *d, setup_ctx *ctx, void **inst)
     if (!a)
         return cf_err(d, "plugin/acl: out of memory");
     while (cf_next(d)) {
-        acl_rule *nr = realloc(a->rules, (a->nrules + 1) * sizeof *nr);
-        if (!nr) {
+        if (VEC_RESIZE(a->rules, a->nrules + 1) < 0) {
             acl_destroy(a);
             return cf_err(d, "plugin/acl: out of memory");
         }
-        a->rules = nr;
-        memset(&a->rules[a->nrules], 0, sizeof *nr);
+        memset(&a->rules[a->nrules], 0, sizeof *a->rules);
         if (parse_rule(d, ctx, &a->rules[a->nrules++]) < 0) {
             acl_destroy(a);
             return -1;

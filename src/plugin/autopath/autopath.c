@@ -39,6 +39,7 @@
 #include "server/plugin.h"
 #include "server/server.h"
 #include "server/zone.h"
+#include "common/vec.h"
 
 #define MAX_ARGS 64
 
@@ -248,12 +249,10 @@ static int add_zone(cf_disp *d, ap_inst *a, const char *text)
     int m = zone_from_key(text, &z);
     if (m < 0)
         return cf_err(d, "plugin/autopath: %s '%s'", zone_key_error(text), text);
-    uint8_t (*v)[DNAME_MAX] = realloc(a->zones, (a->nzones + (size_t)m) * sizeof *v);
-    if (!v) {
+    if (VEC_RESIZE(a->zones, a->nzones + (size_t)m) < 0) {
         free(z);
         return cf_err(d, "plugin/autopath: out of memory");
     }
-    a->zones = v;
     for (int i = 0; i < m; i++)
         if (dname_from_str(a->zones[a->nzones], z[i]) > 0)
             dname_lower(a->zones[a->nzones++]);

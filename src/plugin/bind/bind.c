@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 #include "server/plugin.h"
 #include "server/server.h"
+#include "common/vec.h"
 
 static int is_ip(const char *s)
 {
@@ -34,11 +35,9 @@ static int push(server_block *b, const char *addr)
 {
     if (has(b->bind, b->nbind, addr))
         return 0;
-    char **l = realloc(b->bind, (b->nbind + 1) * sizeof *l);
-    if (!l)
+    if (VEC_RESIZE(b->bind, b->nbind + 1) < 0)
         return -1;
-    b->bind = l;
-    if (!(l[b->nbind] = strdup(addr)))
+    if (!(b->bind[b->nbind] = strdup(addr)))
         return -1;
     b->nbind++;
     return 0;

@@ -23,6 +23,7 @@
 #include <strings.h>
 #include "plugin/cache/cache.h"
 #include "server/zone.h"
+#include "common/vec.h"
 
 #define MAX_ARGS 64
 
@@ -40,18 +41,16 @@ static int add_zone(cf_disp *d, uint8_t (**zones)[DNAME_MAX], size_t *n, const c
     int k = zone_from_key(text, &z);
     if (k <= 0)
         return cf_err(d, "plugin/cache: %s '%s'", zone_key_error(text), text);
-    uint8_t (*nz)[DNAME_MAX] = realloc(*zones, (*n + (size_t)k) * sizeof *nz);
-    if (!nz) {
+    if (VEC_RESIZE(*zones, *n + (size_t)k) < 0) {
         free(z);
         return cf_err(d, "plugin/cache: out of memory");
     }
-    *zones = nz;
     for (int i = 0; i < k; i++) {
-        if (dname_from_str(nz[*n], z[i]) < 0) {
+        if (dname_from_str((*zones)[*n], z[i]) < 0) {
             free(z);
             return cf_err(d, "plugin/cache: invalid zone '%s'", text);
         }
-        dname_lower(nz[*n]);
+        dname_lower((*zones)[*n]);
         (*n)++;
     }
     free(z);

@@ -8,3 +8,9 @@ tests_unit_test_corefile_answers_SOURCES = tests/unit/test_corefile_answers.c te
 	tests/unit/testenv.h src/plugins.c
 tests_unit_test_corefile_answers_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_corefile_answers_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)
+# the dns64 plugin's own logic: its Corefile stanza and what it does
+check_PROGRAMS += tests/unit/test_dns64
+TESTS += tests/unit/test_dns64
+tests_unit_test_dns64_SOURCES = tests/unit/test_dns64.c tests/unit/testenv.c tests/unit/testenv.h src/plugins.c
+tests_unit_test_dns64_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_dns64_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)

@@ -67,6 +67,9 @@
 #include "server/plugin.h"
 #include "server/server.h"
 #include "server/tap.h"
+#include "common/tlsca.h"
+#include "common/vec.h"
+#include "plugin/dnstap/dnstap_internal.h"
 
 #ifndef TOPODNS_VERSION
 #define TOPODNS_VERSION "dev"
@@ -75,7 +78,6 @@
 #define DNSTAP_QUEUE 16384            /* fstrm's largest input queue */
 #define DNSTAP_CONTENT "protobuf:dnstap.Dnstap"
 #define DNSTAP_ADDRS 8                /* addresses kept of a resolved HOST */
-#define DNSTAP_CA_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
 
 typedef struct endpoint {
     int tcp;                          /* tcp:// or tls://, else a unix socket */
@@ -129,7 +131,7 @@ static uint64_t mono_ns(void)
 
 /* Address family, address octets and port of a socket address into m's
  * query (client) or response (upstream) side. */
-static void set_addr(Dnstap__Message *m, const struct sockaddr *sa, int response_side,
+void dnstap_set_addr(Dnstap__Message *m, const struct sockaddr *sa, int response_side,
                      uint8_t buf[16])
 {
     size_t len;
@@ -215,7 +217,7 @@ static void emit(const dnstap *t, Dnstap__Message *m)
 }
 
 /* The wire form of a parsed message (malloc'd, *len), or NULL. */
-static uint8_t *encode_msg(const dns_msg *src, size_t *len)
+uint8_t *dnstap_encode_msg(const dns_msg *src, size_t *len)
 {
     dns_msg m;
     msg_init(&m);
@@ -235,11 +237,11 @@ static uint8_t *encode_msg(const dns_msg *src, size_t *len)
 
 /* The client side of a CLIENT_* message: type, the client's address,
  * the transport and when the query came in. abuf holds the address. */
-static void client_msg(Dnstap__Message *m, Dnstap__Message__Type type, const dns_req *r,
+void dnstap_client_msg(Dnstap__Message *m, Dnstap__Message__Type type, const dns_req *r,
                        uint8_t abuf[16])
 {
     m->type = type;
-    set_addr(m, (const struct sockaddr *)&r->peer, 0, abuf);
+    dnstap_set_addr(m, (const struct sockaddr *)&r->peer, 0, abuf);
     m->has_socket_protocol = 1;
     m->socket_protocol = r->proto == PROTO_TCP ? DNSTAP__SOCKET_PROTOCOL__TCP
                                                : DNSTAP__SOCKET_PROTOCOL__UDP;
@@ -254,12 +256,12 @@ static void on_write(dns_req *r, void *data)
     const dnstap *t = data;
     Dnstap__Message m = DNSTAP__MESSAGE__INIT;
     uint8_t abuf[16];
-    client_msg(&m, DNSTAP__MESSAGE__TYPE__CLIENT_RESPONSE, r, abuf);
+    dnstap_client_msg(&m, DNSTAP__MESSAGE__TYPE__CLIENT_RESPONSE, r, abuf);
     m.has_response_time_sec = m.has_response_time_nsec = 1;
     real_time(0, &m.response_time_sec, &m.response_time_nsec);
     uint8_t *wire = NULL;
     size_t wlen = 0;
-    if (t->full && (wire = encode_msg(&r->resp, &wlen))) {
+    if (t->full && (wire = dnstap_encode_msg(&r->resp, &wlen))) {
         m.has_response_message = 1;
         m.response_message = (ProtobufCBinaryData){ wlen, wire };
     }
@@ -274,7 +276,7 @@ static int dnstap_serve(const handler *h, dns_req *r)
         return plugin_next(h, r);
     Dnstap__Message m = DNSTAP__MESSAGE__INIT;
     uint8_t abuf[16];
-    client_msg(&m, DNSTAP__MESSAGE__TYPE__CLIENT_QUERY, r, abuf);
+    dnstap_client_msg(&m, DNSTAP__MESSAGE__TYPE__CLIENT_QUERY, r, abuf);
     if (t->full) {
         m.has_query_message = 1;
         m.query_message = (ProtobufCBinaryData){ r->rawlen, (uint8_t *)r->raw };
@@ -294,7 +296,7 @@ static void tap_forwarded(const msg_tap *mt, const dns_req *r, const struct sock
     const dnstap *t = mt->data;
     Dnstap__Message m = DNSTAP__MESSAGE__INIT;
     uint8_t abuf[16];
-    set_addr(&m, upstream, 1, abuf);
+    dnstap_set_addr(&m, upstream, 1, abuf);
     m.has_socket_protocol = 1;
     m.socket_protocol = tcp ? DNSTAP__SOCKET_PROTOCOL__TCP : DNSTAP__SOCKET_PROTOCOL__UDP;
     m.type = DNSTAP__MESSAGE__TYPE__FORWARDER_QUERY;
@@ -311,7 +313,7 @@ static void tap_forwarded(const msg_tap *mt, const dns_req *r, const struct sock
     real_time(0, &m.response_time_sec, &m.response_time_nsec);
     uint8_t *wire = NULL;
     size_t wlen = 0;
-    if (t->full && (wire = encode_msg(resp, &wlen))) {
+    if (t->full && (wire = dnstap_encode_msg(resp, &wlen))) {
         m.has_response_message = 1;
         m.response_message = (ProtobufCBinaryData){ wlen, wire };
     }
@@ -494,10 +496,8 @@ static int parse_one(cf_disp *d, endpoint *e)
 static int dnstap_parse(cf_disp *d, dnstap *t)
 {
     while (cf_next(d)) {
-        endpoint *eps = realloc(t->eps, (t->neps + 1) * sizeof *eps);
-        if (!eps)
+        if (VEC_RESIZE(t->eps, t->neps + 1) < 0)
             return cf_err(d, "out of memory");
-        t->eps = eps;
         endpoint *e = &t->eps[t->neps++];
         memset(e, 0, sizeof *e);
         e->tok = &d->toks[d->cur];
@@ -705,16 +705,11 @@ static int endpoint_start(endpoint *e, char *err, size_t errlen)
         goto out;
     e->fd = -1;
     if (e->tls && !e->ctx) {
-        /* the system's CAs, as CoreDNS's Go TLS client uses: OpenSSL's
-         * default paths (SSL_CERT_FILE, SSL_CERT_DIR) and Debian's bundle,
-         * where the image keeps it */
+        /* the system's CAs, as CoreDNS's Go TLS client uses */
         if (!(e->ctx = SSL_CTX_new(TLS_client_method())))
             goto out;
         SSL_CTX_set_min_proto_version(e->ctx, TLS1_2_VERSION);
-        SSL_CTX_set_default_verify_paths(e->ctx);
-        if (access(DNSTAP_CA_BUNDLE, R_OK) == 0)
-            SSL_CTX_load_verify_locations(e->ctx, DNSTAP_CA_BUNDLE, NULL);
-        ERR_clear_error();
+        tls_load_system_cas(e->ctx);
     }
     struct fstrm_rdwr *rw = fstrm_rdwr_init(e);
     if (!rw)

@@ -35,6 +35,7 @@
 #include "common/gofmt.h"
 #include "server/plugin.h"
 #include "plugin/errors/errors.h"
+#include "common/vec.h"
 
 typedef struct err_pattern {
     goregex *re;
@@ -92,12 +93,10 @@ int errors_add_pattern(errors_inst *e, const char *re, int64_t period_ns, const 
         snprintf(err, errlen, "unknown option in consolidate: %s", level);
         return -1;
     }
-    err_pattern *np = realloc(e->pats, (e->n + 1) * sizeof *np);
-    if (!np) {
+    if (VEC_RESIZE(e->pats, e->n + 1) < 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    e->pats = np;
     err_pattern *p = &e->pats[e->n];
     memset(p, 0, sizeof *p);
     if (goregex_compile(re, &p->re, err, errlen) != GOREGEX_OK)

@@ -50,6 +50,7 @@
 #include "runtime/periodic.h"
 #include "server/server.h"
 #include "server/zone.h"
+#include "common/vec.h"
 
 #define DEFAULT_RELOAD 60.0
 #define MAX_ARGS 64
@@ -327,10 +328,8 @@ static file_inst *inst_new(void)
 
 static fslot *slot_add(file_inst *f, const char *origin, const char *path)
 {
-    fslot **v = realloc(f->slots, (f->nslots + 1) * sizeof *v);
-    if (!v)
+    if (VEC_RESIZE(f->slots, f->nslots + 1) < 0)
         return NULL;
-    f->slots = v;
     fslot *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
@@ -362,15 +361,13 @@ static int zones_from_args(cf_disp *d, const char **args, int n, char (**out)[DN
             *out = NULL;
             return cf_err(d, "plugin/file: %s '%s'", zone_key_error(args[i]), args[i]);
         }
-        char (*grown)[DNAME_STR_MAX] = realloc(*out, (size_t)(k + m) * sizeof *grown);
-        if (!grown) {
+        if (VEC_RESIZE(*out, (size_t)(k + m)) < 0) {
             free(z);
             free(*out);
             *out = NULL;
             return cf_err(d, "plugin/file: out of memory");
         }
-        *out = grown;
-        memcpy(grown[k], z[0], (size_t)m * sizeof *z);
+        memcpy((*out)[k], z[0], (size_t)m * sizeof *z);
         k += m;
         free(z);
     }

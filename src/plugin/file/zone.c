@@ -23,6 +23,7 @@
 #include <ldns/ldns.h>
 #include "common/file.h"
 #include "plugin/file/file.h"
+#include "common/vec.h"
 
 static void rrset_free(frrset *s)
 {
@@ -96,10 +97,8 @@ static fnode *node_get(fzone *z, const uint8_t *lname)
 
 static int rrset_add(frrset *s, const frr *rr)
 {
-    frr *v = realloc(s->rrs, (s->n + 1) * sizeof *v);
-    if (!v)
+    if (VEC_RESIZE(s->rrs, s->n + 1) < 0)
         return -1;
-    s->rrs = v;
     s->rrs[s->n++] = *rr;
     return 0;
 }
@@ -109,11 +108,9 @@ static frrset *node_rrset(fnode *n, uint16_t type)
     for (unsigned i = 0; i < n->nsets; i++)
         if (n->sets[i].type == type)
             return &n->sets[i];
-    frrset *v = realloc(n->sets, (n->nsets + 1) * sizeof *v);
-    if (!v)
+    if (VEC_RESIZE(n->sets, n->nsets + 1) < 0)
         return NULL;
-    n->sets = v;
-    memset(&n->sets[n->nsets], 0, sizeof *v);
+    memset(&n->sets[n->nsets], 0, sizeof *n->sets);
     n->sets[n->nsets].type = type;
     return &n->sets[n->nsets++];
 }

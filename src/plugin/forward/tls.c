@@ -70,8 +70,7 @@
 #include "runtime/metrics.h"
 #include "server/loophook.h"
 #include "wire/dname.h"
-
-#define SYSTEM_CA_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
+#include "common/tlsca.h"
 
 enum { T_DIAL, T_BUSY, T_IDLE };
 
@@ -138,11 +137,7 @@ struct ssl_ctx_st *fwd_tls_ctx(const char *cert, const char *key, const char *ca
         return NULL;
     }
     if (!ca) {
-        /* OpenSSL's default paths, and Debian's bundle where the image keeps it */
-        SSL_CTX_set_default_verify_paths(ctx);
-        if (access(SYSTEM_CA_BUNDLE, R_OK) == 0)
-            SSL_CTX_load_verify_locations(ctx, SYSTEM_CA_BUNDLE, NULL);
-        ERR_clear_error();
+        tls_load_system_cas(ctx);
     }
     return ctx;
 }

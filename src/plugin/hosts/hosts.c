@@ -44,6 +44,7 @@
 #include "server/server.h"
 #include "server/zone.h"
 #include "hosts.h"
+#include "common/vec.h"
 
 typedef struct haddr { uint8_t family; uint8_t a[16]; } haddr;
 
@@ -152,10 +153,8 @@ static void add_entry(table *t, const haddr *a, const char *name)
     for (size_t i = 0; i < n->n; i++)
         if (memcmp(&n->addrs[i], a, sizeof *a) == 0)
             return;                     /* duplicate line */
-    haddr *na = realloc(n->addrs, (n->n + 1) * sizeof *na);
-    if (!na)
+    if (VEC_RESIZE(n->addrs, n->n + 1) < 0)
         return;
-    n->addrs = na;
     n->addrs[n->n++] = *a;
     t->entries++;
     if (wire[0] == 1 && wire[1] == '*')
@@ -168,10 +167,8 @@ static void add_entry(table *t, const haddr *a, const char *name)
         r->key = *a;
         HASH_ADD(hh, t->rev, key, sizeof r->key, r);
     }
-    uint8_t (*nn)[DNAME_MAX] = realloc(r->names, (r->n + 1) * sizeof *nn);
-    if (!nn)
+    if (VEC_RESIZE(r->names, r->n + 1) < 0)
         return;
-    r->names = nn;
     memcpy(r->names[r->n++], wire, (size_t)wl);
 }
 
@@ -267,14 +264,12 @@ static int add_zones(cf_disp *d, uint8_t (**zones)[DNAME_MAX], size_t *n, const 
     int k = zone_from_key(text, &z);
     if (k < 0)
         return cf_err(d, "plugin/hosts: %s '%s'", zone_key_error(text), text);
-    uint8_t (*nz)[DNAME_MAX] = realloc(*zones, (*n + (size_t)k) * sizeof *nz);
-    if (!nz) {
+    if (VEC_RESIZE(*zones, *n + (size_t)k) < 0) {
         free(z);
         return cf_err(d, "plugin/hosts: out of memory");
     }
-    *zones = nz;
     for (int i = 0; i < k; i++)
-        dname_from_str(nz[(*n)++], z[i]);
+        dname_from_str((*zones)[(*n)++], z[i]);
     free(z);
     return 0;
 }

@@ -42,6 +42,7 @@
 #include "server/transfer.h"
 #include "server/server.h"
 #include "server/zone.h"
+#include "common/vec.h"
 
 #define XCHASE_DEPTH 4              /* nested lookups at most */
 
@@ -119,14 +120,8 @@ typedef struct xvec {
 static int take(void *sink, const ext_item *it)
 {
     xvec *x = sink;
-    if (x->n == x->cap) {
-        size_t cap = x->cap ? x->cap * 2 : 8;
-        xitem *nv = realloc(x->v, cap * sizeof *nv);
-        if (!nv)
-            return -1;
-        x->v = nv;
-        x->cap = cap;
-    }
+    if (VEC_RESERVE(x->v, x->cap, x->n + 1) < 0)
+        return -1;
     xitem *o = &x->v[x->n];
     memset(o, 0, sizeof *o);
     o->kind = it->kind;
@@ -527,14 +522,8 @@ static int keep_name(void *sink, const char *ns, const char *name)
 {
     xfr_w *x = sink;
     size_t need = strlen(ns) + strlen(name) + 2;
-    if (x->len + need > x->cap) {
-        size_t cap = (x->cap ? x->cap * 2 : 4096) + need;
-        char *nb = realloc(x->names, cap);
-        if (!nb)
-            return -1;
-        x->names = nb;
-        x->cap = cap;
-    }
+    if (VEC_RESERVE_FROM(x->names, x->cap, x->len + need, 4096) < 0)
+        return -1;
     memcpy(x->names + x->len, ns, strlen(ns) + 1);
     x->len += strlen(ns) + 1;
     memcpy(x->names + x->len, name, strlen(name) + 1);
@@ -674,15 +663,13 @@ static int add_zones(cf_disp *d, uint8_t (**zones)[DNAME_MAX], size_t *n, const 
     int k = zone_from_key(text, &z);
     if (k < 0)
         return cf_err(d, "plugin/k8s_external: %s '%s'", zone_key_error(text), text);
-    uint8_t (*nz)[DNAME_MAX] = realloc(*zones, (*n + (size_t)k) * sizeof *nz);
-    if (!nz) {
+    if (VEC_RESIZE(*zones, *n + (size_t)k) < 0) {
         free(z);
         return cf_err(d, "plugin/k8s_external: out of memory");
     }
-    *zones = nz;
     for (int i = 0; i < k; i++) {
-        dname_from_str(nz[*n], z[i]);
-        dname_lower(nz[(*n)++]);
+        dname_from_str((*zones)[*n], z[i]);
+        dname_lower((*zones)[(*n)++]);
     }
     free(z);
     return 0;

@@ -19,7 +19,8 @@
  *   other   an A lookup decides NODATA vs NXDOMAIN (without chasing
  *           out-of-zone targets: their records would not be used)
  * A name error goes to the next plugin when fallthrough covers the name,
- * else SERVFAIL+SOA before the watches synced, else NXDOMAIN+SOA. No records
+ * else SERVFAIL+SOA before the watches synced, else NXDOMAIN+SOA (the rcode
+ * from kube_name_error_rcode(), context.c). No records
  * is NODATA (NOERROR+SOA). Owners repeat the qname as asked.
  */
 #include <arpa/inet.h>
@@ -27,28 +28,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/context.h"
+#include "plugin/kubernetes/chase.h"
 #include "server/reqtopo.h"
 #include "topology/topology.h"
-
-int krr_push(krrvec *v, const krr *rr)
-{
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 16;
-        krr *nv = realloc(v->v, cap * sizeof *nv);
-        if (!nv)
-            return -1;
-        v->v = nv;
-        v->cap = cap;
-    }
-    v->v[v->n++] = *rr;
-    return 0;
-}
-
-void krr_free(krrvec *v)
-{
-    free(v->v);
-    memset(v, 0, sizeof *v);
-}
 
 static int is_name_error(int e)
 {
@@ -434,35 +417,6 @@ static int write_answer(kq *q, const krrvec *ans, const krrvec *extra)
 
 /* ---- serve ------------------------------------------------------------------------ */
 
-/* Longest zone first found: qname's suffixes are located once; a run of
- * sibling zones (one CIDR's split, zrun) is skipped with one comparison of
- * their parent, so a /18's 64 zones cost about what one zone does. */
-int kube_match_zone(const kube *k, const uint8_t *qname)
-{
-    const uint8_t *at[DNAME_SUFFIXES];
-    int nl = dname_suffixes(qname, at);
-    int best = -1;
-    for (int i = 0; i < k->nzones;) {
-        int zl = k->zlabels[i], run = k->zrun[i] > 0 ? k->zrun[i] : 1;
-        if (zl > nl || (best >= 0 && zl <= k->zlabels[best])) {
-            i += run;
-            continue;
-        }
-        const uint8_t *suf = at[nl - zl];
-        if (run > 1 && !dname_equal(suf + 1 + suf[0], k->zwire[i] + 1 + k->zwire[i][0])) {
-            i += run;                   /* not under the siblings' parent */
-            continue;
-        }
-        for (int j = i; j < i + run; j++)
-            if (dname_equal(suf, k->zwire[j])) {
-                best = j;
-                break;
-            }
-        i += run;
-    }
-    return best;
-}
-
 static int fallthrough(const kube *k, const uint8_t *qname)
 {
     if (!k->fall)
@@ -573,7 +527,7 @@ int kube_serve(const handler *h, dns_req *r)
         /* the records hold no store pointers: the store is not needed
          * to finish this answer */
         store_read_end();
-        return kube_chase_run(&q, &ans, &extra);
+        return kube_chase_run(&q, &ans, &extra, kube_write_chased);
     }
     if (is_name_error(err)) {
         if (fallthrough(k, low)) {
@@ -581,7 +535,7 @@ int kube_serve(const handler *h, dns_req *r)
             kq_free(&q, &ans, &extra);
             return plugin_next(h, r);
         }
-        rc = write_soa_reply(&q, kube_synced(k) ? RC_NXDOMAIN : RC_SERVFAIL);
+        rc = write_soa_reply(&q, kube_name_error_rcode(k));
     } else if (err != K_OK) {
         rc = RC_SERVFAIL;
     } else if (q.want_soa) {

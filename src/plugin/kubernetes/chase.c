@@ -14,8 +14,8 @@
  *   2. kube_serve() leaves the read-side section and calls kube_chase_run(),
  *      which takes the query state (kq, answer, additional) into a kwait on
  *      the heap and starts every sub-request (server/lookup.h, which keeps
- *      each reply). When the last one has finished, answer.c's
- *      kube_write_chased() puts the upstream records in place of the
+ *      each reply). When the last one has finished, the write
+ *      callback the caller passed (answer.c's kube_write_chased()) puts the upstream records in place of the
  *      placeholders and writes the reply; the original request is then
  *      finished with req_finish(). A sub-request answered at once (hosts,
  *      file, kubernetes) finishes inside req_start(): when all did,
@@ -35,15 +35,18 @@
  * event base (a test's req_run with none) handlers that would need one
  * fail at once, so every chase still finishes.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/chase.h"
 #include "server/lookup.h"
 
 /* A query waiting for its chases. */
 typedef struct kwait {
     kq q;                           /* the query state, moved here */
     krrvec ans, extra;
+    kube_chase_write_fn write;      /* answer.c's kube_write_chased */
 } kwait;
 
 int kube_chase_add(kq *q, const uint8_t *name, uint16_t qtype)
@@ -89,13 +92,14 @@ static void chase_done(lookup_set *ls, void *data)
     (void)ls;
     kwait *w = data;
     dns_req *r = w->q.r;
-    int rc = kube_write_chased(&w->q, &w->ans, &w->extra);
+    int rc = w->write(&w->q, &w->ans, &w->extra);
     kwait_free(w);
     req_finish(r, rc);
 }
 
-int kube_chase_run(kq *q, krrvec *ans, krrvec *extra)
+int kube_chase_run(kq *q, krrvec *ans, krrvec *extra, kube_chase_write_fn write)
 {
+    assert(q && q->chases && q->nchases > 0 && write);
     kwait *w = calloc(1, sizeof *w);
     if (!w) {
         kube_chase_free(q);
@@ -107,9 +111,10 @@ int kube_chase_run(kq *q, krrvec *ans, krrvec *extra)
     w->q = *q;
     w->ans = *ans;
     w->extra = *extra;
+    w->write = write;
     if (lookup_run(w->q.chases, chase_done, w))
         return REQ_ASYNC;
-    int rc = kube_write_chased(&w->q, &w->ans, &w->extra);
+    int rc = w->write(&w->q, &w->ans, &w->extra);
     kwait_free(w);
     return rc;
 }

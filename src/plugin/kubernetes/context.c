@@ -29,6 +29,7 @@
  * and broken), the old instance keeps serving, and the request is made
  * again after as much growth again.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@
 #include "common/log.h"
 #include "k8s/k8s.h"
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/context.h"
 #include "runtime/metrics.h"
 #include "server/server.h"
 #include "topology/topology.h"
@@ -203,7 +205,7 @@ static kube_ctx *find_same(struct instance *prev, const char *fingerprint)
     const handler *hs[256];
     size_t n = prev ? instance_handlers(prev, hs, 256) : 0;
     for (size_t i = 0; i < n && i < 256; i++) {
-        if (hs[i]->def != &plugin_kubernetes)
+        if (strcmp(hs[i]->def->name, "kubernetes") != 0)
             continue;
         const kube *o = hs[i]->inst;
         if (o->ctx && o->ctx->client && !atomic_load(&o->ctx->renew) &&
@@ -347,6 +349,31 @@ void kube_ctx_detach(kube *k)
     kube_ctx *c = k->ctx;
     k->ctx = NULL;
     k->st = NULL;
+    assert(!c || c->refs > 0);
     if (c && --c->refs == 0)
         ctx_free(c);
+}
+
+/* ---- sync: the one place that says whether the watches synced -------------- */
+
+int kube_synced(kube *k)
+{
+    kube_ctx *c = k->ctx;
+    if (!c)
+        return 0;
+    if (atomic_load(&c->synced))
+        return 1;
+    if (c->client && k8s_client_synced(c->client)) {
+        atomic_store(&c->synced, 1);
+        return 1;
+    }
+    return 0;
+}
+
+/* The one place of the rule "SERVFAIL until the watches sync": a name the
+ * cluster does not have is NXDOMAIN only once every watch listed; before,
+ * the plugin cannot tell "absent" from "not listed yet" (CoreDNS). */
+int kube_name_error_rcode(kube *k)
+{
+    return kube_synced(k) ? RC_NXDOMAIN : RC_SERVFAIL;
 }

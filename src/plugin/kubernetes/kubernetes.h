@@ -32,6 +32,18 @@
  *   external.c    Services' external addresses for the k8s_external
  *                 plugin (src/server/external.h)
  *   metadata.c    kubernetes/... metadata for the metadata plugin
+ *   scratch.c     per-query containers (arena, entries, records, dedup
+ *                 sets; scratch.h), used by every file, calling none
+ *   zone.c        which plugin zone a name is under (kube_match_zone)
+ *   programming.c the DNS programming latency metric of a slice
+ *
+ * Layers with a header of their own: scratch.h (the containers, at the
+ * bottom), context.h (the cluster context and the sync rule), chase.h (the
+ * chase and its callback); each includes this one or is included by it.
+ *
+ * Calls run one way (README.md, "File layering"): kubernetes.c above the
+ * rest, answer.c above lookup/ptr/apex/chase/rendered, scratch.c at the
+ * bottom; chase.c answers through the callback answer.c hands it.
  *
  * Everything below is private to src/plugin/kubernetes/ and its unit tests.
  */
@@ -45,6 +57,7 @@
 #include "cluster/locator.h"
 #include "common/resolvconf.h"
 #include "server/plugin.h"
+#include "plugin/kubernetes/scratch.h"
 #include "wire/dname.h"
 
 extern const plugin_def plugin_kubernetes;
@@ -143,49 +156,12 @@ typedef struct kube {
     struct ktopo *topo_cache[KREND_MAX_WORKERS];
 } kube;
 
-/* ---- the cluster context (context.c) --------------------------------------
- * What a kubernetes plugin instance serves from: the store and the API
- * client that writes it (one API thread, one reflector per watched
- * resource). Made at start — or, on a reload whose kubernetes stanza,
- * zones and topology labels are the same as the running instance's,
- * adopted from it, so the new instance is synced at once, relists nothing
- * and holds no second copy of the cluster. Reference counted by the plugin
- * instances that hold it (changed on the loading thread only); the last
- * one stops the API thread and then frees the store. */
-typedef struct kube_ctx {
-    int refs;                       /* plugin instances holding it */
-    char *fingerprint;              /* what it was built from (kube_fingerprint) */
-    store *st;
-    struct k8s_client *client;      /* NULL until started (never, in unit tests) */
-    struct kref *handlers;          /* the reflectors' handler contexts */
-    atomic_int synced;              /* every watch listed once */
-    struct metric_family *m_programming;
-    /* renewal (context.c): the API thread writes these; renew is read
-     * by the loading thread too (find_same skips a context being renewed) */
-    const struct server_env *env;   /* outlives every instance; NULL in unit tests */
-    size_t strings_base;            /* string table after the first sync; 0 before */
-    size_t renew_at;                /* ask for a renewal at this size */
-    atomic_int renew;
-} kube_ctx;
-
-/* What a context depends on: the stanza's tokens, the zones, whether
- * topology is on, its labels and its node (node-local mode). malloc'd. */
-char *kube_fingerprint(const kube *k);
-/* The context of k: adopted from prev (the instance being replaced, may be
- * NULL) when one there has the same fingerprint, else a new one (store
- * only; kube_ctx_start() starts its API client). 0, or -1. */
-int kube_ctx_attach(kube *k, struct instance *prev);
-/* Start the API client and its watches. 0, or -1 with err. */
-int kube_ctx_start(kube *k, char *err, size_t errlen);
-/* Drop k's reference (the last one frees the context). */
-void kube_ctx_detach(kube *k);
 
 /* setup.c */
 int kube_setup(cf_disp *d, setup_ctx *ctx, void **inst);
 void kube_free_config(kube *k);
 
 /* kubernetes.c */
-int kube_synced(kube *k);
 /* Our own non-loopback addresses (bind list, getifaddrs, or the
  * TOPODNS_SELF_IPS override), computed once. */
 void kube_self_ips(kube *k);
@@ -229,30 +205,6 @@ int kube_reverse_addr(const uint8_t *name, st_ip *out);
 int kube_is_reverse(const uint8_t *name);
 
 /* ---- lookups (lookup.c) ------------------------------------------------- */
-enum { KE_IP, KE_CNAME, KE_TXT };
-
-typedef struct kentry {
-    uint8_t kind;
-    st_ip ip;
-    int32_t port;
-    const char *host;               /* CNAME target text / TXT text */
-    const uint8_t *key;             /* the entry's domain (SRV target) */
-    uint32_t ttl;
-} kentry;
-
-typedef struct kvec {
-    kentry *v;
-    size_t n, cap;
-} kvec;
-
-/* Per-query scratch: an arena for names that lives until the reply is sent. */
-typedef struct karena {
-    struct kblk *head;
-} karena;
-
-void *karena_alloc(karena *a, size_t n);
-void karena_free(karena *a);
-const uint8_t *karena_dname(karena *a, const uint8_t *dn);
 
 struct lookup_set;
 
@@ -293,8 +245,6 @@ typedef struct kq {
     size_t nchases;
 } kq;
 
-int kvec_push(kvec *v, const kentry *e);
-void kvec_free(kvec *v);
 
 /* CoreDNS Records(): entries for a lower-cased name (never the ns.dns /
  * TXT / NS special cases). */
@@ -305,53 +255,7 @@ int kube_services(kq *q, const uint8_t *name, uint16_t qtype, kvec *out);
 int kube_ns_exposed(kq *q, const char *ns);
 
 /* ---- answers (answer.c, apex.c) ------------------------------------------ */
-typedef struct krr {
-    uint16_t type;
-    const uint8_t *owner;
-    uint32_t ttl;
-    st_ip ip;
-    uint16_t prio, weight, port;
-    const uint8_t *target;
-    const char *txt;
-    const uint8_t *rdata;           /* raw rdata (records copied from upstream) */
-    uint16_t rdlen;
-    uint16_t chase;                 /* placeholder: the records of chase
-                                     * chase - 1 go here (0: none) */
-} krr;
 
-typedef struct krrvec {
-    krr *v;
-    size_t n, cap;
-} krrvec;
-
-int krr_push(krrvec *v, const krr *rr);
-void krr_free(krrvec *v);
-
-/* Dedup sets (lookup.c). The dedup rules (A/AAAA by address, SRV by
- * (target, port), glue by (owner, address), NS and PTR by target) look a
- * record up among the records of the same list built so far: an
- * open-addressing table of indexes into that krrvec, keyed by a hash of
- * what the rule compares, so a large headless Service costs linear time,
- * not a scan of every earlier record. A set belongs to the lookup that
- * builds the list (one thread), lives on the heap and is freed by it with
- * kset_free() before the list goes. */
-typedef struct kset {
-    uint32_t *slot;                 /* index + 1 into the krrvec, 0: empty */
-    uint32_t *hash;                 /* the hash of each slot's record */
-    size_t cap, n;                  /* cap: a power of two (or 0) */
-} kset;
-
-typedef int (*kset_eq)(const krr *have, const krr *want);
-
-/* Free a set (a zeroed set is empty and needs no freeing). */
-void kset_free(kset *s);
-/* FNV-1a over n octets, continuing from h; the hash of an address. */
-uint32_t kset_mix(uint32_t h, const void *p, size_t n);
-uint32_t kset_ip_hash(const st_ip *ip);
-/* 1 when a record of v equal to want (eq) is in the set (its hash h). */
-int kset_has(const kset *s, const krrvec *v, uint32_t h, kset_eq eq, const krr *want);
-/* Add v->v[idx] with hash h. 0, or -1 out of memory. */
-int kset_add(kset *s, uint32_t h, size_t idx);
 
 int kube_serve(const handler *h, dns_req *r);
 /* metadata.c: the plugin_def.metadata provider. */
@@ -400,26 +304,6 @@ void kube_rend_store(kq *q, const uint8_t *low, const krrvec *ans, uint64_t sver
 /* Free every worker's memo (destroy: the workers stopped). */
 void kube_rend_free(kube *k);
 
-/* chase.c: out-of-zone ExternalName targets resolved through the server's
- * chain from the top, without blocking (see the top of chase.c). */
-#define KUBE_CHASE_DEPTH 4          /* nested chases at most */
-/* Note a query for name/qtype that the answer being built needs: its
- * index in q->chases, or -1 when none can be made (nesting limit, no
- * instance, out of memory: the caller drops the CNAME). */
-int kube_chase_add(kq *q, const uint8_t *name, uint16_t qtype);
-/* The reply to chase i once it finished, or NULL (not kept). */
-const dns_msg *kube_chase_reply(const kq *q, int i);
-/* Run q's chases, then answer with kube_write_chased(). Takes over q's
- * chases and arena, ans and extra (the caller frees none of them). Returns
- * the rcode when every chase finished at once, else REQ_ASYNC: the request
- * is finished later with req_finish(), from its event base. */
-int kube_chase_run(kq *q, krrvec *ans, krrvec *extra);
-/* Free the chases of a query that will not run them. */
-void kube_chase_free(kq *q);
-/* answer.c: write the answer whose chases finished, each placeholder
- * replaced by its upstream's answer records. The rcode, or SERVFAIL
- * without writing when a reply could not be copied. */
-int kube_write_chased(kq *q, const krrvec *ans, const krrvec *extra);
 
 /* xfr.c: publish the instance's zones as a transfer source in its block
  * (src/server/transfer.h; at setup). 0, or -1. */
@@ -437,11 +321,12 @@ int kube_publish_autopath(kube *k, struct server_block *blk);
  * (CoreDNS's AutoPath). Returns out->n. */
 struct autopath_list;
 int kube_autopath_list(const kube *k, int zi, const char *ns, struct autopath_list *out);
-/* answer.c: the index of the longest plugin zone holding the lower-cased
+/* zone.c: the index of the longest plugin zone holding the lower-cased
  * name, or -1. */
 int kube_match_zone(const kube *k, const uint8_t *lname);
 
-/* kubernetes.c: record coredns_kubernetes_dns_programming_duration_seconds
+/* programming.c (the first), kubernetes.c (the second): record
+ * coredns_kubernetes_dns_programming_duration_seconds
  * in m for one EndpointSlice add/update (API thread), when st holds the
  * slice's Service and it is headless; the second form with k's family and
  * store, for tests. */

@@ -10,12 +10,15 @@ src_plugin_libplugins_a_SOURCES += \
 	src/plugin/kubernetes/ptr.c \
 	src/plugin/kubernetes/topo.c \
 	src/plugin/kubernetes/rendered.c \
-	src/plugin/kubernetes/chase.c \
+	src/plugin/kubernetes/chase.c src/plugin/kubernetes/chase.h \
 	src/plugin/kubernetes/xfr.c \
 	src/plugin/kubernetes/autopath.c \
 	src/plugin/kubernetes/external.c \
-	src/plugin/kubernetes/context.c \
-	src/plugin/kubernetes/metadata.c
+	src/plugin/kubernetes/context.c src/plugin/kubernetes/context.h \
+	src/plugin/kubernetes/metadata.c \
+	src/plugin/kubernetes/scratch.c src/plugin/kubernetes/scratch.h \
+	src/plugin/kubernetes/zone.c \
+	src/plugin/kubernetes/programming.c
 EXTRA_DIST += src/plugin/kubernetes/README.md
 
 check_PROGRAMS += tests/unit/test_kubernetes

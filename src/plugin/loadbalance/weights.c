@@ -10,6 +10,7 @@
 #include <uthash.h>
 #include "wire/dname.h"
 #include "plugin/loadbalance/weights.h"
+#include "common/vec.h"
 
 typedef struct witem { uint8_t family; uint8_t a[16]; uint8_t weight; } witem;
 
@@ -164,13 +165,11 @@ lbw_table *lbw_parse(const char *text, const char *path, char *err, size_t errle
                 return fail(t, err, errlen, "wrong weight value:\"%s\" in weight file %s", f[1], path);
             if (!cur)
                 return fail(t, err, errlen, "missing domain name in weight file %s%s", path, "");
-            witem *ni = realloc(cur->items, (cur->n + 1) * sizeof *ni);
-            if (!ni)
+            if (VEC_RESIZE(cur->items, cur->n + 1) < 0)
                 return fail(t, err, errlen, "out of memory%s%s", "", "");
-            cur->items = ni;
-            ni[cur->n].family = family;
-            memcpy(ni[cur->n].a, a, 16);
-            ni[cur->n].weight = w;
+            cur->items[cur->n].family = family;
+            memcpy(cur->items[cur->n].a, a, 16);
+            cur->items[cur->n].weight = w;
             cur->n++;
             t->entries++;
         } else {

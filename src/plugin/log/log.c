@@ -23,6 +23,7 @@
 #include "common/log.h"
 #include "server/plugin.h"
 #include "plugin/log/replacer.h"
+#include "common/vec.h"
 
 #define LOG_MAX_ARGS 256
 #define LOG_LINE_MAX 4000
@@ -53,10 +54,8 @@ static void log_destroy(void *p)
 
 static int add_rule(cf_disp *d, log_inst *li, const char *name, const char *fmt)
 {
-    log_rule *nr = realloc(li->rules, (li->n + 1) * sizeof *nr);
-    if (!nr)
+    if (VEC_RESIZE(li->rules, li->n + 1) < 0)
         return cf_err(d, "plugin/log: out of memory");
-    li->rules = nr;
     log_rule *r = &li->rules[li->n];
     memset(r, 0, sizeof *r);
     if (dname_from_str(r->zone, name) < 0)

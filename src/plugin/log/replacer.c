@@ -12,6 +12,7 @@
 #include "wire/msg.h"
 #include "common/gofmt.h"
 #include "plugin/log/replacer.h"
+#include "common/vec.h"
 
 enum node_type { N_LITERAL, N_LABEL, N_META };
 
@@ -45,14 +46,8 @@ struct log_format {
 
 static int add_node(log_format *f, enum node_type t, int label, const char *s, size_t len)
 {
-    if (f->n == f->cap) {
-        size_t nc = f->cap ? f->cap * 2 : 8;
-        fnode *nn = realloc(f->nodes, nc * sizeof *nn);
-        if (!nn)
-            return -1;
-        f->nodes = nn;
-        f->cap = nc;
-    }
+    if (VEC_RESERVE(f->nodes, f->cap, f->n + 1) < 0)
+        return -1;
     fnode *nd = &f->nodes[f->n];
     nd->type = t;
     nd->label = label;

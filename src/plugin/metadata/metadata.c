@@ -23,6 +23,7 @@
 #include "server/plugin.h"
 #include "server/server.h"
 #include "server/zone.h"
+#include "common/vec.h"
 
 typedef struct metadata {
     uint8_t (*zones)[DNAME_MAX];
@@ -43,12 +44,10 @@ static int add_zone(cf_disp *d, metadata *m, const char *text)
     int k = zone_from_key(text, &z);
     if (k < 0)
         return cf_err(d, "plugin/metadata: %s '%s'", zone_key_error(text), text);
-    uint8_t (*nz)[DNAME_MAX] = realloc(m->zones, (m->nzones + (size_t)k) * sizeof *nz);
-    if (!nz) {
+    if (VEC_RESIZE(m->zones, m->nzones + (size_t)k) < 0) {
         free(z);
         return cf_err(d, "plugin/metadata: out of memory");
     }
-    m->zones = nz;
     for (int i = 0; i < k; i++)
         dname_from_str(m->zones[m->nzones++], z[i]);
     free(z);

@@ -26,6 +26,7 @@
 #include "server/http.h"
 #include "common/log.h"
 #include "server/server.h"
+#include "common/vec.h"
 
 #define DEFAULT_ADDR ":8181"
 #define MAX_HANDLERS 1024
@@ -50,14 +51,8 @@ static int was_ready(const ready *rd, const handler *h)
 
 static void remember(ready *rd, const handler *h)
 {
-    if (rd->nseen == rd->capseen) {
-        size_t cap = rd->capseen ? rd->capseen * 2 : 16;
-        const handler **s = realloc(rd->seen, cap * sizeof *s);
-        if (!s)
-            return;
-        rd->seen = s;
-        rd->capseen = cap;
-    }
+    if (VEC_RESERVE_FROM(rd->seen, rd->capseen, rd->nseen + 1, 16) < 0)
+        return;
     rd->seen[rd->nseen++] = h;
 }
 

@@ -38,6 +38,7 @@
 #include "common/gofmt.h"
 #include "server/plugin.h"
 #include "plugin/reload/reload.h"
+#include "common/sbuf.h"
 
 #define SEC 1000000000ll
 #define DEFAULT_INTERVAL (30 * SEC)
@@ -60,35 +61,6 @@ extern const plugin_def plugin_reload;
 
 /* ---- fingerprint ------------------------------------------------------------ */
 
-typedef struct jbuf {
-    char *p;
-    size_t len, cap;
-    int oom;
-} jbuf;
-
-static void jput(jbuf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t nc = b->cap ? b->cap : 1024;
-        while (nc < b->len + n + 1)
-            nc *= 2;
-        char *np = realloc(b->p, nc);
-        if (!np) {
-            b->oom = 1;
-            return;
-        }
-        b->p = np;
-        b->cap = nc;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void jputs(jbuf *b, const char *s) { jput(b, s, strlen(s)); }
-
 /* Length of the valid UTF-8 sequence at s, 0 when invalid. */
 static size_t utf8_len(const unsigned char *s)
 {
@@ -107,50 +79,50 @@ static size_t utf8_len(const unsigned char *s)
 }
 
 /* A string as Go's encoding/json writes it (HTML-safe escaping). */
-static void jstr(jbuf *b, const char *str)
+static void jstr(sbuf *b, const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
     char t[8];
-    jputs(b, "\"");
+    sbuf_str(b, "\"");
     while (*s) {
         unsigned c = *s;
         if (c >= 0x80) {
             size_t n = utf8_len(s);
             if (n == 0) {
-                jputs(b, "\\ufffd");
+                sbuf_str(b, "\\ufffd");
                 s++;
             } else if (n == 3 && c == 0xe2 && s[1] == 0x80 && (s[2] == 0xa8 || s[2] == 0xa9)) {
-                jputs(b, s[2] == 0xa8 ? "\\u2028" : "\\u2029");
+                sbuf_str(b, s[2] == 0xa8 ? "\\u2028" : "\\u2029");
                 s += 3;
             } else {
-                jput(b, (const char *)s, n);
+                sbuf_add(b, (const char *)s, n);
                 s += n;
             }
             continue;
         }
         switch (c) {
-        case '"': jputs(b, "\\\""); break;
-        case '\\': jputs(b, "\\\\"); break;
-        case '\b': jputs(b, "\\b"); break;
-        case '\f': jputs(b, "\\f"); break;
-        case '\n': jputs(b, "\\n"); break;
-        case '\r': jputs(b, "\\r"); break;
-        case '\t': jputs(b, "\\t"); break;
+        case '"': sbuf_str(b, "\\\""); break;
+        case '\\': sbuf_str(b, "\\\\"); break;
+        case '\b': sbuf_str(b, "\\b"); break;
+        case '\f': sbuf_str(b, "\\f"); break;
+        case '\n': sbuf_str(b, "\\n"); break;
+        case '\r': sbuf_str(b, "\\r"); break;
+        case '\t': sbuf_str(b, "\\t"); break;
         case '<': case '>': case '&':
             snprintf(t, sizeof t, "\\u%04x", c);
-            jputs(b, t);
+            sbuf_str(b, t);
             break;
         default:
             if (c < 0x20) {
                 snprintf(t, sizeof t, "\\u%04x", c);
-                jputs(b, t);
+                sbuf_str(b, t);
             } else {
-                jput(b, (const char *)s, 1);
+                sbuf_add(b, (const char *)s, 1);
             }
         }
         s++;
     }
-    jputs(b, "\"");
+    sbuf_str(b, "\"");
 }
 
 static int cmp_dir(const void *a, const void *b)
@@ -159,31 +131,31 @@ static int cmp_dir(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-static void json_tokens(jbuf *b, const cf_directive *dir)
+static void json_tokens(sbuf *b, const cf_directive *dir)
 {
     char t[32];
-    jputs(b, "[");
+    sbuf_str(b, "[");
     for (size_t i = 0; i < dir->ntokens; i++) {
         const cf_token *tk = &dir->tokens[i];
-        jputs(b, i ? ",{\"File\":" : "{\"File\":");
+        sbuf_str(b, i ? ",{\"File\":" : "{\"File\":");
         jstr(b, tk->file ? tk->file : "");
         snprintf(t, sizeof t, ",\"Line\":%d,\"Text\":", tk->line);
-        jputs(b, t);
+        sbuf_str(b, t);
         jstr(b, tk->text);
-        jputs(b, "}");
+        sbuf_str(b, "}");
     }
-    jputs(b, "]");
+    sbuf_str(b, "]");
 }
 
-static void json_block(jbuf *b, const cf_block *blk)
+static void json_block(sbuf *b, const cf_block *blk)
 {
-    jputs(b, "{\"Keys\":[");
+    sbuf_str(b, "{\"Keys\":[");
     for (size_t k = 0; k < blk->nkeys; k++) {
         if (k)
-            jputs(b, ",");
+            sbuf_str(b, ",");
         jstr(b, blk->keys[k].text);
     }
-    jputs(b, "],\"Tokens\":{");
+    sbuf_str(b, "],\"Tokens\":{");
     /* Go sorts map keys */
     const cf_directive **dirs = calloc(blk->ndirs ? blk->ndirs : 1, sizeof *dirs);
     if (!dirs) {
@@ -195,28 +167,28 @@ static void json_block(jbuf *b, const cf_block *blk)
     qsort(dirs, blk->ndirs, sizeof *dirs, cmp_dir);
     for (size_t i = 0; i < blk->ndirs; i++) {
         if (i)
-            jputs(b, ",");
+            sbuf_str(b, ",");
         jstr(b, dirs[i]->name);
-        jputs(b, ":");
+        sbuf_str(b, ":");
         json_tokens(b, dirs[i]);
     }
     free(dirs);
-    jputs(b, "}}");
+    sbuf_str(b, "}}");
 }
 
 char *reload_corefile_json(const cf_file *f)
 {
-    jbuf b = { 0 };
+    sbuf b = { 0 };
     if (f->nblocks == 0) {
-        jputs(&b, "null");
+        sbuf_str(&b, "null");
     } else {
-        jputs(&b, "[");
+        sbuf_str(&b, "[");
         for (size_t i = 0; i < f->nblocks; i++) {
             if (i)
-                jputs(&b, ",");
+                sbuf_str(&b, ",");
             json_block(&b, &f->blocks[i]);
         }
-        jputs(&b, "]");
+        sbuf_str(&b, "]");
     }
     if (b.oom) {
         free(b.p);

@@ -10,20 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "plugin/rewrite/rewrite.h"
+#include "common/vec.h"
 
 int rw_add_act(rw_state *st, rw_act a)
 {
-    if (st->nacts == st->capacts) {
-        size_t cap = st->capacts ? st->capacts * 2 : 4;
-        rw_act *p = realloc(st->acts, cap * sizeof *p);
-        if (!p) {
-            free(a.remap_from);
-            free(a.remap_to);
-            free(a.data);
-            return -1;
-        }
-        st->acts = p;
-        st->capacts = cap;
+    if (VEC_RESERVE_FROM(st->acts, st->capacts, st->nacts + 1, 4) < 0) {
+        free(a.remap_from);
+        free(a.remap_to);
+        free(a.data);
+        return -1;
     }
     st->acts[st->nacts++] = a;
     return 0;

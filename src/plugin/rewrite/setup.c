@@ -22,6 +22,7 @@
 #include <string.h>
 #include <strings.h>
 #include "plugin/rewrite/rewrite.h"
+#include "common/vec.h"
 
 #define RW_MAX_ARGS 64
 
@@ -110,11 +111,9 @@ static int valid_pattern(const char *from, const char *to, goregex **out, char *
 
 static int add_static(rw_rule *rule, rw_static s)
 {
-    rw_static *p = realloc(rule->statics, (rule->nstatics + 1) * sizeof *p);
-    if (!p)
+    if (VEC_RESIZE(rule->statics, rule->nstatics + 1) < 0)
         return -1;
-    rule->statics = p;
-    p[rule->nstatics++] = s;
+    rule->statics[rule->nstatics++] = s;
     return 0;
 }
 
@@ -728,13 +727,11 @@ int rw_parse(cf_disp *d, rw_conf *c)
         } else if (cf_next_block(d)) {
             return cf_err(d, "plugin/rewrite: invalid rule type \"{\"");
         }
-        rw_rule *p = realloc(c->rules, (c->nrules + 1) * sizeof *p);
-        if (!p)
+        if (VEC_RESIZE(c->rules, c->nrules + 1) < 0)
             return cf_err(d, "plugin/rewrite: out of memory");
-        c->rules = p;
         char err[768];
-        if (rw_rule_parse(&p[c->nrules], args, n, c, err, sizeof err) < 0) {
-            rw_rule_free(&p[c->nrules]);
+        if (rw_rule_parse(&c->rules[c->nrules], args, n, c, err, sizeof err) < 0) {
+            rw_rule_free(&c->rules[c->nrules]);
             return cf_err(d, "plugin/rewrite: %s", err);
         }
         c->nrules++;

@@ -52,6 +52,7 @@
 #include "server/plugin.h"
 #include "server/server.h"
 #include "server/zone.h"
+#include "common/vec.h"
 
 #define TEMPLATE_MAX_DEPTH 4
 #define TEMPLATE_MAX_ARGS 256
@@ -97,17 +98,15 @@ static int add_zone(cf_disp *d, tzone **zones, size_t *n, const char *text)
     int k = zone_from_key(text, &z);
     if (k < 0)
         return cf_err(d, "plugin/template: %s '%s'", zone_key_error(text), text);
-    tzone *nz = realloc(*zones, (*n + (size_t)k) * sizeof *nz);
-    if (!nz) {
+    if (VEC_RESIZE(*zones, *n + (size_t)k) < 0) {
         free(z);
         return cf_err(d, "plugin/template: out of memory");
     }
-    *zones = nz;
     for (int i = 0; i < k; i++) {
         size_t zl = strnlen(z[i], DNAME_STR_MAX - 1);
-        memcpy(nz[*n].str, z[i], zl);
-        nz[*n].str[zl] = '\0';
-        if (dname_from_str(nz[*n].wire, z[i]) < 0) {
+        memcpy((*zones)[*n].str, z[i], zl);
+        (*zones)[*n].str[zl] = '\0';
+        if (dname_from_str((*zones)[*n].wire, z[i]) < 0) {
             free(z);
             return cf_err(d, "plugin/template: invalid zone '%s'", text);
         }
@@ -154,12 +153,10 @@ static int add_regexes(cf_disp *d, ttemplate *t, const char **args, int n)
         char err[256];
         if (goregex_compile(args[i], &g, err, sizeof err) != GOREGEX_OK)
             return cf_err(d, "plugin/template: could not parse regex: %s, %s", args[i], err);
-        goregex **nr = realloc(t->re, (t->nre + 1) * sizeof *nr);
-        if (!nr) {
+        if (VEC_RESIZE(t->re, t->nre + 1) < 0) {
             goregex_free(g);
             return cf_err(d, "plugin/template: out of memory");
         }
-        t->re = nr;
         t->re[t->nre++] = g;
     }
     return 0;
@@ -172,12 +169,10 @@ static int add_templates(cf_disp *d, ttemplate *t, int sec, const char **args, i
         char err[256];
         if (tmpl_compile(args[i], &c, err, sizeof err) < 0)
             return cf_err(d, "plugin/template: could not compile template: %s, %s", args[i], err);
-        tmpl **ns = realloc(t->sec[sec], (t->nsec[sec] + 1) * sizeof *ns);
-        if (!ns) {
+        if (VEC_RESIZE(t->sec[sec], t->nsec[sec] + 1) < 0) {
             tmpl_free(c);
             return cf_err(d, "plugin/template: out of memory");
         }
-        t->sec[sec] = ns;
         t->sec[sec][t->nsec[sec]++] = c;
         t->uses |= tmpl_uses(c);
     }
@@ -298,12 +293,10 @@ static int tplugin_setup(cf_disp *d, setup_ctx *ctx, void **inst)
         return cf_err(d, "plugin/template: out of memory");
     p->ins = ctx->ins;
     while (cf_next(d)) {
-        ttemplate *nt = realloc(p->t, (p->n + 1) * sizeof *nt);
-        if (!nt) {
+        if (VEC_RESIZE(p->t, p->n + 1) < 0) {
             tplugin_destroy(p);
             return cf_err(d, "plugin/template: out of memory");
         }
-        p->t = nt;
         ttemplate *t = &p->t[p->n++];
         memset(t, 0, sizeof *t);
         t->nfall = -1;

@@ -17,6 +17,7 @@
 #include <string.h>
 #include "common/sbuf.h"
 #include "plugin/template/tmpl.h"
+#include "common/vec.h"
 
 /* ---- the tree --------------------------------------------------------- */
 
@@ -479,12 +480,10 @@ static tpipe *parse_pipe(parser *p, int in_paren)
             skip_space(p);
             if (p->pos >= p->end || p->s[p->pos] == '|' || p->s[p->pos] == ')')
                 break;
-            targ *na = realloc(cmd.args, (cmd.nargs + 1) * sizeof *na);
-            if (!na) {
+            if (VEC_RESIZE(cmd.args, cmd.nargs + 1) < 0) {
                 perr(p, "out of memory");
                 break;
             }
-            cmd.args = na;
             int rc = parse_operand(p, &cmd.args[cmd.nargs++]);
             if (rc < 0)
                 break;
@@ -494,14 +493,12 @@ static tpipe *parse_pipe(parser *p, int in_paren)
                 break;
             }
         }
-        tcmd *nc = realloc(pp->cmds, (pp->ncmds + 1) * sizeof *nc);
-        if (!nc) {
+        if (VEC_RESIZE(pp->cmds, pp->ncmds + 1) < 0) {
             free(cmd.args);
             perr(p, "out of memory");
             pipe_free(pp);
             return NULL;
         }
-        pp->cmds = nc;
         pp->cmds[pp->ncmds++] = cmd;
         if (p->failed) {
             pipe_free(pp);
@@ -564,10 +561,8 @@ static void print_pipe(sbuf *b, const tpipe *p)
 
 static int add_node(tmpl *t, char *text, size_t tlen, tpipe *pipe)
 {
-    tnode *nn = realloc(t->nodes, (t->n + 1) * sizeof *nn);
-    if (!nn)
+    if (VEC_RESIZE(t->nodes, t->n + 1) < 0)
         return -1;
-    t->nodes = nn;
     t->nodes[t->n++] = (tnode){ .text = text, .tlen = tlen, .pipe = pipe };
     return 0;
 }
@@ -741,12 +736,10 @@ static const char *keep(exec *x, char *s)
 {
     if (!s)
         return NULL;
-    char **no = realloc(x->owned, (x->nowned + 1) * sizeof *no);
-    if (!no) {
+    if (VEC_RESIZE(x->owned, x->nowned + 1) < 0) {
         free(s);
         return NULL;
     }
-    x->owned = no;
     x->owned[x->nowned++] = s;
     return s;
 }

@@ -47,6 +47,7 @@
 #include "server/transfer.h"
 #include "server/zone.h"
 #include "wire/dname.h"
+#include "common/vec.h"
 
 #define XFR_BATCH 63000
 #define MAX_ARGS 64
@@ -310,12 +311,10 @@ static int add_zone(cf_disp *d, xrule *x, const char *text)
     int m = zone_from_key(text, &z);
     if (m < 0)
         return cf_err(d, "plugin/transfer: %s '%s'", zone_key_error(text), text);
-    uint8_t (*v)[DNAME_MAX] = realloc(x->zones, (x->nzones + (size_t)m) * sizeof *v);
-    if (!v) {
+    if (VEC_RESIZE(x->zones, x->nzones + (size_t)m) < 0) {
         free(z);
         return cf_err(d, "plugin/transfer: out of memory");
     }
-    x->zones = v;
     for (int i = 0; i < m; i++)
         if (dname_from_str(x->zones[x->nzones], z[i]) > 0)
             dname_lower(x->zones[x->nzones++]);
@@ -345,10 +344,8 @@ static int rule_to(cf_disp *d, xrule *x)
     int n = cf_remaining_args(d, args, MAX_ARGS);
     if (n == 0 || n > MAX_ARGS)
         return cf_arg_err(d);
-    xaddr *v = realloc(x->to, (x->nto + (size_t)n) * sizeof *v);
-    if (!v)
+    if (VEC_RESIZE(x->to, x->nto + (size_t)n) < 0)
         return cf_err(d, "plugin/transfer: out of memory");
-    x->to = v;
     for (int i = 0; i < n; i++) {
         if (strcmp(args[i], "*") == 0)
             x->any = 1;
@@ -398,13 +395,11 @@ static int xfr_setup(cf_disp *d, setup_ctx *ctx, void **inst)
         return cf_err(d, "plugin/transfer: out of memory");
     x->blk = ctx->blk;
     while (cf_next(d)) {
-        xrule *v = realloc(x->rules, (x->nrules + 1) * sizeof *v);
-        if (!v) {
+        if (VEC_RESIZE(x->rules, x->nrules + 1) < 0) {
             xfr_destroy(x);
             return cf_err(d, "plugin/transfer: out of memory");
         }
-        x->rules = v;
-        memset(&x->rules[x->nrules], 0, sizeof *v);
+        memset(&x->rules[x->nrules], 0, sizeof *x->rules);
         if (one_rule(d, ctx, &x->rules[x->nrules++]) < 0) {
             xfr_destroy(x);
             return -1;

@@ -15,6 +15,7 @@
 #include "plugin/view/expr.h"
 #include "wire/dname.h"
 #include "wire/msg.h"
+#include "common/vec.h"
 
 enum vtype { V_BOOL, V_INT, V_STR, V_LIST };
 
@@ -283,13 +284,11 @@ static node *parse_primary(parser *ps)
             node *it = parse_primary(ps);
             if (!it)
                 break;
-            node **items = realloc(n->items, (n->nitems + 1) * sizeof *items);
-            if (!items) {
+            if (VEC_RESIZE(n->items, n->nitems + 1) < 0) {
                 node_free(it);
                 fail(ps, "out of memory");
                 break;
             }
-            n->items = items;
             n->items[n->nitems++] = it;
             if (it->kind != K_LIT)
                 fail(ps, "a list holds literals only");

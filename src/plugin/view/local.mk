@@ -8,3 +8,9 @@ TESTS += tests/unit/test_view_expr
 tests_unit_test_view_expr_SOURCES = tests/unit/test_view_expr.c
 tests_unit_test_view_expr_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_view_expr_LDADD = $(LIBPLUGINS) $(CORE_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)
+# the view plugin's block logic: routing between blocks of one zone, stanza errors
+check_PROGRAMS += tests/unit/test_view
+TESTS += tests/unit/test_view
+tests_unit_test_view_SOURCES = tests/unit/test_view.c tests/unit/testenv.c tests/unit/testenv.h src/plugins.c
+tests_unit_test_view_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_view_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)

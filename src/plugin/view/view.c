@@ -24,6 +24,7 @@
 #include "plugin/view/expr.h"
 #include "server/plugin.h"
 #include "server/server.h"
+#include "common/vec.h"
 
 typedef struct view {
     char *name;
@@ -87,12 +88,10 @@ static int view_parse(cf_disp *d, setup_ctx *ctx, view *v)
             expr *e = expr_compile(text, why, sizeof why);
             if (!e)
                 return cf_err(d, "plugin/view: %s", why);
-            expr **es = realloc(v->exprs, (v->nexprs + 1) * sizeof *es);
-            if (!es) {
+            if (VEC_RESIZE(v->exprs, v->nexprs + 1) < 0) {
                 expr_free(e);
                 return cf_err(d, "out of memory");
             }
-            v->exprs = es;
             v->exprs[v->nexprs++] = e;
         }
     }

@@ -429,6 +429,45 @@ static void test_ptr_indexes(void **state)
     assert_int_equal(n, 0);
 }
 
+/* A service's cluster IPs through every shape of change (one IP, the same
+ * one again, two, one of them, none, gone): the PTR index follows each, with
+ * no stale entry (the writer keeps a single IP in the service's own block). */
+static void test_ptr_cluster_ip_changes(void **state)
+{
+    static const char *const specs[] = {
+        "{\"clusterIP\":\"10.96.1.1\"}",
+        "{\"clusterIP\":\"10.96.1.1\",\"ports\":[{\"port\":80}]}",
+        "{\"clusterIP\":\"10.96.1.1\",\"clusterIPs\":[\"10.96.1.1\",\"fd00::11\"]}",
+        "{\"clusterIP\":\"fd00::11\",\"clusterIPs\":[\"fd00::11\",\"fd00::11\"]}",
+        "{\"clusterIP\":\"None\"}",
+        "{\"clusterIP\":\"10.96.1.2\"}",
+    };
+    /* per step: is 10.96.1.1, fd00::11, 10.96.1.2 indexed */
+    static const int want[][3] = { { 1, 0, 0 }, { 1, 0, 0 }, { 1, 1, 0 },
+                                   { 0, 1, 0 }, { 0, 0, 0 }, { 0, 0, 1 } };
+    st_ip ips[3] = { ip("10.96.1.1"), ip("fd00::11"), ip("10.96.1.2") };
+    char j[512];
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        snprintf(j, sizeof j, "{\"metadata\":{\"name\":\"api\",\"namespace\":\"shop\"},"
+                 "\"spec\":%s}", specs[i]);
+        apply(store_upsert_service, j);
+        store_read_begin();
+        for (int k = 0; k < 3; k++) {
+            int n = 0;
+            store_services_by_ip(S, &ips[k], count_svc, &n);
+            assert_int_equal(n, want[i][k]);
+        }
+        store_read_end();
+    }
+    del("services", j);
+    store_read_begin();
+    int n = 0;
+    store_services_by_ip(S, &ips[2], count_svc, &n);
+    assert_int_equal(n, 0);
+    assert_null(store_service(S, "shop", "api"));
+    store_read_end();
+}
+
 /* Two services with an endpoint on the same IP: the PTR index holds both,
  * and loses exactly the one whose endpoint went away (or became unready). */
 static void test_ptr_index_shared_ip(void **state)
@@ -1697,6 +1736,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_slices_merge_and_defaults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_endpoint_packing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_indexes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ptr_cluster_ip_changes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_index_shared_ip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slice_moves_service, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pods_index, setup, teardown),

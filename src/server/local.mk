@@ -5,10 +5,12 @@ src_server_libserver_a_SOURCES = \
 	src/server/core.h \
 	src/server/plugin.h src/server/order.h \
 	src/server/request.c src/server/request.h \
+	src/server/dispatch.c src/server/internal.c \
 	src/server/lookup.c src/server/lookup.h \
 	src/server/server.c src/server/server.h \
 	src/server/listener.c src/server/tcp.c src/server/tls.c \
 	src/server/accept.c src/server/accept.h \
+	src/server/loophook.c src/server/loophook.h \
 	src/server/zone.c src/server/zone.h \
 	src/server/sources.c src/server/transfer.h src/server/autopath.h src/server/external.h \
 	src/server/tap.h src/server/reqtopo.h \
@@ -59,3 +61,25 @@ TESTS += tests/unit/test_zone
 tests_unit_test_zone_SOURCES = tests/unit/test_zone.c
 tests_unit_test_zone_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_zone_LDADD = $(LIBSERVER) $(LIBWIRE) $(LIBCOMMON) $(CMOCKA_LIBS) $(DEP_LIBS)
+
+# Per-loop cleanup hooks (loop_on_free) and their call from listeners_stop.
+check_PROGRAMS += tests/unit/test_loophook
+TESTS += tests/unit/test_loophook
+tests_unit_test_loophook_SOURCES = tests/unit/test_loophook.c
+tests_unit_test_loophook_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_loophook_LDADD = $(LIBSERVER) $(LIBRUNTIME) $(LIBCOREFILE) $(LIBCLUSTER) \
+	$(LIBWIRE) $(LIBCOMMON) $(CMOCKA_LIBS) $(DEP_LIBS)
+
+# The request lifecycle with dispatch and internal requests (request.c,
+# dispatch.c, internal.c), and the transports over real sockets on
+# 127.0.0.1 (listener.c, tcp.c).
+check_PROGRAMS += tests/unit/test_request tests/unit/test_transport
+TESTS += tests/unit/test_request tests/unit/test_transport
+tests_unit_test_request_SOURCES = tests/unit/test_request.c tests/unit/testenv.c \
+	tests/unit/testenv.h src/plugins.c
+tests_unit_test_request_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_request_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)
+tests_unit_test_transport_SOURCES = tests/unit/test_transport.c tests/unit/testenv.c \
+	tests/unit/testenv.h src/plugins.c
+tests_unit_test_transport_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_transport_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)

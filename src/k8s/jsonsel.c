@@ -21,6 +21,7 @@
  *     leaves out) that only balances quotes and brackets.
  * Nothing here keeps state between calls.
  */
+#include <assert.h>
 #include <stdint.h>
 #include <string.h>
 #include <cjson/cJSON.h>
@@ -548,6 +549,7 @@ cJSON *jsel_parse(const char *text, size_t len, const jsel *rule)
 
 cJSON *jsel_parse_lenient(const char *text, size_t len, const jsel *rule, unsigned *skipped)
 {
+    assert(text || len == 0);
     if (!text || len == 0)
         return NULL;
     P p = { (const unsigned char *)text, len, 0, skipped };

@@ -1,6 +1,7 @@
 /*
  * pmap.c — see pmap.h. Thin layer over liburcu's rculfhash.
  */
+#include <assert.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,7 @@ pmap *pmap_new_sized(unsigned long buckets)
 
 void pmap_free(pmap *m, pmap_dtor dtor)
 {
+    assert(!urcu_memb_read_ongoing());     /* it waits for a grace period */
     if (!m)
         return;
     struct cds_lfht_iter it;
@@ -156,6 +158,7 @@ void pmap_free(pmap *m, pmap_dtor dtor)
 
 int pmap_put(pmap *m, const void *key, size_t klen, void *val, pmap_dtor dtor)
 {
+    assert(m && (key || klen == 0));
     if (klen > UINT16_MAX)
         return -1;
     pent *e = malloc(sizeof *e + klen);
@@ -180,6 +183,7 @@ int pmap_put(pmap *m, const void *key, size_t klen, void *val, pmap_dtor dtor)
 
 int pmap_del(pmap *m, const void *key, size_t klen)
 {
+    assert(m && (key || klen == 0));
     pkey k = { key, klen };
     struct cds_lfht_iter it;
     int rc = -1;
@@ -198,6 +202,8 @@ int pmap_del(pmap *m, const void *key, size_t klen)
 
 void *pmap_get(pmap *m, const void *key, size_t klen)
 {
+    assert(m && (key || klen == 0));
+    assert(urcu_memb_read_ongoing());       /* inside store_read_begin/_end */
     pkey k = { key, klen };
     struct cds_lfht_iter it;
     cds_lfht_lookup(m->ht, hash_bytes(key, klen), match, &k, &it);
@@ -207,6 +213,7 @@ void *pmap_get(pmap *m, const void *key, size_t klen)
 
 void *pmap_get_writer(pmap *m, const void *key, size_t klen)
 {
+    assert(!urcu_memb_read_ongoing());      /* the writer, outside any read-side section */
     urcu_memb_read_lock();
     void *v = pmap_get(m, key, klen);
     urcu_memb_read_unlock();
@@ -231,6 +238,8 @@ size_t pmap_count(pmap *m)
 
 void pmap_foreach(pmap *m, int (*fn)(void *val, void *arg), void *arg)
 {
+    assert(m && fn);
+    assert(urcu_memb_read_ongoing());
     struct cds_lfht_iter it;
     struct cds_lfht_node *n;
     cds_lfht_for_each(m->ht, &it, n)
@@ -316,6 +325,7 @@ void ipmap_free(ipmap *m)
 
 int ipmap_set(ipmap *m, const void *addr, size_t alen, int slot, void *val)
 {
+    assert(m && addr);
     if ((alen != 4 && alen != 16) || slot < 0 || slot >= IPMAP_SLOTS)
         return -1;
     ipshard **at = &m->sh[alen == 16][shard_of(addr, alen)];
@@ -365,7 +375,7 @@ int ipmap_set(ipmap *m, const void *addr, size_t alen, int slot, void *val)
     return 0;
 }
 
-void *ipmap_get(ipmap *m, const void *addr, size_t alen, int slot)
+static void *ipmap_lookup(ipmap *m, const void *addr, size_t alen, int slot)
 {
     if ((alen != 4 && alen != 16) || slot < 0 || slot >= IPMAP_SLOTS)
         return NULL;
@@ -374,9 +384,18 @@ void *ipmap_get(ipmap *m, const void *addr, size_t alen, int slot)
     return i >= 0 ? rcu_dereference(eslots(sh, (size_t)i, alen)[slot]) : NULL;
 }
 
+void *ipmap_get(ipmap *m, const void *addr, size_t alen, int slot)
+{
+    assert(m && addr);
+    assert(urcu_memb_read_ongoing());       /* a reader, inside store_read_begin/_end */
+    return ipmap_lookup(m, addr, alen, slot);
+}
+
 void *ipmap_get_writer(ipmap *m, const void *addr, size_t alen, int slot)
 {
-    return ipmap_get(m, addr, alen, slot);  /* the writer's own shards: no lock */
+    assert(m && addr);
+    assert(!urcu_memb_read_ongoing());      /* the writer, outside any read-side section */
+    return ipmap_lookup(m, addr, alen, slot);  /* the writer's own shards: no lock */
 }
 
 size_t ipmap_count(ipmap *m)
@@ -386,6 +405,7 @@ size_t ipmap_count(ipmap *m)
 
 void pmap_read_lock(void) { urcu_memb_read_lock(); }
 void pmap_read_unlock(void) { urcu_memb_read_unlock(); }
+int pmap_read_ongoing(void) { return urcu_memb_read_ongoing(); }
 void pmap_register_thread(void) { urcu_memb_register_thread(); }
 void pmap_unregister_thread(void) { urcu_memb_unregister_thread(); }
 
@@ -404,6 +424,7 @@ static void run_deferred(struct rcu_head *head)
 
 void pmap_defer(void (*fn)(void *), void *arg)
 {
+    assert(fn);
     deferred *d = malloc(sizeof *d);
     if (!d) {                   /* out of memory: wait here instead (never
                                  * inside a read-side section: then leak) */
@@ -420,5 +441,6 @@ void pmap_defer(void (*fn)(void *), void *arg)
 
 void pmap_barrier(void)
 {
+    assert(!urcu_memb_read_ongoing());     /* waiting inside a section deadlocks */
     urcu_memb_barrier();
 }

@@ -67,6 +67,8 @@ size_t ipmap_count(ipmap *m);
 /* RCU plumbing shared by the store. */
 void pmap_read_lock(void);
 void pmap_read_unlock(void);
+/* 1 inside a read-side section on this thread (for assert()s). */
+int pmap_read_ongoing(void);
 void pmap_register_thread(void);
 void pmap_unregister_thread(void);
 /* Run fn(arg) after a grace period (from the writer). */

@@ -89,8 +89,13 @@ static const char *annotation(const cJSON *obj, const char *key)
     return jstr(jget(jget(obj, "metadata"), "annotations"), key);
 }
 
+/* The store's address maps hash and compare an st_ip as bytes: no padding
+ * may hide between its fields (st_parse_ip zeroes the unused octets). */
+static_assert(sizeof(st_ip) == 1 + 16, "st_ip is compared as bytes");
+
 int st_parse_ip(const char *text, st_ip *out)
 {
+    assert(out);
     memset(out, 0, sizeof *out);
     if (!text)
         return -1;

@@ -249,13 +249,13 @@ void pmap_foreach(pmap *m, int (*fn)(void *val, void *arg), void *arg)
 /* ---- ipmap ------------------------------------------------------------- */
 
 /* Not a hash table of one allocation per address (64 bytes with its
- * bucket, 150,000 of them in a large cluster) but 4,096 shards per address
+ * bucket, 150,000 of them in a large cluster) but 16,384 shards per address
  * family, each one block of entries sorted by address: 24 bytes per IPv4
  * address (the slots, then the address), 32 per IPv6 one. A reader hashes
  * the address to its shard and bisects it. The writer changes a slot of an
  * existing entry in place (one pointer store, which readers see whole); an
- * address added or removed publishes a copy of its shard (about 37 entries
- * at 150,000 addresses) and frees the old one after a grace period. */
+ * address added or removed publishes a copy of its shard (its entries
+ * at 150,000 addresses, about 9) and frees the old one after a grace period. */
 enum { IPMAP_SHARDS = 16384 };
 
 typedef struct ipshard {
@@ -263,6 +263,11 @@ typedef struct ipshard {
     uint32_t pad;
     unsigned char e[];              /* n entries of esz(alen) bytes */
 } ipshard;
+
+static_assert((IPMAP_SHARDS & (IPMAP_SHARDS - 1)) == 0, "shard_of() masks the hash");
+static_assert(offsetof(ipshard, e) % _Alignof(void *) == 0, "entries start with pointer slots");
+static_assert(sizeof(void *) != 8 || ((IPMAP_SLOTS * sizeof(void *) + 4 + 7) & ~(size_t)7) == 24,
+              "24 bytes per IPv4 entry, 32 per IPv6 one (pmap.h)");
 
 struct ipmap {
     ipshard *sh[2][IPMAP_SHARDS];   /* [0] IPv4, [1] IPv6; NULL: empty */

@@ -116,9 +116,11 @@ typedef struct wstab {
 typedef struct merged {
     st_endpoints pub;               /* first: readers get &pub */
     /* Large views only (more than BY_IP_MIN endpoints): the indexes of the
-     * endpoints with a nodeName, sorted by address, for the locator's
-     * `endpoints` source (store_endpoint_node); NULL otherwise (a pass
-     * over a few endpoints costs less). */
+     * endpoints that are ready or have a nodeName, sorted by address then
+     * slice order. One index for both readers: PTR (store_endpoints_by_ip
+     * takes the ready ones of an address) and the locator's `endpoints`
+     * source (store_endpoint_node takes the first with a nodeName). NULL
+     * otherwise (a pass over a few endpoints costs less). */
     uint32_t *by_ip;
     uint32_t nby_ip;
     uint32_t nblobs;
@@ -523,7 +525,7 @@ static void index_by_ip(merged *m)
     ip_idx *t = malloc(m->pub.n * sizeof *t);
     size_t n = 0;
     for (size_t i = 0; t && i < m->pub.n; i++)
-        if (m->pub.eps[i].node)
+        if (m->pub.eps[i].node || m->pub.eps[i].ready)
             t[n++] = (ip_idx){ m->pub.eps[i].ip, (uint32_t)i };
     if (t && n && (m->by_ip = malloc(n * sizeof *m->by_ip))) {
         qsort(t, n, sizeof *t, ip_idx_cmp);
@@ -1461,6 +1463,23 @@ size_t store_range_count(store *s, int source)
     return source < 0 || source >= ST_RANGE_COUNT ? 0 : pfx_count(s->ranges[source]);
 }
 
+/* The position in m->by_ip of the first entry with address ip (m->nby_ip
+ * when none): a binary search. */
+static size_t by_ip_first(const merged *m, const st_ip *ip)
+{
+    const st_endpoint *eps = m->pub.eps;
+    size_t lo = 0, hi = m->nby_ip;
+    assert(m->by_ip);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (memcmp(&eps[m->by_ip[mid]].ip, ip, sizeof *ip) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* The first endpoint of m (in slice order) with address ip and a nodeName:
  * a binary search in a large view, a pass in a small one. */
 static const char *merged_node_of(const merged *m, const st_ip *ip)
@@ -1472,16 +1491,11 @@ static const char *merged_node_of(const merged *m, const st_ip *ip)
                 return st_ep_node(&eps[j]);
         return NULL;
     }
-    size_t lo = 0, hi = m->nby_ip;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (memcmp(&eps[m->by_ip[mid]].ip, ip, sizeof *ip) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < m->nby_ip && !memcmp(&eps[m->by_ip[lo]].ip, ip, sizeof *ip)
-               ? st_ep_node(&eps[m->by_ip[lo]]) : NULL;
+    for (size_t k = by_ip_first(m, ip);
+         k < m->nby_ip && !memcmp(&eps[m->by_ip[k]].ip, ip, sizeof *ip); k++)
+        if (eps[m->by_ip[k]].node)
+            return st_ep_node(&eps[m->by_ip[k]]);
+    return NULL;
 }
 
 const char *store_endpoint_node(store *s, const st_ip *ip)
@@ -1514,6 +1528,14 @@ void store_endpoints_by_ip(store *s, const st_ip *ip, st_endpoint_cb cb, void *a
     for (size_t i = 0; l && i < l->n; i++) {
         const st_service *svc = store_service(s, l->ns[i], l->name[i]);
         const st_endpoints *eps = store_endpoints(s, l->ns[i], l->name[i]);
+        const merged *m = (const merged *)eps;      /* pub is its first member */
+        if (svc && m && m->by_ip) {                 /* log(n) + that address */
+            for (size_t k = by_ip_first(m, ip);
+                 k < m->nby_ip && !memcmp(&eps->eps[m->by_ip[k]].ip, ip, sizeof *ip); k++)
+                if (eps->eps[m->by_ip[k]].ready && cb(svc, &eps->eps[m->by_ip[k]], arg))
+                    return;
+            continue;
+        }
         for (size_t j = 0; svc && eps && j < eps->n; j++) {
             const st_endpoint *ep = &eps->eps[j];
             if (ep->ready && memcmp(&ep->ip, ip, sizeof *ip) == 0 && cb(svc, ep, arg))

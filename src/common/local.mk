@@ -1,13 +1,14 @@
 # src/common: what every layer may use (log lines, Go formats, Go regular
-# expressions, CIDRs, file reads, resolv.conf search lists, thread names, one DNS
-# exchange on c-ares for background threads, growable arrays and string
-# buffers, the system CA store).
+# expressions, CIDRs, socket addresses, file reads, resolv.conf search lists,
+# thread names, one DNS exchange on c-ares for background threads, growable
+# arrays and string buffers, the system CA store).
 noinst_LIBRARIES += src/common/libcommon.a
 src_common_libcommon_a_SOURCES = \
 	src/common/log.c src/common/log.h \
 	src/common/gofmt.c src/common/gofmt.h \
 	src/common/goregex.cc src/common/goregex.h \
 	src/common/cidr.c src/common/cidr.h \
+	src/common/addr.c src/common/addr.h \
 	src/common/file.c src/common/file.h \
 	src/common/sbuf.c src/common/sbuf.h \
 	src/common/vec.c src/common/vec.h \
@@ -21,6 +22,12 @@ TESTS += tests/unit/test_cidr
 tests_unit_test_cidr_SOURCES = tests/unit/test_cidr.c
 tests_unit_test_cidr_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_cidr_LDADD = $(LIBCOMMON) $(CMOCKA_LIBS)
+
+check_PROGRAMS += tests/unit/test_addr
+TESTS += tests/unit/test_addr
+tests_unit_test_addr_SOURCES = tests/unit/test_addr.c
+tests_unit_test_addr_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_addr_LDADD = $(LIBCOMMON) $(CMOCKA_LIBS)
 
 check_PROGRAMS += tests/unit/test_goregex
 TESTS += tests/unit/test_goregex

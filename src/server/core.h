@@ -1,7 +1,6 @@
 /*
- * core.h — private structures shared by server.c (instances), listener.c
- * (sockets and workers) and request.c (request lifecycle). Plugins never
- * include this file.
+ * core.h — private structures shared by the files of the server. Plugins
+ * never include this file.
  *
  *   instance ─┬─ server_block[]      zones + plugin chain, from the Corefile
  *             ├─ listen_group[]      one per (address, port): the zones served there
@@ -11,9 +10,19 @@
  * (a dns_req plus transport state), is matched to a block by longest zone
  * suffix and runs through that block's chain.
  *
- * listener.c owns the sockets, the UDP path and the workers; tcp.c owns the
- * TCP connections (framing, deadlines, connection limits); tls.c wraps the
- * connections of tls:// listeners in TLS.
+ * The files call one way, top to bottom, never back:
+ *   server.c     instances: the Corefile's blocks, groups, start and stop
+ *   http.c       the HTTP endpoints (their own thread)
+ *   listener.c   sockets, workers, the UDP path (udp transport_ops)
+ *   tcp.c        TCP connections: framing, deadlines, limits (tcp transport_ops)
+ *   tls.c        TLS over the connections of tls:// groups
+ *   internal.c   requests without a socket (internal transport_ops): from
+ *                inside topodns, tests, and a handler's sub-requests
+ *   dispatch.c   a packet to a chain: parse, server-level checks, zone match
+ *   request.c    the request itself: allocation, writing, finishing
+ * request.c reaches its transport only through f->ops, which the file that
+ * made the request set (a transport_ops table): it never calls the files
+ * above it.
  */
 #ifndef TOPODNS_CORE_H
 #define TOPODNS_CORE_H
@@ -50,8 +59,6 @@ typedef struct listen_group {
                                      * (tls.c; freed with the instance) */
 } listen_group;
 
-enum { TRANSPORT_UDP, TRANSPORT_TCP, TRANSPORT_INTERNAL };
-
 typedef struct worker {
     int id;
     pthread_t thread;
@@ -83,11 +90,31 @@ typedef struct worker {
     struct udp_outq *outq;
 } worker;
 
+struct req_full;
+
+/* How request.c hands a request back to the transport that made it. The
+ * transport (listener.c: UDP, tcp.c: TCP and TLS, internal.c: no socket)
+ * sets f->ops when it fills a request in, before it dispatches it; the
+ * tables are constant and live as long as the program. On the request's
+ * thread (its worker's, or the one driving an internal request's base).
+ *   send  an encoded reply of f (wire, len; read during the call only):
+ *         0 when it was sent or queued (or kept, for an internal request),
+ *         -1 when it was dropped (the TCP client has gone). A request may
+ *         send several (zone transfers over TCP).
+ *   done  f is finished or was dropped unanswered: the transport's
+ *         bookkeeping, then f goes back to the pool (or, internal, waits for
+ *         req_free unless req_start detached it). f is not used after. */
+typedef struct transport_ops {
+    int (*send)(struct req_full *f, const uint8_t *wire, size_t len);
+    void (*done)(struct req_full *f);
+} transport_ops;
+
 /* A request with its transport state; dns_req first so a dns_req* is a
  * req_full*. */
 typedef struct req_full {
     dns_req r;
-    int transport;
+    const transport_ops *ops;       /* set by the transport; never NULL once
+                                     * the request is dispatched */
     int fd;                         /* UDP socket */
     int ifindex;                    /* UDP: interface the query came in on */
     int has_local;                  /* UDP: r.local is the query's destination
@@ -137,20 +164,32 @@ struct instance {
                                      * it is prepared (instance_prepare) */
 };
 
-/* server.c */
+/* dispatch.c */
 /* The block serving qname/qtype in g: the longest zone, and among the
  * blocks of that zone the first whose filter takes r (blocks with a filter
  * come first in g->zones); r NULL: filters are not asked. */
 const listen_zone *core_match(const listen_group *g, const uint8_t *qname, uint16_t qtype,
                               const dns_req *r);
 
+/* Run a parsed request: all server-level checks, zone match, chain.
+ * f->ops must be set. */
+void core_dispatch(req_full *f);
+/* Parse f->raw and dispatch, or answer FORMERR/drop on a malformed packet
+ * (a dropped one goes straight to f->ops->done). f->ops must be set. */
+void core_handle_packet(req_full *f);
+
 /* request.c */
+/* A request from w's pool (w NULL: a new one), or NULL when out of memory;
+ * back with req_release (to w's pool, or freed). */
 req_full *req_alloc(worker *w);
 void req_release(req_full *f);
-/* Run a parsed request: all server-level checks, zone match, chain. */
-void core_dispatch(req_full *f);
-/* Parse f->raw and dispatch, or answer FORMERR/drop on a malformed packet. */
-void core_handle_packet(req_full *f);
+/* Reset f's per-query fields (a pooled or new request about to be filled). */
+void req_clear(req_full *f);
+/* Free f and everything it holds (not to any pool). */
+void req_destroy(req_full *f);
+/* Encode r->resp (EDNS echo, size limit) and hand it to f->ops->send:
+ * what send returns. */
+int req_send_reply(req_full *f);
 
 /* What a socket's callbacks get: the (worker, group) pair it belongs to.
  * Owned by the worker (w->ctx), one per group. */
@@ -162,16 +201,8 @@ typedef struct sock_ctx {
 } sock_ctx;
 
 /* listener.c */
-/* IPv4-mapped IPv6 addresses (dual-stack sockets) become IPv4. */
-void sockaddr_unmap(struct sockaddr_storage *ss);
 int listeners_start(struct instance *ins, char *err, size_t errlen);
 void listeners_stop(struct instance *ins);
-/* Send an encoded reply for f over its transport: 0 when it was sent or
- * queued (or kept, for an internal request), -1 when it was dropped (the
- * TCP client has gone). */
-int transport_send(req_full *f, const uint8_t *wire, size_t len);
-/* The transport is done with f (TCP bookkeeping, then back to the pool). */
-void transport_done(req_full *f);
 
 /* tcp.c, on the worker's thread */
 /* evconnlistener callback; arg is the group's sock_ctx. */
@@ -185,11 +216,6 @@ void tcp_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *s
  * the connection is closed). Reads in, never changes it. */
 struct evbuffer;
 int tcp_frame(struct evbuffer *in, size_t *len);
-/* Queue a framed reply on f's connection: 0, or -1 when it is closed (the
- * reply is dropped). A request may queue several (zone transfers). */
-int tcp_send(req_full *f, const uint8_t *wire, size_t len);
-/* A query of c is finished: bookkeeping, deadlines, flow control. */
-void tcp_query_done(struct tcp_conn *c);
 /* Close and free every connection of the worker (it is stopping). */
 void tcp_close_all(worker *w);
 

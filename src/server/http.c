@@ -59,6 +59,7 @@
 #include "server/http.h"
 #include "server/accept.h"
 #include "cluster/store.h"
+#include "common/addr.h"
 #include "common/thread.h"
 #include "corefile/corefile.h"
 #include "server/core.h"
@@ -448,27 +449,6 @@ int http_addr_check(const char *addr, char *err, size_t errlen)
     return split_addr(addr, host, sizeof host, &port, err, errlen);
 }
 
-static int numeric_sockaddr(const char *host, int port, struct sockaddr_storage *ss,
-                            socklen_t *len)
-{
-    struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-    memset(ss, 0, sizeof *ss);
-    if (inet_pton(AF_INET, host, &s4->sin_addr) == 1) {
-        s4->sin_family = AF_INET;
-        s4->sin_port = htons((uint16_t)port);
-        *len = sizeof *s4;
-        return 0;
-    }
-    if (inet_pton(AF_INET6, host, &s6->sin6_addr) == 1) {
-        s6->sin6_family = AF_INET6;
-        s6->sin6_port = htons((uint16_t)port);
-        *len = sizeof *s6;
-        return 0;
-    }
-    return -1;
-}
-
 /* A host name: the first IPv4 address, else the first address. */
 static int resolve_host(const char *host, int port, struct sockaddr_storage *ss,
                         socklen_t *len)
@@ -485,7 +465,7 @@ static int resolve_host(const char *host, int port, struct sockaddr_storage *ss,
     else if (pick && pick->ai_family == AF_INET6)
         inet_ntop(AF_INET6, &((struct sockaddr_in6 *)pick->ai_addr)->sin6_addr, txt, sizeof txt);
     freeaddrinfo(res);
-    return txt[0] ? numeric_sockaddr(txt, port, ss, len) : -1;
+    return txt[0] ? addr_parse_ip(txt, port, ss, len) : -1;
 }
 
 /* The socket address to bind for one written address; wild is set when the
@@ -499,13 +479,13 @@ static int addr_to_sockaddr(const char *addr, struct sockaddr_storage *ss, sockl
     if (split_addr(addr, host, sizeof host, &port, err, errlen) < 0)
         return -1;
     if (!host[0]) {
-        const char *def = server_default_bind();
+        const char *def = addr_default_bind();
         *wild = def == NULL;
         snprintf(host, sizeof host, "%s", def ? def : "::");
     } else if (strcmp(host, "localhost") == 0) {
         snprintf(host, sizeof host, "127.0.0.1");
     }
-    if (numeric_sockaddr(host, port, ss, len) == 0 || resolve_host(host, port, ss, len) == 0)
+    if (addr_parse_ip(host, port, ss, len) == 0 || resolve_host(host, port, ss, len) == 0)
         return 0;
     snprintf(err, errlen, "listen tcp %s: lookup %s: no such host", addr, host);
     return -1;

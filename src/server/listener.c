@@ -26,8 +26,9 @@
  *   send several messages (req_write_more: a zone transfer), each framed
  *   and queued on the connection as it is written.
  *
- * Requests go to request.c (core_handle_packet) and come back through
- * transport_send() / transport_done().
+ * Requests go to dispatch.c (core_handle_packet) with f->ops set to this
+ * file's UDP transport_ops (tcp.c sets its own); request.c sends their
+ * replies and ends them through those tables.
  *
  * Reloads: a new instance takes over (dup) the running instance's UDP and
  * listening TCP sockets for the same address, port and worker index, so the
@@ -49,6 +50,7 @@
 #include "server/core.h"
 #include "server/accept.h"
 #include "cluster/store.h"
+#include "common/addr.h"
 #include "common/log.h"
 #include "common/thread.h"
 
@@ -56,40 +58,18 @@
 #define UDP_MMSG 16         /* datagrams per recvmmsg / replies per sendmmsg */
 #define OUTQ_BYTES 65536    /* reply octets one out-queue holds */
 
-/* ---- addresses -------------------------------------------------------- */
+/* The UDP transport (core.h, transport_ops), below with the UDP path:
+ * send a reply (queued while a batch is answered), then back to the pool. */
+static int udp_ops_send(req_full *f, const uint8_t *wire, size_t len);
+static void udp_ops_done(req_full *f);
+static const transport_ops udp_ops = { udp_ops_send, udp_ops_done };
 
-void sockaddr_unmap(struct sockaddr_storage *ss)
-{
-    if (ss->ss_family != AF_INET6)
-        return;
-    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-    if (!IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
-        return;
-    struct sockaddr_in s4;
-    memset(&s4, 0, sizeof s4);
-    s4.sin_family = AF_INET;
-    s4.sin_port = s6->sin6_port;
-    memcpy(&s4.sin_addr, &s6->sin6_addr.s6_addr[12], 4);
-    memset(ss, 0, sizeof *ss);
-    memcpy(ss, &s4, sizeof s4);
-}
+/* ---- addresses -------------------------------------------------------- */
 
 static socklen_t group_sockaddr(const listen_group *g, struct sockaddr_storage *ss)
 {
-    memset(ss, 0, sizeof *ss);
-    struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-    if (inet_pton(AF_INET, g->addr, &s4->sin_addr) == 1) {
-        s4->sin_family = AF_INET;
-        s4->sin_port = htons((uint16_t)g->port);
-        return sizeof *s4;
-    }
-    if (inet_pton(AF_INET6, g->addr, &s6->sin6_addr) == 1) {
-        s6->sin6_family = AF_INET6;
-        s6->sin6_port = htons((uint16_t)g->port);
-        return sizeof *s6;
-    }
-    return 0;
+    socklen_t len;
+    return addr_parse_ip(g->addr, g->port, ss, &len) == 0 ? len : 0;
 }
 
 /* Ask the kernel for every datagram's destination address and interface
@@ -304,7 +284,7 @@ static void udp_read(evutil_socket_t fd, short what, void *arg)
             req_full *f = fs[i];
             f->grp = u->grp;
             udp_received(f, &mm[i].msg_hdr, mm[i].msg_len);
-            f->transport = TRANSPORT_UDP;
+            f->ops = &udp_ops;
             f->fd = fd;
             f->ins = w->ins;
             f->r.proto = PROTO_UDP;
@@ -374,33 +354,17 @@ static void udp_send(req_full *f, const uint8_t *wire, size_t len)
     }
 }
 
-/* ---- transport interface used by request.c ---------------------------- */
+/* ---- the UDP transport (core.h, transport_ops) ------------------------- */
 
-int transport_send(req_full *f, const uint8_t *wire, size_t len)
+static int udp_ops_send(req_full *f, const uint8_t *wire, size_t len)
 {
-    switch (f->transport) {
-    case TRANSPORT_UDP:
-        udp_send(f, wire, len);
-        return 0;
-    case TRANSPORT_TCP:
-        return tcp_send(f, wire, len);
-    default:
-        return 0;                   /* internal: the reply stays in f->out */
-    }
+    udp_send(f, wire, len);
+    return 0;
 }
 
-void transport_done(req_full *f)
+static void udp_ops_done(req_full *f)
 {
-    if (f->transport == TRANSPORT_INTERNAL) {
-        f->finished = 1;
-        if (f->detached)
-            req_release(f);         /* req_start: nobody waits for it */
-        return;                     /* else freed by req_free */
-    }
-    struct tcp_conn *c = f->conn;
     req_release(f);
-    if (c)
-        tcp_query_done(c);
 }
 
 /* ---- workers ---------------------------------------------------------- */

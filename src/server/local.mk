@@ -5,6 +5,7 @@ src_server_libserver_a_SOURCES = \
 	src/server/core.h \
 	src/server/plugin.h src/server/order.h \
 	src/server/request.c src/server/request.h \
+	src/server/dispatch.c src/server/internal.c \
 	src/server/lookup.c src/server/lookup.h \
 	src/server/server.c src/server/server.h \
 	src/server/listener.c src/server/tcp.c src/server/tls.c \
@@ -59,3 +60,17 @@ TESTS += tests/unit/test_zone
 tests_unit_test_zone_SOURCES = tests/unit/test_zone.c
 tests_unit_test_zone_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_zone_LDADD = $(LIBSERVER) $(LIBWIRE) $(LIBCOMMON) $(CMOCKA_LIBS) $(DEP_LIBS)
+
+# The request lifecycle with dispatch and internal requests (request.c,
+# dispatch.c, internal.c), and the transports over real sockets on
+# 127.0.0.1 (listener.c, tcp.c).
+check_PROGRAMS += tests/unit/test_request tests/unit/test_transport
+TESTS += tests/unit/test_request tests/unit/test_transport
+tests_unit_test_request_SOURCES = tests/unit/test_request.c tests/unit/testenv.c \
+	tests/unit/testenv.h src/plugins.c
+tests_unit_test_request_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_request_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)
+tests_unit_test_transport_SOURCES = tests/unit/test_transport.c tests/unit/testenv.c \
+	tests/unit/testenv.h src/plugins.c
+tests_unit_test_transport_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_transport_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)

@@ -1,26 +1,20 @@
 /*
  * request.c — the life of one query: from parsed packet to reply.
  *
- *   core_handle_packet   parse; malformed → FORMERR (header readable) or drop,
- *                        with a DEBUG hex dump when the instance has debug on
- *   core_dispatch        opcode, class, EDNS version, zone match → chain
+ *   req_alloc/release    requests from and back to the worker's pool
  *   plugin_next          walk the chain (handlers call it to pass a query on)
  *   req_write            a handler answers: hooks, EDNS echo, size limit, send
  *   req_write_more       more messages for the same request (TCP: transfers)
  *   req_finish           the chain is done: bare error reply if nobody wrote,
  *                        done hooks (log, metrics), back to the pool
- *   req_new_internal, req_run, req_start
- *                        queries from inside topodns or tests, no socket
- *   req_new_sub, req_start_next
- *                        a handler's question to the rest of its chain
+ *   req_reply_wire, req_free
+ *                        an internal request's reply, and its end
  *
- * These are the server-level rules of CoreDNS (core/dnsserver/server.go and
- * miekg/dns's default accept function), in its order: responses are dropped
- * and non-QUERY opcodes get NOTIMP at the door; a class other than IN is
- * REFUSED unless a block on the listen address has a plugin that opens
- * every class (PLUGIN_ANY_CLASS: chaos, forward); an EDNS version above 0
- * gets BADVERS; a name outside every zone is REFUSED.
+ * A packet reaches a chain through dispatch.c; requests without a socket
+ * are made in internal.c. Replies and the end of a request go back to the
+ * transport through f->ops (core.h), never by name.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +26,6 @@
 #include "common/log.h"
 
 #define POOL_MAX 256
-#define INTERNAL_MAX 65535
 
 uint64_t now_ns(void)
 {
@@ -63,7 +56,7 @@ req_full *req_alloc(worker *w)
     return f;
 }
 
-static void req_clear(req_full *f)
+void req_clear(req_full *f)
 {
     dns_req *r = &f->r;
     msg_reset(&r->q);
@@ -89,6 +82,7 @@ static void req_clear(req_full *f)
     r->depth = 0;
     r->meta_on = 0;
     r->nmeta = 0;
+    f->ops = NULL;                  /* the next transport sets its own */
     f->conn = NULL;
     f->fd = -1;
     f->ifindex = 0;
@@ -107,7 +101,7 @@ static void req_clear(req_full *f)
     f->pending_rc = 0;
 }
 
-static void req_destroy(req_full *f)
+void req_destroy(req_full *f)
 {
     msg_free(&f->r.q);
     msg_free(&f->r.resp);
@@ -138,7 +132,8 @@ struct event_base *req_event_base(const dns_req *r)
 
 int req_debug(const dns_req *r)
 {
-    return instance_debug(((const req_full *)r)->ins);
+    const req_full *f = (const req_full *)r;
+    return f->ins && f->ins->debug;
 }
 
 int req_family(const dns_req *r)
@@ -398,9 +393,10 @@ static int encode_reply(req_full *f)
 /* Encode r->resp and hand it to the transport; r->resp_size counts the
  * octets of every message sent for the request. 0, or -1 when it could not
  * be sent (a TCP client that has gone). */
-static int send_reply(req_full *f)
+int req_send_reply(req_full *f)
 {
     dns_req *r = &f->r;
+    assert(f->ops && f->ops->send);
     echo_edns(r);
     if (encode_reply(f) < 0) {
         /* cannot happen for a reply to a parsed query; answer SERVFAIL */
@@ -412,7 +408,7 @@ static int send_reply(req_full *f)
     }
     r->resp_size += f->outlen;
     r->nsent++;
-    return transport_send(f, f->out, f->outlen);
+    return f->ops->send(f, f->out, f->outlen);
 }
 
 /* Run the write hooks below index i, innermost first, then send; stop
@@ -427,7 +423,7 @@ static void write_from(req_full *f, unsigned i)
             return;
         }
     }
-    send_reply(f);
+    req_send_reply(f);
 }
 
 int req_write(dns_req *r, const handler *writer)
@@ -494,7 +490,8 @@ int req_write_raw(dns_req *r, const handler *writer, const uint8_t *wire, size_t
     r->written = 1;
     r->resp_size += total;
     r->nsent++;
-    transport_send(f, f->out, total);
+    assert(f->ops && f->ops->send);
+    f->ops->send(f, f->out, total);
     return r->resp.rcode;
 }
 
@@ -503,7 +500,7 @@ int req_write_more(dns_req *r)
     req_full *f = (req_full *)r;
     if (!r->written || f->finished || r->proto != PROTO_TCP)
         return -1;
-    return send_reply(f);
+    return req_send_reply(f);
 }
 
 void req_hold_write(dns_req *r)
@@ -532,7 +529,7 @@ static void write_bare(req_full *f, int rcode)
     r->resp.rcode = (uint16_t)rcode;
     r->written = 1;
     r->writer = "";
-    send_reply(f);
+    req_send_reply(f);
 }
 
 int req_drop(dns_req *r)
@@ -581,249 +578,6 @@ void req_finish(dns_req *r, int rcode)
             f->ins->unrouted[i].fn.d(r, rcode, f->ins->unrouted[i].data);
     for (unsigned i = r->ndone; i-- > 0;)
         r->done_hooks[i].fn.d(r, rcode, r->done_hooks[i].data);
-    transport_done(f);
-}
-
-/* ---- dispatch --------------------------------------------------------- */
-
-void core_dispatch(req_full *f)
-{
-    dns_req *r = &f->r;
-    r->start_ns = now_ns();
-    r->rawlen_in = r->rawlen;
-    r->server = f->grp ? f->grp->label : "dns://:53";
-    if (msg_opcode(&r->q) != 0) {
-        req_finish(r, RC_NOTIMP);
-        return;
-    }
-    if (r->q.qclass != C_IN && !(f->grp && f->grp->any_class)) {
-        r->zone = "dropped";
-        req_finish(r, RC_REFUSED);
-        return;
-    }
-    if (r->q.edns.present && r->q.edns.version > 0) {
-        msg_reply_to(&r->resp, &r->q);
-        r->resp.rcode = RC_BADVERS;
-        r->resp.edns.present = 1;       /* its own OPT: no options echoed */
-        r->written = 1;
-        r->writer = "";
-        send_reply(f);
-        req_finish(r, RC_BADVERS);
-        return;
-    }
-    const listen_zone *z = f->grp ? core_match(f->grp, r->q.qname, r->q.qtype, r) : NULL;
-    if (!z || !z->blk->chain) {
-        r->zone = "dropped";
-        req_finish(r, RC_REFUSED);
-        return;
-    }
-    r->block = z->blk;
-    r->zone = z->zone;
-    r->view = z->blk->view;
-    const handler *h = z->blk->chain;
-    int rc = h->def->serve(h, r);
-    if (rc != REQ_ASYNC)
-        req_finish(r, rc);
-}
-
-/* ---- debug: packets the server could not take ------------------------ */
-
-#define DUMP_MAX 1024                   /* octets shown: one log line (log.c) */
-
-/* "000000 12 34 ..." lines of 16 octets, the form text2pcap reads. */
-static size_t hexdump(char *out, size_t cap, const uint8_t *p, size_t n)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < n && o + 8 < cap; i++) {
-        if (i % 16 == 0)
-            o += (size_t)snprintf(out + o, cap - o, "%s%06zx", i ? "\n" : "", i);
-        o += (size_t)snprintf(out + o, cap - o, " %02x", p[i]);
-    }
-    return o;
-}
-
-/* With debug on (instance_set_debug): one DEBUG line with the packet. */
-static void debug_bad_packet(req_full *f, const char *what)
-{
-    dns_req *r = &f->r;
-    if (!instance_debug(f->ins))
-        return;
-    char addr[64], dump[DUMP_MAX / 16 * 56 + 16];
-    int port = 0;
-    req_peer_str(r, addr, sizeof addr, &port);
-    size_t n = r->rawlen < DUMP_MAX ? r->rawlen : DUMP_MAX;
-    hexdump(dump, sizeof dump, r->raw, n);
-    char head[256];
-    snprintf(head, sizeof head, "%s from %s:%d over %s, %zu octets%s:", what, addr, port,
-             r->proto == PROTO_TCP ? "tcp" : "udp", r->rawlen,
-             n < r->rawlen ? " (the first 1024 shown)" : "");
-    log_block("DEBUG", head, dump);
-}
-
-void core_handle_packet(req_full *f)
-{
-    dns_req *r = &f->r;
-    int hdr_ok = 0;
-    r->rawlen_in = r->rawlen;
-    if (r->rawlen >= 3 && (r->raw[2] & 0x80)) {
-        debug_bad_packet(f, "response packet dropped");
-        goto drop;                      /* a response: never answer it */
-    }
-    int rc = msg_parse(&r->q, r->raw, r->rawlen, &hdr_ok);
-    if (rc == 0 && !r->q.has_question)
-        rc = RC_FORMERR;
-    if (rc != 0) {
-        debug_bad_packet(f, hdr_ok ? "malformed packet answered FORMERR"
-                                   : "malformed packet dropped");
-        if (!hdr_ok)
-            goto drop;
-        /* FORMERR: the header echoed, no question, no records */
-        r->q.has_question = 0;
-        msg_reply_to(&r->resp, &r->q);
-        r->resp.flags &= (uint16_t)~0x7800;      /* opcode QUERY */
-        r->resp.rcode = RC_FORMERR;
-        r->q.edns.present = 0;
-        r->written = 1;
-        r->writer = "";
-        r->start_ns = now_ns();
-        r->server = f->grp ? f->grp->label : "dns://:53";
-        r->zone = "dropped";
-        send_reply(f);
-        req_finish(r, RC_FORMERR);
-        return;
-    }
-    core_dispatch(f);
-    return;
-drop:
-    transport_done(f);
-}
-
-/* ---- internal requests ------------------------------------------------ */
-
-dns_req *req_new_internal(struct instance *ins, struct event_base *base,
-                          const uint8_t *wire, size_t len, const char *peer)
-{
-    req_full *f = req_alloc(NULL);
-    if (!f)
-        return NULL;
-    req_clear(f);
-    f->transport = TRANSPORT_INTERNAL;
-    f->ins = ins;
-    f->base = base;
-    f->raw = malloc(len ? len : 1);
-    if (!f->raw) {
-        req_destroy(f);
-        return NULL;
-    }
-    memcpy(f->raw, wire, len);
-    f->rawcap = len;
-    f->r.raw = f->raw;
-    f->r.rawlen = len;
-    f->r.proto = PROTO_INTERNAL;
-    const char *ip = peer ? peer : "127.0.0.1";
-    memset(&f->r.peer, 0, sizeof f->r.peer);
-    struct sockaddr_in *s4 = (struct sockaddr_in *)&f->r.peer;
-    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&f->r.peer;
-    if (inet_pton(AF_INET, ip, &s4->sin_addr) == 1) {
-        s4->sin_family = AF_INET;
-        s4->sin_port = htons(53535);
-    } else if (inet_pton(AF_INET6, ip, &s6->sin6_addr) == 1) {
-        s6->sin6_family = AF_INET6;
-        s6->sin6_port = htons(53535);
-    } else {
-        req_destroy(f);
-        return NULL;
-    }
-    int hdr_ok;
-    if (msg_parse(&f->r.q, f->raw, len, &hdr_ok) != 0 || !f->r.q.has_question) {
-        req_destroy(f);
-        return NULL;
-    }
-    /* route through the first group that serves the name */
-    for (size_t i = 0; ins && i < ins->ngroups; i++) {
-        if (core_match(&ins->groups[i], f->r.q.qname, f->r.q.qtype, &f->r)) {
-            f->grp = &ins->groups[i];
-            break;
-        }
-    }
-    if (!f->grp && ins && ins->ngroups)
-        f->grp = &ins->groups[0];
-    return &f->r;
-}
-
-int req_run(dns_req *r)
-{
-    req_full *f = (req_full *)r;
-    core_dispatch(f);
-    while (!f->finished && f->base)
-        event_base_loop(f->base, EVLOOP_ONCE);
-    return f->result;
-}
-
-void req_start(dns_req *r)
-{
-    req_full *f = (req_full *)r;
-    f->detached = 1;
-    core_dispatch(f);               /* f may be gone now */
-}
-
-dns_req *req_new_sub(const dns_req *parent, const uint8_t *wire, size_t len)
-{
-    const req_full *p = (const req_full *)parent;
-    req_full *f = req_alloc(parent->worker);
-    if (!f)
-        return NULL;
-    req_clear(f);
-    f->transport = TRANSPORT_INTERNAL;
-    f->ins = p->ins;
-    f->base = p->base;
-    f->grp = p->grp;
-    if (f->rawcap < len) {
-        uint8_t *raw = realloc(f->raw, len ? len : 1);
-        if (!raw) {
-            req_release(f);
-            return NULL;
-        }
-        f->raw = raw;
-        f->rawcap = len;
-    }
-    memcpy(f->raw, wire, len);
-    dns_req *r = &f->r;
-    r->raw = f->raw;
-    r->rawlen = len;
-    r->proto = PROTO_INTERNAL;
-    r->peer = parent->peer;
-    r->local = parent->local;
-    int hdr_ok;
-    if (msg_parse(&r->q, f->raw, len, &hdr_ok) != 0 || !r->q.has_question) {
-        req_release(f);
-        return NULL;
-    }
-    r->block = parent->block;
-    r->zone = parent->zone;
-    r->server = parent->server;
-    r->depth = parent->depth + 1;
-    return r;
-}
-
-void req_start_next(dns_req *r, const handler *h)
-{
-    req_full *f = (req_full *)r;
-    f->detached = 1;
-    r->start_ns = now_ns();
-    int rc = plugin_next(h, r);
-    if (rc != REQ_ASYNC)
-        req_finish(r, rc);
-}
-
-const uint8_t *req_reply_wire(const dns_req *r, size_t *len)
-{
-    const req_full *f = (const req_full *)r;
-    *len = f->outlen;
-    return f->out;
-}
-
-void req_free(dns_req *r)
-{
-    req_destroy((req_full *)r);
+    assert(f->ops && f->ops->done);
+    f->ops->done(f);
 }

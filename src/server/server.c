@@ -34,15 +34,10 @@
 #include <openssl/evp.h>
 #include "server/core.h"
 #include "server/http.h"
+#include "common/addr.h"
 #include "common/file.h"
 #include "common/log.h"
 #include "server/zone.h"
-
-const char *server_default_bind(void)
-{
-    const char *b = getenv("TOPODNS_DEFAULT_BIND");
-    return b && *b ? b : NULL;
-}
 
 /* ---- plugins by name -------------------------------------------------- */
 
@@ -454,7 +449,7 @@ static int build_groups(instance *ins, char *err, size_t errlen)
         server_block *b = &ins->blocks[bi];
         for (size_t ki = 0; ki < b->nkeys; ki++) {
             zone_key *k = &b->keys[ki];
-            const char *wild = server_default_bind();
+            const char *wild = addr_default_bind();
             size_t na = b->nbind ? b->nbind : 1;
             for (size_t ai = 0; ai < na; ai++) {
                 const char *addr = b->nbind ? b->bind[ai] : (wild ? wild : "::");
@@ -503,36 +498,6 @@ static int build_groups(instance *ins, char *err, size_t errlen)
             return -1;
     }
     return 0;
-}
-
-const listen_zone *core_match(const listen_group *g, const uint8_t *qname, uint16_t qtype,
-                              const dns_req *r)
-{
-    /* the zone with the most labels that is a suffix of qname and whose
-     * block's filter (if any) takes r; a zone served by several blocks is
-     * listed once a block, blocks with a filter first (filtered_first).
-     * qname's suffixes are located once: a CIDR key's split (up to 128
-     * zones) costs one short comparison per zone. */
-    const uint8_t *at[DNAME_SUFFIXES];
-    int labels = dname_suffixes(qname, at);
-    const listen_zone *best = NULL, *parent_fallback = NULL;
-    for (size_t i = 0; i < g->nzones; i++) {
-        const listen_zone *z = &g->zones[i];
-        if (z->nlabels > labels || (best && z->nlabels <= best->nlabels))
-            continue;
-        if (!dname_equal(z->wire, at[labels - z->nlabels]))
-            continue;
-        if (r && z->blk->filter && !z->blk->filter(z->blk->filter_data, r))
-            continue;
-        /* DS lives in the parent: prefer a shorter zone when one exists */
-        if (qtype == T_DS && z->nlabels == labels && labels > 0) {
-            if (!parent_fallback)
-                parent_fallback = z;
-            continue;
-        }
-        best = z;
-    }
-    return best ? best : parent_fallback;
 }
 
 /* ---- instance --------------------------------------------------------- */

@@ -242,12 +242,6 @@ size_t instance_handlers(instance *ins, const handler **out, size_t max);
 double instance_lameduck(const instance *ins);
 void instance_set_lameduck(instance *ins, double seconds);
 
-/* Address used where a Corefile asks for "every interface" (a block with no
- * bind, an HTTP address ":PORT"): the environment variable
- * TOPODNS_DEFAULT_BIND when set (the test suite sets 127.0.0.1), else NULL
- * meaning the wildcard address. */
-const char *server_default_bind(void);
-
 /* SHA-512 of data as 128 lower-case hex digits. 0, or -1. */
 int sha512_hex(const void *data, size_t len, char out[129]);
 

@@ -5,7 +5,7 @@
  * nothing is shared with another thread. A connection (tcp_conn) is a
  * bufferevent and two timers, allocated at accept and listed in w->conns.
  * Each query read from it becomes a request (request.c) that points back at
- * it until the request is finished (tcp_query_done), so a connection that
+ * it until the request is finished (tcp_done), so a connection that
  * the client or a deadline closed stays allocated, without its socket, until
  * its last query is done; then it is freed.
  *
@@ -38,6 +38,7 @@
  * Flow control: reading pauses while TCP_MAX_INFLIGHT queries are in flight
  * or TCP_MAX_OUTPUT octets of replies are queued for a slow reader.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -49,6 +50,14 @@
 #include <event2/listener.h>
 #include <uthash.h>
 #include "server/core.h"
+#include "common/addr.h"
+
+/* The TCP transport (core.h, transport_ops), at the end of this file:
+ * queue a framed reply on the request's connection (-1 when it is closed:
+ * the reply is dropped), and end a query of the connection. */
+static int tcp_send(req_full *f, const uint8_t *wire, size_t len);
+static void tcp_done(req_full *f);
+static const transport_ops tcp_ops = { tcp_send, tcp_done };
 
 #define TCP_MAX_INFLIGHT 128
 #define TCP_MAX_OUTPUT (1u << 20)
@@ -298,7 +307,7 @@ static req_full *conn_message(tcp_conn *c, int *bad)
     }
     evbuffer_drain(in, 2);
     evbuffer_remove(in, f->raw, len);
-    f->transport = TRANSPORT_TCP;
+    f->ops = &tcp_ops;
     f->conn = c;
     f->grp = c->grp;
     f->ins = c->w->ins;
@@ -325,7 +334,7 @@ static void tcp_read(struct bufferevent *bev, void *arg)
         c->inflight++;
         c->nread++;
         conn_settle(c);             /* a query in flight: no read deadline */
-        core_handle_packet(f);      /* may finish it: tcp_query_done */
+        core_handle_packet(f);      /* may finish it: tcp_done */
     }
     conn_flow(c);
 }
@@ -406,11 +415,12 @@ void tcp_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *s
         close(fd);
 }
 
-/* ---- the transport interface (listener.c) ------------------------------- */
+/* ---- the TCP transport (tcp_ops) ---------------------------------------- */
 
-int tcp_send(req_full *f, const uint8_t *wire, size_t len)
+static int tcp_send(req_full *f, const uint8_t *wire, size_t len)
 {
     tcp_conn *c = f->conn;
+    assert(f->ops == &tcp_ops);
     if (!c || c->closed)
         return -1;
     struct evbuffer *out = bufferevent_get_output(c->bev);
@@ -424,8 +434,10 @@ int tcp_send(req_full *f, const uint8_t *wire, size_t len)
     return 0;
 }
 
-void tcp_query_done(tcp_conn *c)
+/* A query of c is finished: bookkeeping, deadlines, flow control. */
+static void tcp_query_done(tcp_conn *c)
 {
+    assert(c->inflight > 0);
     c->inflight--;
     if (c->closed) {
         if (c->inflight == 0)
@@ -434,6 +446,14 @@ void tcp_query_done(tcp_conn *c)
     }
     conn_settle(c);
     conn_flow(c);
+}
+
+static void tcp_done(req_full *f)
+{
+    tcp_conn *c = f->conn;
+    req_release(f);
+    if (c)
+        tcp_query_done(c);
 }
 
 void tcp_close_all(worker *w)

@@ -493,12 +493,16 @@ unsigned msg_count(const dns_msg *m, int sec)
     return e - s;
 }
 
-/* Index of the i-th record of sec in m->recs, or -1. */
+/* Index of the i-th record of sec in m->recs, or -1. The records are kept
+ * grouped by section, so the i-th is valid when it is still in sec: no
+ * count of the section (a caller walking a section record by record would
+ * otherwise pay the square of its size). */
 static long rec_index(const dns_msg *m, int sec, unsigned i)
 {
-    if (sec < 0 || sec >= SEC_COUNT || i >= msg_count(m, sec))
+    if (sec < 0 || sec >= SEC_COUNT)
         return -1;
-    return (long)(sec_start(m, sec) + i);
+    size_t k = (size_t)sec_start(m, sec) + i;
+    return k < m->nrecs && m->recs[k].sec == sec ? (long)k : -1;
 }
 
 dns_rr msg_rr(const dns_msg *m, int sec, unsigned i)

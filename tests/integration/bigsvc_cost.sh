@@ -6,13 +6,23 @@
 # directly, queries through the server as a client's UDP or TCP query) for
 # a headless Service of SMALL (50) and of BIG (5,000) endpoints; callgrind
 # counts the instructions of COUNT answers of each kind (A and SRV over UDP,
-# truncated at 512 octets, and over TCP, up to 64 KB). For every kind the
+# truncated at 512 octets, and over TCP, up to 64 KB; PTR of one endpoint's
+# address over UDP, one record at both sizes; A over UDP through autopath
+# from a pod of the Service's namespace). For every kind the
 # instructions per answer at BIG over those at SMALL must stay within
 # FACTOR (4) times the ratio of the octets sent (at least 1): the records
 # that are not sent cost nothing but the walk to stop, and dedupe,
 # compression and truncation cost per record sent. A per-record search over
 # the records already built (the old dedupe) makes the UDP ratio several
-# hundred.
+# hundred; a PTR that passes over every endpoint of the Service makes the
+# PTR ratio about BIG / SMALL.
+#
+# autopath_udp is held to a weaker bound for now: at most linear in the
+# Service (x BIG / SMALL), not yet what is sent. Its search-path
+# sub-request is an internal query without the client's size, so the
+# kubernetes plugin builds the whole 64 KB answer that the client's 512
+# octets then truncate (about x40 at 5,000 / 50). The bound catches the
+# square: walking the kept answer record by record once cost x1,000.
 . "$(dirname "$0")/lib.sh"
 BIN=$top_builddir/tests/unit/bigsvc_cost
 [ -x "$BIN" ] || skip "tests/unit/bigsvc_cost not built (make check builds it)"
@@ -29,13 +39,13 @@ FACTOR=${FACTOR:-4}
 measure() {
     valgrind --tool=callgrind --toggle-collect='run_*' --callgrind-out-file="$TMP/cg.$1" \
         "$BIN" "$1" "$COUNT" > "$TMP/out.$1" 2> "$TMP/vg.$1" || { cat "$TMP/vg.$1"; return 1; }
-    callgrind_annotate --inclusive=yes "$TMP/cg.$1" 2>/dev/null |
+    callgrind_annotate --inclusive=yes --threshold=100 "$TMP/cg.$1" 2>/dev/null |
         sed -n 's/^ *\([0-9,]*\) .*:run_\([a-z_]*\) .*/\2 \1/p' | tr -d , > "$TMP/ir.$1"
 }
 measure "$SMALL" || { check "bigsvc_cost $SMALL ran" false; finish; }
 measure "$BIG" || { check "bigsvc_cost $BIG ran" false; finish; }
 
-for kind in a_udp srv_udp a_tcp srv_tcp; do
+for kind in a_udp srv_udp a_tcp srv_tcp ptr_udp autopath_udp; do
     read -r _ n1 b1 r1 < <(grep "^$kind " "$TMP/out.$SMALL")
     read -r _ n2 b2 r2 < <(grep "^$kind " "$TMP/out.$BIG")
     i1=$(awk -v k="$kind" '$1 == k { print $2 }' "$TMP/ir.$SMALL")
@@ -44,13 +54,20 @@ for kind in a_udp srv_udp a_tcp srv_tcp; do
         check "$kind: counted at $SMALL and $BIG" false
         continue
     fi
+    lin=0; [ "$kind" = autopath_udp ] && lin=1
     verdict=$(awk -v i1="$i1" -v i2="$i2" -v n1="$n1" -v n2="$n2" -v b1="$b1" -v b2="$b2" \
-                  -v f="$FACTOR" 'BEGIN {
+                  -v f="$FACTOR" -v lin="$lin" -v es="$BIG / $SMALL" 'BEGIN {
         p1 = i1 / n1; p2 = i2 / n2; ir = p2 / p1; br = b2 / b1; if (br < 1) br = 1
+        if (lin) { split(es, e, " / "); br = e[1] / e[2] / f }   # f x br = BIG / SMALL
         printf "%s %.0f %.0f %.2f %.2f", (ir <= f * br ? "ok" : "over"), p1, p2, ir, br }')
     read -r ok p1 p2 ir br <<< "$verdict"
     echo "$kind: $p1 instructions/answer at $SMALL endpoints ($b1 octets, $r1 records)," \
          "$p2 at $BIG ($b2 octets, $r2 records): x$ir for x$br octets"
+    if [ "$lin" = 1 ]; then
+        check "$kind: per-answer cost at $BIG / $SMALL endpoints (x$ir) <= linear (x$((BIG / SMALL)))" \
+            [ "$ok" = ok ]
+        continue
+    fi
     check "$kind: per-answer cost at $BIG / $SMALL endpoints (x$ir) <= $FACTOR x octets sent (x$br)" \
         [ "$ok" = ok ]
 done

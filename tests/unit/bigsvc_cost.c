@@ -8,7 +8,12 @@
  * its store with a headless Service big.testns of N ready endpoints (slices
  * of 100, port "p" 9/TCP, hostnames ep-I), then runs COUNT queries of each
  * kind through the server as a client's query: A and SRV over UDP (no
- * EDNS: 512 octets), A and SRV over TCP (up to 65,535 octets). Each kind
+ * EDNS: 512 octets), A and SRV over TCP (up to 65,535 octets), and PTR
+ * over UDP of the last endpoint's address (the reverse zone is served
+ * too: a PTR must find that address without a pass over the Service's
+ * endpoints), and A over UDP through autopath (the client 192.0.2.1 is a
+ * pod of namespace other: big.testns.svc.cluster.local.other.svc.cluster.local.
+ * is answered with a CNAME to the Service and its records). Each kind
  * runs in its own function run_<kind>() (kept out of line) so that
  * `valgrind --tool=callgrind --toggle-collect='run_*'` counts only the
  * answers; one query of each kind runs before, uncounted (first-use
@@ -19,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
+#include "plugin/autopath/autopath.h"
 #include "plugin/kubernetes/kubernetes.h"
 #include "server/server.h"
 #include "testenv.h"
@@ -41,6 +47,11 @@ static int fill(store *st, int n)
                "\"spec\":{\"clusterIP\":\"None\",\"clusterIPs\":[\"None\"],"
                "\"ports\":[{\"name\":\"p\",\"port\":9}]}}") < 0)
         return -1;
+    if (upsert(st, store_upsert_pod,
+               "{\"metadata\":{\"name\":\"client\",\"namespace\":\"other\"},"
+               "\"status\":{\"phase\":\"Running\",\"podIP\":\"192.0.2.1\","
+               "\"podIPs\":[{\"ip\":\"192.0.2.1\"}]}}") < 0)
+        return -1;
     static char json[65536];
     for (int s = 0; s * 100 < n; s++) {
         size_t o = (size_t)snprintf(json, sizeof json,
@@ -62,6 +73,7 @@ static int fill(store *st, int n)
 typedef struct kind {
     const char *name;
     uint16_t qtype;
+    const char *qname;              /* NULL: the Service's name (or SRV) */
     int proto;
     size_t len;                     /* the last reply */
     unsigned records;
@@ -70,8 +82,9 @@ typedef struct kind {
 static int one(instance *I, kind *k)
 {
     uint8_t qn[DNAME_MAX], w[512];
-    dname_from_str(qn, k->qtype == T_SRV ? "_p._tcp.big.testns.svc.cluster.local."
-                                         : "big.testns.svc.cluster.local.");
+    dname_from_str(qn, k->qname ? k->qname
+                   : k->qtype == T_SRV ? "_p._tcp.big.testns.svc.cluster.local."
+                                       : "big.testns.svc.cluster.local.");
     dns_query q = { .id = 1, .flags = F_RD, .qname = qn, .qtype = k->qtype, .qclass = C_IN };
     int n = msg_query(&q, w, sizeof w);
     dns_req *r = n > 0 ? req_new_internal(I, NULL, w, (size_t)n, "192.0.2.1") : NULL;
@@ -100,6 +113,8 @@ RUN(run_a_udp)
 RUN(run_srv_udp)
 RUN(run_a_tcp)
 RUN(run_srv_tcp)
+RUN(run_ptr_udp)
+RUN(run_autopath_udp)
 
 int main(int argc, char **argv)
 {
@@ -107,7 +122,9 @@ int main(int argc, char **argv)
         return 2;
     int n = atoi(argv[1]), count = atoi(argv[2]);
     char err[512] = "";
-    instance *I = test_load(".:53 {\n    kubernetes cluster.local\n}\n", err, sizeof err);
+    instance *I = test_load(".:53 {\n    autopath @kubernetes\n"
+                            "    kubernetes cluster.local in-addr.arpa {\n"
+                            "        pods verified\n    }\n}\n", err, sizeof err);
     void *k = I ? test_plugin_inst(I, &plugin_kubernetes) : NULL;
     if (!k) {
         fprintf(stderr, "load: %s\n", err);
@@ -118,11 +135,22 @@ int main(int argc, char **argv)
         return 1;
     }
     kubernetes_set_synced(k, 1);
+    void *ap = test_plugin_inst(I, &plugin_autopath);    /* finds its source */
+    if (!ap || plugin_autopath.start(ap, I, err, sizeof err) < 0) {
+        fprintf(stderr, "autopath start: %s\n", err);
+        return 1;
+    }
+    char ptr[64];                   /* the last endpoint's address, reversed */
+    snprintf(ptr, sizeof ptr, "%d.%d.9.10.in-addr.arpa.", (n - 1) % 250 + 1, (n - 1) / 250);
     kind kinds[] = {
-        { "a_udp", T_A, PROTO_UDP, 0, 0 }, { "srv_udp", T_SRV, PROTO_UDP, 0, 0 },
-        { "a_tcp", T_A, PROTO_TCP, 0, 0 }, { "srv_tcp", T_SRV, PROTO_TCP, 0, 0 },
+        { "a_udp", T_A, NULL, PROTO_UDP, 0, 0 }, { "srv_udp", T_SRV, NULL, PROTO_UDP, 0, 0 },
+        { "a_tcp", T_A, NULL, PROTO_TCP, 0, 0 }, { "srv_tcp", T_SRV, NULL, PROTO_TCP, 0, 0 },
+        { "ptr_udp", T_PTR, ptr, PROTO_UDP, 0, 0 },
+        { "autopath_udp", T_A, "big.testns.svc.cluster.local.other.svc.cluster.local.",
+          PROTO_UDP, 0, 0 },
     };
-    int (*runs[])(instance *, kind *, int) = { run_a_udp, run_srv_udp, run_a_tcp, run_srv_tcp };
+    int (*runs[])(instance *, kind *, int) = { run_a_udp, run_srv_udp, run_a_tcp, run_srv_tcp,
+                                               run_ptr_udp, run_autopath_udp };
     int rc = 0;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         if (one(I, &kinds[i]) < 0 || runs[i](I, &kinds[i], count) < 0) {

@@ -518,7 +518,7 @@ static int file_setup(cf_disp *d, setup_ctx *ctx, void **inst)
             return -1;
         }
     }
-    xfr_source src = { file_xfr_walk, f };
+    xfr_source src = { .walk = file_xfr_walk, .data = f };
     if (xfr_source_publish(ctx->blk, "file", &src) < 0) {
         file_destroy(f);
         return cf_err(d, "plugin/file: out of memory");

@@ -16,7 +16,7 @@ static int emit_rr(xfr_emit_fn emit, void *sink, const uint8_t *owner, const frr
 {
     dns_rr rr = { .owner = owner, .type = r->type, .rclass = r->rclass, .ttl = r->ttl,
                   .rdata = r->rdata, .rdlen = r->rdlen };
-    return emit(sink, &rr);
+    return emit(sink, &rr) < 0 ? -1 : 0;      /* XFR_YIELD: a walk goes on */
 }
 
 static int canonical(const void *a, const void *b)

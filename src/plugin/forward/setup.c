@@ -39,6 +39,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include "plugin/forward/forward.h"
+#include "common/addr.h"
 #include "common/log.h"
 #include "server/zone.h"
 
@@ -69,21 +70,9 @@ static int add_addr(cf_disp *d, fwd_stanza *st, const char *ip, int port, int tl
     }
     fwd_upstream *u = &st->ups[st->nups];
     memset(u, 0, sizeof *u);
-    struct sockaddr_in *s4 = (struct sockaddr_in *)&u->sa;
-    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&u->sa;
-    if (inet_pton(AF_INET, ip, &s4->sin_addr) == 1) {
-        s4->sin_family = AF_INET;
-        s4->sin_port = htons((uint16_t)port);
-        u->salen = sizeof *s4;
-        snprintf(u->to, sizeof u->to, "%s:%d", ip, port);
-    } else if (inet_pton(AF_INET6, ip, &s6->sin6_addr) == 1) {
-        s6->sin6_family = AF_INET6;
-        s6->sin6_port = htons((uint16_t)port);
-        u->salen = sizeof *s6;
-        snprintf(u->to, sizeof u->to, "[%s]:%d", ip, port);
-    } else {
+    if (addr_parse_ip(ip, port, &u->sa, &u->salen) != 0)
         return cf_err(d, "plugin/forward: not an IP address or file: \"%s\"", ip);
-    }
+    snprintf(u->to, sizeof u->to, u->sa.ss_family == AF_INET6 ? "[%s]:%d" : "%s:%d", ip, port);
     u->st = st;
     u->tls = tls;
     if (servername && *servername) {
@@ -338,14 +327,8 @@ static int parse_source(cf_disp *d, fwd_stanza *st)
         return -1;
     struct sockaddr_storage *src = &st->src;
     st->has_src = 1;
-    struct sockaddr_in *s4 = (struct sockaddr_in *)src;
-    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)src;
-    memset(src, 0, sizeof *src);
-    if (inet_pton(AF_INET, a, &s4->sin_addr) == 1)
-        s4->sin_family = AF_INET;
-    else if (inet_pton(AF_INET6, a, &s6->sin6_addr) == 1)
-        s6->sin6_family = AF_INET6;
-    else
+    socklen_t srclen;
+    if (addr_parse_ip(a, 0, src, &srclen) != 0)
         return cf_err(d, "plugin/forward: invalid IP address: %s", a);
     return 0;
 }

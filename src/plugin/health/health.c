@@ -30,6 +30,7 @@
 #include <event2/http.h>
 #include "server/plugin.h"
 #include "server/http.h"
+#include "common/addr.h"
 #include "common/log.h"
 #include "runtime/metrics.h"
 #include "runtime/periodic.h"
@@ -92,7 +93,7 @@ static int poll_target(health *h)
     else
         snprintf(host, sizeof host, "%.*s", (int)hl, h->addr);
     if (!host[0]) {
-        const char *def = server_default_bind();
+        const char *def = addr_default_bind();
         snprintf(host, sizeof host, "%s", def ? def : "127.0.0.1");
     } else if (strcmp(host, "localhost") == 0) {
         snprintf(host, sizeof host, "127.0.0.1");

@@ -764,7 +764,7 @@ static int k8sext_setup(cf_disp *d, setup_ctx *ctx, void **inst)
         while (rc == 0 && cf_next_block(d))
             rc = parse_prop(d, e);
     }
-    xfr_source xs = { k8sext_xfr_walk, e };
+    xfr_source xs = { .walk = k8sext_xfr_walk, .data = e };
     if (rc == 0 && xfr_source_publish(ctx->blk, "k8s_external", &xs) < 0)
         rc = cf_err(d, "plugin/k8s_external: out of memory");
     if (rc < 0) {

@@ -25,9 +25,27 @@
  * or a name below a zone, is not ours to transfer (XFR_NOTAUTH): CoreDNS
  * would send its Services again under that name.
  *
- * Runs on the worker serving the transfer, inside one store read-side
- * section; each record is built in a scratch message and handed to the
- * sink at once.
+ * Resumable (transfer.h's open/next/close): open() takes the opening SOA
+ * (and so the serial) and the list of Services as (name, namespace) keys,
+ * sorted, copied out of the store; each next() opens its own store
+ * read-side section, looks each Service up again by its key and goes on
+ * from the position kept in the cursor: the Service, and within a
+ * headless one the endpoint position in its merged view. So the zone is
+ * walked once (linear in it: the sort of the Service keys once, then each
+ * record once), a message at a time, and no read-side section is held
+ * across the worker's event loop. What the client gets while the cluster
+ * changes is what an AXFR server sends from a zone that changes under a
+ * transfer: both SOAs carry the serial at the start; a Service deleted
+ * meanwhile is left out, a Service created meanwhile is not in the
+ * transfer, and a Service changed meanwhile is sent as it is when its turn
+ * comes (a headless Service whose endpoints change between two messages
+ * is resumed at the same position of its new endpoint list, so an
+ * endpoint may be skipped or sent twice). The client sees the next serial
+ * at its next SOA check and transfers again.
+ *
+ * Each record is built in a scratch message and handed to the sink at
+ * once. walk() (the source's one-call form, used by tests) runs the same
+ * cursor to the end.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -40,6 +58,7 @@ typedef struct kxfr {
     dns_msg m;                       /* scratch: the record being emitted */
     xfr_emit_fn emit;
     void *sink;
+    int yield;                       /* the sink said XFR_YIELD */
 } kxfr;
 
 /* Hand every record of the scratch message to the sink, then empty it. */
@@ -47,9 +66,10 @@ static int out(kxfr *x, int added)
 {
     int rc = added;
     unsigned n = msg_count(&x->m, SEC_ANSWER);
-    for (unsigned i = 0; rc == 0 && i < n; i++) {
+    for (unsigned i = 0; rc >= 0 && i < n; i++) {
         dns_rr rr = msg_rr(&x->m, SEC_ANSWER, i);
         rc = x->emit(x->sink, &rr);
+        x->yield |= rc == XFR_YIELD;
     }
     msg_reset(&x->m);
     return rc < 0 ? -1 : 0;
@@ -155,19 +175,31 @@ static int endpoint(kxfr *x, const st_endpoint *ep, const uint8_t *name, uint16_
     return 0;
 }
 
-/* Endpoints slice by slice: the SRV weight counts one slice's ready ones. */
-static int headless(kxfr *x, const st_service *svc, const uint8_t *name)
+/* Endpoints slice by slice from position *pos: the SRV weight counts one
+ * slice's ready ones (a resumed walk counts the slice of *pos again: at
+ * most one slice's work more per message). 0 when the Service is done
+ * (*pos back to 0), XFR_MORE with *pos where to go on, -1. */
+static int headless(kxfr *x, const st_service *svc, const uint8_t *name, size_t *pos)
 {
     const st_endpoints *eps = store_endpoints(x->q.st, svc->ns, svc->name);
-    for (size_t i = 0, j; eps && i < eps->n; i = j) {
+    size_t from = eps && *pos < eps->n ? *pos : 0, i = from, j;
+    while (i > 0 && same_slice(&eps->eps[i - 1], &eps->eps[from]))
+        i--;
+    for (; eps && *pos < eps->n && i < eps->n; i = j) {
         size_t ready = 0;
         for (j = i; j < eps->n && same_slice(&eps->eps[i], &eps->eps[j]); j++)
             ready += eps->eps[j].ready;
         uint16_t weight = srv_weight(ready ? ready : 1);
-        for (size_t k = i; k < j; k++)
+        for (size_t k = i < from ? from : i; k < j; k++) {
             if (eps->eps[k].ready && endpoint(x, &eps->eps[k], name, weight) < 0)
                 return -1;
+            if (x->yield && k + 1 < eps->n) {
+                *pos = k + 1;
+                return XFR_MORE;
+            }
+        }
     }
+    *pos = 0;
     return 0;
 }
 
@@ -181,7 +213,7 @@ static int external(kxfr *x, const st_service *svc, const uint8_t *name)
     return out(x, msg_add_name(&x->m, SEC_ANSWER, name, T_CNAME, x->q.k->ttl, target));
 }
 
-static int service(kxfr *x, const st_service *svc)
+static int service(kxfr *x, const st_service *svc, size_t *pos)
 {
     uint8_t tail[DNAME_MAX], mid[DNAME_MAX], name[DNAME_MAX];
     if (!kube_ns_exposed(&x->q, svc->ns))
@@ -193,50 +225,7 @@ static int service(kxfr *x, const st_service *svc)
         return external(x, svc, name);
     if (svc->kind == SVC_CLUSTERIP && svc->n_cluster_ips > 0)
         return cluster_ip(x, svc, name);
-    return headless(x, svc, name);
-}
-
-typedef struct svc_list {
-    const st_service **v;
-    size_t n, cap;
-    int oom;
-} svc_list;
-
-static int collect(const st_service *svc, void *arg)
-{
-    svc_list *l = arg;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 64;
-        const st_service **v = realloc(l->v, cap * sizeof *v);
-        if (!v) {
-            l->oom = 1;
-            return 1;
-        }
-        l->v = v;
-        l->cap = cap;
-    }
-    l->v[l->n++] = svc;
-    return 0;
-}
-
-static int by_name(const void *a, const void *b)
-{
-    const st_service *x = *(const st_service *const *)a, *y = *(const st_service *const *)b;
-    int c = strcmp(x->name, y->name);
-    return c ? c : strcmp(x->ns, y->ns);
-}
-
-static int services(kxfr *x)
-{
-    svc_list l = { 0 };
-    store_foreach_service(x->q.st, collect, &l);
-    int rc = l.oom ? -1 : 0;
-    if (l.n)
-        qsort(l.v, l.n, sizeof *l.v, by_name);
-    for (size_t i = 0; rc == 0 && i < l.n; i++)
-        rc = service(x, l.v[i]);
-    free(l.v);
-    return rc;
+    return headless(x, svc, name, pos);
 }
 
 /* ---- the apex -------------------------------------------------------------------- */
@@ -261,30 +250,84 @@ static int apex(kxfr *x)
     return rc;
 }
 
-static int emit_soa(kxfr *x, const dns_msg *soa)
-{
-    dns_rr rr = msg_rr(soa, SEC_ANSWER, 0);
-    return x->emit(x->sink, &rr);
-}
+/* ---- the cursor ------------------------------------------------------------------ */
 
-static int walk(kxfr *x, uint32_t serial)
+typedef struct kcur {
+    kube *k;
+    int zi;
+    int uptodate;                    /* an IXFR at the current serial */
+    int stage;                       /* 0 the SOA and apex, 1 Services, 2 done */
+    dns_msg soa;                     /* the opening SOA, sent again last */
+    char *keys;                      /* "name\0ns\0" back to back */
+    size_t len, cap;
+    size_t *at;                      /* offsets into keys, sorted by name then ns */
+    size_t n, nat;
+    size_t svc;                      /* the next Service (index into at) */
+    size_t ep;                       /* its next endpoint (headless) */
+    int oom;
+} kcur;
+
+static int keep_key(const st_service *svc, void *arg)
 {
-    dns_msg soa;
-    msg_init(&soa);
-    int rc = kube_add_soa(&x->q, &soa, SEC_ANSWER) < 0 ? -1 : emit_soa(x, &soa);
-    if (rc == 0 && !(serial != 0 && serial == store_serial(x->q.st))) {
-        rc = apex(x);
-        if (rc == 0)
-            rc = services(x);
-        if (rc == 0)
-            rc = emit_soa(x, &soa);
+    kcur *c = arg;
+    size_t nl = strlen(svc->name) + 1, sl = strlen(svc->ns) + 1;
+    if (c->len + nl + sl > c->cap) {
+        size_t cap = (c->cap ? c->cap * 2 : 4096) + nl + sl;
+        char *v = realloc(c->keys, cap);
+        if (!v)
+            return c->oom = 1;
+        c->keys = v;
+        c->cap = cap;
     }
-    msg_free(&soa);
-    return rc;
+    if (c->n == c->nat) {
+        size_t nat = c->nat ? c->nat * 2 : 64;
+        size_t *v = realloc(c->at, nat * sizeof *v);
+        if (!v)
+            return c->oom = 1;
+        c->at = v;
+        c->nat = nat;
+    }
+    c->at[c->n++] = c->len;
+    memcpy(c->keys + c->len, svc->name, nl);
+    memcpy(c->keys + c->len + nl, svc->ns, sl);
+    c->len += nl + sl;
+    return 0;
 }
 
-static int kube_xfr_walk(void *data, const uint8_t *zone, uint32_t serial, xfr_emit_fn emit,
-                         void *sink)
+/* qsort has no argument: the offsets are turned into pointers for it. */
+static int by_name(const void *a, const void *b)
+{
+    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+    int c = strcmp(x, y);
+    return c ? c : strcmp(x + strlen(x) + 1, y + strlen(y) + 1);
+}
+
+static int sort_keys(kcur *c)
+{
+    const char **p = malloc((c->n ? c->n : 1) * sizeof *p);
+    if (!p)
+        return -1;
+    for (size_t i = 0; i < c->n; i++)
+        p[i] = c->keys + c->at[i];
+    qsort(p, c->n, sizeof *p, by_name);
+    for (size_t i = 0; i < c->n; i++)
+        c->at[i] = (size_t)(p[i] - c->keys);
+    free(p);
+    return 0;
+}
+
+static void kube_xfr_close(void *cur)
+{
+    kcur *c = cur;
+    if (!c)
+        return;
+    msg_free(&c->soa);
+    free(c->keys);
+    free(c->at);
+    free(c);
+}
+
+static int kube_xfr_open(void *data, const uint8_t *zone, uint32_t serial, void **cur)
 {
     kube *k = data;
     int zi = -1;
@@ -293,21 +336,107 @@ static int kube_xfr_walk(void *data, const uint8_t *zone, uint32_t serial, xfr_e
             zi = i;
     if (zi < 0)
         return XFR_NOTAUTH;
-    if (!k->st)
+    kcur *c = k->st ? calloc(1, sizeof *c) : NULL;
+    if (!c)
         return XFR_FAIL;
-    kxfr x = { .q = { .k = k, .st = k->st, .zi = zi, .zone_q = k->zwire[zi] },
+    c->k = k;
+    c->zi = zi;
+    msg_init(&c->soa);
+    kq q = { .k = k, .st = k->st, .zi = zi, .zone_q = k->zwire[zi] };
+    store_read_begin();
+    int rc = kube_add_soa(&q, &c->soa, SEC_ANSWER) < 0 ? -1 : 0;
+    c->uptodate = serial != 0 && serial == store_serial(k->st);
+    if (rc == 0 && !c->uptodate)
+        store_foreach_service(k->st, keep_key, c);
+    store_read_end();
+    karena_free(&q.arena);
+    if (rc < 0 || c->oom || sort_keys(c) < 0) {
+        kube_xfr_close(c);
+        return XFR_FAIL;
+    }
+    *cur = c;
+    return XFR_OK;
+}
+
+static int emit_soa(kxfr *x, const dns_msg *soa)
+{
+    dns_rr rr = msg_rr(soa, SEC_ANSWER, 0);
+    int rc = x->emit(x->sink, &rr);
+    x->yield |= rc == XFR_YIELD;
+    return rc < 0 ? -1 : 0;
+}
+
+/* The Services from the cursor's position on, until the sink yields. */
+static int services(kxfr *x, kcur *c)
+{
+    while (c->svc < c->n) {
+        const char *name = c->keys + c->at[c->svc], *ns = name + strlen(name) + 1;
+        const st_service *svc = store_service(x->q.st, ns, name);
+        int rc = svc ? service(x, svc, &c->ep) : 0;
+        if (rc < 0)
+            return -1;
+        if (rc == XFR_MORE)
+            return XFR_MORE;
+        c->svc++;
+        c->ep = 0;
+        if (x->yield && c->svc < c->n)
+            return XFR_MORE;
+    }
+    return 0;
+}
+
+static int step(kxfr *x, kcur *c)
+{
+    int rc = 0;
+    if (c->stage == 0) {
+        rc = emit_soa(x, &c->soa);
+        if (rc == 0 && c->uptodate) {
+            c->stage = 2;
+            return XFR_OK;
+        }
+        if (rc == 0)
+            rc = apex(x);
+        c->stage = 1;
+    }
+    if (rc == 0 && c->stage == 1)
+        rc = services(x, c);
+    if (rc == 0) {
+        rc = emit_soa(x, &c->soa);
+        c->stage = 2;
+    }
+    return rc < 0 ? XFR_FAIL : rc == XFR_MORE ? XFR_MORE : XFR_OK;
+}
+
+static int kube_xfr_next(void *cur, xfr_emit_fn emit, void *sink)
+{
+    kcur *c = cur;
+    if (c->stage == 2)
+        return XFR_OK;
+    kxfr x = { .q = { .k = c->k, .st = c->k->st, .zi = c->zi, .zone_q = c->k->zwire[c->zi] },
                .emit = emit, .sink = sink };
     msg_init(&x.m);
     store_read_begin();
-    int rc = walk(&x, serial);
+    int rc = step(&x, c);
     store_read_end();
     msg_free(&x.m);
     karena_free(&x.q.arena);
-    return rc < 0 ? XFR_FAIL : XFR_OK;
+    return rc;
+}
+
+static int kube_xfr_walk(void *data, const uint8_t *zone, uint32_t serial, xfr_emit_fn emit,
+                         void *sink)
+{
+    void *cur = NULL;
+    int rc = kube_xfr_open(data, zone, serial, &cur);
+    while (rc == XFR_OK && (rc = kube_xfr_next(cur, emit, sink)) == XFR_MORE)
+        rc = XFR_OK;
+    kube_xfr_close(cur);
+    return rc;
 }
 
 int kube_publish_transfer(kube *k, struct server_block *blk)
 {
-    xfr_source src = { kube_xfr_walk, k };
+    xfr_source src = { .walk = kube_xfr_walk, .data = k, .open = kube_xfr_open,
+                       .next = kube_xfr_next, .close = kube_xfr_close };
     return xfr_source_publish(blk, "kubernetes", &src);
 }

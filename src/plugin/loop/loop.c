@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include <openssl/rand.h>
 #include "server/plugin.h"
+#include "common/addr.h"
 #include "common/log.h"
 #include "common/exchange.h"
 #include "wire/msg.h"
@@ -108,17 +109,9 @@ static int exchange(loop *l)
     if (qlen < 0)
         return -1;
     struct sockaddr_storage ss;
-    memset(&ss, 0, sizeof ss);
     socklen_t sl;
-    struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-    if (inet_pton(AF_INET, l->target, &s4->sin_addr) == 1) {
-        s4->sin_family = AF_INET, s4->sin_port = htons((uint16_t)l->port), sl = sizeof *s4;
-    } else if (inet_pton(AF_INET6, l->target, &s6->sin6_addr) == 1) {
-        s6->sin6_family = AF_INET6, s6->sin6_port = htons((uint16_t)l->port), sl = sizeof *s6;
-    } else {
+    if (addr_parse_ip(l->target, l->port, &ss, &sl) != 0)
         return -1;
-    }
     /* through c-ares: it matches the reply's ID and question; any rcode counts */
     dns_exchange_opts o = { .to = (const struct sockaddr *)&ss, .timeout_ms = LOOP_EXCHANGE_MS };
     size_t rlen;
@@ -163,7 +156,7 @@ static int loop_start(void *inst, struct instance *ins, char *err, size_t errlen
             break;
         }
     }
-    const char *def = server_default_bind();
+    const char *def = addr_default_bind();
     snprintf(l->target, sizeof l->target, "%s", bind ? bind : def ? def : "127.0.0.1");
     if (!strcmp(l->target, "0.0.0.0"))
         snprintf(l->target, sizeof l->target, "127.0.0.1");

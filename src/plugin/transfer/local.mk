@@ -10,3 +10,5 @@ tests_unit_test_transfer_SOURCES = tests/unit/test_transfer.c tests/unit/testenv
 	tests/unit/testenv.h src/plugins.c
 tests_unit_test_transfer_CFLAGS = $(UNIT_CC_FLAGS) -DSRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_transfer_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)
+TESTS += tests/integration/xfr_stall.sh
+EXTRA_DIST += tests/integration/xfr_stall.sh tests/integration/xfrprobe.py

@@ -1,0 +1,105 @@
+/*
+ * addr.c — written socket addresses to sockaddrs (addr.h).
+ */
+#include <assert.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include "common/addr.h"
+
+int addr_parse_ip(const char *ip, int port, struct sockaddr_storage *ss, socklen_t *len)
+{
+    assert(ip && ss && len);
+    if (port < 0 || port > 65535)
+        return -1;
+    memset(ss, 0, sizeof *ss);
+    struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+    if (inet_pton(AF_INET, ip, &s4->sin_addr) == 1) {
+        s4->sin_family = AF_INET;
+        s4->sin_port = htons((uint16_t)port);
+        *len = sizeof *s4;
+        return 0;
+    }
+    /* IPv6, with a zone when one is written: getaddrinfo reads both (the
+     * family hint keeps it from taking inet_aton's IPv4 forms) */
+    struct addrinfo hints = { .ai_family = AF_INET6, .ai_socktype = SOCK_DGRAM,
+                              .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
+    struct addrinfo *res = NULL;
+    if (!*ip || getaddrinfo(ip, NULL, &hints, &res) != 0)
+        return -1;
+    int rc = -1;
+    if (res && res->ai_family == AF_INET6 && res->ai_addrlen == sizeof(struct sockaddr_in6)) {
+        memcpy(ss, res->ai_addr, sizeof(struct sockaddr_in6));
+        ((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
+        *len = sizeof(struct sockaddr_in6);
+        rc = 0;
+    }
+    freeaddrinfo(res);
+    return rc;
+}
+
+int addr_parse(const char *text, int defport, struct sockaddr_storage *ss, socklen_t *len)
+{
+    assert(text && ss && len);
+    char buf[INET6_ADDRSTRLEN + 64];
+    if (strlen(text) >= sizeof buf)
+        return -1;
+    snprintf(buf, sizeof buf, "%s", text);
+    char *host = buf, *p = NULL;
+    if (buf[0] == '[') {
+        char *close = strchr(buf, ']');
+        if (!close)
+            return -1;
+        *close = '\0';
+        host = buf + 1;
+        if (close[1] == ':')
+            p = close + 2;
+        else if (close[1] != '\0')
+            return -1;
+        if (!strchr(host, ':'))
+            return -1;                  /* brackets hold IPv6 only */
+    } else {
+        char *c = strchr(buf, ':');
+        if (c && c == strrchr(buf, ':')) {      /* one colon: IPv4:port */
+            *c = '\0';
+            p = c + 1;
+        }
+    }
+    int port = defport;
+    if (p) {
+        char *end;
+        if (*p < '0' || *p > '9')
+            return -1;
+        long v = strtol(p, &end, 10);
+        if (*end || v < 1 || v > 65535)
+            return -1;
+        port = (int)v;
+    }
+    return addr_parse_ip(host, port, ss, len);
+}
+
+void sockaddr_unmap(struct sockaddr_storage *ss)
+{
+    assert(ss);
+    if (ss->ss_family != AF_INET6)
+        return;
+    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+    if (!IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
+        return;
+    struct sockaddr_in s4;
+    memset(&s4, 0, sizeof s4);
+    s4.sin_family = AF_INET;
+    s4.sin_port = s6->sin6_port;
+    memcpy(&s4.sin_addr, &s6->sin6_addr.s6_addr[12], 4);
+    memset(ss, 0, sizeof *ss);
+    memcpy(ss, &s4, sizeof s4);
+}
+
+const char *addr_default_bind(void)
+{
+    const char *b = getenv("TOPODNS_DEFAULT_BIND");
+    return b && *b ? b : NULL;
+}

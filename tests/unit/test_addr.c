@@ -1,0 +1,135 @@
+/*
+ * test_addr.c — the one socket-address parser (common/addr): IPv4 and
+ * IPv6 with and without a port, IPv6 zones by number and by interface name
+ * (lo), what is refused (names, inet_aton's short IPv4 forms, ports out of
+ * range or not decimal, brackets around IPv4, stray text), the IPv4-mapped
+ * unmapping and the default bind address from the environment.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <cmocka.h>
+#include "common/addr.h"
+
+/* text parses (default port defport) to family, printed address, port and,
+ * for IPv6, scope id. */
+static void accepted(const char *text, int defport, int family, const char *ip, int port,
+                     unsigned scope)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = 0;
+    char buf[INET6_ADDRSTRLEN];
+    if (addr_parse(text, defport, &ss, &len) != 0)
+        fail_msg("%s: refused", text);
+    assert_int_equal(ss.ss_family, family);
+    if (family == AF_INET) {
+        const struct sockaddr_in *s4 = (const struct sockaddr_in *)&ss;
+        assert_int_equal(len, sizeof *s4);
+        assert_non_null(inet_ntop(AF_INET, &s4->sin_addr, buf, sizeof buf));
+        assert_int_equal(ntohs(s4->sin_port), port);
+    } else {
+        const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&ss;
+        assert_int_equal(len, sizeof *s6);
+        assert_non_null(inet_ntop(AF_INET6, &s6->sin6_addr, buf, sizeof buf));
+        assert_int_equal(ntohs(s6->sin6_port), port);
+        assert_int_equal(s6->sin6_scope_id, scope);
+    }
+    if (strcmp(buf, ip))
+        fail_msg("%s: address %s, want %s", text, buf, ip);
+}
+
+static void refused(const char *text)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = 0;
+    if (addr_parse(text, 53, &ss, &len) == 0)
+        fail_msg("%s: accepted", text);
+}
+
+static void test_ipv4(void **state)
+{
+    (void)state;
+    accepted("127.0.0.1", 53, AF_INET, "127.0.0.1", 53, 0);
+    accepted("10.1.2.3:5353", 53, AF_INET, "10.1.2.3", 5353, 0);
+    accepted("0.0.0.0", 0, AF_INET, "0.0.0.0", 0, 0);
+    accepted("1.2.3.4:65535", 53, AF_INET, "1.2.3.4", 65535, 0);
+}
+
+static void test_ipv6(void **state)
+{
+    (void)state;
+    accepted("::1", 53, AF_INET6, "::1", 53, 0);
+    accepted("[::1]", 853, AF_INET6, "::1", 853, 0);
+    accepted("[2001:db8::5]:1053", 53, AF_INET6, "2001:db8::5", 1053, 0);
+    accepted("::ffff:1.2.3.4", 53, AF_INET6, "::ffff:1.2.3.4", 53, 0);
+    accepted("fe80::1%7", 53, AF_INET6, "fe80::1", 53, 7);
+    unsigned lo = if_nametoindex("lo");
+    if (lo)
+        accepted("[fe80::1%lo]:54", 53, AF_INET6, "fe80::1", 54, lo);
+}
+
+static void test_refused(void **state)
+{
+    (void)state;
+    const char *bad[] = {
+        "", "localhost", "example.org:53", "1", "127.1", "0x7f.0.0.1", "1.2.3.4.5",
+        "1.2.3.4:", "1.2.3.4:0", "1.2.3.4:65536", "1.2.3.4:+53", "1.2.3.4:53x",
+        "1.2.3.4: 53", "[1.2.3.4]:53", "[::1", "[::1]x", "[::1]:", "::1]:53",
+        "fe80::1%no-such-interface-x", " 1.2.3.4", "1.2.3.4 ",
+        "0000000000000000000000000000000000000000000000000000000000000000000000000000001.2.3.4",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        refused(bad[i]);
+    struct sockaddr_storage ss;
+    socklen_t len;
+    assert_int_equal(addr_parse_ip("1.2.3.4:53", 53, &ss, &len), -1);  /* no port here */
+    assert_int_equal(addr_parse_ip("1.2.3.4", 65536, &ss, &len), -1);
+    assert_int_equal(addr_parse_ip("1.2.3.4", -1, &ss, &len), -1);
+    assert_int_equal(addr_parse_ip("1.2.3.4", 0, &ss, &len), 0);
+}
+
+static void test_unmap(void **state)
+{
+    (void)state;
+    struct sockaddr_storage ss;
+    socklen_t len;
+    assert_int_equal(addr_parse("[::ffff:10.0.0.9]:4000", 0, &ss, &len), 0);
+    sockaddr_unmap(&ss);
+    assert_int_equal(ss.ss_family, AF_INET);
+    const struct sockaddr_in *s4 = (const struct sockaddr_in *)&ss;
+    assert_int_equal(ntohs(s4->sin_port), 4000);
+    assert_int_equal(ntohl(s4->sin_addr.s_addr), 0x0a000009);
+    assert_int_equal(addr_parse("[2001:db8::1]:4000", 0, &ss, &len), 0);
+    sockaddr_unmap(&ss);                    /* not mapped: unchanged */
+    assert_int_equal(ss.ss_family, AF_INET6);
+    assert_int_equal(ntohs(((const struct sockaddr_in6 *)&ss)->sin6_port), 4000);
+}
+
+static void test_default_bind(void **state)
+{
+    (void)state;
+    unsetenv("TOPODNS_DEFAULT_BIND");
+    assert_null(addr_default_bind());
+    setenv("TOPODNS_DEFAULT_BIND", "", 1);
+    assert_null(addr_default_bind());
+    setenv("TOPODNS_DEFAULT_BIND", "127.0.0.1", 1);
+    assert_string_equal(addr_default_bind(), "127.0.0.1");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ipv4),
+        cmocka_unit_test(test_ipv6),
+        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_unmap),
+        cmocka_unit_test(test_default_bind),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

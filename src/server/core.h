@@ -160,6 +160,8 @@ struct instance {
     unsigned nunrouted;
     int debug;                      /* instance_set_debug() */
     struct http_state *http;        /* http.c: listeners and thread, or NULL */
+    struct event_base *_Atomic http_base;   /* http.c: its loop while it lives */
+    struct loop_hook *_Atomic loop_hooks;   /* loophook.c: loop_on_free() */
     struct instance *prev;          /* the instance this one replaces, while
                                      * it is prepared (instance_prepare) */
 };

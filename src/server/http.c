@@ -58,6 +58,7 @@
 #include <utlist.h>
 #include "server/http.h"
 #include "server/accept.h"
+#include "server/loophook.h"
 #include "cluster/store.h"
 #include "common/addr.h"
 #include "common/thread.h"
@@ -533,6 +534,7 @@ static hinst *get_inst(struct instance *ins)
     }
     http_anchor(-1, 0, h);
     atomic_init(&h->draining, 0);
+    atomic_store(&ins->http_base, h->base);
     return ins->http = h;
 }
 
@@ -711,6 +713,8 @@ void http_stop(struct instance *ins)
         free(l);
     }
     event_free(h->anchor);
+    atomic_store(&ins->http_base, NULL);
+    loop_free_hooks_run(ins, h->base);        /* plugins' per-loop state */
     event_base_free(h->base);
     free(h);
 }

@@ -134,6 +134,13 @@ dns_req *req_new_sub(const dns_req *parent, const uint8_t *wire, size_t len)
     r->zone = parent->zone;
     r->server = parent->server;
     r->depth = parent->depth + 1;
+    /* the parent's reply goes out as is to a UDP client: the sub's records
+     * past that size could never be sent (a parent wrapped by a writer, or
+     * over TCP, keeps every record) */
+    if (req_raw_ok(parent) && parent->proto == PROTO_UDP)
+        r->sub_max_size = req_max_size(parent);
+    else
+        r->sub_max_size = parent->nwrite == 0 && !parent->written ? parent->sub_max_size : 0;
     return r;
 }
 

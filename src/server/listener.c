@@ -49,6 +49,7 @@
 #include <event2/thread.h>
 #include "server/core.h"
 #include "server/accept.h"
+#include "server/loophook.h"
 #include "cluster/store.h"
 #include "common/addr.h"
 #include "common/log.h"
@@ -555,8 +556,11 @@ static void worker_close(worker *w, size_t ng)
     free(w->udp_evs);
     free(w->tcp_ls);
     free(w->tcp_guards);
-    if (w->base)
+    if (w->base) {
+        if (w->ins)
+            loop_free_hooks_run(w->ins, w->base);   /* plugins' per-loop state */
         event_base_free(w->base);
+    }
     memset(w, 0, sizeof *w);
 }
 

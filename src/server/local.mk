@@ -10,6 +10,7 @@ src_server_libserver_a_SOURCES = \
 	src/server/server.c src/server/server.h \
 	src/server/listener.c src/server/tcp.c src/server/tls.c \
 	src/server/accept.c src/server/accept.h \
+	src/server/loophook.c src/server/loophook.h \
 	src/server/zone.c src/server/zone.h \
 	src/server/sources.c src/server/transfer.h src/server/autopath.h src/server/external.h \
 	src/server/tap.h src/server/reqtopo.h \
@@ -60,6 +61,14 @@ TESTS += tests/unit/test_zone
 tests_unit_test_zone_SOURCES = tests/unit/test_zone.c
 tests_unit_test_zone_CFLAGS = $(UNIT_CC_FLAGS)
 tests_unit_test_zone_LDADD = $(LIBSERVER) $(LIBWIRE) $(LIBCOMMON) $(CMOCKA_LIBS) $(DEP_LIBS)
+
+# Per-loop cleanup hooks (loop_on_free) and their call from listeners_stop.
+check_PROGRAMS += tests/unit/test_loophook
+TESTS += tests/unit/test_loophook
+tests_unit_test_loophook_SOURCES = tests/unit/test_loophook.c
+tests_unit_test_loophook_CFLAGS = $(UNIT_CC_FLAGS)
+tests_unit_test_loophook_LDADD = $(LIBSERVER) $(LIBRUNTIME) $(LIBCOREFILE) $(LIBCLUSTER) \
+	$(LIBWIRE) $(LIBCOMMON) $(CMOCKA_LIBS) $(DEP_LIBS)
 
 # The request lifecycle with dispatch and internal requests (request.c,
 # dispatch.c, internal.c), and the transports over real sockets on

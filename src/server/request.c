@@ -80,6 +80,7 @@ void req_clear(req_full *f)
     r->topo_ecs = 0;
     r->owners_own_case = 0;
     r->depth = 0;
+    r->sub_max_size = 0;
     r->meta_on = 0;
     r->nmeta = 0;
     f->ops = NULL;                  /* the next transport sets its own */
@@ -443,6 +444,15 @@ int req_write(dns_req *r, const handler *writer)
 int req_raw_ok(const dns_req *r)
 {
     return r->nwrite == 0 && !r->written && r->proto != PROTO_INTERNAL;
+}
+
+size_t req_reply_budget(const dns_req *r, size_t fixed)
+{
+    size_t max = req_raw_ok(r) ? req_max_size(r)
+               : r->nwrite == 0 && !r->written ? r->sub_max_size : 0;
+    if (!max)
+        return SIZE_MAX;
+    return max > fixed ? max - fixed : 0;
 }
 
 int req_worker_index(const dns_req *r)

@@ -127,6 +127,13 @@ typedef struct dns_req {
      * client's query, the parent's + 1, set by the plugin that starts it,
      * so that queries leading back into the same plugin stop somewhere. */
     unsigned depth;
+    /* A sub-request whose records the parent copies into a reply sent as
+     * is to a UDP client (autopath with no writer wrapped around it): the
+     * parent's req_max_size(), which a handler may use as req_max_size()
+     * to stop building records that could not be sent (the parent's reply
+     * is truncated to it anyway). 0: no such bound. Set by req_new_sub(),
+     * read by handlers through req_reply_budget(). */
+    size_t sub_max_size;
     /* Metadata (req_meta_set/req_meta_get): labelled values the providers
      * of a block with the metadata plugin registered before the chain ran. */
     int meta_on;                     /* req_meta_enable() */
@@ -170,6 +177,11 @@ int req_write_more(dns_req *r);
  *     when nothing was sent (not allowed, or too large): the handler then
  *     answers with req_write() as usual, which compresses or truncates. */
 int req_raw_ok(const dns_req *r);
+/* The octets a reply to r may hold beyond fixed (its header and question)
+ * for a handler that stops building records past it: req_max_size() when
+ * the reply goes out as is (req_raw_ok), a sub-request's sub_max_size when
+ * set, else SIZE_MAX (a writer or a parent wants every record). */
+size_t req_reply_budget(const dns_req *r, size_t fixed);
 int req_write_raw(dns_req *r, const struct handler *writer, const uint8_t *wire, size_t len);
 /* The index of the worker thread serving r (0 .. workers-1): per-worker
  * state of a plugin instance (touched by that worker only) is kept by it;

@@ -34,6 +34,7 @@
 #include <openssl/evp.h>
 #include "server/core.h"
 #include "server/http.h"
+#include "server/loophook.h"
 #include "common/addr.h"
 #include "common/file.h"
 #include "common/log.h"
@@ -665,6 +666,7 @@ void instance_free(instance *ins)
     free(ins->blocks);
     cf_free(ins->cf);
     free(ins->path);
+    loop_free_hooks_clear(ins);
     free(ins);
 }
 

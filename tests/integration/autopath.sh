@@ -70,6 +70,44 @@ check "…the question as asked" grep -q "^;svc1\.$S\.$S\.[[:space:]]" <<<"$OUT"
 check "…counted in coredns_autopath_success_total{server}" [ "$(metric)" = $((n0 + 1)) ]
 q -b 127.0.0.5 svc1.$S.$S A +tcp
 check "…over TCP too" eval 'rcode_is NOERROR && is_ans "svc1.$S.$S. 5 CNAME svc1.$S.|svc1.$S. 5 A 10.0.0.1|"'
+
+# a large headless Service through autopath over UDP (512 octets): the
+# reply is truncated where the direct question's is, with the CNAME in
+# front: the same A records in the same order as the start of the whole
+# answer over TCP, as many as fit (the sub-request stops building records
+# at the client's size, which must not cut what fits)
+python3 - "$TMP/big.yaml" <<'PY'
+import sys
+eps = "".join("- addresses: [10.7.%d.%d]\n  conditions: {ready: true}\n" % (i // 250, i % 250 + 1)
+              for i in range(300))
+open(sys.argv[1], "w").write("""apiVersion: v1
+kind: Service
+metadata: {name: big, namespace: testns}
+spec: {clusterIP: None, ports: [{name: http, port: 80}]}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: big-1, namespace: testns, labels: {kubernetes.io/service-name: big}}
+addressType: IPv4
+ports: [{name: http, port: 80, protocol: TCP}]
+endpoints:
+""" + eps)
+PY
+K apply --validate=false -f "$TMP/big.yaml" > /dev/null
+until_ok 5 eval 'q -b 127.0.0.5 big.$S A +tcp; [ "$(section ANSWER | wc -l)" = 300 ]'
+q -b 127.0.0.5 big.$S.$S A +tcp
+WHOLE=$(section ANSWER | awk '$4 == "A" { print $5 }')
+q -b 127.0.0.5 big.$S.$S A +ignore +noedns
+UDP_A=$(section ANSWER | awk '$4 == "A" { print $5 }')
+nu=$(grep -c . <<<"$UDP_A")
+check "large Service through autopath over TCP: CNAME and all 300 A" eval \
+    '[ "$(grep -c . <<<"$WHOLE")" = 300 ]'
+check "…over UDP: truncated (TC), the CNAME first" eval \
+    'tc_set && [ "$(section ANSWER | head -1 | awk "{ print \$4 }")" = CNAME ]'
+check "…its $nu A records are the first $nu of the whole answer, in order" eval \
+    '[ "$nu" -gt 20 ] && [ "$UDP_A" = "$(head -n "$nu" <<<"$WHOLE")" ]'
+check "…as many as fit: the reply is within 512 octets and one more A would not fit" eval \
+    'sz=$(sed -n "s/.*MSG SIZE  rcvd: \([0-9]*\).*/\1/p" <<<"$OUT"); [ "$sz" -le 512 ] && [ $((sz + 16)) -gt 512 ]'
 q -b 127.0.0.5 svc1.testns.svc.$S SRV
 check "…SRV through svc.<zone>" eval \
     'rcode_is NOERROR && is_ans "svc1.testns.svc.$S. 5 CNAME svc1.$S.|svc1.$S. 5 SRV 0 100 80 svc1.$S.|"'

@@ -763,8 +763,10 @@ static int forward_setup(cf_disp *d, setup_ctx *ctx, void **inst)
         fwd_free(f);
         return -1;
     }
-    for (size_t i = 0; i < f->nst; i++)
+    for (size_t i = 0; i < f->nst; i++) {
         f->st[i]->m = &f->m;
+        f->st[i]->ins = ctx ? ctx->ins : NULL;
+    }
     f->tap = ctx ? block_value(ctx->blk, TAP_KEY) : NULL;   /* dnstap's setup ran first */
     *inst = f;
     return 0;

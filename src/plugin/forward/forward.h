@@ -37,6 +37,7 @@ struct fwd_loop;
 struct metric_family;
 struct ssl_ctx_st;
 struct event_base;
+struct instance;
 
 /* The families of the instance's registry (looked up at setup). */
 typedef struct fwd_metrics {
@@ -89,6 +90,7 @@ typedef struct fwd_stanza {
     int add_ecs;                     /* add_client_subnet: ECS from the client's address */
     uint8_t ecs_bits4, ecs_bits6;    /* its source prefixes */
     const fwd_metrics *m;            /* the plugin instance's */
+    struct instance *ins;            /* the server instance (setup), for loop_on_free */
     pthread_mutex_t mu;              /* serialises additions to loops */
     struct fwd_loop *_Atomic loops;  /* per event loop state, grows only */
 } fwd_stanza;
@@ -149,8 +151,10 @@ typedef struct fwd_tpool fwd_tpool;
 struct ssl_ctx_st *fwd_tls_ctx(const char *cert, const char *key, const char *ca, char *err,
                                size_t errlen);
 void fwd_tls_ctx_free(struct ssl_ctx_st *ctx);
-/* The connections to upstream u on one event loop (freed with the stanza,
- * after the loop stopped). */
+/* The connections to upstream u on one event loop. They are closed by the
+ * loop's loop_on_free hook (st->ins's workers and HTTP thread) before the
+ * base is freed; the pool itself is freed with the stanza. On any other
+ * base none is kept idle, and the base must outlive the pool's busy ones. */
 fwd_tpool *fwd_tpool_new(fwd_stanza *st, fwd_upstream *u, struct event_base *base);
 void fwd_tpool_free(fwd_tpool *p);
 /* Send the query wire over an idle or new connection; 0, or -1 with why. */

@@ -13,12 +13,13 @@
  * reply arrived is replaced by a fresh one for the same query, as CoreDNS
  * retries ErrCachedClosed.
  *
- * Each connection is a non-blocking socket with its SSL object, one socket
- * event and one timer, both embedded and re-armed as OpenSSL asks
- * (WANT_READ / WANT_WRITE); the states are connect, handshake, write, read,
- * idle. The timer is read_timeout for the connect and handshake, then
- * read_timeout again from the query's write: a silent upstream costs the
- * query one read_timeout per phase, never a blocked worker.
+ * Each connection is a libevent OpenSSL bufferevent over a non-blocking
+ * socket (bound to source_address) and one timer; the states are dial
+ * (connect and handshake), busy (the framed query written, replies read
+ * length-prefixed from the input evbuffer) and idle. The timer is
+ * read_timeout for the connect and handshake, then read_timeout again from
+ * the query's write: a silent upstream costs the query one read_timeout per
+ * phase, never a blocked worker.
  *
  * Verification is on: the certificate must chain to the `tls` CA (the
  * system's trust store without one) and name the server: tls_servername
@@ -27,9 +28,12 @@
  * Go's TLS client checks when CoreDNS dials an IP.
  *
  * Callbacks always come from the loop, never from inside fwd_tpool_send().
- * A pool is freed with its stanza, after the loops have stopped: then its
- * busy queries are called back with FWD_TLS_GONE and nothing of libevent
- * is touched (the base is gone), as c-ares channels are freed.
+ * A pool registers loop_on_free() (server/loophook.h) on its loop: just
+ * before the worker's (or HTTP thread's) event base is freed, every
+ * connection is closed (a bufferevent cannot outlive its base) and busy
+ * queries are called back with FWD_TLS_GONE. On a base the server does not
+ * own the hook is refused and no connection is kept idle; the pool is freed
+ * with its stanza.
  *
  * A reply is taken only when it answers the query on the wire, as c-ares
  * checks on the UDP/TCP path: the same ID, the QR bit, and the same one
@@ -42,10 +46,7 @@
  * The health probe (fwd_tls_probe) runs on the upstream's probe thread:
  * a fresh connection with the same verification, driven by libevent's
  * OpenSSL bufferevent on an event base of the probe's own (created and
- * freed by the call); the reply must match as above. The serving pool
- * keeps its own socket and timer events: its connections outlive the
- * worker's event base (they are freed with the stanza, after the loops
- * are gone), which a bufferevent cannot.
+ * freed by the call); the reply must match as above.
  */
 #include <assert.h>
 #include <errno.h>
@@ -67,24 +68,22 @@
 #include <openssl/x509v3.h>
 #include "plugin/forward/forward.h"
 #include "runtime/metrics.h"
+#include "server/loophook.h"
 #include "wire/dname.h"
 #include "common/tlsca.h"
 
-enum { T_CONNECT, T_HANDSHAKE, T_WRITE, T_READ, T_IDLE };
+enum { T_DIAL, T_BUSY, T_IDLE };
 
 typedef struct tconn {
     struct fwd_tpool *p;
-    int fd;
-    SSL *ssl;
-    struct event ev, timer;
-    int ev_on, timer_on;
+    struct bufferevent *bev;        /* OpenSSL over the socket; NULL until dialed */
+    struct event timer;             /* start, deadline or idle expiry */
+    int timer_on;
     int state;
-    int dial_err;                   /* connect() failed at once: this errno */
     int reused;                     /* taken from the idle list */
+    int got;                        /* octets came for this query */
     uint8_t *out;                   /* the framed query */
-    size_t outlen, outoff;
-    uint8_t *in;                    /* the framed reply as read */
-    size_t inlen, incap;
+    size_t outlen;
     fwd_tls_cb cb;                  /* the query's; NULL while idle */
     void *arg;
     struct tconn *prev, *next;      /* p->conns: idle ones first, newest first */
@@ -96,6 +95,8 @@ struct fwd_tpool {
     struct event_base *base;
     tconn *conns;
     unsigned nidle;
+    int hooked;                     /* loop_on_free registered: idle ones kept */
+    int gone;                       /* the loop's hook ran: no connections */
 };
 
 /* ---- contexts ------------------------------------------------------------- */
@@ -179,28 +180,6 @@ static SSL *up_ssl(const fwd_stanza *st, const fwd_upstream *u, int fd)
     return ssl;
 }
 
-/* Why the TLS operation that returned r failed, as text. */
-static void tls_why(SSL *ssl, int r, char *buf, size_t len)
-{
-    int e = SSL_get_error(ssl, r);
-    long vr = SSL_get_verify_result(ssl);
-    char txt[256];
-    if (vr != X509_V_OK) {
-        snprintf(buf, len, "tls: failed to verify certificate: %s", X509_verify_cert_error_string(vr));
-        ERR_clear_error();
-        return;
-    }
-    ssl_errtext(txt, sizeof txt);
-    if (txt[0])
-        snprintf(buf, len, "tls: %s", txt);
-    else if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && errno == 0))
-        snprintf(buf, len, "EOF");
-    else if (e == SSL_ERROR_SYSCALL)
-        snprintf(buf, len, "%s", strerror(errno));
-    else
-        snprintf(buf, len, "tls: error %d", e);
-}
-
 /* A non-blocking TCP socket connecting to u (from source_address); -1
  * with why when there is none. A connect that failed at once leaves the
  * socket and its errno in *cerr, for the caller to report from the loop. */
@@ -225,161 +204,6 @@ static int up_socket(const fwd_stanza *st, const fwd_upstream *u, char *why, siz
     if (connect(fd, (const struct sockaddr *)&u->sa, u->salen) < 0 && errno != EINPROGRESS)
         *cerr = errno;
     return fd;
-}
-
-/* ---- one connection --------------------------------------------------------- */
-
-static void conn_step(tconn *c);
-
-static void io_cb(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd;
-    (void)what;
-    tconn *c = arg;
-    c->ev_on = 0;
-    conn_step(c);
-}
-
-static void conn_wait(tconn *c, short what)
-{
-    if (c->ev_on)
-        event_del(&c->ev);
-    event_assign(&c->ev, c->p->base, c->fd, what, io_cb, c);
-    event_add(&c->ev, NULL);
-    c->ev_on = 1;
-}
-
-static void timer_arm(tconn *c, double secs)
-{
-    struct timeval tv = { (time_t)secs, (suseconds_t)((secs - (double)(time_t)secs) * 1e6) };
-    evtimer_add(&c->timer, &tv);
-    c->timer_on = 1;
-}
-
-static void list_unlink(tconn *c)
-{
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        c->p->conns = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
-    c->prev = c->next = NULL;
-}
-
-static void list_push(tconn *c)
-{
-    c->prev = NULL;
-    c->next = c->p->conns;
-    if (c->next)
-        c->next->prev = c;
-    c->p->conns = c;
-}
-
-/* Close and free c; its query (if any) is not called back. */
-static void conn_free(tconn *c, int touch_loop)
-{
-    if (touch_loop) {
-        if (c->ev_on)
-            event_del(&c->ev);
-        if (c->timer_on)
-            evtimer_del(&c->timer);
-    }
-    if (c->state == T_IDLE && !c->cb)
-        c->p->nidle--;
-    list_unlink(c);
-    SSL_free(c->ssl);
-    if (c->fd >= 0)
-        close(c->fd);
-    free(c->out);
-    free(c->in);
-    free(c);
-}
-
-static void count_conn(fwd_tpool *p, int hit)
-{
-    const char *lv[] = { "forward", p->u->to, "tcp-tls" };
-    const fwd_metrics *m = p->st->m;
-    if (m)
-        metrics_add(hit ? m->conn_hits : m->conn_misses, lv, 1);
-}
-
-/* A new connection in state connect for query (out, cb, arg); NULL with
- * why when the socket cannot even be made. */
-static tconn *conn_dial(fwd_tpool *p, char *why, size_t wlen)
-{
-    tconn *c = calloc(1, sizeof *c);
-    if (!c) {
-        snprintf(why, wlen, "out of memory");
-        return NULL;
-    }
-    c->p = p;
-    c->fd = up_socket(p->st, p->u, why, wlen, &c->dial_err);
-    if (c->fd < 0) {
-        free(c);
-        return NULL;
-    }
-    if (!(c->ssl = up_ssl(p->st, p->u, c->fd))) {
-        snprintf(why, wlen, "tls: cannot set up the connection");
-        close(c->fd);
-        free(c);
-        return NULL;
-    }
-    c->state = T_CONNECT;
-    list_push(c);
-    count_conn(p, 0);
-    return c;
-}
-
-static void timer_cb(evutil_socket_t fd, short what, void *arg);
-
-/* The query of c failed: call it back after freeing c. */
-static void conn_fail(tconn *c, const char *why)
-{
-    fwd_tls_cb cb = c->cb;
-    void *arg = c->arg;
-    conn_free(c, 1);
-    if (cb)
-        cb(arg, FWD_TLS_ERROR, why, NULL, 0);
-}
-
-/* Give the query of c (out, cb, arg) to a fresh connection: a cached one
- * was closed under it. */
-static void conn_redial(tconn *c)
-{
-    char why[160];
-    fwd_tpool *p = c->p;
-    tconn *n = conn_dial(p, why, sizeof why);
-    if (!n || n->dial_err) {
-        if (n)
-            snprintf(why, sizeof why, "dial tcp %s: connect: %s", p->u->to, strerror(n->dial_err));
-        if (n)
-            conn_free(n, 0);
-        conn_fail(c, why);
-        return;
-    }
-    n->out = c->out;
-    n->outlen = c->outlen;
-    n->cb = c->cb;
-    n->arg = c->arg;
-    c->out = NULL;
-    c->cb = NULL;
-    conn_free(c, 1);
-    evtimer_assign(&n->timer, p->base, timer_cb, n);
-    timer_arm(n, p->st->read_timeout);
-    conn_wait(n, EV_WRITE);
-}
-
-static void timer_cb(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd;
-    (void)what;
-    tconn *c = arg;
-    c->timer_on = 0;
-    if (c->state == T_IDLE && !c->cb)
-        conn_free(c, 1);            /* expired */
-    else
-        conn_fail(c, "i/o timeout");
 }
 
 /* The reply a (alen octets) answers the query q (qlen octets, ours and
@@ -409,147 +233,288 @@ static void count_mismatch(fwd_tpool *p)
         metrics_add(m->mismatched, lv, 1);
 }
 
-/* The reply is complete: keep c for later (or close it) and call back. */
-static void conn_done(tconn *c)
+/* ---- one connection --------------------------------------------------------- */
+
+static void list_unlink(tconn *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        c->p->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+}
+
+static void list_push(tconn *c)
+{
+    c->prev = NULL;
+    c->next = c->p->conns;
+    if (c->next)
+        c->next->prev = c;
+    c->p->conns = c;
+}
+
+static void timer_arm(tconn *c, double secs)
+{
+    struct timeval tv = { (time_t)secs, (suseconds_t)((secs - (double)(time_t)secs) * 1e6) };
+    evtimer_add(&c->timer, &tv);
+    c->timer_on = 1;
+}
+
+/* Close and free c (its bufferevent frees the SSL and the socket); its
+ * query (if any) is not called back. The loop must still exist. */
+static void conn_free(tconn *c)
+{
+    if (c->timer_on)
+        evtimer_del(&c->timer);
+    if (c->state == T_IDLE && !c->cb)
+        c->p->nidle--;
+    list_unlink(c);
+    if (c->bev)
+        bufferevent_free(c->bev);
+    free(c->out);
+    free(c);
+}
+
+static void count_conn(fwd_tpool *p, int hit)
+{
+    const char *lv[] = { "forward", p->u->to, "tcp-tls" };
+    const fwd_metrics *m = p->st->m;
+    if (m)
+        metrics_add(hit ? m->conn_hits : m->conn_misses, lv, 1);
+}
+
+/* The query of c failed: call it back after freeing c. */
+static void conn_fail(tconn *c, const char *why)
+{
+    fwd_tls_cb cb = c->cb;
+    void *arg = c->arg;
+    conn_free(c);
+    if (cb)
+        cb(arg, FWD_TLS_ERROR, why, NULL, 0);
+}
+
+/* The reply a (len octets, malloc'd) answers c's query: keep c for later
+ * (or close it) and call back. */
+static void conn_done(tconn *c, uint8_t *a, size_t len)
 {
     fwd_tpool *p = c->p;
     fwd_tls_cb cb = c->cb;
     void *arg = c->arg;
-    uint8_t *in = c->in;
-    size_t len = c->inlen - 2;
-    c->in = NULL;
-    c->inlen = c->incap = 0;
     c->cb = NULL;
     free(c->out);
     c->out = NULL;
     c->state = T_IDLE;
     c->reused = 0;
+    c->got = 0;
     if (c->timer_on)
         evtimer_del(&c->timer);
     c->timer_on = 0;
-    if (p->st->expire > 0 && (p->st->max_idle_conns == 0 || p->nidle < p->st->max_idle_conns)) {
-        p->nidle++;
+    p->nidle++;                     /* conn_free counts it out */
+    if (p->hooked && p->st->expire > 0 &&
+        (p->st->max_idle_conns == 0 || p->nidle <= p->st->max_idle_conns)) {
         list_unlink(c);
         list_push(c);               /* newest idle first */
-        timer_arm(c, p->st->expire);
-        conn_wait(c, EV_READ);      /* notice the upstream closing it */
+        timer_arm(c, p->st->expire);    /* reading on: notice the upstream closing it */
     } else {
-        p->nidle++;                 /* conn_free counts it out */
-        conn_free(c, 1);
+        conn_free(c);
     }
-    cb(arg, FWD_TLS_OK, NULL, in + 2, len);
-    free(in);
+    cb(arg, FWD_TLS_OK, NULL, a, len);
+    free(a);
 }
 
-/* SSL wants more: wait for it; 1 when waiting, 0 when r was an error. */
-static int want(tconn *c, int r)
+static void conn_start(tconn *c);
+static void timer_cb(evutil_socket_t fd, short what, void *arg);
+
+/* Give the query of c (out, cb, arg) to a fresh connection: a cached one
+ * was closed under it. */
+static void conn_redial(tconn *c)
 {
-    int e = SSL_get_error(c->ssl, r);
-    if (e == SSL_ERROR_WANT_READ) {
-        conn_wait(c, EV_READ);
-        return 1;
+    fwd_tpool *p = c->p;
+    tconn *n = calloc(1, sizeof *n);
+    if (!n) {
+        conn_fail(c, "out of memory");
+        return;
     }
-    if (e == SSL_ERROR_WANT_WRITE) {
-        conn_wait(c, EV_WRITE);
-        return 1;
-    }
-    return 0;
+    n->p = p;
+    n->state = T_DIAL;
+    n->out = c->out;
+    n->outlen = c->outlen;
+    n->cb = c->cb;
+    n->arg = c->arg;
+    c->out = NULL;
+    c->cb = NULL;
+    conn_free(c);
+    list_push(n);
+    count_conn(p, 0);
+    evtimer_assign(&n->timer, p->base, timer_cb, n);
+    conn_start(n);
 }
 
-/* An error on c during its query: a reused connection that closed before
- * any octet of the reply is replaced, anything else fails the query. */
-static void conn_error(tconn *c, int r)
+static void timer_cb(evutil_socket_t fd, short what, void *arg)
 {
+    (void)fd;
+    (void)what;
+    tconn *c = arg;
+    c->timer_on = 0;
+    if (c->state == T_IDLE && !c->cb)
+        conn_free(c);               /* expired */
+    else
+        conn_fail(c, "i/o timeout");
+}
+
+/* Length-prefixed messages in the input: each one that answers the query
+ * completes it; anything else is dropped and counted. */
+static void read_cb(struct bufferevent *bev, void *arg)
+{
+    tconn *c = arg;
+    struct evbuffer *in = bufferevent_get_input(bev);
+    if (c->state != T_BUSY) {       /* octets nobody asked for */
+        if (c->cb)
+            conn_redial(c);         /* taken from the idle list, not started yet */
+        else
+            conn_free(c);
+        return;
+    }
+    if (evbuffer_get_length(in) > 0)
+        c->got = 1;
+    uint8_t len[2];
+    while (evbuffer_copyout(in, len, 2) == 2) {
+        size_t need = (size_t)len[0] << 8 | len[1];
+        if (evbuffer_get_length(in) < 2 + need)
+            return;
+        uint8_t *a = malloc(need ? need : 1);
+        if (!a) {
+            conn_fail(c, "out of memory");
+            return;
+        }
+        evbuffer_drain(in, 2);
+        evbuffer_remove(in, a, need);
+        if (reply_matches(c->out + 2, c->outlen - 2, a, need)) {
+            conn_done(c, a, need);
+            return;
+        }
+        free(a);
+        count_mismatch(c->p);       /* not ours: drop it, read on */
+    }
+}
+
+/* Why the connection failed, as text. */
+static void bev_why(tconn *c, short what, char *buf, size_t len)
+{
+    SSL *ssl = bufferevent_openssl_get_ssl(c->bev);
+    long vr = ssl ? SSL_get_verify_result(ssl) : X509_V_OK;
+    unsigned long e = bufferevent_get_openssl_error(c->bev);
+    int serr = EVUTIL_SOCKET_ERROR();
+    if (vr != X509_V_OK)
+        snprintf(buf, len, "tls: failed to verify certificate: %s", X509_verify_cert_error_string(vr));
+    else if (e) {
+        char txt[256];
+        ERR_error_string_n(e, txt, sizeof txt);
+        snprintf(buf, len, "tls: %s", txt);
+    } else if ((what & BEV_EVENT_EOF) || !(what & BEV_EVENT_ERROR) || !serr)
+        snprintf(buf, len, "EOF");
+    else if (c->state == T_DIAL)
+        snprintf(buf, len, "dial tcp %s: connect: %s", c->p->u->to, strerror(serr));
+    else
+        snprintf(buf, len, "%s", strerror(serr));
+    while (bufferevent_get_openssl_error(c->bev))
+        ;
+    ERR_clear_error();
+}
+
+static void event_cb(struct bufferevent *bev, short what, void *arg)
+{
+    tconn *c = arg;
+    if (what & BEV_EVENT_CONNECTED) {
+        c->state = T_BUSY;
+        timer_arm(c, c->p->st->read_timeout);   /* the exchange's own */
+        if (bufferevent_write(bev, c->out, c->outlen) < 0)
+            conn_fail(c, "out of memory");
+        return;
+    }
+    if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT)))
+        return;
+    if (c->state == T_IDLE && !c->cb) {
+        conn_free(c);               /* the upstream closed an idle one */
+        return;
+    }
     char why[300];
-    tls_why(c->ssl, r, why, sizeof why);
-    if (c->reused && c->inlen == 0 && c->state != T_CONNECT && c->state != T_HANDSHAKE)
+    bev_why(c, what, why, sizeof why);
+    if (c->reused && !c->got && c->state != T_DIAL)
         conn_redial(c);
     else
         conn_fail(c, why);
 }
 
-static void conn_step(tconn *c)
+/* Run c's query from the loop: write it on a cached connection, or dial. */
+static void conn_start(tconn *c)
 {
-    int r;
-    switch (c->state) {
-    case T_CONNECT: {
-        int soerr = 0;
-        socklen_t sl = sizeof soerr;
-        if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr) {
-            char why[160];
-            snprintf(why, sizeof why, "dial tcp %s: connect: %s", c->p->u->to,
-                     strerror(soerr ? soerr : errno));
-            conn_fail(c, why);
-            return;
-        }
-        c->state = T_HANDSHAKE;
-    }   /* fall through */
-    case T_HANDSHAKE:
-        ERR_clear_error();
-        r = SSL_connect(c->ssl);
-        if (r != 1) {
-            if (!want(c, r))
-                conn_error(c, r);
-            return;
-        }
-        c->state = T_WRITE;
-        timer_arm(c, c->p->st->read_timeout);   /* the exchange's own */
-        /* fall through */
-    case T_WRITE:
-        while (c->outoff < c->outlen) {
-            ERR_clear_error();
-            r = SSL_write(c->ssl, c->out + c->outoff, (int)(c->outlen - c->outoff));
-            if (r <= 0) {
-                if (!want(c, r))
-                    conn_error(c, r);
-                return;
-            }
-            c->outoff += (size_t)r;
-        }
-        c->state = T_READ;
-        /* fall through */
-    case T_READ:
-        for (;;) {
-            size_t need = c->inlen < 2 ? 2 : 2 + ((size_t)c->in[0] << 8 | c->in[1]);
-            if (c->inlen >= 2 && c->inlen == need) {
-                if (reply_matches(c->out + 2, c->outlen - 2, c->in + 2, c->inlen - 2)) {
-                    conn_done(c);
-                    return;
-                }
-                count_mismatch(c->p);   /* not ours: drop it, read on */
-                c->inlen = 0;
-                continue;
-            }
-            if (!c->in) {
-                if (!(c->in = malloc(2 + 65535))) {
-                    conn_fail(c, "out of memory");
-                    return;
-                }
-                c->incap = 2 + 65535;
-            }
-            ERR_clear_error();
-            r = SSL_read(c->ssl, c->in + c->inlen, (int)(need - c->inlen));
-            if (r <= 0) {
-                if (!want(c, r))
-                    conn_error(c, r);
-                return;
-            }
-            c->inlen += (size_t)r;
-        }
-    case T_IDLE: {
-        /* readable while idle: a session ticket, or the upstream closed */
-        uint8_t b[64];
-        ERR_clear_error();
-        r = SSL_read(c->ssl, b, sizeof b);
-        if (r <= 0 && want(c, r))
-            return;
-        conn_free(c, 1);            /* closed, or octets nobody asked for */
+    fwd_tpool *p = c->p;
+    if (c->state == T_IDLE) {       /* a cached connection: write now */
+        c->state = T_BUSY;
+        timer_arm(c, p->st->read_timeout);
+        if (bufferevent_write(c->bev, c->out, c->outlen) < 0)
+            conn_fail(c, "out of memory");
         return;
     }
+    char why[160];
+    int cerr, fd = up_socket(p->st, p->u, why, sizeof why, &cerr);
+    if (fd < 0) {
+        conn_fail(c, why);
+        return;
     }
+    if (cerr) {
+        close(fd);
+        snprintf(why, sizeof why, "dial tcp %s: connect: %s", p->u->to, strerror(cerr));
+        conn_fail(c, why);
+        return;
+    }
+    SSL *ssl = up_ssl(p->st, p->u, fd);
+    if (!ssl) {
+        close(fd);
+        conn_fail(c, "tls: cannot set up the connection");
+        return;
+    }
+    /* libevent owns ssl and fd from here (freed with bev, or by it on failure) */
+    c->bev = bufferevent_openssl_socket_new(p->base, fd, ssl, BUFFEREVENT_SSL_CONNECTING,
+                                            BEV_OPT_CLOSE_ON_FREE);
+    if (!c->bev) {
+        conn_fail(c, "tls: cannot set up the connection");
+        return;
+    }
+    bufferevent_openssl_set_allow_dirty_shutdown(c->bev, 1);
+    bufferevent_setcb(c->bev, read_cb, NULL, event_cb, c);
+    timer_arm(c, p->st->read_timeout);  /* connect and handshake */
+    bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 }
 
 /* ---- pools ---------------------------------------------------------------- */
+
+/* The loop is about to be freed (loophook.h): close every connection while
+ * its bufferevent can still be freed; busy queries get FWD_TLS_GONE. */
+static void pool_close(fwd_tpool *p)
+{
+    while (p->conns) {
+        tconn *c = p->conns;
+        fwd_tls_cb cb = c->cb;
+        void *arg = c->arg;
+        conn_free(c);
+        if (cb)
+            cb(arg, FWD_TLS_GONE, NULL, NULL, 0);
+    }
+    assert(p->nidle == 0);
+}
+
+static void pool_loop_freed(void *arg, struct event_base *base)
+{
+    fwd_tpool *p = arg;
+    assert(p->base == base);
+    (void)base;
+    pool_close(p);
+    p->gone = 1;
+}
 
 fwd_tpool *fwd_tpool_new(fwd_stanza *st, fwd_upstream *u, struct event_base *base)
 {
@@ -559,6 +524,9 @@ fwd_tpool *fwd_tpool_new(fwd_stanza *st, fwd_upstream *u, struct event_base *bas
     p->st = st;
     p->u = u;
     p->base = base;
+    char err[128];
+    /* idle connections are kept only on a loop that tells us before it goes */
+    p->hooked = st->ins && loop_on_free(st->ins, base, pool_loop_freed, p, err, sizeof err) == 0;
     return p;
 }
 
@@ -566,14 +534,7 @@ void fwd_tpool_free(fwd_tpool *p)
 {
     if (!p)
         return;
-    while (p->conns) {
-        tconn *c = p->conns;
-        fwd_tls_cb cb = c->cb;
-        void *arg = c->arg;
-        conn_free(c, 0);            /* the loop is gone: leave libevent alone */
-        if (cb)
-            cb(arg, FWD_TLS_GONE, NULL, NULL, 0);
-    }
+    pool_close(p);                  /* none left when the loop's hook ran */
     free(p);
 }
 
@@ -584,23 +545,13 @@ static void start_cb(evutil_socket_t fd, short what, void *arg)
     tconn *c = arg;
     c->timer_on = 0;
     evtimer_assign(&c->timer, c->p->base, timer_cb, c);
-    if (c->state == T_IDLE) {       /* a cached connection: write now */
-        c->state = T_WRITE;
-        timer_arm(c, c->p->st->read_timeout);
-        conn_step(c);
-    } else if (c->dial_err) {
-        char why[160];
-        snprintf(why, sizeof why, "dial tcp %s: connect: %s", c->p->u->to, strerror(c->dial_err));
-        conn_fail(c, why);
-    } else {
-        timer_arm(c, c->p->st->read_timeout);
-        conn_wait(c, EV_WRITE);     /* connect done */
-    }
+    conn_start(c);
 }
 
 int fwd_tpool_send(fwd_tpool *p, const uint8_t *wire, size_t len, fwd_tls_cb cb, void *arg,
                    char *why, size_t wlen)
 {
+    assert(p && !p->gone && wire && cb);
     uint8_t *out = malloc(len + 2);
     if (!out) {
         snprintf(why, wlen, "out of memory");
@@ -618,20 +569,22 @@ int fwd_tpool_send(fwd_tpool *p, const uint8_t *wire, size_t len, fwd_tls_cb cb,
     if (c) {
         p->nidle--;
         c->reused = 1;
-        if (c->ev_on)
-            event_del(&c->ev);
-        c->ev_on = 0;
         if (c->timer_on)
             evtimer_del(&c->timer);
         count_conn(p, 1);
-    } else if (!(c = conn_dial(p, why, wlen))) {
+    } else if (!(c = calloc(1, sizeof *c))) {
+        snprintf(why, wlen, "out of memory");
         free(out);
         return -1;
+    } else {
+        c->p = p;
+        c->state = T_DIAL;
+        list_push(c);
+        count_conn(p, 0);
     }
     c->out = out;
     c->outlen = len + 2;
-    c->outoff = 0;
-    c->inlen = 0;
+    c->got = 0;
     c->cb = cb;
     c->arg = arg;
     /* start from the loop: the caller's callback never runs inside this call */

@@ -515,8 +515,8 @@ int kube_serve(const handler *h, dns_req *r)
              .zone_q = dname_suffix(r->q.qname, k->zlabels[zi]),
              .need_keys = r->q.qtype == T_SRV,
              .sver = sver, .tver = tver,
-             .budget = req_raw_ok(r) ? req_max_size(r) - fixed : SIZE_MAX,
-             .plain = r->proto != PROTO_UDP && req_max_size(r) >= 65535 };
+             .budget = req_reply_budget(r, fixed),
+             .plain = r->proto == PROTO_TCP };  /* a sub-request counts compressed: its parent is UDP */
     krrvec ans = { 0 }, extra = { 0 };
     store_read_begin();
     int err = lookup_qtype(&q, low, &ans, &extra);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/alloccost.c — the topology allocators' cost per endpoint: the
  * Auto hints (ta_auto_hints, topology-mode Auto) and the same-zone Prefer

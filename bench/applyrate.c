@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * applyrate — how many watch events per second topodns's API-thread code
  * applies, without the network and without kubesim's own speed in the way.

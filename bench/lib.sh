@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bench/lib.sh — helpers shared by the hand-run benchmarks in bench/.
 #
 # Sourced by bench/sync, bench/churn and bench/qps. Finds the built binaries

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Hand-run benchmarks (bench/README.md): `make bench` runs them against this
 # build and keeps their output and the plot in bench-results/. Never part of
 # `make check` or ./scripts/test; needs the packages of scripts/deps.sh's

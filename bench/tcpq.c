@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/tcpq.c — queries per second over one DNS-over-TCP connection, for
  * answers up to 64 KB (dnsperf 2.x asserts on them). Keeps DEPTH queries

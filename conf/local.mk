@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Deployment: the Kubernetes manifests (conf/kubernetes/, rendered by
 # conf/kubernetes/render) and the container image (conf/Containerfile for a
 # registry build; scripts/image builds the same image offline with podman

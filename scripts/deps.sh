@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # scripts/deps.sh — sourced by scripts/test and scripts/demo: installs the
 # Debian packages topodns needs to build and test, when any is missing.
 # Non-interactive; apt-get update runs once, and only when something is missing.

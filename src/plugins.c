@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plugins.c — the composition root's plugin table: every plugin this binary
  * has, bound to its directive name.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plugins.h — the plugin table of the composition root (src/plugins.c).
  * Immutable: built by the linker, read by main() and by tests that load

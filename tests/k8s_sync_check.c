@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * k8s_sync_check — reflects services, endpointslices, pods, nodes and
  * namespaces from an API server into the cluster store with the real client

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # layering.sh — the shape of the tree (docs/architecture.md), checked on the
 # sources: a core folder includes nothing of src/plugin/, no plugin folder
 # includes another's files, only the composition root names plugins, the

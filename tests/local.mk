@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared test support. Unit tests and integration scripts are declared in the
 # local.mk of the folder whose code they test.
 EXTRA_DIST += tests/integration/lib.sh tests/skip-allowed
@@ -5,6 +6,8 @@ EXTRA_DIST += tests/integration/lib.sh tests/skip-allowed
 # The shape of the tree: layering rules and a repository that stands alone.
 TESTS += tests/layering.sh
 EXTRA_DIST += tests/layering.sh tests/call-cycles.known
+TESTS += tests/license.sh
+EXTRA_DIST += tests/license.sh LICENSE scripts/spdx
 
 # Reloads (SIGUSR1) while kubesim churns and clients query: kubernetes,
 # topology, cache, prometheus, forward.

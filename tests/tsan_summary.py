@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """tests/tsan_summary.py LOG... — the ThreadSanitizer reports of test logs,
 deduplicated (used by the TSan stage of scripts/test).
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/tsan_urcu.c — ThreadSanitizer annotations for liburcu, linked into
  * every program of the ThreadSanitizer build only (scripts/test compiles it

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/valgrind.sh BUILD_DIR — the memory check of the suite (run by
 # scripts/test on the default build): every unit test, the replays of the
 # fuzz harnesses (seed and regression inputs), then topodns itself

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Manual pages (installed by `make install`): topodns(8) and corefile(5) as
 # written, topodns-plugins(7) made from docs/configuration.md (its plugin
 # order and directives table), so the page and the document agree. The

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # docs/man/plugins.sh CONFIGURATION.md — writes topodns-plugins(7) from the
 # plugin order and the directives table of docs/configuration.md, so the
 # manual page and the document cannot disagree. Run by make.

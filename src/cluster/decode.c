@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * decode.c — see decode.h. Field names and defaulting: docs/topology.md
  * ("API fields topodns reads") and docs/compatibility.md (1.13 Ingestion).

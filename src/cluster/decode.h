@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * decode.h — Kubernetes JSON objects → the store's compact structs.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # src/cluster: the cluster context (store, string table, decoders, locator).
 noinst_LIBRARIES += src/cluster/libcluster.a
 src_cluster_libcluster_a_SOURCES = \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * locator.c — client address → source → node → zone. See locator.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * locator.h — the client locator (the PodLocator KEP 536 planned and never
  * shipped), built from the store's indexes.

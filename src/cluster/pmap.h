@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pmap.h — a published map: a lock-free hash table (liburcu rculfhash, memb
  * flavor) from a byte key to an immutable value.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * prefix.c — the longest-prefix-match index of node ranges (prefix.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * prefix.h — a published longest-prefix-match index: address ranges
  * (IPv4 and IPv6 CIDRs) → the node they belong to. The store keeps one per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * strtab.c — see strtab.h. A chained hash table of flexible-array entries:
  * 12 bytes and the string each (a uthash handle was 56), at most two

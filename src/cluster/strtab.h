@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * strtab.h — a string table: each distinct string stored once.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * addr.c — written socket addresses to sockaddrs (addr.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * addr.h — the one parser of written socket addresses, the server's default
  * bind address, and IPv4-mapped addresses made plain IPv4.

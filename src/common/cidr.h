@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cidr.h — the one parser of "address/length" networks (the acl plugin's
  * `net`, the topology plugin's `client_subnet`) and the test whether an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * exchange.c — one blocking DNS exchange on c-ares (see exchange.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * exchange.h — one DNS query and its reply through c-ares, for background
  * threads (health checks, the loop plugin's probe), never for the serving

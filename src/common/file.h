@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * file.h — opening and reading whole (small) files: Corefiles, zone files,
  * hosts files, kubeconfigs, tokens. Called from setup, start and background

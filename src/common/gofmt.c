@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gofmt.c — Go's duration and float formatting as CoreDNS prints them.
  * See gofmt.h. Written from the documented behaviour of Go's time and

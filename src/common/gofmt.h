@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gofmt.h — the few Go formatting rules that CoreDNS's log and errors
  * plugins show to users, reproduced so that topodns prints exactly the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * goregex.cc — Go regular expressions on RE2; see goregex.h.
  *

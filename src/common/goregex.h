@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * goregex.h — Go regular expressions (Go's regexp package, as CoreDNS's
  * rewrite, template and errors plugins compile them), run by RE2.

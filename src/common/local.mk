@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # src/common: what every layer may use (log lines, Go formats, Go regular
 # expressions, CIDRs, socket addresses, file reads, resolv.conf search lists,
 # thread names, one DNS exchange on c-ares for background threads, growable

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * log.h — process log lines as CoreDNS prints them: "[LEVEL] message" on
  * standard output, one write per line so threads never interleave. A line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * resolvconf.h — the search list of a resolv.conf file, read as CoreDNS
  * reads it (miekg/dns ClientConfigFromFile, then zone normalization): the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sbuf.c — the growing string buffer of sbuf.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sbuf.h — a growing, NUL-terminated string buffer.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * thread.c — thread names and priorities. See thread.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * thread.h — names and scheduling priority of topodns's own threads.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tlsca.c — the system CA store of tlsca.h.
  */

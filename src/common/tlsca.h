@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tlsca.h — the system's trusted CAs for an OpenSSL context.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vec.h — growing an array by doubling, with the size arithmetic checked.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cf_private.h — internals shared by the Corefile lexer (lexer.c) and
  * parser (parser.c). Nothing outside src/corefile includes this file.

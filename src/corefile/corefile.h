@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * corefile.h — the Corefile: lexer, parser and the token dispenser plugins
  * read their configuration with.

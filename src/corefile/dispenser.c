@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dispenser.c — walks the tokens of one directive (all its occurrences in a
  * server block) for a plugin's setup, like caddy's Dispenser / CoreDNS's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lexer.c — splits a Corefile into tokens the way coredns/caddy's
  * caddyfile lexer does:

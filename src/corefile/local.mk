@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # src/corefile: the Corefile lexer, parser and dispenser.
 noinst_LIBRARIES += src/corefile/libcorefile.a
 src_corefile_libcorefile_a_SOURCES = src/corefile/corefile.h \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * parser.c — turns the lexer's tokens into server blocks (coredns/caddy's
  * caddyfile/parse.go semantics; docs/configuration.md, The file).

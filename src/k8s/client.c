@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * client.c — the API thread: libcurl multi on libevent, glue for the
  * reflectors (whose protocol logic lives in reflector.c) and fire-and-forget

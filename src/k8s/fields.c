@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fields.c — which members of each resource's objects the reflector builds
  * (jsonsel.h), so that list pages and watch events of large objects cost

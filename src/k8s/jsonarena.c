@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * jsonarena.c — a per-thread bump arena for cJSON parse trees (jsonarena.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * jsonarena.h — parse API responses into a per-thread bump arena
  * (internal to src/k8s).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * jsonsel.c — the selective JSON parser (jsonsel.h).
  *

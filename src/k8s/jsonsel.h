@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * jsonsel.h — a selective JSON parser: builds cJSON nodes only for the
  * members a rule keeps and skips the rest with a scanner (internal to

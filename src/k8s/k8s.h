@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * k8s.h — the Kubernetes API client: configuration, one API thread, and a
  * reflector per watched resource.

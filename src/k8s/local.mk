@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # src/k8s: the Kubernetes API client (libcurl multi on its own thread) and
 # the list/watch reflectors.
 noinst_LIBRARIES += src/k8s/libk8s.a

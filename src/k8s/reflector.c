@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * reflector.c — one resource kept in sync with the API server, as
  * client-go's reflector does; pure protocol logic, no I/O (reflector.h).

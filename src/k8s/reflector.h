@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * reflector.h — the list/watch state machine of one reflector, without any
  * I/O (internal to src/k8s; the public API is k8s.h).

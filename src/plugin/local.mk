@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # src/plugin: every plugin, one folder each, in one archive. The folders
 # include nothing of each other; the plugin table that binds names to them
 # is src/plugins.c (the composition root).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # src/runtime: what the server, the API client and the topology engine all
 # use at run time: the metrics registry and periodic background tasks.
 # It sits above src/cluster (periodic tasks register with the store's RCU)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * metrics.c — a Prometheus registry (the process owns one and hands it to
  * every instance it loads; tests make their own).

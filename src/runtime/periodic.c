@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * periodic.c — background tasks on a timer. See periodic.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * periodic.h — a background task: one thread that runs a function again and
  * again, sleeping in between, until it is stopped.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * accept.c — pausing a listener whose accept() fails (accept.h).
  */

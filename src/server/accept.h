@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * accept.h — what a listening socket does when accept() fails.
  *

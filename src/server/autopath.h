@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * autopath.h — search path sources: how a plugin that knows a client's DNS
  * search path (the kubernetes plugin: from the client's pod) offers it to

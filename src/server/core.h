@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * core.h — private structures shared by the files of the server. Plugins
  * never include this file.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * external.h — external names of cluster Services: how a plugin that knows
  * the cluster's Services (the kubernetes plugin) offers their external

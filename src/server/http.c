@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * http.c — the HTTP endpoints of an instance (health, ready, metrics).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * http.h — small HTTP endpoints (health, ready, metrics, explain).
  *

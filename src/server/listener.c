@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * listener.c — sockets, the UDP path and worker threads.
  *

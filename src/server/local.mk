@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # src/server: listeners, the request lifecycle, the chain (plugin interface
 # and order) and the HTTP endpoints (the metrics registry is in src/runtime).
 noinst_LIBRARIES += src/server/libserver.a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lookup.c — asynchronous questions through the server. See lookup.h.
  *

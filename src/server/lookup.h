@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lookup.h — questions a handler asks the whole server while it answers a
  * client: CoreDNS's upstream Lookup. The kubernetes plugin's ExternalName

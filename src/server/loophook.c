@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Per-loop cleanup hooks (loophook.h). */
 #include "loophook.h"
 #include "core.h"

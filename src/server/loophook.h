@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Per-loop cleanup hooks: a plugin learns that one of the instance's event
  * loops (a worker's, or the HTTP thread's) is about to be freed, so that it
  * can free what it keeps on that loop (bufferevents, events) while the

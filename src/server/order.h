@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * order.h — the plugin chain order, declared once (CoreDNS's plugin.cfg):
  * a list of directive names, nothing else.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * reqtopo.h — a request as the topology engine sees it.
  *

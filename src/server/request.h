@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * request.h — the life of one query, and the plugin chain it runs through.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * server.h — a running configuration: server blocks, listeners, workers.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sources.c — what plugins offer each other through their server block
  * (transfer.h: zones to transfer; autopath.h: client search paths;

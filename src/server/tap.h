@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tap.h — how a plugin that sends queries upstream reports them to a
  * message tap (CoreDNS's dnstap.Tapper), without knowing the tap plugin.

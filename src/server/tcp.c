@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tcp.c — DNS over TCP: one worker's connections.
  *

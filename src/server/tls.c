@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tls.c — DNS over TLS on tls:// listeners (RFC 7858).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * transfer.h — zone transfer sources: how a plugin that holds whole zones
  * (kubernetes, file) offers them to the transfer plugin, which answers

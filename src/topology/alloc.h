@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * alloc.h — hint producers for Services whose slices carry no hints: pure
  * functions over plain C arrays (no store, no globals, no allocation).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * alloc_cpu.c — the "Auto" producer: our port of the EndpointSlice
  * controller's proportional-by-CPU allocator (docs/topology.md, "Auto").

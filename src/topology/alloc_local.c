@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * alloc_local.c — same-zone "Prefer": the "Local" algorithm of the KEP 2004
  * drafts (docs/topology.md, same-zone: Prefer), unshipped; our reading of it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * compute.c — rule 5: hints topodns computes itself when a Service asks for
  * topology but no controller wrote hints into its slices (`hints compute`).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * decide.c — the decision: which ready endpoints of a headless Service a
  * located client receives. Rules in precedence order (docs/topology.md):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * engine.c — the engine's life (topology.h) and who is asking: the address
  * to locate (source or trusted ECS), the located client, what an answer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * internal.h — the engine's insides, shared by its files: engine.c (life,
  * client location, marks, counters), decide.c (the rules), compute.c

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # src/topology: the topology engine (decision, hint consumption, the hint
 # producers, the observer).
 noinst_LIBRARIES += src/topology/libtopology.a

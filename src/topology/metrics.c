@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * metrics.c — names of policies and outcomes, and the answer counter
  * topodns_topology_answers_total{policy,outcome}.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * topology.h — the topology engine: which endpoints of a headless Service a
  * given client receives.

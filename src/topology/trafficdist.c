@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trafficdist.c — the trafficDistribution producer (docs/topology.md) and
  * the choice between it and the "Auto" allocator.

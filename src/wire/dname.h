@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dname.h — domain names in uncompressed wire form.
  *

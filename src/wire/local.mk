@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # src/wire: the wire library (domain names and DNS messages). It depends on
 # nothing of topodns; its tests link only libwire.a (and ldns).
 noinst_LIBRARIES += src/wire/libwire.a

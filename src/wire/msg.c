@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * msg.c — DNS messages: storage, strict parser, compressing encoder with
  * CoreDNS-style truncation (see msg.h).

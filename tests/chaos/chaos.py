@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """chaos.py — the driver and the oracle of tests/chaos/chaos.sh.
 
 While kubesim churns (pod and endpoint readiness flips) and this script

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # chaos.sh — chaos with an oracle: kubesim churns and fails in every way its
 # fault API offers (closed watches, 410 after an expired history, 429/500/503
 # with Retry-After, delays, malformed watch lines, split chunks, a rotated

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Chaos with an oracle (tests/chaos/chaos.sh, driven by chaos.py): kubesim's
 # faults and churn against the real topodns, answers compared with kubesim's
 # state. `make check` runs the short form (35 s of faults); `make chaos` the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fixture.h — the cluster the fuzz harnesses that serve cluster names work
  * on (fuzz_kube, fuzz_http): every object of tests/data/kubernetes/cluster.json

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_corefile.c — libFuzzer harness for the Corefile lexer, parser and
  * dispenser: any input must parse or fail with an error, never crash or

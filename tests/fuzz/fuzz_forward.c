@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_forward.c — fuzz harness for what the forward plugin does with an
  * upstream's answer (src/plugin/forward/forward.c: fwd_take_answer and

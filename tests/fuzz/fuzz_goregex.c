@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_goregex.c — fuzz harness for Go regular expressions on RE2
  * (src/common/goregex.h): the pattern scan of goregex.cc (escapes,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_hosts.c — fuzz harness for the hosts plugin (src/plugin/hosts/):
  * the hosts-file reader (addresses with zone indexes and IPv4-mapped IPv6,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_http.c — fuzz harness for the HTTP endpoints (src/server/http.c and
  * the handlers of health, ready, prometheus and topology's explain) behind

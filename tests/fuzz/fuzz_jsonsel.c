@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_jsonsel.c — fuzz harness for the selective JSON parser
  * (src/k8s/jsonsel.c) and the reflector's rules (src/k8s/fields.c): every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_kube.c — fuzz harness for the whole request path of a cluster query:
  * a query packet goes through the real chain of an instance loaded from a

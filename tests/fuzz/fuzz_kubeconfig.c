@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_kubeconfig.c — fuzz harness for kubeconfig parsing
  * (src/k8s/config.c): the depth check over libyaml's events, the document

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_msg.c — fuzz harness for the message parser and encoder.
  *

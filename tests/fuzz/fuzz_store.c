@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_store.c — fuzz harness for what the API server sends us: any JSON
  * text fed to every store writer (as a Service, EndpointSlice, Pod, Node,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # fuzz_store.sh — replay mode of tests/fuzz/fuzz_store.c: every object of the
 # topology fixture, then every member of each damaged in turn (removed, or
 # replaced by a value of another type), into the store; the store must

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_tcp.c — fuzz harness for DNS-over-TCP framing (tcp_frame() in
  * src/server/tcp.c, what every TCP connection reads its queries with).

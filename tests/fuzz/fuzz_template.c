@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_template.c — fuzz harness for the template plugin's evaluator
  * (src/plugin/template/tmpl.h).

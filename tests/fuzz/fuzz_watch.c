@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_watch.c — fuzz harness for the reflector (src/k8s/reflector.c): the
  * list/watch state machine, the watch-stream framer (events split anywhere,

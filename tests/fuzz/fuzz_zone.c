@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_zone.c — fuzz harness for the file plugin's zones
  * (src/plugin/file/): the RFC 1035 master-file reader ($ORIGIN, $TTL,

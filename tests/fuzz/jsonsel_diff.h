@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * jsonsel_diff.h — the differential check of the selective parser
  * (src/k8s/jsonsel.h) against cJSON, shared by tests/unit/test_jsonsel.c

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tests/fuzz: the fuzz harnesses (libFuzzer entry points, one per input
 # surface; the list and what each covers: docs/testing.md, "Fuzzing").
 #

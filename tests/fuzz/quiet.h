@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * quiet.h — for a libFuzzer harness whose code logs on standard output
  * (one write(2) per line: the store's skipped objects and dropped fields,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rcu_now.h — for a libFuzzer harness whose code defers frees with RCU
  * (the cluster store, through pmap_defer()): the callbacks run in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * replay.c — the main() of a fuzz harness in the ordinary build: every file
  * of the harness's seed corpus and of its regression inputs goes once

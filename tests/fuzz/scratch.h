@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scratch.h — one private scratch directory per fuzz harness process, for
  * the readers that take a path (zone files, hosts files, kubeconfigs,

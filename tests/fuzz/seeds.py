@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 # tests/fuzz/seeds.py — writes the hand-made seed inputs of the fuzz
 # harnesses into tests/fuzz/corpus_NAME/ (run from tests/fuzz/; needs
 # python3-dnspython and python3-yaml). The corpora are committed; run it

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """abuse.py — the measuring half of tests/integration/abuse.sh.
 
   abuse.py sample PID SECONDS OUT

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # abuse.sh — topodns at saturation and reloaded under load (the slow and
 # greedy TCP clients are tests/integration/slowloris.sh's).
 #

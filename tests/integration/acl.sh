@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # acl.sh — the acl plugin in the real binary, clients on distinct 127.x
 # addresses: block (REFUSED, EDE 15), filter (NOERROR empty, EDE 17), drop
 # (no reply, over UDP and TCP), allow; the first matching policy of a rule

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # any.sh — ANY gets the RFC 8482 HINFO; other types pass to the next plugin.
 . "$top_srcdir/tests/integration/lib.sh"
 start_topodns ".:{\$PORT} {

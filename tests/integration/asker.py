@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 # asker.py PORT NAME STOPFILE [SOURCE [TCP_EVERY]] — ask topodns on
 # 127.0.0.1:PORT for NAME's A record from SOURCE (default 127.0.3.1) until
 # STOPFILE exists, every TCP_EVERY-th query over TCP (0, the default: UDP

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # autopath.sh — server-side search path completion (src/plugin/autopath/)
 # in the real binary against kubesim: `autopath @kubernetes` with
 # `pods verified`, client pods played by 127.0.0.x source addresses (dig -b):

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bigsvc_cost.sh — an answer for a large headless Service costs what is sent,
 # not the square of the Service: instructions counted (callgrind), no timing.
 #

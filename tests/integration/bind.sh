@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bind.sh — the bind plugin restricts listen addresses; `except` removes one;
 # bad arguments stop startup with file:line.
 . "$top_srcdir/tests/integration/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bufsize.sh — the bufsize plugin in the real binary: the EDNS UDP size a
 # query advertises is capped before the chain sees it (the reply's OPT, the
 # UDP truncation limit, the log's {>bufsize} and the query forward sends

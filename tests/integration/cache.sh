@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # cache.sh — the cache plugin in front of forward, with a second topodns
 # (file and hosts plugins) on loopback as the upstream: hits and misses in
 # the metrics, TTL capped and counting down, denial lifetime from the SOA,

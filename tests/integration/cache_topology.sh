@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # cache_topology.sh — the cache in front of kubernetes with `topology` (the
 # kubeadm Corefile with topology added): kubesim serves the three-zone
 # fixture, and dig plays pods in different zones and on different nodes

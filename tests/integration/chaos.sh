@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # chaos.sh — the chaos plugin and the server's class rule in the real
 # binary: version.bind/version.server, authors.bind (shuffled per query),
 # hostname.bind/id.server as CH TXT, TTL 0, not authoritative, owner as

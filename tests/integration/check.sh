@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # check.sh — `topodns -check`: the migration check of docs/operations.md.
 # It sets every plugin up and serves nothing: kubeadm's Corefile passes
 # with no API server and no in-cluster configuration, while its `.:53`

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # corefiles.sh — Corefiles that Kubernetes distributions and CoreDNS's
 # READMEs ship (tests/data/corefiles/*.Corefile, kubeadm's is
 # conf/Corefile.kubeadm and k8s_acceptance.sh's) load unchanged and answer as

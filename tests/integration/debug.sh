@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # debug.sh — the debug plugin in the real binary: with `debug` the server
 # logs a DEBUG line with a hex dump (text2pcap's form) of every packet it
 # cannot take — answered FORMERR, dropped as unreadable, or a response —

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # dns64.sh — DNS64 (RFC 6147) with the file plugin behind it: AAAA
 # synthesized from A for IPv6 clients (any client with allow_ipv4), names
 # with AAAA records and NXDOMAIN left alone, CNAME chains kept, the TTL

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # dnstap.sh — the dnstap plugin against the real Frame Streams reader:
 # fstrm_capture (fstrm-bin) takes the stream on a unix socket and writes it
 # to a file, dnstap-ldns decodes it. Asserts the CLIENT_QUERY/CLIENT_RESPONSE

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # docs_agree.sh — what the operator reads is what topodns does:
 # - every environment variable topodns reads (getenv and main()'s limits in
 #   src/), and every TOPODNS_* name a document mentions, is in the one list,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # dot.sh — DNS over TLS in the real binary, both ways, with a throwaway CA
 # made here by the openssl CLI:
 #  - serving: tls:// blocks with the tls plugin answer kdig over TLS (the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # dot_replies.sh — forward over tls:// takes only the reply to its query: a
 # DNS-over-TLS upstream (dot_upstream.py, a certificate of a CA made here by
 # the openssl CLI) that first sends a reply with ID 0, then one with the

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """dot_upstream.py — a DNS-over-TLS upstream that answers with wrong replies.
 
   dot_upstream.py PORT CERT KEY

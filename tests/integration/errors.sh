@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # errors.sh — the errors plugin in the real binary: a block whose chain has
 # no answering plugin returns SERVFAIL with "plugin/log: no next plugin
 # found" recorded, which errors logs as "[ERROR] plugin/errors: 2 <name>

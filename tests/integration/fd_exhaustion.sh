@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # fd_exhaustion.sh — out of descriptors (src/server/accept.c): topodns runs
 # under `ulimit -n 256` with health, ready and prometheus, and 400 slow
 # HTTP clients (a header octet a second, reconnecting whenever closed) keep

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # file.sh — the file plugin in the real binary, queried with dig: answers
 # from zones/example.org.zone (AA, NXDOMAIN/NODATA with the SOA, empty
 # non-terminals, CNAME chains, wildcards, referrals, MX/SRV additional,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # forward.sh — the forward plugin in the real binary against real upstreams on
 # loopback: a second topodns serving a zone with `file`, Knot DNS serving a
 # large RRset, and forward_upstream.py (scriptable: reports what it received,

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """forward_upstream.py — a scriptable DNS upstream for the forward tests.
 
   forward_upstream.py PORT NAME

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # header.sh — the header plugin in the real binary: response rules set and
 # clear aa/ra/rd on whatever a later plugin writes, the last rule for a flag
 # wins, the server's own bare errors are untouched; query rules change the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # health.sh — the health plugin against the real topodns: /health, 404 on
 # other paths, the self-check metrics, lameduck at shutdown, sharing an
 # address between blocks, and startup errors.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # hosts.sh — hosts file and inline entries: A/AAAA, PTR, NODATA, SERVFAIL
 # for a missing name, fallthrough, ttl, no_reverse, wildcard owners
 # (`*.NAME`: one label below, no PTR), reload on change; a

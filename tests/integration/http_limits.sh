@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # http_limits.sh — the bounds of the HTTP endpoints (src/server/http.c)
 # against the real topodns, with health, ready and prometheus each on its
 # own address:

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """httpslow.py — greedy and slow HTTP clients against topodns's endpoints on
 loopback, for the bounds of src/server/http.c.
 

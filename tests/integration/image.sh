@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # image.sh — the container image is self-contained and runs as Kubernetes
 # runs the rendered Deployment.
 #

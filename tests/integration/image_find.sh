@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # image_find.sh — scripts/image finds the build the README's commands made
 # without --build: the current directory when it holds src/topodns, else the
 # newest of build/default (./scripts/test, ./scripts/demo), the source tree

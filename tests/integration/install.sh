@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # install.sh — `make install` into a scratch root (DESTDIR): the binary is
 # there and runs, the manual pages topodns(8), corefile(5) and
 # topodns-plugins(7) are there and render without a warning (groff -ww),

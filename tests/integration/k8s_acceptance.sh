@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # k8s_acceptance.sh — every row (1–79) of the kubernetes plugin's acceptance
 # table (tests/data/kubernetes/acceptance.tsv, described in docs/compatibility.md),
 # with the real binary, through the real API client.

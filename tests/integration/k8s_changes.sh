@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # k8s_changes.sh — changes made with kubectl reach the answers within one
 # second (a target in docs/benchmarks.md): after each kubectl command
 # returns, dig is polled for at most 1 s. Covered: a new EndpointSlice, an

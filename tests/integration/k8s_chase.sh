@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # k8s_chase.sh — ExternalName targets resolved through the server's own
 # chain (src/plugin/kubernetes/chase.c), and the DNS programming latency
 # metric end to end (kubectl → kubesim → watch → /metrics).

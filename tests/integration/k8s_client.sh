@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # k8s_client.sh — the API client keeps the cluster store exactly in sync
 # with kubesim: paginated first sync, kubectl changes, and every fault
 # (closed watches, expired history → 410, failing requests, malformed lines,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # k8s_external.sh — the k8s_external plugin through the real binary against
 # kubesim: external IPs, load-balancer ingress (an IP, or a hostname looked
 # up through the server), SRV, headless endpoints, PTR, the apex records,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # k8s_hostile.sh — the real topodns against an API server that misbehaves
 # for the Services collection (kube_hostile.py, a proxy in front of kubesim):
 # 1. bad objects: a list page holds a Service with a lone \udcff escape in an

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # k8s_http2.sh — the API client speaks HTTP/2 when the server offers it.
 # kubesim speaks HTTP/1.1 only, so nghttpx (Debian nghttp2-proxy) sits in
 # front of it as a kube-apiserver-like TLS front end: HTTP/2 (or HTTP/1.1,

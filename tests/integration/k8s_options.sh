@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # k8s_options.sh — every option example of src/plugin/kubernetes/README.md
 # ("Every option by example") is accepted by the real binary, and the
 # options CoreDNS rejects stop startup

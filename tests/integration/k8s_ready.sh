@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # k8s_ready.sh — startup_timeout and readiness of the kubernetes plugin
 # (docs/compatibility.md, 1.13 Ingestion and 2. Options;
 # src/plugin/ready/README.md): with an API that does not answer, startup

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # k8s_recovery.sh — the real topodns follows the API server through two kinds
 # of trouble, checked with dig (clients 127.0.1.x) against kubesim:
 #

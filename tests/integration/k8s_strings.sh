@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # k8s_strings.sh — strings the cluster store no longer uses do not pile up.
 #
 # The store interns label values, port names, node and zone names and a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # k8s_tls.sh — the API client over TLS against kubesim serving HTTPS and
 # requiring a client certificate (--client-ca): a throwaway CA, a server
 # certificate for IP:127.0.0.1 and a client certificate are made with openssl.

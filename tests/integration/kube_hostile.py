@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """kube_hostile.py — a proxy in front of kubesim that plays a broken or
 hostile API server for one resource.
 

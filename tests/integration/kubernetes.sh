@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # kubernetes.sh — the kubernetes plugin end to end: kubesim serves the
 # acceptance fixture (tests/data/kubernetes/cluster.json), the real topodns
 # watches it through the API client, and dig checks rows of the acceptance

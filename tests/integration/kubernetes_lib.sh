@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tests/integration/kubernetes_lib.sh — kubesim helpers shared by the
 # kubernetes plugin's integration tests (kubernetes.sh, k8s_*.sh).
 # Source it after lib.sh. Not a test by itself.

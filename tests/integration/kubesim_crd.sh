@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # kubesim_crd.sh — CustomResourceDefinitions, dryRun and HorizontalPodAutoscalers
 # in tests/kubesim/kubesim, driven by the real kubectl and curl.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # kubesim_kubectl.sh — tests/kubesim/kubesim against the real kubectl and curl.
 #
 # kubectl (create -f, get -o json, replace -f, patch --type=merge|json, delete -f,

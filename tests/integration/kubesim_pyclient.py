@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """kubesim_pyclient.py URL — drive kubesim with the official Python client.
 
 Run by kubesim_pyclient.sh against a fresh kubesim at URL. Every check

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # kubesim_pyclient.sh — tests/kubesim/kubesim against the official Kubernetes
 # Python client (Debian's python3-kubernetes), so that kubesim serves more
 # than kubectl: the checks are in kubesim_pyclient.py (version and discovery

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tests/integration/lib.sh — shared helpers for integration tests.
 #
 # Source it from a test script (`. "$top_srcdir/tests/integration/lib.sh"`).

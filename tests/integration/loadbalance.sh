@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # loadbalance.sh — A records come back in more than one order, the CNAME
 # stays first, other rcodes are left alone; `weighted FILE` draws the first
 # address by the file's weights, re-reads the file, and refuses a bad one.

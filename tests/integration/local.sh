@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # local.sh — the local plugin in the real binary: localhost. A/AAAA/SOA/NS,
 # NODATA and NXDOMAIN in the local zones with their SOA, the loopback PTR,
 # names under localhost. and localhost.<domain> answered with loopback

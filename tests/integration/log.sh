@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # log.sh — the log plugin in the real binary, queried with dig: the default
 # (Common Log) line for a positive answer over UDP and TCP, with and without
 # EDNS/DO, the lower-cased name, a REFUSED reply returned by the chain (file

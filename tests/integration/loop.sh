@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # loop.sh — the loop plugin in the real binary: two topodns forwarding to
 # each other on loopback make the one with `loop` exit with CoreDNS's FATAL
 # message; without a loop the probe comes back once, the plugin switches

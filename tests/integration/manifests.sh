@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # manifests.sh — conf/kubernetes/ is what an operator deploys. The manifests
 # rendered by conf/kubernetes/render:
 #   - have the objects and settings of the cluster DNS (CoreDNS's names,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # metadata.sh — the metadata plugin in the real binary: kubesim serves the
 # acceptance fixture, topodns watches it with `pods verified`, and the log
 # plugin prints {/kubernetes/...} labels (from the query name, and the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # minimal.sh — the minimal plugin in the real binary, in front of file: a
 # positive answer keeps only its answer section (compared with the same zone
 # served without minimal), while NXDOMAIN, NODATA and delegations keep their

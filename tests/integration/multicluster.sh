@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # multicluster.sh — the kubernetes plugin's `multicluster` zones through the
 # real binary against kubesim: names under a multicluster zone are answered
 # from ServiceImports (multicluster.x-k8s.io/v1alpha1) and the

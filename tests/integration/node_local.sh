@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # node_local.sh — node-local mode (`topology { node NAME }`, the DaemonSet
 # shape) end to end. kubesim serves the three-zone cluster of topology.sh
 # (tests/data/topology/cluster.yaml: nodes a1 a2 | b1 b2 | c1 c2, client

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # nsid.sh — the nsid plugin in the real binary: a query with the NSID option
 # gets the configured identifier (default the host name, several words
 # joined), a query without it or without EDNS gets none, a forwarded reply

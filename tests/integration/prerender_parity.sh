@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # prerender_parity.sh — the kubernetes plugin's pre-rendered answers
 # (src/plugin/kubernetes/rendered.c) against its slow path, octet for octet.
 #

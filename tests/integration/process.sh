@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # process.sh — the command line and signals: -version, -plugins, -pidfile,
 # the built-in Corefile, SIGUSR1 reload (good and broken file), SIGTERM,
 # and a kdig client over UDP and TCP.

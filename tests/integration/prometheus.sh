@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # prometheus.sh — the prometheus plugin against the real topodns: /metrics
 # content after real queries (exact counts, labels, sizes), sharing one
 # listener between blocks, bind labels and IPv6 family, startup errors.

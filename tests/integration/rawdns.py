@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """rawdns.py — send hand-made DNS packets to a server on loopback.
 
   rawdns.py udp PORT CASE        print the reply's rcode (or "noreply")

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # ready.sh — the ready plugin against the real topodns: /ready with nothing
 # to wait for, sharing an address between blocks, co-existing with health on
 # one address, and startup errors.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # reload.sh — the reload plugin in the real binary: it logs the running
 # configuration's SHA512 at start, notices an edited Corefile within its
 # period (reload 2s: 1.5–2.5 s), the server reloads ("Reloading complete")

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # reload_churn.sh — reloads under load, the test the ThreadSanitizer stage of
 # scripts/test runs (it also runs in the default and ASan builds).
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # reload_handover.sh — a reload never serves cluster names from a store that
 # has not synced.
 #

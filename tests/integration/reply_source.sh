@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # reply_source.sh — the address a query was sent to, on loopback: with
 # listeners on 127.0.0.1, 127.0.0.5 and ::1 (where the machine has it), the
 # log plugin's {local} names the address each query came to, over UDP (from

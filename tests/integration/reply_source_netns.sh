@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # reply_source_netns.sh — replies leave from the address the query was sent
 # to, with the default wildcard listener (a block without `bind`: one
 # dual-stack [::] socket). It needs a listener on every address, so it runs

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # rewrite.sh — the rewrite plugin in the real binary, against a zone file,
 # a second topodns (so that the cname rule's lookup is asynchronous) and a
 # scripted upstream that reports the EDNS options it received: name rules

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # server.sh — the DNS server core against real clients: UDP, TCP, pipelined
 # TCP, EDNS echo (with the query's NSID/EXPIRE/COOKIE options) and BADVERS, a
 # COOKIE option of a bad length (FORMERR), truncation and TCP retry, malformed packets,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # slowloris.sh — DNS over TCP against slow and greedy clients
 # (src/server/tcp.c). One worker with the default limits (1024 connections,
 # 256 per client address, `read` 3 s): 1,100 slowloris connections from five

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """slowtcp.py — slow and greedy DNS-over-TCP clients against a server on
 loopback, for the connection deadlines and limits (src/server/tcp.c).
 

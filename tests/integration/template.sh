@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # template.sh — the template plugin in the real binary, queried with dig:
 # the A and PTR synthesis of ip-a-b-c-d.example with named groups, the
 # parseInt form, MX with additional and authority records, NXDOMAIN with a

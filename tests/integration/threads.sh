@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # threads.sh — topodns's threads carry names (top -H, ps -L, gdb) and the
 # kubernetes API thread runs at a lower priority than the DNS workers, so a
 # relist of a large cluster on a saturated CPU yields to serving

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # timeouts.sh — the timeouts plugin in the real binary: CoreDNS's syntax
 # (read, write, idle, maxtcpqueries; a bare number is seconds; several
 # stanzas add up), what each value does to TCP connections (src/server/tcp.c),

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # topology.sh — topology-aware answers end to end: kubesim serves a
 # three-zone cluster (tests/data/topology/cluster.yaml, applied with
 # kubectl), topodns watches it with `topology` on, and dig plays client pods

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # topology_locate.sh — topology without a pod watch (`topology { locate
 # SOURCE... }`) end to end. kubesim serves the three-zone cluster of
 # topology.sh (tests/data/topology/cluster.yaml: nodes a1 a2 | b1 b2 | c1

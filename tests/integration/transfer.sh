@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # transfer.sh — zone transfers (src/plugin/transfer/) from the real binary:
 # AXFR of a file zone and of cluster.local (kubesim-fed) with dig and kdig,
 # CoreDNS's record order, several TCP messages for a large zone (each at

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # view.sh — the view plugin: server blocks for the same zone and port, each
 # with a view, picked by the client's source address (dig -b from 127.x),
 # by the query type and by the name (a regex); the block without a view

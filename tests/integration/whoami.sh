@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # whoami.sh — whoami reports the client's address, port and transport.
 . "$top_srcdir/tests/integration/lib.sh"
 

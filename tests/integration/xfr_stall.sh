@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # xfr_stall.sh — an AXFR of a 150,000-pod cluster zone is sent whole while
 # the same worker goes on answering: the transfer plugin sends the
 # kubernetes zone one message per event-loop turn (src/server/transfer.h,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """xfrprobe.py PORT ZONE PROBE_NAME [ROUNDS]: run `dig ZONE AXFR` against
 127.0.0.1:PORT and, while it runs, ask PROBE_NAME A over UDP from
 127.0.0.2 one query after the other, each timed. Prints one line per round:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kubesim b64url — unpadded base64url over OpenSSL's EVP_EncodeBlock and
  * EVP_DecodeBlock, which speak the standard alphabet with padding: encoding
  * maps '+' '/' to '-' '_' and drops the '='; decoding checks the input,

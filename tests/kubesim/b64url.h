@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kubesim b64url — unpadded base64url (RFC 4648 section 5 without '='),
  * the encoding of list continue tokens, as the apiserver's
  * base64.RawURLEncoding writes and reads them. OpenSSL does the work.

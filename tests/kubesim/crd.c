@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kubesim crd — CustomResourceDefinitions (apiextensions.k8s.io/v1).
  *
  * A CRD is stored like any object (kind K_CRD); writing one also makes its

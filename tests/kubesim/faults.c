@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kubesim faults — the test-control API under /sim/v1/ (never authenticated,
  * never delayed or failed).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kubesim generator — synthetic clusters (--generate) and churn (--churn).
  *
  * --generate nodes=N,pods=P,services=S,zones=Z,endpointsPerService=E builds:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kubesim http — request routing, verbs, lists and discovery.
  *
  * One evhttp server (optionally TLS through bufferevent_openssl) on the

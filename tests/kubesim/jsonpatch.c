@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kubesim JSON patch — RFC 6902 over cJSON trees (see jsonpatch.h for the
  * apiserver's deviations from the RFC, which this follows).
  *

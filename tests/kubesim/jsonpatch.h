@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kubesim JSON patch — RFC 6902 (JSON Patch) over cJSON trees, with the
  * apiserver's deviations.
  *

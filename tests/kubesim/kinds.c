@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kubesim kinds — the resource table and immutable object versions.
  *
  * Each stored object state is a ks_ver: the serialized JSON (kind and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kubesim — an in-memory Kubernetes API server for tests (shared declarations).
  *
  * kubesim speaks the kube-apiserver wire protocol for what a cluster DNS

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # kubesim: in-memory Kubernetes API server for tests (see tests/kubesim/README.md).
 # Built by plain `make` (noinst), never part of src/libtopo.a.
 noinst_PROGRAMS = tests/kubesim/kubesim

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kubesim main — command line, startup and the event loop.
  *
  *   kubesim [--listen ADDR:PORT] [--load FILE]... [--token T]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kubesim merge patch — RFC 7386 (JSON Merge Patch) implementation.
  *
  * Follows the RFC's pseudo code: if the patch is an object, the target

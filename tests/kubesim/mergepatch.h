@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kubesim merge patch — RFC 7386 JSON Merge Patch over cJSON trees.
  *
  * merge_patch_apply() consumes target and returns the patched document:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kubesim objects — write semantics of the API: create, update, merge
  * and JSON patch, delete (DeleteOptions validated), and loading manifests.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kubesim openapi — a minimal OpenAPI v3 document (/openapi/v3).
  *
  * What kubectl reads of it: `kubectl create/apply/replace` with validation

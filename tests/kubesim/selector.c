@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kubesim selectors — parser and matcher for label and field selectors.
  *
  * The label parser is a small hand-written lexer + recursive descent parser

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kubesim selectors — Kubernetes label and field selector parsing/matching.
  *
  * Label selectors follow apimachinery's grammar: comma-separated requirements

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kubesim store — objects per kind in key order, one resourceVersion
  * counter and the event history.
  *

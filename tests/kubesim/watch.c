@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kubesim watch — chunked watch streams.
  *
  * A watch is an HTTP 200 chunked response whose body is one JSON event per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kubesim YAML/JSON loader — libyaml document trees converted to cJSON.
  *
  * yaml_parser_load() yields one document at a time with aliases already

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kubesim YAML/JSON loader — turns manifest files into cJSON documents.
  *
  * YAML goes through libyaml's document API (multi-document streams, anchors

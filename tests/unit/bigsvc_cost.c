@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bigsvc_cost.c — the work of one answer for a headless Service of N
  * endpoints, for tests/integration/bigsvc_cost.sh to count under callgrind.

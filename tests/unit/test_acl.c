@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_acl.c — the acl plugin through an instance (testenv's test_load and
  * test_query), clients given by address: IPv4 and IPv6 networks, host bits

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_addr.c — the one socket-address parser (common/addr): IPv4 and
  * IPv6 with and without a port, IPv6 zones by number and by interface name

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_alloc.c — the hint producers (src/topology/alloc.h) against the
  * producer cases of docs/topology.md ("Reference cases"), modelled on the

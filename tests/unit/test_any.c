@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_any.c — the any plugin on its own (testenv.h: the real server): an
  * ANY query gets the RFC 8482 answer (one HINFO "RFC8482" "", TTL 8482,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_autopath.c — the autopath plugin: resolv.conf search lists, the
  * search-path logic (search.c), the kubernetes plugin's search list for a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_bind.c — the bind plugin on its own: the addresses its stanza
  * gives the block's listeners (addresses, the loopback interface's, less

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_bufsize.c — the bufsize plugin on its own (testenv.h: the real
  * server): a query advertising more than SIZE is changed to advertise SIZE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_cache.c — the cache plugin: option parsing (defaults, every option,
  * errors with file:line), capacity rounding, reply classification (success,

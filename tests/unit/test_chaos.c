@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_chaos.c — the chaos plugin on its own (testenv.h: the real server):
  * CH TXT version.bind / version.server (the configured version or the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_cidr.c — the one CIDR parser (common/cidr): what Go's
  * net.ParseCIDR accepts (its own test table: the network with host bits

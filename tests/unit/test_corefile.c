@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_corefile.c — unit tests of the Corefile lexer, parser and dispenser
  * (src/corefile): tokens and lines, comments, quotes, BOM/CRLF, keys,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_corefile_answers.c — answers of whole Corefiles through the real
  * server and plugins (testenv.h: loaded, not bound; one query at a time

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_debug.c — the debug plugin on its own: its stanza turns the
  * instance's debug switch on (off without it), takes no arguments, and

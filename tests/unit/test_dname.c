@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_dname.c — wire names: presentation parse/print with escapes, limits,
  * case-insensitive equality and hashing, suffixes, canonical order (checked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_dns64.c — the dns64 plugin's stanza and the replies it leaves
  * alone (the synthesis itself, with every RFC 6052 layout, is in

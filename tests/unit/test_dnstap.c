@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_dnstap.c — the dnstap plugin's message building (dnstap_internal.h)
  * on real requests and replies: the client side of CLIENT_* messages

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_file.c — the file plugin: zone loading (ldns parse, SOA required,
  * errors with file and line, NSEC3 refused), lookups straight on an fzone

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_forward.c — the forward plugin's setup and upstream selection:
  * defaults, every option, TO forms (IP, IP:port, [v6]:port, dns://, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_goregex.c — Go regular expressions on RE2 (common/goregex): the
  * examples of Go's regexp and regexp/syntax documentation (leftmost-first

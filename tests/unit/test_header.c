@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_header.c — the header plugin on its own (testenv.h: the real
  * server): query rules change the flags the rest of the chain sees,

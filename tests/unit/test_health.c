@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_health.c — the health plugin's Corefile stanza (its HTTP endpoint
  * and self-poll need a started server: tests/integration/health.sh):

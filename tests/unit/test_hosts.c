@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_hosts.c — the hosts plugin on its own: its Corefile stanza (inline
  * entries, a hosts file, ttl, no_reverse, reload, fallthrough; bad lines

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_httpbounds.c — unit tests of the pure parts of the HTTP and accept
  * bounds: where a request's header block ends (http_header_end,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_jsonsel.c — the selective parser (src/k8s/jsonsel.c) and the rules
  * the reflector uses (src/k8s/fields.c).

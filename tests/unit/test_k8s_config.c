@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_k8s_config.c — API client configuration: kubeconfig (contexts,
  * current-context, token, tokenFile relative to the file, *-data base64,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_k8s_external.c — the k8s_external plugin on its own, fed by a
  * source of the test's making (server/external.h, published as the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_kubernetes.c — the kubernetes plugin without an API server.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests for kubesim's standalone parts: label/field selector parsing
  * and matching, RFC 7386 merge patch (the RFC's appendix examples), the
  * YAML-to-JSON loader's scalar typing and multi-document handling, and the

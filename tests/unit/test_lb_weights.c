@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_lb_weights.c — the loadbalance weight file (weights.c): the format of
  * CoreDNS's README, its error messages, lookups, and the weighted pick.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_loadbalance.c — the loadbalance plugin on its own (testenv.h: the
  * real server, template writing the replies): round_robin puts CNAMEs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_local.c — the local plugin on its own (testenv.h: the real server):
  * localhost names (under localhost., or a first label localhost unless

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_log.c — unit tests of the log, errors and reload plugins:
  *   - Go formatting helpers (src/plugin/log/gofmt.c);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_lookup.c — lookup sets (src/server/lookup.h): questions a handler
  * asks the whole server while answering a client. Through real instances

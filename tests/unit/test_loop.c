@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_loop.c — the loop plugin's stanza and its pass-through (the probe
  * to our own listener and the fatal exit on a loop need a started server:

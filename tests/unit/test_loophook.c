@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_loophook.c — per-loop cleanup hooks (src/server/loophook.c): a hook
  * runs once, before its loop is freed, only for the loop it was registered

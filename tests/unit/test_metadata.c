@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_metadata.c — the metadata plugin, the request's metadata store
  * (req_meta_set/req_meta_get) and its providers, through an instance

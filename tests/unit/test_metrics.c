@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_metrics.c — unit tests of the metrics registry (src/runtime/metrics.c)
  * and the HTTP endpoint layer (src/server/http.c).

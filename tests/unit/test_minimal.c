@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_minimal.c — the minimal plugin on its own (testenv.h: the real
  * server, template writing replies with all three sections): a positive

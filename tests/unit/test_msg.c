@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_msg.c — DNS messages against ldns as the reference: what msg_encode
  * writes ldns decodes to the same records (with and without compression);

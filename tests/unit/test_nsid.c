@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_nsid.c — the nsid plugin on its own (testenv.h: the real server): a
  * query carrying the NSID option gets the identifier (the configured words

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_periodic.c — periodic tasks (src/runtime/periodic.c): the first run
  * after the delay, the next after what the function returns, a negative

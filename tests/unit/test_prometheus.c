@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_prometheus.c — the prometheus plugin's per-request series on real
  * queries through the real server (testenv.h's registry): requests,

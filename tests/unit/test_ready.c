@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_ready.c — the ready plugin's Corefile stanza (its /ready endpoint
  * needs a started server and a plugin that reports readiness:

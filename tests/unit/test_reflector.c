@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_reflector.c — the reflector's list/watch state machine
  * (src/k8s/reflector.c) over a scripted transport and clock: the exact URLs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_request.c — the request lifecycle (src/server/request.c) with its
  * dispatch (dispatch.c) and internal transport (internal.c), through real

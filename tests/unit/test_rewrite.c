@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_rewrite.c — the rewrite plugin through an instance (testenv's
  * test_load and test_query, answers from the hosts plugin): name rules and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_store.c — the cluster store: decoding every JSON shape the API sends,
  * publication to readers, indexes, relist reconciliation, bad objects; the

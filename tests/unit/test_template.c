@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_template.c — the template plugin: its Go text/template evaluator
  * (tmpl.h) construct by construct — fields, .Group and .Match, index, len,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_timeouts.c — the timeouts plugin on its own: what its stanza writes
  * into the block's TCP deadlines (a bare number is seconds, a later value

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_tls.c — DNS over TLS configuration as the server loads it: tls://
  * keys (port 853 by default), the tls plugin's arguments and client_auth

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_tlsca.c — the system CA store (common/tlsca): a certificate in the
  * file SSL_CERT_FILE names is trusted by a context after

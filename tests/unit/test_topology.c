@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_topology.c — the topology decision (src/topology/decide.c) over a
  * real store filled from API-shaped JSON, with clients located by the real

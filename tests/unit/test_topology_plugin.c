@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_topology_plugin.c — the topology directive as the Corefile gives it:
  * where the explain endpoint listens. Instances are loaded (setup only,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_transfer.c — the transfer plugin's Corefile stanza and the paths of
  * serve() an internal request reaches (it is never TCP, so a transfer is

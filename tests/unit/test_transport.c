@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_transport.c — the transports of the server (src/server/listener.c:
  * sockets, workers, UDP; tcp.c: TCP connections and RFC 7766 framing) with

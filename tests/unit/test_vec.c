@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_vec.c — the growable array (common/vec) and the string buffer on
  * top of it (common/sbuf): growth from zero to the first capacity, doubling

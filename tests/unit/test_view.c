@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_view.c — the view plugin's block logic (the expression language
  * has its own test, test_view_expr): blocks of one zone with views route

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_view_expr.c — the view plugin's expressions (src/plugin/view/expr.c)
  * compiled and evaluated against parsed queries with given client and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_whoami.c — the whoami plugin on its own (testenv.h: the real server,
  * one query at a time from a chosen client address): the client's address

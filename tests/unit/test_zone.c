@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_zone.c — zone_from_key(): names and CIDRs of every prefix length
  * become the reverse zones CoreDNS's cidr.Split + cidr.Reverse give.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * testenv.c — see testenv.h. Single-threaded: called from a test's main
  * thread before it starts anything.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * testenv.h — what a unit test that loads whole Corefiles hands the server:
  * every plugin of the binary (src/plugins.c) and one metrics registry for

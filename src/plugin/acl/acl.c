@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * acl — allow, block, filter or drop queries by source address and type.
  *

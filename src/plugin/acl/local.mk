@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 src_plugin_libplugins_a_SOURCES += src/plugin/acl/acl.c
 TESTS += tests/integration/acl.sh
 EXTRA_DIST += tests/integration/acl.sh src/plugin/acl/README.md

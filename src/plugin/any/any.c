@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * any — RFC 8482 minimal answers to ANY queries.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 src_plugin_libplugins_a_SOURCES += src/plugin/any/any.c
 TESTS += tests/integration/any.sh
 EXTRA_DIST += tests/integration/any.sh

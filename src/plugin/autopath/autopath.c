@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * autopath — server-side search path completion (CoreDNS's autopath).
  *

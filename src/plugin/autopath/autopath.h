@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * autopath.h — the autopath plugin's search-path logic (search.c), apart
  * from the plugin glue (autopath.c) so the unit tests can reach it.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # src/plugin/autopath: server-side search path completion
 src_plugin_libplugins_a_SOURCES += src/plugin/autopath/autopath.c \
 	src/plugin/autopath/autopath.h src/plugin/autopath/search.c

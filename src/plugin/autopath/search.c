@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * search.c — see autopath.h: search lists, the base of a name, the names
  * tried, and the CNAME in front of the answer found.

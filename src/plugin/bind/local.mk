@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 src_plugin_libplugins_a_SOURCES += src/plugin/bind/bind.c
 TESTS += tests/integration/bind.sh
 EXTRA_DIST += tests/integration/bind.sh

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bufsize — caps the EDNS UDP payload size of incoming queries.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 src_plugin_libplugins_a_SOURCES += src/plugin/bufsize/bufsize.c
 TESTS += tests/integration/bufsize.sh
 EXTRA_DIST += tests/integration/bufsize.sh

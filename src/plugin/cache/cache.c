@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cache — a front-end cache of whole replies, as CoreDNS's cache plugin,
  * that also keys answers on the client's topology.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cache.h — internals of the cache plugin, shared by its files and its unit
  * test (tests/unit/test_cache.c). Nothing outside src/plugin/cache uses this.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * classify.c — what a reply is, whether and how long the cache keeps it,
  * the key, and the compact form an entry stores.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # src/plugin/cache: the cache plugin (CoreDNS's, plus topology variants)
 src_plugin_libplugins_a_SOURCES += src/plugin/cache/cache.h src/plugin/cache/setup.c \
 	src/plugin/cache/classify.c src/plugin/cache/table.c src/plugin/cache/cache.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * setup.c — the cache directive and its options, with CoreDNS's defaults.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * table.c — the cache's shared table: 256 shards, random eviction.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * chaos — answers CH-class TXT queries about the server (RFC 4892).
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 src_plugin_libplugins_a_SOURCES += src/plugin/debug/debug.c
 TESTS += tests/integration/debug.sh
 EXTRA_DIST += tests/integration/debug.sh src/plugin/debug/README.md

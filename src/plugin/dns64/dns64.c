@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dns64 — DNS64 (RFC 6147): AAAA records synthesized from A records.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 src_plugin_libplugins_a_SOURCES += src/plugin/dns64/dns64.c
 TESTS += tests/integration/dns64.sh
 EXTRA_DIST += tests/integration/dns64.sh

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dnstap — log client queries and replies, and forward's upstream
  * exchanges, as dnstap messages over Frame Streams (CoreDNS's dnstap).

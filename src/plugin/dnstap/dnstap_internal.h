@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dnstap_internal.h — the message-building steps of dnstap.c, exposed for
  * its unit test (tests/unit/test_dnstap.c) and nothing else: no other

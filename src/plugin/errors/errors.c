@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * errors.c — the errors plugin, as CoreDNS's plugin/errors.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * errors.h — the errors plugin's pieces that tests drive directly:
  * consolidation counting and the periodic summary.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * file — authoritative answers from RFC 1035 master files (CoreDNS's file
  * plugin).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * file.h — the file plugin's zone store and lookup (private to
  * src/plugin/file/, exposed for the unit tests).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # src/plugin/file: sources and tests of the file plugin
 src_plugin_libplugins_a_SOURCES += src/plugin/file/file.c src/plugin/file/file.h \
 	src/plugin/file/zone.c src/plugin/file/lookup.c src/plugin/file/xfr.c

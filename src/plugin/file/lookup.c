@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lookup.c — answering a question from an fzone, as CoreDNS's file plugin
  * (Zone.Lookup) does.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * xfr.c — a loaded zone in transfer order (CoreDNS's Zone.Transfer): the
  * SOA, the apex NS records, every other record name by name in DNSSEC

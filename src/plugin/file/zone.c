@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * zone.c — loading an RFC 1035 master file into an immutable fzone.
  *

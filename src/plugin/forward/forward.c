@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * forward — proxy queries to upstream resolvers, on c-ares.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * forward.h — private interface of the forward plugin (setup, serving,
  * health checks), shared by its three source files and its unit test.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * forward/health.c — upstream health checks, as CoreDNS's proxy package.
  *

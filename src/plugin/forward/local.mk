@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # src/plugin/forward: proxying to upstream resolvers on c-ares
 src_plugin_libplugins_a_SOURCES += src/plugin/forward/forward.h src/plugin/forward/setup.c \
 	src/plugin/forward/forward.c src/plugin/forward/health.c src/plugin/forward/tls.c

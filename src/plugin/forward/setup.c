@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * forward/setup.c — the `forward` stanza: syntax and validation.
  *

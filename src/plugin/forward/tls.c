@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * forward/tls.c — DNS over TLS to tls:// upstreams (RFC 7858), on OpenSSL
  * and the worker's libevent loop; c-ares keeps plain DNS.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * header — sets or clears header flags of queries and replies.
  *

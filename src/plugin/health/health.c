@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * health — process liveness endpoint (CoreDNS's health plugin).
  *

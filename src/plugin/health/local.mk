@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # src/plugin/health: sources and tests of the health plugin
 src_plugin_libplugins_a_SOURCES += src/plugin/health/health.c
 TESTS += tests/integration/health.sh

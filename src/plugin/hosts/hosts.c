@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hosts — answers from a hosts file and inline entries.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hosts.h — the hosts plugin's re-read step, outside its reload thread.
  *

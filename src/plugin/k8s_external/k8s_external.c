@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * k8s_external — external names of cluster Services, as CoreDNS's
  * k8s_external plugin:

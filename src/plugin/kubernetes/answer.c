@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * answer.c — records per qtype and the reply, with CoreDNS's rcode rules.
  *

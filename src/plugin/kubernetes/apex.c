@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * apex.c — the records of a zone's apex: SOA, and the names and addresses
  * behind NS and ns.dns.<zone>.

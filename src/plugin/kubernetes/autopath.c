@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * autopath.c — the kubernetes plugin as the autopath plugin's search path
  * source (`autopath @kubernetes`, src/server/autopath.h), CoreDNS's

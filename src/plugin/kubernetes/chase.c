@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * chase.c — resolve an ExternalName target outside the plugin's zones by a
  * new query from the top of the server (CoreDNS's upstream Lookup): cache,

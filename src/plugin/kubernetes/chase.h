@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * chase.h — out-of-zone ExternalName targets of the kubernetes plugin
  * (chase.c), the layer below answer.c: answer.c notes and runs chases and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * context.c — the kubernetes plugin's cluster context (kubernetes.h): the
  * store, the API client writing it and the reflectors' handlers.

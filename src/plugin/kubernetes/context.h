@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * context.h — the kubernetes plugin's cluster context (context.c): the
  * store and the API client an instance serves from, and whether its

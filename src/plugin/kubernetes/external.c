@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * external.c — the kubernetes plugin as the k8s_external plugin's data
  * source (src/server/external.h), CoreDNS's Kubernetes.External,

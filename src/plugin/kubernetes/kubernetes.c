@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kubernetes.c — plugin glue: start, readiness, metrics, test hooks.
  *

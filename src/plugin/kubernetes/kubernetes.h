@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kubernetes.h — the kubernetes plugin: cluster names answered from the
  * cluster store, exactly as CoreDNS's plugin/kubernetes answers them.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # src/plugin/kubernetes: the kubernetes plugin and its tests
 src_plugin_libplugins_a_SOURCES += \
 	src/plugin/kubernetes/kubernetes.c src/plugin/kubernetes/kubernetes.h \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lookup.c — what exists under a name: CoreDNS's Records(), findServices(),
  * findPods() and Services(), as "entries" (an address with a port, a CNAME

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * metadata.c — the kubernetes plugin as a metadata provider (CoreDNS's
  * plugin/kubernetes/metadata.go), for the metadata plugin and the log

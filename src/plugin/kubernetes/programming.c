@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * programming.c — the DNS programming latency metric of an EndpointSlice
  * (coredns_kubernetes_dns_programming_duration_seconds): observed by the

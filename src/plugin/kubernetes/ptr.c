@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ptr.c — PTR answers (CoreDNS Reverse/serviceRecordForIP).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rendered.c — pre-rendered answers: a per-worker memo of A/AAAA answers in
  * wire form, so that a repeated question costs a hash lookup and a copy

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scratch.c — the per-query scratch containers every file of the plugin
  * uses (declared in scratch.h, which says who owns what): the arena

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scratch.h — the per-query scratch containers of the kubernetes plugin
  * (scratch.c), the bottom layer: every other file of the plugin uses them,

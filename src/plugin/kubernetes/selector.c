@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * selector.c — Kubernetes label selectors for `labels` and `namespace_labels`.
  *

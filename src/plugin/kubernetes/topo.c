@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * topo.c — the kubernetes plugin's side of topology: for a query on a
  * headless Service, locate the client once and ask the engine

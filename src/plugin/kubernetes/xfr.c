@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * xfr.c — the kubernetes plugin as a zone transfer source
  * (src/server/transfer.h) for the transfer plugin: a zone's records in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * zone.c — which of the plugin's zones a name is under (kube_match_zone),
  * used by answer.c and autopath.c. Calls nothing of the plugin.

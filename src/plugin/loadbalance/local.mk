@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 src_plugin_libplugins_a_SOURCES += src/plugin/loadbalance/loadbalance.c \
 	src/plugin/loadbalance/weights.c src/plugin/loadbalance/weights.h
 TESTS += tests/integration/loadbalance.sh

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * weights.h — the `weighted` policy's weight table (loadbalance.c).
  *

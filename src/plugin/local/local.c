@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * local — answers local names (RFC 6761) without passing them on.
  *

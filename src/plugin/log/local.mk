@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # src/plugin/log: sources and tests of the log plugin
 src_plugin_libplugins_a_SOURCES += src/plugin/log/log.c src/plugin/log/replacer.c \
 	src/plugin/log/replacer.h

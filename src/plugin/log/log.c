@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * log.c — the log plugin: one INFO line per query, as CoreDNS's plugin/log.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * replacer.c — compiled query-log formats, reply size and reply classes.
  * See replacer.h for the rules; this file follows CoreDNS's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * replacer.h — query-log formats and response classes (CoreDNS's
  * plugin/pkg/replacer and plugin/pkg/response, as the log plugin uses them).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # src/plugin/loop: forwarding-loop detection by self-probe
 src_plugin_libplugins_a_SOURCES += src/plugin/loop/loop.c
 TESTS += tests/integration/loop.sh

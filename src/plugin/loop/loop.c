@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * loop — detect forwarding loops by sending a query to ourselves.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 src_plugin_libplugins_a_SOURCES += src/plugin/metadata/metadata.c
 TESTS += tests/integration/metadata.sh
 EXTRA_DIST += tests/integration/metadata.sh src/plugin/metadata/README.md

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * metadata — collects request metadata from the plugins that provide it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * minimal — minimal responses: only the answer section of positive replies.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nsid — the EDNS Name Server Identifier (RFC 5001) on replies.
  *

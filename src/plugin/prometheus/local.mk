@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # src/plugin/prometheus: sources and tests of the prometheus plugin
 src_plugin_libplugins_a_SOURCES += src/plugin/prometheus/prometheus.c src/plugin/prometheus/prometheus.h
 TESTS += tests/integration/prometheus.sh

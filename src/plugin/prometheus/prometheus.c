@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * prometheus — CoreDNS's metrics plugin: per-request series and /metrics.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * prometheus.h — the prometheus plugin's reporting, exposed for its tests.
  *

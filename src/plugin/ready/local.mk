@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # src/plugin/ready: sources and tests of the ready plugin
 src_plugin_libplugins_a_SOURCES += src/plugin/ready/ready.c
 TESTS += tests/integration/ready.sh

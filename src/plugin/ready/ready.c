@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ready — readiness endpoint (CoreDNS's ready plugin).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * reload.c — the reload plugin, as CoreDNS's plugin/reload.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * reload.h — how the reload plugin fingerprints a Corefile (for tests).
  *

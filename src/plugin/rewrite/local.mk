@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 src_plugin_libplugins_a_SOURCES += src/plugin/rewrite/rewrite.h src/plugin/rewrite/setup.c \
 	src/plugin/rewrite/query.c src/plugin/rewrite/reply.c
 TESTS += tests/integration/rewrite.sh

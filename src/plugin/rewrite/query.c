@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * query.c — the rules applied to a query, one at a time, in the order of
  * the Corefile (see rewrite.h). Each rule that matches changes the working

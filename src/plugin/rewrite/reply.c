@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * reply.c — the rewrite plugin's serve(): the query rewritten for the
  * plugins after it, and the reply they write brought back to the client's

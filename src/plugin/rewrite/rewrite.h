@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rewrite.h — the rewrite plugin's rules, shared by its three files:
  *

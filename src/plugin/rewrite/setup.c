@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * setup.c — `rewrite` lines into rules, with CoreDNS's grammar and error
  * texts (see rewrite.h for who owns what).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 src_plugin_libplugins_a_SOURCES += src/plugin/template/template.c src/plugin/template/tmpl.c \
 	src/plugin/template/tmpl.h
 TESTS += tests/integration/template.sh

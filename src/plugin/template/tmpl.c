@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tmpl.c — the Go text/template subset of the template plugin (tmpl.h).
  *

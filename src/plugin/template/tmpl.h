@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tmpl.h — the small Go text/template evaluator of the template plugin.
  *

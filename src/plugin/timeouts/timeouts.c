@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * timeouts — the TCP deadlines of a server block's listeners, in CoreDNS's
  * syntax:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 src_plugin_libplugins_a_SOURCES += src/plugin/tls/tls.c
 TESTS += tests/integration/dot.sh
 EXTRA_DIST += tests/integration/dot.sh src/plugin/tls/README.md

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tls — DNS over TLS for a server block's tls:// listeners, in CoreDNS's
  * syntax:

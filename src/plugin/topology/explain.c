@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * explain.c — GET /explain?name=NAME&type=A&client=IP on the `explain`
  * address: why a client gets the endpoints it gets.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 src_plugin_libplugins_a_SOURCES += \
 	src/plugin/topology/topology.c src/plugin/topology/topo_plugin.h \
 	src/plugin/topology/explain.c

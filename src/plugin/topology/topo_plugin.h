@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * topo_plugin.h — the topology plugin instance, shared by its files
  * (topology.c: directive and lifecycle; explain.c: the explain endpoint).

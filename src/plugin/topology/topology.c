@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * topology — the `topology` directive: turns on topology-aware answers for
  * headless Services in its server block.

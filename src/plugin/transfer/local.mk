@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # src/plugin/transfer: outgoing zone transfers (AXFR/IXFR) from the zone
 # sources the block's plugins publish (src/server/transfer.h)
 src_plugin_libplugins_a_SOURCES += src/plugin/transfer/transfer.c

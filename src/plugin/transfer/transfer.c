@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * transfer — outgoing zone transfers (CoreDNS's transfer plugin): AXFR, and
  * IXFR answered as AXFR (no journal) or with the SOA alone when the client

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * expr.c — compile and evaluate view expressions (expr.h): a tokenizer, a
  * recursive-descent parser that type-checks as it builds the tree, and an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * expr.h — the view plugin's expressions: the part of the expr language
  * (the one CoreDNS's view plugin evaluates) that Corefiles write, compiled

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 src_plugin_libplugins_a_SOURCES += src/plugin/view/view.c src/plugin/view/expr.c \
 	src/plugin/view/expr.h
 TESTS += tests/integration/view.sh

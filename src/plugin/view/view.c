@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * view — route a query to this server block only when expressions hold
  * (CoreDNS's view plugin; the expression language is expr.h's).

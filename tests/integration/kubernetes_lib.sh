@@ -26,7 +26,7 @@ start_kubesim() {
     KS_PID=$!
     PIDS+=("$KS_PID")
     local i
-    for i in $(seq 1 100); do
+    for i in $(seq 1 $((${KS_START_WAIT:-10} * 10))); do   # KS_START_WAIT seconds (a large --generate takes long on a loaded machine)
         [ -s "$out" ] && break
         sleep 0.1
     done

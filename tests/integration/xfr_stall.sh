@@ -21,7 +21,7 @@ command -v dig >/dev/null || skip "dig not installed"
 ldd "$TOPODNS" 2>/dev/null | grep -q 'libasan\|libtsan' && skip "sanitizer build: a 150,000-pod cluster zone is too slow there"
 GEN=${GEN:-nodes=5000,pods=150000,services=10000,zones=3}
 MIN_RECORDS=${MIN_RECORDS:-100000}
-start_kubesim --generate "$GEN" --seed 7
+KS_START_WAIT=90 start_kubesim --generate "$GEN" --seed 7
 start_topodns ".:{\$PORT} {
     transfer cluster.local {
         to *

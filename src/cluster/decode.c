@@ -90,8 +90,13 @@ static const char *annotation(const cJSON *obj, const char *key)
     return jstr(jget(jget(obj, "metadata"), "annotations"), key);
 }
 
+/* The store's address maps hash and compare an st_ip as bytes: no padding
+ * may hide between its fields (st_parse_ip zeroes the unused octets). */
+static_assert(sizeof(st_ip) == 1 + 16, "st_ip is compared as bytes");
+
 int st_parse_ip(const char *text, st_ip *out)
 {
+    assert(out);
     memset(out, 0, sizeof *out);
     if (!text)
         return -1;
@@ -884,11 +889,13 @@ const char *st_ep_addr(const st_endpoint *ep, char *buf)
 
 void decode_slice_ref(slice_blob *b)
 {
+    assert(b && atomic_load(&b->refs) > 0);   /* only a live slice gains a reference */
     atomic_fetch_add(&b->refs, 1);
 }
 
 void decode_slice_unref(slice_blob *b)
 {
+    assert(!b || atomic_load(&b->refs) > 0);
     if (!b || atomic_fetch_sub(&b->refs, 1) != 1)
         return;
     free(b);                        /* one block (decode_slice) */
@@ -1064,6 +1071,7 @@ static uint32_t node_cpu(const cJSON *obj, const char *q)
 
 st_node *decode_node(strtab *strs, const cJSON *obj, const store_opts *o, const char **why)
 {
+    assert(strs && o && why);
     const char *name = decode_obj_name(obj);
     if ((*why = bad_names(NULL, name)))
         return NULL;
@@ -1135,6 +1143,7 @@ void decode_node_free(void *p)
 
 int decode_ciliumnode(const cJSON *obj, cidr *out, size_t cap, const char **why)
 {
+    assert((out || cap == 0) && why);
     if ((*why = bad_names(NULL, decode_obj_name(obj))))
         return -1;
     const cJSON *c;
@@ -1147,6 +1156,7 @@ int decode_ciliumnode(const cJSON *obj, cidr *out, size_t cap, const char **why)
 
 int decode_blockaffinity(const cJSON *obj, cidr *out, const char **node, const char **why)
 {
+    assert(out && node && why);
     if ((*why = bad_names(NULL, decode_obj_name(obj))))
         return -1;
     const cJSON *spec = jget(obj, "spec"), *del = jget(spec, "deleted");

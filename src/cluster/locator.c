@@ -8,8 +8,10 @@
  * longest-prefix index per range source and a node-address index, so a
  * lookup is a few hash probes and binary searches.
  */
+#include <assert.h>
 #include <string.h>
 #include "cluster/locator.h"
+#include "cluster/pmap.h"
 
 static const char *const src_names[LOC_SRC_COUNT] = {
     "pods", "endpoints", "podcidr", "cilium", "calico",
@@ -106,6 +108,8 @@ static int try_source(store *st, const st_ip *ip, int src, topo_loc *out)
 int locator_find_in(store *st, const st_ip *ip, const loc_sources *list, const char *self,
                     topo_loc *out)
 {
+    assert(st && ip && out);
+    assert(pmap_read_ongoing());            /* inside store_read_begin/_end */
     static const loc_sources dflt = { 1, { LOC_SRC_PODS } };
     memset(out, 0, sizeof *out);
     out->ip = *ip;

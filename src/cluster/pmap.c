@@ -136,6 +136,7 @@ pmap *pmap_new_sized(unsigned long buckets)
 
 void pmap_free(pmap *m, pmap_dtor dtor)
 {
+    assert(!urcu_memb_read_ongoing());     /* it waits for a grace period */
     if (!m)
         return;
     struct cds_lfht_iter it;
@@ -172,6 +173,7 @@ static void put_entry(pmap *m, pent *e)
 
 int pmap_put(pmap *m, const void *key, size_t klen, void *val, pmap_dtor dtor)
 {
+    assert(m && (key || klen == 0));
     if (klen > UINT16_MAX)
         return -1;
     pent *e = malloc(sizeof *e + klen);
@@ -224,6 +226,7 @@ void pmap_entry_free(pmap_entry *e)
 
 int pmap_del(pmap *m, const void *key, size_t klen)
 {
+    assert(m && (key || klen == 0));
     pkey k = { key, klen };
     struct cds_lfht_iter it;
     int rc = -1;
@@ -242,6 +245,8 @@ int pmap_del(pmap *m, const void *key, size_t klen)
 
 void *pmap_get(pmap *m, const void *key, size_t klen)
 {
+    assert(m && (key || klen == 0));
+    assert(urcu_memb_read_ongoing());       /* inside store_read_begin/_end */
     pkey k = { key, klen };
     struct cds_lfht_iter it;
     cds_lfht_lookup(m->ht, hash_bytes(key, klen), match, &k, &it);
@@ -251,7 +256,7 @@ void *pmap_get(pmap *m, const void *key, size_t klen)
 
 void *pmap_get_writer(pmap *m, const void *key, size_t klen)
 {
-    urcu_memb_read_lock();
+    urcu_memb_read_lock();                  /* nests in the caller's, if any */
     void *v = pmap_get(m, key, klen);
     urcu_memb_read_unlock();
     return v;
@@ -275,6 +280,8 @@ size_t pmap_count(pmap *m)
 
 void pmap_foreach(pmap *m, int (*fn)(void *val, void *arg), void *arg)
 {
+    assert(m && fn);
+    assert(urcu_memb_read_ongoing());
     struct cds_lfht_iter it;
     struct cds_lfht_node *n;
     cds_lfht_for_each(m->ht, &it, n)
@@ -285,13 +292,13 @@ void pmap_foreach(pmap *m, int (*fn)(void *val, void *arg), void *arg)
 /* ---- ipmap ------------------------------------------------------------- */
 
 /* Not a hash table of one allocation per address (64 bytes with its
- * bucket, 150,000 of them in a large cluster) but 4,096 shards per address
+ * bucket, 150,000 of them in a large cluster) but 16,384 shards per address
  * family, each one block of entries sorted by address: 24 bytes per IPv4
  * address (the slots, then the address), 32 per IPv6 one. A reader hashes
  * the address to its shard and bisects it. The writer changes a slot of an
  * existing entry in place (one pointer store, which readers see whole); an
- * address added or removed publishes a copy of its shard (about 37 entries
- * at 150,000 addresses) and frees the old one after a grace period. */
+ * address added or removed publishes a copy of its shard (its entries
+ * at 150,000 addresses, about 9) and frees the old one after a grace period. */
 enum { IPMAP_SHARDS = 16384 };
 
 typedef struct ipshard {
@@ -299,6 +306,11 @@ typedef struct ipshard {
     uint32_t pad;
     unsigned char e[];              /* n entries of esz(alen) bytes */
 } ipshard;
+
+static_assert((IPMAP_SHARDS & (IPMAP_SHARDS - 1)) == 0, "shard_of() masks the hash");
+static_assert(offsetof(ipshard, e) % _Alignof(void *) == 0, "entries start with pointer slots");
+static_assert(sizeof(void *) != 8 || ((IPMAP_SLOTS * sizeof(void *) + 4 + 7) & ~(size_t)7) == 24,
+              "24 bytes per IPv4 entry, 32 per IPv6 one (pmap.h)");
 
 struct ipmap {
     ipshard *sh[2][IPMAP_SHARDS];   /* [0] IPv4, [1] IPv6; NULL: empty */
@@ -360,6 +372,7 @@ void ipmap_free(ipmap *m)
 
 int ipmap_set(ipmap *m, const void *addr, size_t alen, int slot, void *val)
 {
+    assert(m && addr);
     if ((alen != 4 && alen != 16) || slot < 0 || slot >= IPMAP_SLOTS)
         return -1;
     ipshard **at = &m->sh[alen == 16][shard_of(addr, alen)];
@@ -409,7 +422,7 @@ int ipmap_set(ipmap *m, const void *addr, size_t alen, int slot, void *val)
     return 0;
 }
 
-void *ipmap_get(ipmap *m, const void *addr, size_t alen, int slot)
+static void *ipmap_lookup(ipmap *m, const void *addr, size_t alen, int slot)
 {
     if ((alen != 4 && alen != 16) || slot < 0 || slot >= IPMAP_SLOTS)
         return NULL;
@@ -418,9 +431,17 @@ void *ipmap_get(ipmap *m, const void *addr, size_t alen, int slot)
     return i >= 0 ? rcu_dereference(eslots(sh, (size_t)i, alen)[slot]) : NULL;
 }
 
+void *ipmap_get(ipmap *m, const void *addr, size_t alen, int slot)
+{
+    assert(m && addr);
+    assert(urcu_memb_read_ongoing());       /* a reader, inside store_read_begin/_end */
+    return ipmap_lookup(m, addr, alen, slot);
+}
+
 void *ipmap_get_writer(ipmap *m, const void *addr, size_t alen, int slot)
 {
-    return ipmap_get(m, addr, alen, slot);  /* the writer's own shards: no lock */
+    assert(m && addr);
+    return ipmap_lookup(m, addr, alen, slot);  /* the writer's own shards: no lock */
 }
 
 size_t ipmap_count(ipmap *m)
@@ -430,6 +451,7 @@ size_t ipmap_count(ipmap *m)
 
 void pmap_read_lock(void) { urcu_memb_read_lock(); }
 void pmap_read_unlock(void) { urcu_memb_read_unlock(); }
+int pmap_read_ongoing(void) { return urcu_memb_read_ongoing(); }
 void pmap_register_thread(void) { urcu_memb_register_thread(); }
 void pmap_unregister_thread(void) { urcu_memb_unregister_thread(); }
 
@@ -448,6 +470,7 @@ static void run_deferred(struct rcu_head *head)
 
 void pmap_defer(void (*fn)(void *), void *arg)
 {
+    assert(fn);
     deferred *d = malloc(sizeof *d);
     if (!d) {                   /* out of memory: wait here instead (never
                                  * inside a read-side section: then leak) */
@@ -464,5 +487,6 @@ void pmap_defer(void (*fn)(void *), void *arg)
 
 void pmap_barrier(void)
 {
+    assert(!urcu_memb_read_ongoing());     /* waiting inside a section deadlocks */
     urcu_memb_barrier();
 }

@@ -48,9 +48,11 @@ void pmap_entry_free(pmap_entry *e);
 int pmap_del(pmap *m, const void *key, size_t klen);
 /* Reader (inside store_read_begin/_end): the value, or NULL. */
 void *pmap_get(pmap *m, const void *key, size_t klen);
-/* Writer, outside any read-side section: the same lookup in one of its own
- * (a lookup must not race with a background resize of the table). The
- * value stays valid because only the writer retires values. */
+/* Writer: the same lookup in a read-side section of its own (a lookup
+ * must not race with a background resize of the table); liburcu's read
+ * locks nest, so the writer may also call it inside one (the topology
+ * observer does). The value stays valid because only the writer retires
+ * values. */
 void *pmap_get_writer(pmap *m, const void *key, size_t klen);
 size_t pmap_count(pmap *m);
 /* Reader: call fn for every value until it returns non-zero (inside a
@@ -77,13 +79,15 @@ void ipmap_free(ipmap *m);
 int ipmap_set(ipmap *m, const void *addr, size_t alen, int slot, void *val);
 /* Reader (inside store_read_begin/_end): the slot's value, or NULL. */
 void *ipmap_get(ipmap *m, const void *addr, size_t alen, int slot);
-/* Writer, outside any read-side section (see pmap_get_writer). */
+/* Writer, inside or outside a read-side section: the writer's own shards. */
 void *ipmap_get_writer(ipmap *m, const void *addr, size_t alen, int slot);
 size_t ipmap_count(ipmap *m);
 
 /* RCU plumbing shared by the store. */
 void pmap_read_lock(void);
 void pmap_read_unlock(void);
+/* 1 inside a read-side section on this thread (for assert()s). */
+int pmap_read_ongoing(void);
 void pmap_register_thread(void);
 void pmap_unregister_thread(void);
 /* Run fn(arg) after a grace period (from the writer). */

@@ -147,6 +147,7 @@ static int same(const pfx_owner *o, const char *node, const cidr *c, size_t n)
 
 int pfx_set(pfx_index *x, const char *owner, const char *node, const cidr *c, size_t n)
 {
+    assert(x && owner && (c || n == 0) && (node || n == 0));
     cidr *keep = NULL;
     size_t nk = 0;
     if (n && !(keep = calloc(n, sizeof *keep)))
@@ -199,6 +200,7 @@ void pfx_del(pfx_index *x, const char *owner)
 
 int pfx_hold(pfx_index *x, int on)
 {
+    assert(x && (on == 0 || on == 1));
     x->held = on;
     return !on && x->dirty && publish(x) == 0;
 }
@@ -220,6 +222,7 @@ static const pfx_ent *search(const pfx_table *t, const pfx_group *g, const uint8
 
 const char *pfx_find(pfx_index *x, const st_ip *ip, int *bits)
 {
+    assert(x && ip);
     const pfx_table *t = atomic_load_explicit(&x->pub, memory_order_acquire);
     if (!t || (ip->family != 4 && ip->family != 6))
         return NULL;

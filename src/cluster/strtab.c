@@ -4,6 +4,7 @@
  * 12 bytes and the string each (a uthash handle was 56), at most two
  * entries per bucket on average.
  */
+#include <assert.h>
 #include <ctype.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -71,6 +72,7 @@ static int grow(strtab *t)
 
 const char *strtab_intern(strtab *t, const char *s)
 {
+    assert(t);
     if (!s)
         return NULL;
     size_t n = strlen(s);
@@ -100,6 +102,7 @@ size_t strtab_bytes(const strtab *t)
 
 const char *strtab_intern_lower(strtab *t, const char *s)
 {
+    assert(t);
     if (!s)
         return NULL;
     char buf[256];

@@ -2,6 +2,7 @@
 /*
  * file.c — see file.h.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -32,6 +33,8 @@ static int acceptable(const struct stat *st, int accept, const char **why)
 
 FILE *file_open(const char *path, int accept, const char **why)
 {
+    assert(path);
+    assert(accept == FILE_REGULAR || accept == FILE_PIPE_OK);
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0) {
@@ -61,6 +64,7 @@ FILE *file_open(const char *path, int accept, const char **why)
 /* Every byte of fp into a NUL-terminated buffer; NULL with errno. */
 static char *read_all(FILE *fp, size_t *len)
 {
+    assert(fp);
     size_t cap = 0, n = 0;
     char *buf = NULL;
     for (;;) {
@@ -104,6 +108,7 @@ char *file_read(const char *path, size_t *len, int accept, const char **why)
 
 int file_check_regular(const char *path, const char **why)
 {
+    assert(path);
     struct stat st;
     if (stat(path, &st) < 0) {
         set_why(why, strerror(errno));

@@ -4,6 +4,7 @@
  * See gofmt.h. Written from the documented behaviour of Go's time and
  * strconv packages (Duration.String, ParseDuration, AppendFloat 'f' -1).
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 size_t go_seconds(int64_t ns, char *out, size_t cap)
 {
+    assert(out || cap == 0);
     /* Duration.Seconds(): whole seconds plus the nanoseconds as a fraction */
     int64_t sec = ns / 1000000000, nsec = ns % 1000000000;
     double v = (double)sec + (double)nsec / 1e9;
@@ -53,6 +55,7 @@ static int put_frac(char *out, size_t cap, uint64_t v, int prec)
 
 size_t go_duration_str(int64_t ns, char *out, size_t cap)
 {
+    assert(out || cap == 0);
     char buf[160];
     const char *sign = ns < 0 ? "-" : "";
     uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;

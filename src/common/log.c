@@ -2,6 +2,7 @@
 /*
  * log.c — see log.h.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,7 @@ static void vlog(const char *level, const char *fmt, va_list ap)
 
 void log_msg(const char *level, const char *fmt, ...)
 {
+    assert(level && fmt);
     va_list ap;
     va_start(ap, fmt);
     vlog(level, fmt, ap);
@@ -70,6 +72,7 @@ void log_msg(const char *level, const char *fmt, ...)
 
 void log_block(const char *level, const char *head, const char *body)
 {
+    assert(level && head && body);
     char buf[LINE_MAX_BYTES * 4];
     int n = snprintf(buf, sizeof buf, "[%s] ", level);
     size_t len = n < 0 ? 0 : (size_t)n;
@@ -93,6 +96,7 @@ void log_block(const char *level, const char *head, const char *body)
 
 void log_fatal(const char *fmt, ...)
 {
+    assert(fmt);
     va_list ap;
     va_start(ap, fmt);
     vlog("FATAL", fmt, ap);

@@ -2,6 +2,7 @@
 /*
  * resolvconf.c — see resolvconf.h.
  */
+#include <assert.h>
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 static void add(resolv_search *out, const char *w, size_t len)
 {
+    assert(out->n >= 0 && out->n <= RESOLV_SEARCH_MAX);
     if (out->n >= RESOLV_SEARCH_MAX || len == 0)
         return;
     int dot = w[len - 1] == '.';
@@ -53,6 +55,7 @@ static void line(const char *p, const char *end, resolv_search *out)
 
 void resolv_search_parse(const char *text, resolv_search *out)
 {
+    assert(out);
     out->n = 0;
     for (const char *p = text; p && *p;) {
         const char *nl = strchr(p, '\n'), *end = nl ? nl : p + strlen(p);
@@ -63,6 +66,7 @@ void resolv_search_parse(const char *text, resolv_search *out)
 
 int resolv_search_read(const char *path, resolv_search *out, const char **why)
 {
+    assert(path && out);
     out->n = 0;
     char *text = file_read(path, NULL, FILE_REGULAR, why);
     if (!text)

@@ -25,6 +25,7 @@ static int room(sbuf *b, size_t n)
 
 void sbuf_add(sbuf *b, const char *s, size_t n)
 {
+    assert(b && (s || n == 0));
     if (room(b, n) < 0)
         return;
     memcpy(b->p + b->len, s, n);
@@ -34,11 +35,13 @@ void sbuf_add(sbuf *b, const char *s, size_t n)
 
 void sbuf_str(sbuf *b, const char *s)
 {
+    assert(b && s);
     sbuf_add(b, s, strlen(s));
 }
 
 void sbuf_fmt(sbuf *b, const char *fmt, ...)
 {
+    assert(b && fmt);
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);

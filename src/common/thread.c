@@ -2,6 +2,7 @@
 /*
  * thread.c — thread names and priorities. See thread.h.
  */
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 void thread_set_name(const char *name)
 {
+    assert(name);
     char n[16];
     size_t len = strlen(name);
     if (len > sizeof n - 1)

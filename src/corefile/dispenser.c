@@ -37,6 +37,7 @@
  * Errors are "FILE:LINE: MESSAGE near 'TOKEN'" at the current token (the first
  * token before any was read).
  */
+#include <assert.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -48,6 +49,7 @@
 
 void cf_disp_init(cf_disp *d, const cf_directive *dir)
 {
+    assert(d);
     memset(d, 0, sizeof *d);
     d->toks = dir ? dir->tokens : NULL;
     d->n = dir ? dir->ntokens : 0;
@@ -56,6 +58,7 @@ void cf_disp_init(cf_disp *d, const cf_directive *dir)
 
 static const cf_token *cur_tok(const cf_disp *d)
 {
+    assert(d && d->cur >= -1 && (d->toks || d->n == 0));
     if (d->cur < 0 || (size_t)d->cur >= d->n)
         return NULL;
     return &d->toks[d->cur];
@@ -73,6 +76,7 @@ static int tok_is(const cf_token *t, const char *s)
 
 int cf_next(cf_disp *d)
 {
+    assert(d && d->cur >= -1);
     if ((size_t)(d->cur + 1) >= d->n)
         return 0;
     d->cur++;
@@ -170,6 +174,7 @@ const char *cf_file_name(const cf_disp *d)
 
 int cf_remaining_args(cf_disp *d, const char **out, int max)
 {
+    assert(d && max >= 0);
     int n = 0;
     while (cf_next_arg(d)) {
         if (out && n < max)
@@ -200,6 +205,7 @@ static int verr(cf_disp *d, const char *fmt, va_list ap)
 
 int cf_err(cf_disp *d, const char *fmt, ...)
 {
+    assert(d && fmt);
     va_list ap;
     va_start(ap, fmt);
     verr(d, fmt, ap);
@@ -304,6 +310,7 @@ static int parse_elem(const char **sp, uint64_t *d, const char *orig, char *err,
 
 int cf_go_duration(const char *s, int64_t *ns, char *err, size_t errlen)
 {
+    assert(s && ns && (err || errlen == 0));
     const char *orig = s;
     int neg = 0;
     if (*s == '-' || *s == '+') {
@@ -332,6 +339,7 @@ int cf_go_duration(const char *s, int64_t *ns, char *err, size_t errlen)
 
 int cf_parse_duration(cf_disp *d, const char *s, double *seconds)
 {
+    assert(d && seconds);
     char err[CF_ERR_MAX];
     int64_t ns;
     if (cf_go_duration(s ? s : "", &ns, err, sizeof err) < 0)
@@ -345,6 +353,7 @@ int cf_parse_duration(cf_disp *d, const char *s, double *seconds)
 int cf_parse_uint(cf_disp *d, const char *s, unsigned long min, unsigned long max,
                   unsigned long *out)
 {
+    assert(d && out && min <= max);
     if (!s || !*s || s[strspn(s, "0123456789")] != '\0')
         return cf_err(d, "invalid number '%s'", s ? s : "");
     unsigned long v = 0;

@@ -19,6 +19,7 @@
  *
  * Bytes are kept as they are (invalid UTF-8 is not replaced).
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include "corefile/cf_private.h"
@@ -37,6 +38,7 @@ void *cf_xrealloc(void *p, size_t n)
 
 char *cf_xstrndup(const char *s, size_t n)
 {
+    assert(s);
     char *d = cf_xrealloc(NULL, n + 1);
     memcpy(d, s, n);
     d[n] = '\0';
@@ -50,12 +52,14 @@ char *cf_xstrdup(const char *s)
 
 void cf_grow(void **vec, size_t *cap, size_t need, size_t elsz)
 {
+    assert(vec && cap && elsz > 0);
     if (vec_reserve(vec, cap, need, elsz, 8) < 0)
         log_fatal("corefile: out of memory");
 }
 
 int cf_newlines(const char *s)
 {
+    assert(s);
     int n = 0;
     for (; *s; s++)
         n += *s == '\n';
@@ -66,6 +70,7 @@ int cf_newlines(const char *s)
 
 void cf_tokvec_push(cf_tokvec *tv, char *text, int line, int inst)
 {
+    assert(tv && text);
     cf_grow((void **)&tv->v, &tv->cap, tv->n + 1, sizeof *tv->v);
     tv->v[tv->n].text = text;
     tv->v[tv->n].line = line;
@@ -189,6 +194,7 @@ static void skip_comment(lexer *l)
 
 void cf_lex(const char *buf, size_t len, int inst, cf_tokvec *out, size_t max)
 {
+    assert((buf || len == 0) && out);
     lexer l = { (const unsigned char *)buf, len, 0, 1, inst, out };
     if (len >= 3 && l.p[0] == 0xEF && l.p[1] == 0xBB && l.p[2] == 0xBF)
         l.i = 3;

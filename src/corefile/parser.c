@@ -36,6 +36,7 @@
  * loops until its 100000 cap); commas inside a key token split it.
  * Directive names are not checked here: the server does that.
  */
+#include <assert.h>
 #include <errno.h>
 #include <glob.h>
 #include <stdarg.h>
@@ -742,6 +743,7 @@ static cf_file *parse_text(const char *name, const char *text, size_t len,
 cf_file *cf_parse_string_limited(const char *name, const char *text, const cf_limits *lim,
                                  char *err, size_t errlen)
 {
+    assert(lim);
     if (!name)
         name = "Corefile";
     if (!text)
@@ -761,6 +763,7 @@ cf_file *cf_parse_file(const char *path, char *err, size_t errlen)
 
 cf_file *cf_parse_file_limited(const char *path, const cf_limits *lim, char *err, size_t errlen)
 {
+    assert(path && lim);
     size_t n = 0;
     const char *why = NULL;
     char *buf = file_read(path, &n, FILE_PIPE_OK, &why);

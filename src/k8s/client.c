@@ -22,6 +22,7 @@
  * verification, reset) are logged here with curl's own reason. A client
  * with a bearer token for a plain http:// server warns once, when made.
  */
+#include <assert.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -475,6 +476,7 @@ static void *api_main(void *arg)
 k8s_client *k8s_client_new(const k8s_config *cfg, metrics_registry *reg, char *err,
                            size_t errlen)
 {
+    assert(cfg && err && errlen > 0);
     k8s_client *c = calloc(1, sizeof *c);
     if (!c) {
         snprintf(err, errlen, "out of memory");
@@ -521,6 +523,8 @@ k8s_reflector *k8s_reflect(k8s_client *c, const char *path, const char *label_se
 k8s_reflector *k8s_reflect_fields(k8s_client *c, const char *path, const char *label_selector,
                                   const char *field_selector, const k8s_handler *h)
 {
+    assert(c && path && h);
+    assert(!c->started);                /* every k8s_reflect before k8s_client_start */
     k8s_reflector *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
@@ -541,6 +545,7 @@ k8s_reflector *k8s_reflect_fields(k8s_client *c, const char *path, const char *l
 
 int k8s_client_start(k8s_client *c, char *err, size_t errlen)
 {
+    assert(c && !c->started);
     for (k8s_reflector *r = c->refls; r; r = r->next)
         refl_start(r->p);
     if (pthread_create(&c->thread, NULL, api_main, c) != 0) {
@@ -561,6 +566,7 @@ int k8s_client_synced(const k8s_client *c)
 
 void k8s_client_post(k8s_client *c, const char *path, const char *json)
 {
+    assert(c && path && json);
     post *p = calloc(1, sizeof *p);
     if (!p)
         return;

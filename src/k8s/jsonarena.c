@@ -18,6 +18,7 @@
  * allocation happened on this thread outside the arena since the parse:
  * then every node of the tree is arena memory and freeing it is a no-op.
  */
+#include <assert.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -112,6 +113,7 @@ void jarena_init(void)
 
 static void parse_begin(void)
 {
+    assert(!active);                    /* parses do not run inside one another */
     jarena_init();
     if (held == 0) {                    /* nothing alive: rewind */
         cur = arena;
@@ -164,6 +166,7 @@ void jarena_delete(cJSON *doc)
 
 void jarena_release(void)
 {
+    assert(held > 0);                   /* paired with a parse */
     if (held > 0)
         held--;                         /* the next parse with none left rewinds */
 }

@@ -14,7 +14,9 @@
  * Rules: only the parse itself uses the arena (handlers that allocate cJSON
  * while walking the tree get ordinary malloc memory, freed normally by
  * cJSON_Delete); every jarena_parse() is paired with one jarena_release()
- * when its tree is no longer used (pairs may nest). Other threads are unaffected: the
+ * when its tree is no longer used (pairs may nest; a release without a
+ * parse, or a parse started from inside another, fails an assert).
+ * Other threads are unaffected: the
  * hooks fall through to malloc/free when the thread has no arena.
  */
 #ifndef TOPODNS_K8S_JSONARENA_H

@@ -22,6 +22,7 @@
  *     leaves out) that only balances quotes and brackets.
  * Nothing here keeps state between calls.
  */
+#include <assert.h>
 #include <stdint.h>
 #include <string.h>
 #include <cjson/cJSON.h>
@@ -549,6 +550,7 @@ cJSON *jsel_parse(const char *text, size_t len, const jsel *rule)
 
 cJSON *jsel_parse_lenient(const char *text, size_t len, const jsel *rule, unsigned *skipped)
 {
+    assert(text || len == 0);
     if (!text || len == 0)
         return NULL;
     P p = { (const unsigned char *)text, len, 0, skipped };

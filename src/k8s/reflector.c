@@ -67,6 +67,7 @@
  * buffer) is its own, written and read only on the thread that drives it,
  * and freed by refl_free(); only `synced` is read from other threads.
  */
+#include <assert.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -356,6 +357,7 @@ static void relist_later(refl *r)
 
 void refl_on_timer(refl *r)
 {
+    assert(r);
     if (r->state != RS_WAIT)
         return;
     if (r->rv[0])
@@ -713,6 +715,7 @@ static int status_bytes(refl *r, const char *b, size_t len)
 
 int refl_on_body(refl *r, const char *b, size_t len)
 {
+    assert(r && (b || len == 0));
     if (r->status != 200)
         return status_bytes(r, b, len);
     if (r->state == RS_WATCH)
@@ -726,6 +729,7 @@ int refl_on_body(refl *r, const char *b, size_t len)
 
 void refl_on_done(refl *r, int ok)
 {
+    assert(r);
     if (r->state == RS_LIST) {
         if (r->status == 401 && r->ops->reauth)
             r->ops->reauth(r->ctx);
@@ -740,6 +744,9 @@ void refl_on_done(refl *r, int ok)
 refl *refl_new(const char *base, const char *path, const char *selector,
                const k8s_handler *h, const refl_ops *ops, void *ctx)
 {
+    assert(base && path && h && ops);
+    assert(h->upsert && h->remove && h->relist_begin && h->relist_end);
+    assert(ops->start && ops->schedule && ops->now && ops->random);
     jarena_init();
     refl *r = calloc(1, sizeof *r);
     if (!r)
@@ -767,6 +774,7 @@ refl *refl_new(const char *base, const char *path, const char *selector,
 
 int refl_set_fields(refl *r, const char *field_selector)
 {
+    assert(r);
     free(r->fields);
     r->fields = field_selector && *field_selector ? strdup(field_selector) : NULL;
     return field_selector && *field_selector && !r->fields ? -1 : 0;

@@ -112,6 +112,7 @@ void periodic_stop(periodic *p)
 {
     if (!p)
         return;
+    assert(!pthread_equal(pthread_self(), p->thread));  /* it joins the task's thread */
     pthread_mutex_lock(&p->mu);
     p->stop = 1;
     pthread_cond_signal(&p->cv);

@@ -31,7 +31,8 @@ enum { PERIODIC_RCU = 0x1 };         /* the thread reads the store / defers free
 periodic *periodic_start(periodic_fn fn, void *arg, double delay, int flags);
 /* Run now (or as soon as the run in progress ends); p not NULL. */
 void periodic_kick(periodic *p);
-/* Stop and free (NULL is fine). */
+/* Stop and free (NULL is fine). Never from the task's own fn: it joins
+ * the task's thread (asserted). */
 void periodic_stop(periodic *p);
 
 #endif

@@ -17,6 +17,7 @@
  * exactly (0.4 × 3 = 1.2000000000000002 → 2). Go iterates maps; we iterate
  * zones sorted by name (ties go to the first name). Nothing allocates.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -131,6 +132,7 @@ static int add_node_cpu(ta_ratios *r, const ta_node *nd)
 
 int ta_zone_ratios(const ta_node *nodes, size_t n, ta_ratios *out)
 {
+    assert((nodes || n == 0) && out);
     uint64_t total = 0;
     int full = 0;
     out->n = 0;
@@ -203,6 +205,8 @@ static int ratios_reason(const ta_ratios *r)
 
 int ta_allocations(const ta_ratios *r, size_t n_ready, ta_alloc *a)
 {
+    assert(a);                              /* r NULL: no node information */
+    assert(!r || r->status != TA_RATIOS_OK || r->n <= TA_MAX_ZONES);
     int why = ratios_reason(r);
     if (why)
         return why;
@@ -228,6 +232,7 @@ int ta_allocations(const ta_ratios *r, size_t n_ready, ta_alloc *a)
 
 int ta_tally_get(const ta_tally *t, const char *zone)
 {
+    assert(t && t->n <= TA_MAX_TALLY);
     for (size_t i = 0; i < t->n; i++)
         if (zeq(t->zone[i], zone))
             return t->count[i];
@@ -236,6 +241,7 @@ int ta_tally_get(const ta_tally *t, const char *zone)
 
 int ta_tally_add(ta_tally *t, const char *zone, int delta)
 {
+    assert(t && t->n <= TA_MAX_TALLY);
     for (size_t i = 0; i < t->n; i++)
         if (zeq(t->zone[i], zone)) {
             t->count[i] += delta;
@@ -269,6 +275,8 @@ static int most(const ta_ratios *r, const size_t *order, const double *v, double
 void ta_giving_receiving(const ta_ratios *r, const ta_alloc *a, const ta_tally *t, int *give,
                          int *receive)
 {
+    assert(r && t && ((a && give && receive) || r->n == 0));   /* a, give, receive: r->n each */
+    assert(r->n <= TA_MAX_ZONES && t->n <= TA_MAX_TALLY);
     double giving[TA_MAX_ZONES] = { 0 }, receiving[TA_MAX_ZONES] = { 0 };
     size_t order[TA_MAX_ZONES];
     name_order(r, order);
@@ -331,6 +339,7 @@ static void move_one(const ta_ratios *r, const size_t *order, int gz, int *give,
 void ta_redistribute(const ta_ratios *r, ta_slice *s, size_t ns, int *give, int *receive,
                      ta_tally *diff)
 {
+    assert(r && (s || ns == 0) && give && receive && diff);
     size_t order[TA_MAX_ZONES];
     name_order(r, order);
     diff->n = 0;
@@ -356,6 +365,7 @@ void ta_redistribute(const ta_ratios *r, ta_slice *s, size_t ns, int *give, int 
 int ta_hints_by_zone(const ta_ratios *r, const ta_alloc *a, const ta_slice *s,
                      const ta_tally *already, ta_tally *out)
 {
+    assert(r && a && s && already && out);
     out->n = 0;
     for (size_t i = 0; i < s->n; i++) {
         if (!s->eps[i].ready)
@@ -464,6 +474,8 @@ static int own_zone_hints(ta_slice *s, size_t ns, ta_tally *tally)
 int ta_add_hints(const ta_ratios *r, ta_slice *s, size_t ns, int family, ta_tally *tally,
                  char *msg, size_t msglen)
 {
+    assert((s || ns == 0) && tally);
+    assert(!r || r->status != TA_RATIOS_OK || r->n <= TA_MAX_ZONES);
     size_t n = ready_total(s, ns), zones = r ? r->n : 0;
     ta_alloc a[TA_MAX_ZONES];
     for (size_t j = 0; j < ns; j++)
@@ -492,6 +504,7 @@ int ta_add_hints(const ta_ratios *r, ta_slice *s, size_t ns, int family, ta_tall
 int ta_auto_hints(const ta_ratios *r, const ta_ep *eps, size_t n, int family,
                   const char **hint_zone, char *msg, size_t msglen)
 {
+    assert((eps || n == 0) && (hint_zone || n == 0));
     ta_slice s = { .kind = TA_SLICE_UPDATE, .eps = eps, .out = hint_zone, .n = n };
     ta_tally tally;
     return ta_add_hints(r, &s, 1, family, &tally, msg, msglen);
@@ -501,6 +514,7 @@ int ta_auto_hints(const ta_ratios *r, const ta_ep *eps, size_t n, int family,
 
 int ta_overloaded(const ta_ratios *r, const ta_tally *t)
 {
+    assert(!t || t->n <= TA_MAX_TALLY);
     if (!t || !t->n)
         return 0;
     if (!r || r->status != TA_RATIOS_OK || !r->n)

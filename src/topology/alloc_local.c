@@ -25,6 +25,7 @@
  * The priority queues are linear scans over at most a few dozen zones. The
  * endpoint moved is the last one (by index) in the giving group.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -246,6 +247,8 @@ int ta_local_plan_compute(const ta_zone_nodes *zones, size_t nzones, const ta_ep
                           int prev_on, size_t padding, const char **group_zone,
                           ta_local_plan *p)
 {
+    assert((zones || nzones == 0) && (eps || n == 0) && p);
+    assert(group_zone || n == 0);
     memset(p, 0, sizeof *p);
     if (build_zones(p, zones, nzones, eps, n) < 0)
         return balanced(p, TA_R_TOO_MANY_ZONES, group_zone, n);
@@ -297,6 +300,7 @@ static void local_message(const ta_local_plan *p, char *msg, size_t len)
 int ta_local_groups(const ta_zone_nodes *zones, size_t nzones, const ta_ep *eps, size_t n,
                     int prev_on, const char **group_zone, char *msg, size_t msglen)
 {
+    assert((zones || nzones == 0) && (eps || n == 0));
     ta_local_plan p;
     int on = ta_local_plan_compute(zones, nzones, eps, n, prev_on, TA_LOCAL_DEFAULT_PADDING,
                                    group_zone, &p);

@@ -17,6 +17,7 @@
  * one snapshot per engine, rebuilt by the first query after the store's
  * node version moves and shared by every thread (zones_of()).
  */
+#include <assert.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@
 
 topo_policy topo_computed_policy(const st_service *svc)
 {
+    assert(svc);
     /* the controller's choice: Auto/auto annotation, else a valid field
      * (PreferSameTrafficDistribution on, as in 1.34+) */
     switch (ta_hint_source(NULL, svc->topology_mode, svc->traffic_distribution, 1)) {
@@ -138,6 +140,7 @@ static size_t prefer_key(char *k, size_t cap, const char *ns, const char *name, 
 
 void topo_prefer_state_set(topo_engine *e, const char *ns, const char *name, int family, int on)
 {
+    assert(e && ns && name);
     char k[600];
     size_t kl = prefer_key(k, sizeof k, ns, name, family);
     if (!kl)
@@ -172,6 +175,9 @@ int topo_compute_hints(topo_engine *e, topo_policy p, const st_service *svc,
                        const st_endpoints *eps, const size_t *idx, size_t n, int family,
                        vhint *v, char *why, size_t wlen)
 {
+    assert(e && svc && eps && (idx || n == 0) && (v || n == 0));
+    assert(family == 4 || family == 6);
+    assert(pmap_read_ongoing());             /* inside a read-side section (internal.h) */
     ta_ep ebuf[256];
     ta_ep *ep = n <= 256 ? ebuf : calloc(n, sizeof *ep);
     const char **za = calloc(n ? n : 1, sizeof *za), **na = calloc(n ? n : 1, sizeof *na);

@@ -19,6 +19,7 @@
  * Address families are decided independently (A → IPv4, AAAA → IPv6,
  * SRV → both), as kube-proxy decides per address type.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -273,6 +274,7 @@ static topo_policy policy_of(const topo_cfg *cfg, const st_service *svc, const c
 topo_policy topo_policy_for(const topo_cfg *cfg, const st_service *svc, const st_endpoints *eps,
                             int family)
 {
+    assert(cfg);
     size_t n = eps ? eps->n : 0, ibuf[512], *idx = n <= 512 ? ibuf : malloc(n * sizeof *idx);
     if (!idx)
         return TP_NONE;
@@ -374,6 +376,9 @@ void topo_select(topo_engine *e, const st_service *svc, const st_endpoints *eps,
                  const topo_loc *loc, int families, uint8_t *keep, topo_result *res,
                  topo_trace *tr)
 {
+    assert(e && res && loc && (keep || !eps || eps->n == 0));
+    assert((families & ~3) == 0);            /* bit 1 IPv4, bit 2 IPv6 */
+    assert(pmap_read_ongoing());             /* inside store_read_begin/_end */
     const topo_cfg *cfg = &e->cfg;
     size_t n = eps ? eps->n : 0;
     memset(res, 0, sizeof *res);

@@ -89,6 +89,7 @@ const topo_cfg *topo_engine_cfg(const topo_engine *e)
 void topo_engine_bind(topo_engine *e, store *st, topo_post_fn post, void *post_ctx)
 {
     assert(e);
+    assert(!e->obs);                        /* before the observer reads e->st */
     e->st = st;
     e->post = post;
     e->post_ctx = post_ctx;
@@ -159,6 +160,7 @@ void topo_locate(const topo_engine *e, const topo_client *cl, topo_loc *loc)
 
 int topo_locate_ip(const topo_engine *e, const st_ip *ip, topo_loc *loc)
 {
+    assert(e && ip && loc);
     if (!e->st) {
         memset(loc, 0, sizeof *loc);
         loc->ip = *ip;

@@ -3,6 +3,7 @@
  * metrics.c — names of policies and outcomes, and the answer counter
  * topodns_topology_answers_total{policy,outcome}.
  */
+#include <assert.h>
 #include <stdatomic.h>
 #include "topology/internal.h"
 #include "runtime/metrics.h"
@@ -39,6 +40,7 @@ const char *topo_outcome_name(topo_outcome o)
 
 void topo_count(topo_engine *e, const topo_result *res)
 {
+    assert(e && res);
     const char *v[] = { topo_policy_name(res->policy), topo_outcome_name(res->outcome) };
     if (res->policy >= TP_COUNT || res->outcome >= TO_COUNT) {
         metrics_add(e->answers, v, 1);

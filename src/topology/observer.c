@@ -18,6 +18,7 @@
  * Its per-Service table is the observer thread's alone; the engine's Prefer
  * map and gauges are written only here.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,6 +204,7 @@ static double observe(void *arg)
 
 int topo_observer_start(topo_engine *e, char *err, size_t errlen)
 {
+    assert(e && !e->obs && err && errlen > 0);   /* started once, after topo_engine_bind */
     if (!e->st) {
         snprintf(err, errlen, "plugin/topology: no cluster store bound to the engine");
         return -1;
@@ -224,6 +226,7 @@ int topo_observer_start(topo_engine *e, char *err, size_t errlen)
 
 void topo_observer_stop(topo_engine *e)
 {
+    assert(e);
     struct observer *o = e->obs;
     if (!o)
         return;

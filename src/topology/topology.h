@@ -104,7 +104,8 @@ void topo_engine_free(topo_engine *e);
 const topo_cfg *topo_engine_cfg(const topo_engine *e);
 /* Bind the cluster context the engine decides over, and how Events are
  * posted (post NULL: they are not; post_ctx is passed to it and must
- * outlive the engine's observer). Once, at start, before serving. */
+ * outlive the engine's observer). Once, at start, before serving and
+ * before topo_observer_start (asserted). */
 void topo_engine_bind(topo_engine *e, store *st, topo_post_fn post, void *post_ctx);
 /* The bound store, NULL before topo_engine_bind. */
 store *topo_engine_store(const topo_engine *e);

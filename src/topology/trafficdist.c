@@ -12,6 +12,7 @@
  * never make a slice stale. The annotation (old key when present at all,
  * else topology-mode) resolving to Auto/auto beats the field.
  */
+#include <assert.h>
 #include <string.h>
 #include <strings.h>
 #include "topology/alloc.h"
@@ -30,6 +31,8 @@ static int zoned(int kind)
 void ta_trafficdist_hints(int kind, const ta_ep *eps, size_t n, const char **zone_hint,
                           const char **node_hint)
 {
+    assert((eps && zone_hint) || n == 0);
+    assert(kind >= TA_TD_NONE && kind <= TA_TD_PREFER_SAME_NODE);
     for (size_t i = 0; i < n; i++) {
         const ta_ep *e = &eps[i];
         int on = zoned(kind) && e->ready;
@@ -61,6 +64,8 @@ static int ep_stale(int kind, const ta_ep *e, const ta_hint *h)
 
 int ta_trafficdist_stale(int kind, const ta_ep *eps, const ta_hint *have, size_t n)
 {
+    assert(eps || n == 0);
+    assert(kind >= TA_TD_NONE && kind <= TA_TD_PREFER_SAME_NODE);
     for (size_t i = 0; i < n; i++)
         if (ep_stale(kind, &eps[i], have ? &have[i] : NULL))
             return 1;

@@ -39,6 +39,7 @@ int dname_labels(const uint8_t *dn)
 
 int dname_from_str(uint8_t *out, const char *s)
 {
+    assert(out && s);
     size_t pos = 0;                 /* where the current label's length goes */
     size_t len = 1;                 /* octets written, length byte reserved */
     int lab = 0;
@@ -94,6 +95,7 @@ int dname_from_str(uint8_t *out, const char *s)
 
 size_t dname_to_str(char *out, size_t cap, const uint8_t *dn)
 {
+    assert(dn && (out || cap == 0));
     size_t o = 0;
     if (cap == 0)
         return 0;
@@ -165,6 +167,7 @@ const uint8_t *dname_suffix(const uint8_t *dn, int labels)
 
 int dname_suffixes(const uint8_t *dn, const uint8_t **at)
 {
+    assert(dn && at);
     int n = 0;
     for (;;) {
         assert(n < DNAME_SUFFIXES);

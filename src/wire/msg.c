@@ -45,6 +45,7 @@
  * which the header word never uses since the rcode lives in m->rcode), so
  * encoding the same message again with a larger limit clears it.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -62,6 +63,8 @@ struct msg_rec {
     uint16_t type, rclass, rdlen;
     uint8_t sec;
 };
+static_assert(SEC_COUNT <= UINT8_MAX, "a record's section fits msg_rec.sec");
+static_assert(EDNS_OPTS_MAX <= UINT16_MAX, "dns_edns.opts_len counts up to EDNS_OPTS_MAX");
 
 /* ---- arena ------------------------------------------------------------- */
 
@@ -210,6 +213,7 @@ static size_t name_ok(const uint8_t *p, size_t len)
 /* Is rd a well-formed rdata of this type (names uncompressed)? */
 int msg_rdata_ok(uint16_t type, const uint8_t *rd, size_t len)
 {
+    assert(rd || len == 0);
     if (type == T_A)
         return len == 4;
     if (type == T_AAAA)
@@ -247,11 +251,13 @@ int msg_rdata_ok(uint16_t type, const uint8_t *rd, size_t len)
 
 void msg_init(dns_msg *m)
 {
+    assert(m);
     memset(m, 0, sizeof *m);
 }
 
 void msg_reset(dns_msg *m)
 {
+    assert(m);
     /* field by field: the name and option buffers (most of the struct)
      * are only read up to their lengths, so they are not cleared */
     m->id = 0;
@@ -324,6 +330,7 @@ static int store(dns_msg *m, int sec, const uint8_t *owner, size_t olen, uint16_
 
 int msg_copy(dns_msg *dst, const dns_msg *src)
 {
+    assert(dst && src);
     if (dst == src)
         return 0;
     msg_reset(dst);
@@ -480,6 +487,7 @@ static unsigned sec_start(const dns_msg *m, int sec)
 
 unsigned msg_count(const dns_msg *m, int sec)
 {
+    assert(m && sec >= 0 && sec < SEC_COUNT);
     unsigned s = sec_start(m, sec), e = s;
     while (e < m->nrecs && m->recs[e].sec == sec)
         e++;
@@ -500,6 +508,7 @@ static long rec_index(const dns_msg *m, int sec, unsigned i)
 
 dns_rr msg_rr(const dns_msg *m, int sec, unsigned i)
 {
+    assert(m);
     static const uint8_t root[1] = { 0 };
     long k = rec_index(m, sec, i);
     if (k < 0)
@@ -510,6 +519,7 @@ dns_rr msg_rr(const dns_msg *m, int sec, unsigned i)
 
 void msg_set_ttl(dns_msg *m, int sec, unsigned i, uint32_t ttl)
 {
+    assert(m);
     long k = rec_index(m, sec, i);
     if (k >= 0)
         m->recs[k].ttl = ttl;
@@ -517,6 +527,8 @@ void msg_set_ttl(dns_msg *m, int sec, unsigned i, uint32_t ttl)
 
 void msg_permute(dns_msg *m, int sec, const unsigned *perm, unsigned n)
 {
+    assert(m && sec >= 0 && sec < SEC_COUNT);
+    assert(perm || n == 0);
     unsigned cnt = sec >= 0 && sec < SEC_COUNT ? msg_count(m, sec) : 0;
     if (n > cnt)
         return;
@@ -537,6 +549,7 @@ void msg_permute(dns_msg *m, int sec, const unsigned *perm, unsigned n)
 
 void msg_clear_section(dns_msg *m, int sec)
 {
+    assert(m && sec >= 0 && sec < SEC_COUNT);
     unsigned s = sec_start(m, sec), e = s;
     while (e < m->nrecs && m->recs[e].sec == sec)
         e++;
@@ -546,6 +559,7 @@ void msg_clear_section(dns_msg *m, int sec)
 
 void msg_reply_to(dns_msg *resp, const dns_msg *q)
 {
+    assert(resp && q);
     uint8_t qname[DNAME_MAX];
     uint16_t id = q->id, flags = q->flags, qtype = q->qtype, qclass = q->qclass;
     int has_q = q->has_question;
@@ -564,6 +578,7 @@ void msg_reply_to(dns_msg *resp, const dns_msg *q)
 
 int msg_query(const dns_query *q, uint8_t *buf, size_t cap)
 {
+    assert(q && q->qname && buf);
     size_t nl = dname_len(q->qname);
     size_t len = 12 + nl + 4 + (q->edns_size ? 11 : 0);
     if (nl > DNAME_MAX || len > cap)
@@ -753,6 +768,7 @@ static int parse_rr(dns_msg *m, int sec, const uint8_t *w, size_t len, size_t *o
 
 int msg_parse(dns_msg *m, const uint8_t *w, size_t len, int *hdr_ok)
 {
+    assert(m && (w || len == 0) && hdr_ok);
     msg_reset(m);
     *hdr_ok = 0;
     if (len < 12)
@@ -789,6 +805,8 @@ int msg_parse(dns_msg *m, const uint8_t *w, size_t len, int *hdr_ok)
 
 const uint8_t *edns_opt_find(const dns_edns *e, uint16_t code, uint16_t *len)
 {
+    assert(e && len);
+    assert(e->opts_len <= EDNS_OPTS_MAX);
     for (size_t off = 0; off + 4 <= e->opts_len;) {
         uint16_t c = get16(e->opts + off), l = get16(e->opts + off + 2);
         if (c == code) {
@@ -802,6 +820,8 @@ const uint8_t *edns_opt_find(const dns_edns *e, uint16_t code, uint16_t *len)
 
 int edns_opt_add(dns_edns *e, uint16_t code, const void *data, uint16_t len)
 {
+    assert(e && (data || len == 0));
+    assert(e->opts_len <= EDNS_OPTS_MAX);
     if (code == EDNS_OPT_ECS || (size_t)e->opts_len + 4 + len > EDNS_OPTS_MAX)
         return -1;
     put16b(e->opts + e->opts_len, code);
@@ -814,6 +834,7 @@ int edns_opt_add(dns_edns *e, uint16_t code, const void *data, uint16_t len)
 
 void edns_opt_remove(dns_edns *e, uint16_t code)
 {
+    assert(e && e->opts_len <= EDNS_OPTS_MAX);
     size_t in = 0, out = 0;
     while (in + 4 <= e->opts_len) {
         size_t n = 4 + (size_t)get16(e->opts + in + 2);
@@ -830,6 +851,7 @@ void edns_opt_remove(dns_edns *e, uint16_t code)
 
 int msg_wire_set_udp_size(uint8_t *w, size_t len, uint16_t size)
 {
+    assert(w || len == 0);
     if (len < 12)
         return -1;
     unsigned qd = get16(w + 4), nrr = (unsigned)get16(w + 6) + get16(w + 8) + get16(w + 10);
@@ -1067,6 +1089,7 @@ static void put_header(uint8_t *buf, const dns_msg *m, const unsigned *counts)
 
 int msg_encode(dns_msg *m, uint8_t *buf, size_t cap, size_t max, int compress)
 {
+    assert(m && buf);
     if (m->flags & F_TC_OURS)
         m->flags &= (uint16_t)~(F_TC | F_TC_OURS);
     if (max < 512)
@@ -1147,6 +1170,7 @@ static const char *type_str(uint16_t t)
 
 const char *rr_type_name(uint16_t type, char *buf)
 {
+    assert(buf);
     const char *s = type_str(type);
     if (s)
         snprintf(buf, 16, "%s", s);
@@ -1157,6 +1181,7 @@ const char *rr_type_name(uint16_t type, char *buf)
 
 const char *rr_class_name(uint16_t cls, char *buf)
 {
+    assert(buf);
     switch (cls) {
     case C_IN: snprintf(buf, 16, "IN"); break;
     case 2: snprintf(buf, 16, "CS"); break;
@@ -1172,6 +1197,7 @@ const char *rr_class_name(uint16_t cls, char *buf)
 /* miekg/dns RcodeToString: 16 is "BADSIG" there (BADVERS shares the code). */
 const char *rcode_name(unsigned rcode, char *buf)
 {
+    assert(buf);
     static const char *const names[] = {
         "NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP", "REFUSED",
         "YXDOMAIN", "YXRRSET", "NXRRSET", "NOTAUTH", "NOTZONE", "DSOTYPENI",
@@ -1218,6 +1244,7 @@ int rcode_from_name(const char *s)
 
 int rr_to_str(const dns_rr *rr, char *out, size_t cap)
 {
+    assert(rr && (out || cap == 0));
     size_t ol = dname_len(rr->owner), total = ol + 10 + rr->rdlen;
     uint8_t small[1024];
     uint8_t *wire = total <= sizeof small ? small : malloc(total);

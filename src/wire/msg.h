@@ -189,8 +189,11 @@ int msg_add_soa(dns_msg *m, int sec, const uint8_t *owner, uint32_t ttl, const u
                 const uint8_t *rname, uint32_t serial, uint32_t refresh, uint32_t retry,
                 uint32_t expire, uint32_t minimum);
 
+/* sec is SEC_ANSWER, SEC_AUTHORITY or SEC_ADDITIONAL in msg_count,
+ * msg_permute and msg_clear_section (asserted; the caller's contract). */
 unsigned msg_count(const dns_msg *m, int sec);
-/* The i-th record of a section (0-based); the returned view is a copy. */
+/* The i-th record of a section (0-based); the returned view is a copy. An
+ * index past the section gives an empty view (root owner, no rdata). */
 dns_rr msg_rr(const dns_msg *m, int sec, unsigned i);
 void msg_set_ttl(dns_msg *m, int sec, unsigned i, uint32_t ttl);
 /* Move records within a section: perm[i] is the old index of new position i. */

@@ -36,6 +36,7 @@
  * that did not depend on the client are shared by everyone. Without a
  * `topology` directive no answer is ever marked and the cache is CoreDNS's.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +164,7 @@ static int in_list(uint8_t (*zones)[DNAME_MAX], size_t n, const uint8_t *name)
 
 static void key_fill(ckey *k, const qkey *q, const dns_msg *m, const char *v, size_t vlen)
 {
+    assert(k && q && m && vlen <= UINT8_MAX);     /* ckey.vlen; callers refuse longer variants */
     k->lname = q->lname;
     k->qlen = (uint8_t)dname_len(q->lname);
     k->qtype = m->qtype;

@@ -19,6 +19,7 @@
  * An entry keeps the records as uncompressed wire data with no TTL: every
  * record is served with the entry's remaining lifetime, as CoreDNS does.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include "plugin/cache/cache.h"
@@ -218,6 +219,7 @@ uint32_t cache_duration(const cache_cfg *c, const dns_msg *m, cache_type t)
 uint64_t cache_hash(const uint8_t *lname, uint16_t qtype, uint16_t qclass, int do_bit,
                     int cd_bit, const char *variant, size_t vlen)
 {
+    assert(lname && (variant || vlen == 0));
     uint64_t h = 14695981039346656037ull;
 #define MIX(b) (h = (h ^ (uint8_t)(b)) * 1099511628211ull)
     MIX(do_bit ? '1' : '0');
@@ -269,6 +271,7 @@ static uint16_t get16(const uint8_t *p)
 centry *centry_new(const dns_msg *m, const uint8_t *lname, int docd, const char *variant,
                    size_t vlen, uint64_t hash, uint32_t ttl, uint64_t now_ns)
 {
+    assert(m && lname && (variant || vlen == 0));
     size_t qlen = dname_len(lname), rlen = 0;
     unsigned nrr = 0;
     if (vlen > 255)
@@ -318,6 +321,7 @@ centry *centry_new(const dns_msg *m, const uint8_t *lname, int docd, const char 
 centry *centry_marker(const uint8_t *lname, uint16_t qtype, uint16_t qclass, int docd,
                       uint64_t hash, int dep)
 {
+    assert(lname && dep >= 0 && dep <= UINT8_MAX);
     size_t qlen = dname_len(lname);
     centry *e = alloc_entry(qlen, 0, 0);
     if (!e)
@@ -339,6 +343,7 @@ int64_t centry_ttl(const centry *e, uint64_t now_ns)
 
 int centry_to_msg(const centry *e, dns_msg *out, const dns_msg *q, uint32_t ttl)
 {
+    assert(e && out && q);
     msg_reply_to(out, q);
     int do_bit = q->edns.present && q->edns.do_bit;
     out->flags |= F_AA;

@@ -25,6 +25,7 @@
  * release atomics below are what liburcu does, written so that the checker
  * verifies them; call_rcu still does the freeing.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -42,6 +43,7 @@ static void retire(centry *e)
 
 int ctable_init(ctable *t, unsigned long cap)
 {
+    assert(t);
     memset(t, 0, sizeof *t);
     unsigned long per = cache_usable_cap(cap) / CACHE_SHARDS;
     unsigned nb = 4;
@@ -63,6 +65,7 @@ int ctable_init(ctable *t, unsigned long cap)
 
 void ctable_destroy(ctable *t)
 {
+    assert(t && !urcu_memb_read_ongoing());     /* no reader active, this thread included */
     for (int i = 0; i < CACHE_SHARDS; i++) {
         cshard *s = &t->s[i];
         for (unsigned j = 0; s->b && j < s->nb; j++) {
@@ -99,6 +102,8 @@ static centry *_Atomic *bucket_of(cshard *s, uint64_t hash)
 
 centry *ctable_get(ctable *t, const ckey *k)
 {
+    assert(t && k);
+    assert(urcu_memb_read_ongoing());       /* a reader, inside urcu_memb_read_lock() */
     cshard *s = shard_of(t, k->hash);
     centry *e = atomic_load_explicit(bucket_of(s, k->hash), memory_order_acquire);
     for (; e; e = atomic_load_explicit(&e->next, memory_order_acquire))
@@ -174,6 +179,7 @@ static void key_of(const centry *e, ckey *k)
 
 int ctable_put(ctable *t, centry *e)
 {
+    assert(t && e);
     cshard *s = shard_of(t, e->hash);
     ckey k;
     key_of(e, &k);
@@ -202,6 +208,7 @@ int ctable_put(ctable *t, centry *e)
 
 int ctable_del(ctable *t, const ckey *k)
 {
+    assert(t && k);
     cshard *s = shard_of(t, k->hash);
     pthread_mutex_lock(&s->mu);
     centry *old = NULL;
@@ -221,6 +228,7 @@ long ctable_len(ctable *t)
 
 void ctable_refresh_done(ctable *t, const ckey *k, const centry *e)
 {
+    assert(t && k && e);
     urcu_memb_read_lock();
     centry *cur = ctable_get(t, k);
     if (cur && cur == e)

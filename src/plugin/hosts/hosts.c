@@ -25,6 +25,7 @@
  * pointer inside an RCU read-side section (workers are RCU readers), so they
  * never wait for a reload.
  */
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdatomic.h>
@@ -225,6 +226,7 @@ static table *build(hosts *h)
  * call_rcu thread, which batches its callbacks with 10 ms sleeps. */
 static void publish(hosts *h, table *t)
 {
+    assert(h && t);
     table *old = atomic_exchange(&h->cur, t);
     metrics_set(h->m_entries, NULL, (double)t->entries);
     metrics_set(h->m_reload_ts, NULL, (double)time(NULL));
@@ -238,6 +240,8 @@ static void publish(hosts *h, table *t)
 
 void hosts_reread(void *inst)
 {
+    assert(inst);
+    assert(!pmap_read_ongoing());           /* it waits for a grace period */
     hosts *h = inst;
     table *t = build(h);
     if (t)

@@ -386,10 +386,11 @@ static void service_parts_free(st_service *s)
     free(s);
 }
 
-/* s and everything it owns copied into one block (the store keeps 10,000
- * of them: one malloc chunk instead of four to seven); NULL when memory
+/* s and everything it owns copied into one block from alloc(arg, size)
+ * (the store keeps 10,000 of them: one malloc chunk instead of four to
+ * seven, and the store's map entry in the same chunk); NULL when memory
  * runs out. s is left as it was. */
-static st_service *service_pack(const st_service *s)
+static st_service *service_pack(const st_service *s, void *(*alloc)(void *, size_t), void *arg)
 {
     size_t nl = strlen(s->name) + 1;
     size_t el = s->external_name ? strlen(s->external_name) + 1 : 0, xl = 0;
@@ -400,7 +401,7 @@ static st_service *service_pack(const st_service *s)
     size_t at_ext = at_keys + s->n_topology_keys * sizeof *s->topology_keys;
     size_t at_ips = at_ext + s->n_external * sizeof *s->external;
     size_t at_text = at_ips + s->n_cluster_ips * sizeof *s->cluster_ips;
-    char *blk = malloc(at_text + nl + el + xl);
+    char *blk = alloc(arg, at_text + nl + el + xl);
     if (!blk)
         return NULL;
     st_service *p = memcpy(blk, s, sizeof *s);
@@ -432,8 +433,21 @@ static st_service *service_pack(const st_service *s)
     return p;
 }
 
+static void *plain_alloc(void *arg, size_t size)
+{
+    (void)arg;
+    return malloc(size);
+}
+
 st_service *decode_service(strtab *strs, const cJSON *obj, const char **why)
 {
+    return decode_service_into(strs, obj, why, plain_alloc, NULL);
+}
+
+st_service *decode_service_into(strtab *strs, const cJSON *obj, const char **why,
+                                void *(*alloc)(void *arg, size_t size), void *arg)
+{
+    assert(alloc);
     const char *ns = decode_obj_ns(obj), *name = decode_obj_name(obj);
     const cJSON *spec = jget(obj, "spec");
     if ((*why = bad_names(ns, name)))
@@ -476,7 +490,7 @@ st_service *decode_service(strtab *strs, const cJSON *obj, const char **why)
     const cJSON *sel = jget(spec, "selector");
     s->has_selector = cJSON_IsObject(sel) && sel->child != NULL;
     service_topology(strs, s, obj, spec);
-    st_service *packed = service_pack(s);
+    st_service *packed = service_pack(s, alloc, arg);
     service_parts_free(s);
     if (!packed)
         *why = "out of memory";

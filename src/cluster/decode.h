@@ -24,7 +24,14 @@ const char *decode_obj_ns(const struct cJSON *obj);
 const char *decode_obj_name(const struct cJSON *obj);
 const char *decode_obj_label(const struct cJSON *obj, const char *key);
 
+/* A Service in one block (its name, ports, IPs and strings inside it):
+ * malloc'd by decode_service (free with decode_service_free), or by
+ * alloc(arg, size) with decode_service_into (the caller frees it the way
+ * alloc allocated it; alloc returns NULL when memory runs out). NULL with
+ * *why set when the object is refused or memory runs out. */
 st_service *decode_service(strtab *strs, const struct cJSON *obj, const char **why);
+st_service *decode_service_into(strtab *strs, const struct cJSON *obj, const char **why,
+                                void *(*alloc)(void *arg, size_t size), void *arg);
 void decode_service_free(void *svc);
 
 /* One EndpointSlice: its endpoints (one per address), reference counted

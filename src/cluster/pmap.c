@@ -157,6 +157,20 @@ void pmap_free(pmap *m, pmap_dtor dtor)
     free(m);
 }
 
+/* Publish e (filled in): replaces the entry of its key, if any. */
+static void put_entry(pmap *m, pent *e)
+{
+    pkey k = { e->key, e->klen };
+    unsigned long h = hash_bytes(e->key, e->klen);
+    urcu_memb_read_lock();
+    struct cds_lfht_node *old = cds_lfht_add_replace(m->ht, h, match, &k, &e->node);
+    urcu_memb_read_unlock();
+    if (old)
+        retire(old);
+    else
+        grow(m->ht, &m->sz, 1);
+}
+
 int pmap_put(pmap *m, const void *key, size_t klen, void *val, pmap_dtor dtor)
 {
     assert(m && (key || klen == 0));
@@ -170,16 +184,44 @@ int pmap_put(pmap *m, const void *key, size_t klen, void *val, pmap_dtor dtor)
     e->val = val;
     e->klen = (uint16_t)klen;
     memcpy(e->key, key, klen);
-    pkey k = { e->key, klen };
-    unsigned long h = hash_bytes(key, klen);
-    urcu_memb_read_lock();
-    struct cds_lfht_node *old = cds_lfht_add_replace(m->ht, h, match, &k, &e->node);
-    urcu_memb_read_unlock();
-    if (old)
-        retire(old);
-    else
-        grow(m->ht, &m->sz, 1);
+    put_entry(m, e);
     return 0;
+}
+
+/* The value space of an entry block: after the key, 8-byte aligned. */
+enum { VAL_ALIGN = 8 };
+_Static_assert(_Alignof(void *) <= VAL_ALIGN && _Alignof(uint64_t) <= VAL_ALIGN, "value alignment");
+
+static size_t val_offset(size_t klen)
+{
+    return (offsetof(pent, key) + klen + VAL_ALIGN - 1) & ~(size_t)(VAL_ALIGN - 1);
+}
+
+pmap_entry *pmap_entry_new(const void *key, size_t klen, size_t vsize, void **val)
+{
+    *val = NULL;
+    size_t at = val_offset(klen > UINT16_MAX ? 0 : klen);
+    pent *e = klen > UINT16_MAX ? NULL : calloc(1, at + vsize);
+    if (!e)
+        return NULL;
+    cds_lfht_node_init(&e->node);
+    e->klen = (uint16_t)klen;
+    memcpy(e->key, key, klen);
+    e->val = *val = (char *)e + at;
+    return e;
+}
+
+int pmap_put_entry(pmap *m, pmap_entry *e, pmap_dtor dtor)
+{
+    assert(e && e->val == (char *)e + val_offset(e->klen));
+    e->dtor = dtor;
+    put_entry(m, e);
+    return 0;
+}
+
+void pmap_entry_free(pmap_entry *e)
+{
+    free(e);
 }
 
 int pmap_del(pmap *m, const void *key, size_t klen)

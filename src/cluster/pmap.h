@@ -28,6 +28,22 @@ pmap *pmap_new_sized(unsigned long buckets);
 void pmap_free(pmap *m, pmap_dtor dtor);
 /* Writer: insert or replace; the old value is destroyed after a grace period. */
 int pmap_put(pmap *m, const void *key, size_t klen, void *val, pmap_dtor dtor);
+/* A value kept inside its entry's own block: one malloc chunk instead of
+ * two (the store's 10,000 Services and their endpoint views).
+ * pmap_entry_new (writer) makes an unpublished entry for key with vsize
+ * bytes of zeroed value space, aligned for pointers and 64-bit integers,
+ * and sets *val to it (NULL when memory runs out: *val is then NULL too);
+ * the writer fills the value, then either pmap_put_entry publishes it
+ * exactly as pmap_put would (the map owns the block from then on; it
+ * returns 0) or
+ * pmap_entry_free discards it unpublished. dtor, when not NULL, releases
+ * what the value owns but never the value itself: the block is freed with
+ * the entry, after the grace period that follows its replacement or
+ * deletion. */
+typedef struct pent pmap_entry;
+pmap_entry *pmap_entry_new(const void *key, size_t klen, size_t vsize, void **val);
+int pmap_put_entry(pmap *m, pmap_entry *e, pmap_dtor dtor);
+void pmap_entry_free(pmap_entry *e);
 /* Writer: delete; 0 when it was there, -1 when not. */
 int pmap_del(pmap *m, const void *key, size_t klen);
 /* Reader (inside store_read_begin/_end): the value, or NULL. */

@@ -91,18 +91,27 @@ typedef struct wtab {
 } wtab;
 
 /* Slices of one service, writer side, in the store's wstab (one malloc
- * chunk of 80 bytes for a service with one slice). */
+ * chunk of 64 bytes for a service with one slice and a key of up to 22
+ * bytes). Its slices are wsvc_slices(ws)[0 .. n). */
 typedef struct wsvc {
     struct wsvc *next;              /* chain of its wstab bucket */
-    slice_blob **slices;            /* &one while cap is 1 */
+    union {
+        slice_blob *one;            /* while cap is 1: the slots are &one */
+        slice_blob **many;          /* cap > 1: malloc'd, cap slots */
+    } sl;
     const struct merged *published;
     struct ip_svcs *self;           /* the PTR list "this service only",
                                      * shared by its IPs (refcounted) */
-    slice_blob *one;
     uint32_t n, cap;
     uint16_t klen;
     char key[];                     /* "ns\0service" (klen bytes) */
 } wsvc;
+
+static slice_blob **wsvc_slices(wsvc *ws)
+{
+    assert(ws->cap >= 1 && ws->n <= ws->cap);
+    return ws->cap == 1 ? &ws->sl.one : ws->sl.many;
+}
 
 /* The wsvc records by key: a chained table like wtab (API thread only). */
 typedef struct wstab {
@@ -111,7 +120,7 @@ typedef struct wstab {
 } wstab;
 
 /* A published view: the blobs it holds a reference to follow the struct
- * (one allocation, 80 bytes for one slice). With several blobs pub.eps is
+ * (one allocation with its eps map entry, pmap_entry_new). With several blobs pub.eps is
  * the view's own copy of their endpoints (freed with it); with one it is
  * that blob's array. */
 typedef struct merged {
@@ -428,20 +437,39 @@ static size_t ips_unique(st_ip *v, size_t n)
 static wsvc **wstab_slot(const wstab *t, const char *key, size_t kl);
 static ip_svcs *wsvc_self(store *s, wsvc *ws, size_t kl);
 
+/* decode_service_into's allocator: the Service's block is the value space
+ * of its own svc map entry (one malloc chunk for both). */
+typedef struct svc_alloc {
+    const char *key;
+    size_t kl;
+    pmap_entry *e;
+} svc_alloc;
+
+static void *svc_entry_alloc(void *arg, size_t size)
+{
+    svc_alloc *a = arg;
+    void *val;
+    a->e = pmap_entry_new(a->key, a->kl, size, &val);
+    return val;
+}
+
 int store_upsert_service(store *s, const cJSON *obj)
 {
     const char *why = NULL;
-    st_service *svc = decode_service(s->strs, obj, &why);
+    char key[512];
+    size_t kl = nskey(key, sizeof key, decode_obj_ns(obj), decode_obj_name(obj));
+    svc_alloc a = { key, kl, NULL };
+    st_service *svc = kl ? decode_service_into(s->strs, obj, &why, svc_entry_alloc, &a) : NULL;
     if (!svc) {
-        logskip("service", obj, why);
+        logskip("service", obj, kl ? why : "metadata.namespace or metadata.name too long");
         return -1;
     }
+    assert(a.e && kl == strlen(svc->ns) + 1 + strlen(svc->name) &&
+           memcmp(key, svc->ns, strlen(svc->ns)) == 0);
     svc->version = s->next_version++;
-    char key[512];
-    size_t kl = nskey(key, sizeof key, svc->ns, svc->name);
     wrec *w = rec_get(s, R_SVC, svc->ns, svc->name, 1);
-    if (!kl || !w) {
-        decode_service_free(svc);
+    if (!w) {
+        pmap_entry_free(a.e);
         return -1;
     }
     st_ip now[8];
@@ -456,7 +484,7 @@ int store_upsert_service(store *s, const cJSON *obj)
     if (borrow)
         keep = (st_ip *)&svc->cluster_ips[0];
     else if ((n != w->naddrs || w->borrowed) && !(keep = n ? malloc(n * sizeof *now) : NULL) && n) {
-        decode_service_free(svc);
+        pmap_entry_free(a.e);
         return -1;
     }
     assert(!borrow || memcmp(keep, &now[0], sizeof *now) == 0);
@@ -472,7 +500,7 @@ int store_upsert_service(store *s, const cJSON *obj)
     w->addrs = keep;
     w->naddrs = (uint8_t)n;
     w->borrowed = (uint8_t)borrow;
-    pmap_put(s->svc, key, kl, svc, decode_service_free);
+    pmap_put_entry(s->svc, a.e, NULL);   /* the value owns nothing apart */
     bump(s);
     changed(s);
     return 0;
@@ -493,7 +521,9 @@ static void remove_service(store *s, wrec *w)
 
 /* ---- EndpointSlices --------------------------------------------------- */
 
-static void merged_free(void *p)
+/* What a view owns apart from itself (the view is the value space of its
+ * eps map entry: pmap_entry_new, freed with the entry). */
+static void merged_release(void *p)
 {
     merged *m = p;
     if (!m)
@@ -503,7 +533,6 @@ static void merged_free(void *p)
     if (m->nblobs > 1)
         free((void *)m->pub.eps);
     free(m->by_ip);
-    free(m);
 }
 
 typedef struct ip_idx {
@@ -602,27 +631,31 @@ static void ready_ips_move(store *s, wsvc *ws, const merged *old, const merged *
 /* Rebuild and publish the merged view of one service's slices. */
 static void publish_service_eps(store *s, wsvc *ws, size_t kl)
 {
-    merged *m = NULL;
-    if (ws->n > 0 && (m = calloc(1, sizeof *m + ws->n * sizeof *m->blobs))) {
+    void *val = NULL;
+    pmap_entry *e = ws->n > 0 ? pmap_entry_new(ws->key, kl, sizeof(merged) +
+                                               ws->n * sizeof(slice_blob *), &val) : NULL;
+    merged *m = val;
+    slice_blob **sl = m ? wsvc_slices(ws) : NULL;
+    if (m) {
         size_t total = 0;
         for (size_t i = 0; i < ws->n; i++)
-            total += ws->slices[i]->n;
+            total += sl[i]->n;
         /* one slice (most services): publish its own array, no copy */
         st_endpoint *arr = ws->n > 1 ? calloc(total ? total : 1, sizeof *arr) : NULL;
         if (ws->n > 1 && !arr) {
-            merged_free(m);
+            pmap_entry_free(e);
             return;
         }
         for (size_t i = 0; i < ws->n; i++) {
-            decode_slice_ref(ws->slices[i]);
-            m->blobs[m->nblobs++] = ws->slices[i];
+            decode_slice_ref(sl[i]);
+            m->blobs[m->nblobs++] = sl[i];
             if (arr)
-                memcpy(arr + m->pub.n, ws->slices[i]->eps, ws->slices[i]->n * sizeof *arr);
-            m->pub.n += ws->slices[i]->n;
+                memcpy(arr + m->pub.n, sl[i]->eps, sl[i]->n * sizeof *arr);
+            m->pub.n += sl[i]->n;
         }
-        m->pub.ns = ws->slices[0]->ns;
-        m->pub.service = ws->slices[0]->service;
-        m->pub.eps = arr ? arr : ws->slices[0]->eps;
+        m->pub.ns = sl[0]->ns;
+        m->pub.service = sl[0]->service;
+        m->pub.eps = arr ? arr : sl[0]->eps;
         m->pub.version = s->next_version++;
         index_by_ip(m);
     }
@@ -630,7 +663,7 @@ static void publish_service_eps(store *s, wsvc *ws, size_t kl)
         ready_ips_move(s, ws, ws->published, m, kl);
     ws->published = m;
     if (m)
-        pmap_put(s->eps, ws->key, kl, m, merged_free);
+        pmap_put_entry(s->eps, e, merged_release);
     else
         pmap_del(s->eps, ws->key, kl);
 }
@@ -697,7 +730,6 @@ static wsvc *wsvc_get(store *s, const slice_blob *b, size_t *kl)
     if (!ws && (ws = calloc(1, offsetof(wsvc, key) + *kl))) {
         memcpy(ws->key, key, *kl);
         ws->klen = (uint16_t)*kl;
-        ws->slices = &ws->one;
         ws->cap = 1;
         if (wstab_add(&s->svcslices, ws) < 0) {
             free(ws);
@@ -716,9 +748,10 @@ static void slice_detach(store *s, slice_blob *b)
     wsvc *ws = wsvc_get(s, b, &kl);
     if (!ws)
         return;
+    slice_blob **sl = wsvc_slices(ws);
     for (size_t i = 0; i < ws->n; i++)
-        if (ws->slices[i] == b) {
-            memmove(&ws->slices[i], &ws->slices[i + 1], (ws->n - i - 1) * sizeof *ws->slices);
+        if (sl[i] == b) {
+            memmove(&sl[i], &sl[i + 1], (ws->n - i - 1) * sizeof *sl);
             ws->n--;
             break;
         }
@@ -726,8 +759,8 @@ static void slice_detach(store *s, slice_blob *b)
     if (ws->n == 0) {
         wstab_del(&s->svcslices, ws);
         ip_svcs_unref(ws->self);
-        if (ws->slices != &ws->one)
-            free(ws->slices);
+        if (ws->cap > 1)
+            free(ws->sl.many);
         free(ws);
     }
 }
@@ -742,16 +775,17 @@ static void slice_attach(store *s, slice_blob *b)
         return;
     if (ws->n == ws->cap) {
         uint32_t nc = ws->cap * 2;
-        slice_blob **ns = ws->slices == &ws->one ? malloc(nc * sizeof *ns)
-                                                 : realloc(ws->slices, nc * sizeof *ns);
+        slice_blob **ns = ws->cap == 1 ? malloc(nc * sizeof *ns)
+                                       : realloc(ws->sl.many, nc * sizeof *ns);
         if (!ns)
             return;
-        if (ws->slices == &ws->one)
-            ns[0] = ws->one;
-        ws->slices = ns;
+        if (ws->cap == 1)
+            ns[0] = ws->sl.one;
+        ws->sl.many = ns;
         ws->cap = nc;
     }
-    ws->slices[ws->n++] = b;
+    slice_blob **sl = wsvc_slices(ws);
+    sl[ws->n++] = b;
     publish_service_eps(s, ws, kl);
 }
 
@@ -844,8 +878,8 @@ int store_upsert_slice(store *s, const cJSON *obj)
         size_t kl;
         wsvc *ws = wsvc_get(s, b, &kl);
         for (size_t i = 0; ws && i < ws->n; i++)
-            if (ws->slices[i] == old)
-                ws->slices[i] = b;
+            if (wsvc_slices(ws)[i] == old)
+                wsvc_slices(ws)[i] = b;
         if (ws)
             publish_service_eps(s, ws, kl);
     } else {

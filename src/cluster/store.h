@@ -179,24 +179,18 @@ typedef struct st_endpoints {
 typedef enum { SVC_CLUSTERIP, SVC_HEADLESS, SVC_EXTERNALNAME } st_svc_kind;
 
 typedef struct st_service {
+    /* pointers first, the small fields together at the end: 112 bytes
+     * (10,000 of them in a large cluster, docs/benchmarks.md) */
     const char *ns, *name;
-    st_svc_kind kind;               /* NodePort/LoadBalancer count as ClusterIP */
     const st_ip *cluster_ips;       /* spec.clusterIPs order (clusterIP if empty) */
-    uint8_t n_cluster_ips;
     const char *external_name;      /* ExternalName target, NULL otherwise */
     const st_port *ports;           /* spec.ports */
-    uint16_t nports;
-    uint8_t has_selector;
-    uint8_t n_external;
     /* The Service's external addresses (k8s_external): spec.externalIPs,
      * then per status.loadBalancer.ingress its ip, or its hostname when it
      * has no ip; as written, in one block; NULL when there are none. */
     const char *const *external;
     /* topology inputs, as written (NULL when absent) */
     const char *const *topology_keys;   /* spec.topologyKeys or topodns.io/topology-keys */
-    uint8_t n_topology_keys;
-    uint8_t topology_keys_from_annotation;
-    uint8_t itp_local;              /* spec.internalTrafficPolicy == Local */
     const char *traffic_distribution;   /* spec.trafficDistribution */
     const char *topology_mode;      /* service.kubernetes.io/topology-aware-hints
                                        when present at all, else .../topology-mode */
@@ -204,7 +198,16 @@ typedef struct st_service {
                                        (or service.kubernetes.io/same-zone) */
     const char *routing_preference; /* draft routingPreference field / annotation */
     uint64_t version;
+    st_svc_kind kind;               /* NodePort/LoadBalancer count as ClusterIP */
+    uint16_t nports;
+    uint8_t n_cluster_ips;
+    uint8_t has_selector;
+    uint8_t n_external;
+    uint8_t n_topology_keys;
+    uint8_t topology_keys_from_annotation;
+    uint8_t itp_local;              /* spec.internalTrafficPolicy == Local */
 } st_service;
+_Static_assert(sizeof(void *) != 8 || sizeof(st_service) <= 112, "st_service is 112 bytes");
 
 typedef struct st_pod {
     const char *ns, *name;

@@ -184,14 +184,16 @@ rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$TOPO_PID/status")
 check "resident memory under 400 MB (${rss} kB; 2.5 GB as POSIX EREs)" [ "${rss:-999999}" -lt 400000 ]
 long=$(printf 'a%.0s' $(seq 60)).$(printf 'a%.0s' $(seq 60)).$(printf 'a%.0s' $(seq 60)).$(printf 'a%.0s' $(seq 50))
 qtime() { sed -n 's/^;; Query time: \([0-9]*\) msec$/\1/p' <<<"$OUT"; }
-worst=0
+# the fastest of 3: a backtracking matcher takes seconds every time, a
+# loaded machine (a sanitizer stage beside other tests) slows one of them
+best=99999
 for _ in 1 2 3; do
     q "$long.slow.test" A
     t=$(qtime)
-    [ "${t:-9999}" -gt "$worst" ] && worst=${t:-9999}
+    [ "${t:-99999}" -lt "$best" ] && best=${t:-99999}
 done
 check "a 245-character name through ^(.?){1000}(.?){1000}\$: answered" answer_has 'A[[:space:]]+192\.0\.2\.99$'
-check "... in milliseconds (slowest of 3: ${worst} ms; seconds as a POSIX ERE)" [ "$worst" -lt 300 ]
+check "... in milliseconds (fastest of 3: ${best} ms; seconds as a POSIX ERE)" [ "$best" -lt 300 ]
 q "$long.nested.test" A
 t=$(qtime)
 check "a 247-character name through ((a*)*){1000}b: no match, SERVFAIL in ${t:-?} ms" \

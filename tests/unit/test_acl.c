@@ -21,16 +21,6 @@
 #include "wire/msg.h"
 #include "testenv.h"
 
-static instance *load(const char *text)
-{
-    char err[512] = "";
-    instance *ins = test_load(text, err, sizeof err);
-    if (!ins)
-        print_error("load: %s\n", err);
-    assert_non_null(ins);
-    return ins;
-}
-
 /* The outcome of one query: "REFUSED/15", "NOERROR/17", "NOERROR" (passed
  * on to whoami), "drop". */
 static const char *ask(instance *ins, const char *name, uint16_t type, const char *peer,
@@ -62,7 +52,7 @@ static void networks(void **state)
 {
     (void)state;
     char buf[32];
-    instance *ins = load(". {\n acl {\n"
+    instance *ins = test_must_load(". {\n acl {\n"
                          "  block net 10.1.2.3/16 2001:db8::/32\n"
                          "  filter net 192.0.2.1 ::1\n"
                          "  drop net 198.51.100.0/25\n"
@@ -87,7 +77,7 @@ static void types_and_order(void **state)
 {
     (void)state;
     char buf[32];
-    instance *ins = load(". {\n acl example.org {\n"
+    instance *ins = test_must_load(". {\n acl example.org {\n"
                          "  allow type TXT\n"
                          "  block type A AAAA net 10.0.0.0/8\n"
                          "  filter type * NOTATYPE\n"      /* `*` ends the section */
@@ -113,7 +103,7 @@ static void no_match_goes_on(void **state)
 {
     (void)state;
     char buf[32];
-    instance *ins = load(". {\n acl {\n  block net 10.0.0.0/8\n }\n"
+    instance *ins = test_must_load(". {\n acl {\n  block net 10.0.0.0/8\n }\n"
                          " acl {\n  filter type A\n }\n whoami\n}\n");
     assert_string_equal(ASK(ins, "a.", T_A, "192.0.2.1"), "NOERROR/17");
     assert_string_equal(ASK(ins, "a.", T_A, "10.0.0.1"), "REFUSED/15");
@@ -125,7 +115,7 @@ static void reply_and_counters(void **state)
 {
     (void)state;
     char buf[32];
-    instance *ins = load("example.org:1053 {\n acl org. sub.example.org {\n"
+    instance *ins = test_must_load("example.org:1053 {\n acl org. sub.example.org {\n"
                          "  block net 10.0.0.1\n  drop net 10.0.0.2\n"
                          " }\n whoami\n}\n");
     uint8_t qn[DNAME_MAX];

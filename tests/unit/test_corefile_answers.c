@@ -19,15 +19,6 @@
 #include "wire/dname.h"
 #include "testenv.h"
 
-static instance *load(const char *text)
-{
-    char err[512] = "";
-    instance *ins = test_load(text, err, sizeof err);
-    if (!ins)
-        fail_msg("%s", err);
-    return ins;
-}
-
 /* Ask name/type from peer; the answer section's addresses (A or AAAA, or
  * PTR targets) as text, space separated, into out; returns the rcode. */
 static int ask(instance *ins, const char *name, uint16_t type, const char *peer, char *out,
@@ -71,7 +62,7 @@ static void expect(instance *ins, const char *name, uint16_t type, const char *p
 static void test_hosts_wildcards(void **state)
 {
     (void)state;
-    instance *ins = load("example.org in-addr.arpa {\n"
+    instance *ins = test_must_load("example.org in-addr.arpa {\n"
                          "    hosts {\n"
                          "        10.0.1.10 *.apps.example.org\n"
                          "        10.0.1.11 a.apps.example.org\n"
@@ -110,7 +101,7 @@ static void test_dns64(void **state)
                        "    }\n";
     char text[1024];
     snprintf(text, sizeof text, "example.org {\n    dns64\n%s}\n", zone);
-    instance *ins = load(text);
+    instance *ins = test_must_load(text);
     const char *v6 = "2001:db8::99", *v4 = "198.51.100.9";
     char got[256];
     uint32_t ttl = 0;
@@ -134,7 +125,7 @@ static void test_dns64(void **state)
     for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++) {
         snprintf(text, sizeof text, "example.org {\n    dns64 {\n        prefix %s\n"
                  "        allow_ipv4\n        translate_all\n    }\n%s}\n", layouts[i].prefix, zone);
-        ins = load(text);
+        ins = test_must_load(text);
         expect(ins, "v4.example.org.", T_AAAA, v4, RC_NOERROR, layouts[i].want);
         if (i == 0)     /* translate_all: the AAAA record gives way to the synthesis */
             expect(ins, "both.example.org.", T_AAAA, v4, RC_NOERROR, "2001:db8:c000:204::");

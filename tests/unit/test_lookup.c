@@ -54,15 +54,6 @@ static const char *whoami_addr(const dns_msg *m, char *buf, size_t cap)
     return "";
 }
 
-static instance *load(const char *text)
-{
-    char err[512] = "";
-    instance *ins = test_load(text, err, sizeof err);
-    if (!ins)
-        fail_msg("%s", err);
-    return ins;
-}
-
 static void never(lookup_set *s, void *data)
 {
     (void)s;
@@ -75,7 +66,7 @@ static void never(lookup_set *s, void *data)
 static void test_sync_and_find(void **state)
 {
     (void)state;
-    instance *ins = load(".:53 {\n    whoami\n}\n");
+    instance *ins = test_must_load(".:53 {\n    whoami\n}\n");
     dns_req *r = client(ins, NULL, "192.0.2.7", 1, 0);
     lookup_set *s = lookup_new(ins, r, 4, 0);
     uint8_t a[DNAME_MAX], b[DNAME_MAX], upper[DNAME_MAX];
@@ -106,7 +97,7 @@ static void test_sync_and_find(void **state)
 static void test_flags(void **state)
 {
     (void)state;
-    instance *ins = load(".:53 {\n    whoami\n}\n");
+    instance *ins = test_must_load(".:53 {\n    whoami\n}\n");
     uint8_t q[DNAME_MAX];
     name(q, "q.example.");
     char ip[64];
@@ -146,7 +137,7 @@ static void test_flags(void **state)
 static void test_not_asked(void **state)
 {
     (void)state;
-    instance *ins = load(".:53 {\n    whoami\n}\n");
+    instance *ins = test_must_load(".:53 {\n    whoami\n}\n");
     uint8_t q[DNAME_MAX];
     name(q, "q.example.");
     dns_req *r = client(ins, NULL, "192.0.2.7", 1, 0);
@@ -194,7 +185,7 @@ static void test_async(void **state)
     int port = test_upstream_start(&up, base, 0xc0000201, 30);
     char conf[256];
     snprintf(conf, sizeof conf, ".:53 {\n    forward . 127.0.0.1:%d\n}\n", port);
-    instance *ins = load(conf);
+    instance *ins = test_must_load(conf);
     dns_req *r = client(ins, base, "192.0.2.7", 1, 0);
     lookup_set *s = lookup_new(ins, r, 4, 0);
     uint8_t a[DNAME_MAX], b[DNAME_MAX];

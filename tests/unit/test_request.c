@@ -23,15 +23,6 @@
 #include "wire/dname.h"
 #include "testenv.h"
 
-static instance *load(const char *text)
-{
-    char err[512] = "";
-    instance *ins = test_load(text, err, sizeof err);
-    if (!ins)
-        fail_msg("%s", err);
-    return ins;
-}
-
 /* The query packet: name, type, class, EDNS size (0 none), opcode. */
 static int query(uint8_t *wire, size_t cap, const char *name, uint16_t qtype, uint16_t qclass,
                  uint16_t edns, unsigned opcode)
@@ -69,7 +60,7 @@ static int run(instance *ins, const uint8_t *wire, size_t len, dns_msg *m)
 static void test_rules(void **state)
 {
     (void)state;
-    instance *ins = load("example.org:53 {\n    whoami\n}\n");
+    instance *ins = test_must_load("example.org:53 {\n    whoami\n}\n");
     uint8_t wire[512];
     dns_msg m;
     int len;
@@ -113,7 +104,7 @@ static void test_rules(void **state)
 static void test_refused_input(void **state)
 {
     (void)state;
-    instance *ins = load(".:53 {\n    whoami\n}\n");
+    instance *ins = test_must_load(".:53 {\n    whoami\n}\n");
     uint8_t wire[512];
     int len = query(wire, sizeof wire, "a.example.org.", T_A, C_IN, 0, 0);
     assert_null(req_new_internal(ins, NULL, wire, (size_t)len - 3, NULL));  /* cut */
@@ -144,7 +135,7 @@ static void count_done(dns_req *r, int rcode, void *data)
 static void test_hooks_and_second_write(void **state)
 {
     (void)state;
-    instance *ins = load("example.org:53 {\n    whoami\n}\n");
+    instance *ins = test_must_load("example.org:53 {\n    whoami\n}\n");
     uint8_t wire[512];
     int len = query(wire, sizeof wire, "x.example.com.", T_A, C_IN, 0, 0);
     dns_req *r = req_new_internal(ins, NULL, wire, (size_t)len, NULL);
@@ -173,7 +164,7 @@ static void test_hooks_and_second_write(void **state)
 static void test_sub_request(void **state)
 {
     (void)state;
-    instance *ins = load(".:53 {\n    whoami\n}\n");
+    instance *ins = test_must_load(".:53 {\n    whoami\n}\n");
     uint8_t wire[512];
     int len = query(wire, sizeof wire, "a.example.org.", T_A, C_IN, 0, 0);
     dns_req *parent = req_new_internal(ins, NULL, wire, (size_t)len, "198.51.100.4");

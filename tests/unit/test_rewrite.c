@@ -22,16 +22,6 @@
 #include "wire/msg.h"
 #include "testenv.h"
 
-static instance *load(const char *text)
-{
-    char err[512] = "";
-    instance *ins = test_load(text, err, sizeof err);
-    if (!ins)
-        print_error("load: %s\n", err);
-    assert_non_null(ins);
-    return ins;
-}
-
 static dns_req *ask(instance *ins, const char *name, uint16_t type, const char *peer)
 {
     uint8_t qn[DNAME_MAX];
@@ -62,7 +52,7 @@ static void names_and_reply(void **state)
 {
     (void)state;
     char b[RW_NAME_MAX];
-    instance *ins = load(". {\n"
+    instance *ins = test_must_load(". {\n"
                          " rewrite name exact a.example.org web.cluster.test\n"
                          " rewrite name suffix .example.net .cluster.test\n"
                          " rewrite name substring .cluster.test.example.com .cluster.test answer auto\n"
@@ -101,7 +91,7 @@ static void names_and_reply(void **state)
 static void ttl_and_type(void **state)
 {
     (void)state;
-    instance *ins = load(". {\n"
+    instance *ins = test_must_load(". {\n"
                          " rewrite continue ttl web.cluster.test 30-60\n"
                          " rewrite type TXT A\n"
                          HOSTS "}\n");
@@ -118,7 +108,7 @@ static void ttl_and_type(void **state)
 static void edns0(void **state)
 {
     (void)state;
-    instance *ins = load(". {\n"
+    instance *ins = test_must_load(". {\n"
                          " rewrite continue edns0 subnet set 24 56\n"
                          " rewrite continue edns0 local set 0xffee {client_ip}\n"
                          " rewrite continue edns0 local append 0xffee {qtype}\n"
@@ -156,7 +146,7 @@ static void edns0(void **state)
 static void invalid_name(void **state)
 {
     (void)state;
-    instance *ins = load(". {\n"
+    instance *ins = test_must_load(". {\n"
                          " rewrite name regex ^(.*)\\.long\\.$ {1}{1}{1}{1}.cluster.test.\n"
                          HOSTS "}\n");
     dns_req *r = ask(ins, "abcdefghijklmnopqrst.long.", T_A, "192.0.2.1");

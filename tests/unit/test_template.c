@@ -231,16 +231,6 @@ static void execution_errors(void **state)
 
 /* ---- the plugin --------------------------------------------------------- */
 
-static instance *load(const char *text)
-{
-    char err[512] = "";
-    instance *ins = test_load(text, err, sizeof err);
-    if (!ins)
-        print_error("load: %s\n", err);
-    assert_non_null(ins);
-    return ins;
-}
-
 static dns_req *ask(instance *ins, const char *name, uint16_t type, uint16_t cls)
 {
     uint8_t qn[DNAME_MAX];
@@ -311,7 +301,7 @@ static const char *const corefile =
 static void answers(void **state)
 {
     (void)state;
-    instance *ins = load(corefile);
+    instance *ins = test_must_load(corefile);
     char buf[2048];
     dns_req *r = ask(ins, "ip-10-1-2-3.example", T_A, C_IN);
     assert_int_equal(r->resp.rcode, RC_NOERROR);
@@ -383,7 +373,7 @@ static void answers(void **state)
 static void failures_and_counters(void **state)
 {
     (void)state;
-    instance *ins = load(corefile);
+    instance *ins = test_must_load(corefile);
     metrics_registry *reg = test_registry();
     const char *m_ex[] = { "dns://:53", "example.", "", "IN", "A" };
     double before = metrics_value(reg, "coredns_template_matches_total", m_ex);
@@ -417,7 +407,7 @@ static void failures_and_counters(void **state)
     instance_free(ins);
 
     /* A record that does not parse. */
-    ins = load(". {\n template IN A t {\n  answer \"{{ .Name }} 60 IN A 300.1.1.1\"\n }\n}\n");
+    ins = test_must_load(". {\n template IN A t {\n  answer \"{{ .Name }} 60 IN A 300.1.1.1\"\n }\n}\n");
     r = ask(ins, "x.t", T_A, C_IN);
     assert_int_equal(r->resp.rcode, RC_SERVFAIL);
     req_free(r);
@@ -431,7 +421,7 @@ static void failures_and_counters(void **state)
 static void go_regexes(void **state)
 {
     (void)state;
-    instance *ins = load(". {\n template IN TXT go.example {\n"
+    instance *ins = test_must_load(". {\n template IN TXT go.example {\n"
                          "  match \"^(a|ab)(c|bcd)(d*)\\.go\\.example\\.$\"\n"
                          "  answer \"{{ .Name }} 60 IN TXT \\\"{{ index .Match 1 }}|{{ index .Match 2 }}|"
                          "{{ index .Match 3 }}\\\"\"\n"
@@ -502,7 +492,7 @@ static void setup_errors(void **state)
         assert_non_null(strstr(err, cases[i].msg));
     }
     /* upstream is accepted and ignored; fallthrough with zones; ANY class. */
-    instance *ins = load(". {\n template ANY ANY a.test b.test {\n  upstream\n"
+    instance *ins = test_must_load(". {\n template ANY ANY a.test b.test {\n  upstream\n"
                          "  fallthrough b.test\n  rcode NXDOMAIN\n }\n}\n");
     instance_free(ins);
 }

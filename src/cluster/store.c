@@ -44,6 +44,7 @@
 #include "cluster/pmap.h"
 #include "cluster/prefix.h"
 #include "common/log.h"
+#include "common/vec.h"
 
 enum { R_SVC, R_SLICE, R_POD, R_NODE, R_NS, R_SIMP, R_CILIUM, R_CALICO, R_COUNT };
 static const char *const resource_names[R_COUNT] = {
@@ -1037,10 +1038,8 @@ static void podip_add(store *s, wpod *w, const st_ip *ip)
         e->pods[e->n++] = cw;
         HASH_ADD(hh, s->podips, ip, sizeof e->ip, e);
     } else {
-        wpod **np = realloc(e->pods, (e->n + 1) * sizeof *np);
-        if (!np)
+        if (VEC_RESIZE(e->pods, e->n + 1) != 0)
             return;
-        e->pods = np;
     }
     e->pods[e->n++] = w;
     podip_refresh(s, e);

@@ -40,6 +40,7 @@
 #include "common/file.h"
 #include "common/log.h"
 #include "server/zone.h"
+#include "common/vec.h"
 
 /* ---- plugins by name -------------------------------------------------- */
 
@@ -183,10 +184,8 @@ static int add_key(server_block *b, const char *zone, const char *scheme, int po
     /* capacity doubles (a CIDR key adds up to 128 keys): it is full when
      * nkeys is 0 or a power of two */
     if ((b->nkeys & (b->nkeys - 1)) == 0) {
-        zone_key *grown = realloc(b->keys, (b->nkeys ? 2 * b->nkeys : 1) * sizeof *grown);
-        if (!grown)
+        if (VEC_RESIZE(b->keys, b->nkeys ? 2 * b->nkeys : 1) != 0)
             return -1;
-        b->keys = grown;
     }
     zone_key *k = &b->keys[b->nkeys];
     memset(k, 0, sizeof *k);
@@ -356,11 +355,9 @@ static listen_group *group_for(instance *ins, const char *addr, int port, const 
     for (size_t i = 0; i < ins->ngroups; i++)
         if (ins->groups[i].port == port && strcmp(ins->groups[i].addr, addr) == 0)
             return &ins->groups[i];
-    listen_group *g = realloc(ins->groups, (ins->ngroups + 1) * sizeof *g);
-    if (!g)
+    if (VEC_RESIZE(ins->groups, ins->ngroups + 1) != 0)
         return NULL;
-    ins->groups = g;
-    g = &ins->groups[ins->ngroups++];
+    listen_group *g = &ins->groups[ins->ngroups++];
     memset(g, 0, sizeof *g);
     snprintf(g->addr, sizeof g->addr, "%s", addr);
     g->port = port;
@@ -392,10 +389,8 @@ static int group_add(listen_group *g, zone_key *k, server_block *b)
     for (size_t i = 0; i < b->nhandlers; i++)
         if (b->handlers[i].def->flags & PLUGIN_ANY_CLASS)
             g->any_class = 1;
-    listen_zone *z = realloc(g->zones, (g->nzones + 1) * sizeof *z);
-    if (!z)
+    if (VEC_RESIZE(g->zones, g->nzones + 1) != 0)
         return -1;
-    g->zones = z;
     g->zones[g->nzones].wire = k->wire;
     g->zones[g->nzones].nlabels = dname_labels(k->wire);
     g->zones[g->nzones].zone = k->zone;

@@ -43,6 +43,7 @@
 #include "common/addr.h"
 #include "common/log.h"
 #include "server/zone.h"
+#include "common/vec.h"
 
 static const struct { const char *name; int rc; } RCODES[] = {
     { "NOERROR", 0 }, { "FORMERR", 1 }, { "SERVFAIL", 2 }, { "NXDOMAIN", 3 },
@@ -269,12 +270,10 @@ static int add_except(cf_disp *d, fwd_stanza *st)
         int nz = zone_from_key(args[i], &z);
         if (nz < 0)
             return cf_err(d, "plugin/forward: invalid name '%s'", args[i]);
-        uint8_t (*ne)[DNAME_MAX] = realloc(st->except, (st->nexcept + (size_t)nz) * sizeof *ne);
-        if (!ne) {
+        if (VEC_RESIZE(st->except, st->nexcept + (size_t)nz) != 0) {
             free(z);
             return cf_err(d, "plugin/forward: out of memory");
         }
-        st->except = ne;
         for (int j = 0; j < nz; j++)
             dname_from_str(st->except[st->nexcept++], z[j]);
         free(z);
@@ -495,12 +494,10 @@ static int parse_stanza(cf_disp *d, forward *f)
     fwd_stanza *st = stanza_new();
     if (!st)
         return cf_err(d, "plugin/forward: out of memory");
-    fwd_stanza **ns = realloc(f->st, (f->nst + 1) * sizeof *ns);
-    if (!ns) {
+    if (VEC_RESIZE(f->st, f->nst + 1) != 0) {
         stanza_free(st);
         return cf_err(d, "plugin/forward: out of memory");
     }
-    f->st = ns;
     f->st[f->nst++] = st;
     const char *args[64];
     int n = cf_remaining_args(d, args, 64);

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "plugin/kubernetes/kubernetes.h"
+#include "common/sbuf.h"
+#include "common/vec.h"
 
 typedef struct lexer {
     const char *s;
@@ -93,12 +95,10 @@ static int fail(lexer *l, const char *what)
 
 static int add_value(sel_req *r, char *v)
 {
-    char **nv = realloc(r->values, (size_t)(r->nvalues + 1) * sizeof *nv);
-    if (!nv) {
+    if (VEC_RESIZE(r->values, r->nvalues + 1) != 0) {
         free(v);
         return -1;
     }
-    r->values = nv;
     r->values[r->nvalues++] = v;
     return 0;
 }
@@ -191,10 +191,8 @@ int ksel_parse(const char *text, kselector *out, char *err, size_t errlen)
     if (!text[l.i])
         return 0;
     for (;;) {
-        sel_req *nr = realloc(out->reqs, (size_t)(out->n + 1) * sizeof *nr);
-        if (!nr)
+        if (VEC_RESIZE(out->reqs, out->n + 1) != 0)
             return fail(&l, "out of memory");
-        out->reqs = nr;
         if (parse_req(&l, &out->reqs[out->n++]) < 0) {
             ksel_free(out);
             return -1;
@@ -210,47 +208,34 @@ int ksel_parse(const char *text, kselector *out, char *err, size_t errlen)
     }
 }
 
-static void app(char **buf, size_t *len, size_t *cap, const char *s)
-{
-    size_t n = strlen(s);
-    if (*len + n + 1 > *cap) {
-        size_t c = (*cap + n + 1) * 2;
-        char *b = realloc(*buf, c);
-        if (!b)
-            return;
-        *buf = b;
-        *cap = c;
-    }
-    memcpy(*buf + *len, s, n + 1);
-    *len += n;
-}
-
 char *ksel_render(const kselector *s)
 {
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    app(&buf, &len, &cap, "");
+    sbuf b = { 0 };
     for (int i = 0; i < s->n; i++) {
         const sel_req *r = &s->reqs[i];
         if (i)
-            app(&buf, &len, &cap, ",");
+            sbuf_str(&b, ",");
         if (r->op == SEL_NOTEXISTS)
-            app(&buf, &len, &cap, "!");
-        app(&buf, &len, &cap, r->key);
+            sbuf_str(&b, "!");
+        sbuf_str(&b, r->key);
         if (r->op == SEL_EQ || r->op == SEL_NE) {
-            app(&buf, &len, &cap, r->op == SEL_EQ ? "=" : "!=");
-            app(&buf, &len, &cap, r->values[0]);
+            sbuf_str(&b, r->op == SEL_EQ ? "=" : "!=");
+            sbuf_str(&b, r->values[0]);
         } else if (r->op == SEL_IN || r->op == SEL_NOTIN) {
-            app(&buf, &len, &cap, r->op == SEL_IN ? " in (" : " notin (");
+            sbuf_str(&b, r->op == SEL_IN ? " in (" : " notin (");
             for (int j = 0; j < r->nvalues; j++) {
                 if (j)
-                    app(&buf, &len, &cap, ",");
-                app(&buf, &len, &cap, r->values[j]);
+                    sbuf_str(&b, ",");
+                sbuf_str(&b, r->values[j]);
             }
-            app(&buf, &len, &cap, ")");
+            sbuf_str(&b, ")");
         }
     }
-    return buf;
+    if (b.oom) {
+        free(b.p);
+        return NULL;
+    }
+    return b.p ? b.p : strdup("");
 }
 
 static const char *label_value(const st_label *labels, size_t n, const char *key)

@@ -28,6 +28,7 @@
 #include "common/log.h"
 #include "server/server.h"
 #include "server/zone.h"
+#include "common/vec.h"
 
 static int add_zone(kube *k, const char *text, cf_disp *d)
 {
@@ -164,12 +165,10 @@ static int opt_fallthrough(kube *k, cf_disp *d)
         int nz = zone_from_key(a[i], &z);
         if (nz < 0)
             return cf_err(d, "invalid fallthrough zone '%s' (%s)", a[i], zone_key_error(a[i]));
-        uint8_t (*fz)[DNAME_MAX] = realloc(k->fall_zones, (size_t)(k->nfall + nz) * sizeof *fz);
-        if (!fz) {
+        if (VEC_RESIZE(k->fall_zones, k->nfall + nz) != 0) {
             free(z);
             return cf_err(d, "out of memory");
         }
-        k->fall_zones = fz;
         for (int j = 0; j < nz; j++)
             if (dname_from_str(k->fall_zones[k->nfall++], z[j]) < 0) {
                 free(z);
@@ -245,10 +244,8 @@ static int opt_namespaces(kube *k, cf_disp *d)
     int n = cf_remaining_args(d, a, 256);
     if (n < 1 || n > 256)
         return cf_arg_err(d);
-    char **l = realloc(k->namespaces, (size_t)(k->nnamespaces + n) * sizeof *l);
-    if (!l)
+    if (VEC_RESIZE(k->namespaces, k->nnamespaces + n) != 0)
         return cf_err(d, "out of memory");
-    k->namespaces = l;
     for (int i = 0; i < n; i++)
         k->namespaces[k->nnamespaces++] = xstrdup(a[i]);
     return 0;
@@ -300,12 +297,10 @@ static int property(kube *k, cf_disp *d)
             int m = zone_from_key(args[i], &out);
             if (m < 0)
                 return cf_err(d, "%s '%s'", zone_key_error(args[i]), args[i]);
-            uint8_t (*nz)[DNAME_MAX] = realloc(k->mc_zones, (size_t)(k->nmc + m) * sizeof *nz);
-            if (!nz) {
+            if (VEC_RESIZE(k->mc_zones, k->nmc + m) != 0) {
                 free(out);
                 return cf_err(d, "out of memory");
             }
-            k->mc_zones = nz;
             for (int j = 0; j < m; j++)
                 if (dname_from_str(k->mc_zones[k->nmc++], out[j]) < 0) {
                     free(out);

@@ -53,6 +53,7 @@
 #include <string.h>
 #include "plugin/kubernetes/kubernetes.h"
 #include "server/transfer.h"
+#include "common/vec.h"
 
 typedef struct kxfr {
     kq q;                            /* k, st, zone_q, arena: apex.c's helpers */
@@ -272,22 +273,9 @@ static int keep_key(const st_service *svc, void *arg)
 {
     kcur *c = arg;
     size_t nl = strlen(svc->name) + 1, sl = strlen(svc->ns) + 1;
-    if (c->len + nl + sl > c->cap) {
-        size_t cap = (c->cap ? c->cap * 2 : 4096) + nl + sl;
-        char *v = realloc(c->keys, cap);
-        if (!v)
-            return c->oom = 1;
-        c->keys = v;
-        c->cap = cap;
-    }
-    if (c->n == c->nat) {
-        size_t nat = c->nat ? c->nat * 2 : 64;
-        size_t *v = realloc(c->at, nat * sizeof *v);
-        if (!v)
-            return c->oom = 1;
-        c->at = v;
-        c->nat = nat;
-    }
+    if (VEC_RESERVE_FROM(c->keys, c->cap, c->len + nl + sl, 4096) != 0 ||
+        VEC_RESERVE_FROM(c->at, c->nat, c->n + 1, 64) != 0)
+        return c->oom = 1;
     c->at[c->n++] = c->len;
     memcpy(c->keys + c->len, svc->name, nl);
     memcpy(c->keys + c->len + nl, svc->ns, sl);

@@ -43,6 +43,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/lookup.h"
 #include "plugin/topology/topo_plugin.h"
 #include "server/http.h"
 #include "runtime/metrics.h"

@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/lookup.h"
 #include "runtime/metrics.h"
 #include "server/request.h"
 #include "server/server.h"

@@ -27,6 +27,7 @@
 #include <cjson/cJSON.h>
 #include "plugin/autopath/autopath.h"
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/lookup.h"
 #include "server/server.h"
 #include "testenv.h"
 

@@ -26,6 +26,7 @@
 #include "common/resolvconf.h"
 #include "plugin/autopath/autopath.h"
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/lookup.h"
 #include "runtime/metrics.h"
 #include "server/server.h"
 #include "testenv.h"

@@ -25,6 +25,7 @@
 #include <cjson/cJSON.h>
 #include <event2/event.h>
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/lookup.h"
 #include "runtime/metrics.h"
 #include "server/server.h"
 #include "server/transfer.h"

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/lookup.h"
 #include "server/request.h"
 #include "server/server.h"
 #include "wire/dname.h"

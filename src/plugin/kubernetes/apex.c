@@ -14,6 +14,7 @@
  */
 #include <string.h>
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/lookup.h"
 
 static int prefixed(uint8_t *out, const char *a, const char *b, const uint8_t *zone)
 {

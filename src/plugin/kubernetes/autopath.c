@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/lookup.h"
 #include "server/autopath.h"
 
 /* Room is kept for the root name that ends every list. */

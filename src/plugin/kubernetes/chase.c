@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/lookup.h"
 #include "plugin/kubernetes/chase.h"
 #include "server/lookup.h"
 

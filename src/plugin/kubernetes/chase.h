@@ -10,7 +10,7 @@
 #define TOPODNS_KUBERNETES_CHASE_H
 
 #include <stdint.h>
-#include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/lookup.h"
 #include "wire/msg.h"
 
 /* chase.c: out-of-zone ExternalName targets resolved through the server's

@@ -38,6 +38,7 @@
 #include "common/log.h"
 #include "k8s/k8s.h"
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/lookup.h"
 #include "plugin/kubernetes/context.h"
 #include "runtime/metrics.h"
 #include "server/server.h"

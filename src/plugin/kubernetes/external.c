@@ -34,6 +34,7 @@
 #include <string.h>
 #include <strings.h>
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/lookup.h"
 #include "server/external.h"
 
 typedef struct xctx {

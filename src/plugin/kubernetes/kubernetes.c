@@ -35,6 +35,7 @@
 #include <cjson/cJSON.h>
 #include "k8s/k8s.h"
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/lookup.h"
 #include "plugin/kubernetes/context.h"
 #include "cluster/decode.h"
 #include "topology/topology.h"

@@ -38,9 +38,12 @@
  *   zone.c        which plugin zone a name is under (kube_match_zone)
  *   programming.c the DNS programming latency metric of a slice
  *
- * Layers with a header of their own: scratch.h (the containers, at the
- * bottom), context.h (the cluster context and the sync rule), chase.h (the
- * chase and its callback); each includes this one or is included by it.
+ * One header per layer: scratch.h (the containers) and selector.h at the
+ * bottom, names.h (the name grammar), this one (configuration and state,
+ * the sources published to other plugins, test hooks), lookup.h (a query:
+ * lookups, answers, topology, pre-rendered answers), context.h (the
+ * cluster context and the sync rule), chase.h (the chase and its
+ * callback).
  *
  * Calls run one way (README.md, "File layering"): kubernetes.c above the
  * rest, answer.c above lookup/ptr/apex/chase/rendered, scratch.c at the
@@ -59,6 +62,7 @@
 #include "common/resolvconf.h"
 #include "server/plugin.h"
 #include "plugin/kubernetes/scratch.h"
+#include "plugin/kubernetes/selector.h"
 #include "wire/dname.h"
 
 extern const plugin_def plugin_kubernetes;
@@ -73,29 +77,6 @@ extern const plugin_def plugin_kubernetes;
 #define KUBE_MAX_SELF 32
 
 enum { POD_DISABLED, POD_INSECURE, POD_VERIFIED };
-
-/* ---- label selectors (selector.c) -------------------------------------- */
-enum { SEL_EQ, SEL_NE, SEL_IN, SEL_NOTIN, SEL_EXISTS, SEL_NOTEXISTS };
-
-typedef struct sel_req {
-    char *key;
-    int op;
-    char **values;
-    int nvalues;
-} sel_req;
-
-typedef struct kselector {
-    sel_req *reqs;
-    int n;
-} kselector;
-
-/* Parse "a=b,c in (d, e),!f"; 0, or -1 with a message in err. */
-int ksel_parse(const char *text, kselector *out, char *err, size_t errlen);
-/* Canonical text for the API's labelSelector parameter (malloc'd). */
-char *ksel_render(const kselector *s);
-/* 1 when labels (n pairs) satisfy every requirement. */
-int ksel_match(const kselector *s, const st_label *labels, size_t n);
-void ksel_free(kselector *s);
 
 /* ---- configuration and state ------------------------------------------- */
 typedef struct kube {
@@ -166,145 +147,6 @@ void kube_free_config(kube *k);
 /* Our own non-loopback addresses (bind list, getifaddrs, or the
  * TOPODNS_SELF_IPS override), computed once. */
 void kube_self_ips(kube *k);
-
-/* ---- names (names.c) ---------------------------------------------------- */
-enum { K_OK = 0, K_NOITEMS, K_INVALID, K_NSNOTEXPOSED, K_FAIL };
-enum { KR_NONE = 0, KR_SVC, KR_POD };
-enum { ZONAL_NONE = 0, ZONAL_PIN, ZONAL_PREFER };
-
-#define KLABEL 256                  /* one label in text form, escaped */
-
-typedef struct kreq {
-    int podsvc;                     /* KR_NONE for the apex, svc.Z, pod.Z */
-    char ns[KLABEL], service[KLABEL], endpoint[KLABEL], port[KLABEL], proto[KLABEL];
-    char cluster[KLABEL];           /* multicluster <ep>.<cluster>.<svc>... */
-    int zonal;                      /* ZONAL_* */
-    char topo_zone[DNAME_STR_MAX];
-} kreq;
-
-/* Parse a lower-cased name under a zone of zone_labels labels (CoreDNS
- * parseRequest, plus the zonal form when zonal is on). K_OK or K_INVALID. */
-int kube_parse(const uint8_t *name, int zone_labels, int zonal, kreq *out);
-/* The same in a multicluster zone when multicluster is set: two labels
- * left of the service are <endpoint>.<cluster> unless either starts with
- * '_', and there are no zonal names. */
-int kube_parse_mc(const uint8_t *name, int zone_labels, int zonal, int multicluster, kreq *out);
-/* One wire label as text, with Go's escapes (\. \\ \DDD ...). */
-size_t kube_label_text(const uint8_t *label, char *out, size_t cap);
-/* The endpoint name of an address (hostname, pod name with
- * endpoint_pod_names, dashed IP). Returns out. */
-const char *kube_endpoint_name(const st_endpoint *ep, int pod_names, char *out, size_t cap);
-/* The dashed form of an address as written ("fd00::" → "fd00--0"). */
-void kube_dashed_ip(const char *addr, char *out, size_t cap);
-/* Pod label → address text as CoreDNS builds it ("1-2-3-4" → "1.2.3.4",
- * "fd00--1" → "fd00::1"). */
-void kube_pod_label_ip(const char *label, char *out, size_t cap);
-/* Full reverse name → address: 1 when name is a complete IPv4 (4 labels)
- * or IPv6 (32 nibbles) reverse name. */
-int kube_reverse_addr(const uint8_t *name, st_ip *out);
-/* 1 when the name lies under in-addr.arpa. or ip6.arpa. */
-int kube_is_reverse(const uint8_t *name);
-
-/* ---- lookups (lookup.c) ------------------------------------------------- */
-
-struct lookup_set;
-
-typedef struct kq {
-    kube *k;
-    store *st;
-    dns_req *r;
-    const handler *h;
-    int zi;                         /* matched zone */
-    const uint8_t *zone_q;          /* the zone as the client spelled it */
-    karena arena;
-    int truncated;
-    int zonal_hit;                  /* a zonal name matched a headless service */
-    int want_soa;                   /* SOA query at the apex */
-    int need_keys;                  /* build entry domains (SRV targets) */
-    /* bounded answers (answer.c): a reply sent as is (no write hook) can
-     * carry at most `budget` octets of records; the record builders stop
-     * once the records built cannot all fit (their smallest encodings add
-     * up to more), since the encoder would drop the rest anyway. */
-    size_t budget;                  /* SIZE_MAX: build every record */
-    size_t entry_cap;               /* kube_services: at most this many
-                                     * address entries (0: no cap) ... */
-    int entries_cut;                /* ... and it stopped there */
-    int cut;                        /* the records are such a prefix */
-    int plain;                      /* sent uncompressed when it fits 64 KB (TCP) */
-    int topo_quiet;                 /* a rebuild: do not count topology again */
-    uint64_t sver, tver;            /* store and topology versions loaded
-                                     * before the lookup (topo.c's cache) */
-    /* topology (topo.c) */
-    int located;                    /* loc filled for this query */
-    topo_loc loc;
-    int topo_dep;                   /* TOPO_DEP_* the answer depended on */
-    int topo_counts;                /* topo_count() calls for this answer */
-    int topo_policy, topo_outcome;  /* the last one's labels */
-    /* out-of-zone CNAME targets (chase.c) */
-    int no_chase;                   /* only the rcode matters: do not chase */
-    struct lookup_set *chases;      /* made on the first one */
-    size_t nchases;
-} kq;
-
-
-/* CoreDNS Records(): entries for a lower-cased name (never the ns.dns /
- * TXT / NS special cases). */
-int kube_records(kq *q, const uint8_t *name, kvec *out);
-/* CoreDNS Services(): Records plus the TXT, NS, ns.dns and SRV rules. */
-int kube_services(kq *q, const uint8_t *name, uint16_t qtype, kvec *out);
-/* 1 when the namespace is exposed (namespaces list and watched set). */
-int kube_ns_exposed(kq *q, const char *ns);
-
-/* ---- answers (answer.c, apex.c) ------------------------------------------ */
-
-
-int kube_serve(const handler *h, dns_req *r);
-/* metadata.c: the plugin_def.metadata provider. */
-void kube_metadata(const handler *h, dns_req *r);
-/* ptr.c: PTR for a lower-cased name (reverse or not). */
-int kube_ptr(kq *q, const uint8_t *name, krrvec *out);
-/* SOA of the matched zone (owner = the zone as queried) into a section. */
-int kube_add_soa(kq *q, dns_msg *m, int sec);
-/* CoreDNS nsAddrs(): entries (key = NS name, ip = glue) for the zone. */
-int kube_ns_addrs(kq *q, kvec *out);
-/* The Services with an endpoint at ip (this server's own address: the
- * Services fronting it), each once, at most max of them, into out; their
- * number. Inside the store's read-side section. */
-#define KUBE_MAX_NS_SVCS 16
-/* A port's protocol as SRV names spell it ("TCP"), "" for a portless
- * entry (port -1). */
-const char *kube_proto_name(const st_port *p);
-int kube_services_at(store *st, const st_ip *ip, const st_service **out, int max);
-
-/* topo.c: which endpoints of a headless service this query's client gets
- * (keep[i] per eps->eps[i], arena memory), or NULL when no topology applies
- * (no directive, not headless). Records q->topo_dep and counts the outcome. */
-const uint8_t *kube_topo_keep(kq *q, const st_service *svc, const st_endpoints *eps);
-/* topo.c: find the block's topology directive (at start). */
-void kube_topo_attach(kube *k);
-/* topo.c: free every worker's cache of decisions (destroy). */
-void kube_topo_free(kube *k);
-/* topo.c: the client's value in dimension dep (TOPO_DEP_*), as
- * topo_client_variant() writes it (the cache plugin's key): "", "?",
- * "z:<zone>" or "n:<node>", from a location; its length, or SIZE_MAX when
- * it does not fit cap (then nothing is memoised or looked up for it). */
-size_t kube_loc_variant(const topo_loc *loc, int dep, char *out, size_t cap);
-
-/* rendered.c: pre-rendered answers (see its top comment). */
-struct krend;
-/* 1 unless TOPODNS_NO_PRERENDER is set (and not "0"). */
-int kube_rend_env(void);
-/* Answer r from the memo of its worker: the rcode written, or -1 when the
- * slow path must answer (no entry, stale, not eligible, too large). low is
- * the lower-cased qname; sver/tver the store and topology versions loaded
- * before any lookup. */
-int kube_rend_serve(kube *k, const handler *h, dns_req *r, const uint8_t *low, uint64_t sver,
-                    uint64_t tver);
-/* Memoise the answer the slow path just built for q (when it qualifies). */
-void kube_rend_store(kq *q, const uint8_t *low, const krrvec *ans, uint64_t sver, uint64_t tver);
-/* Free every worker's memo (destroy: the workers stopped). */
-void kube_rend_free(kube *k);
-
 
 /* xfr.c: publish the instance's zones as a transfer source in its block
  * (src/server/transfer.h; at setup). 0, or -1. */

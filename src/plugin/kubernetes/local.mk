@@ -3,9 +3,9 @@
 src_plugin_libplugins_a_SOURCES += \
 	src/plugin/kubernetes/kubernetes.c src/plugin/kubernetes/kubernetes.h \
 	src/plugin/kubernetes/setup.c \
-	src/plugin/kubernetes/selector.c \
-	src/plugin/kubernetes/names.c \
-	src/plugin/kubernetes/lookup.c \
+	src/plugin/kubernetes/selector.c src/plugin/kubernetes/selector.h \
+	src/plugin/kubernetes/names.c src/plugin/kubernetes/names.h \
+	src/plugin/kubernetes/lookup.c src/plugin/kubernetes/lookup.h \
 	src/plugin/kubernetes/answer.c \
 	src/plugin/kubernetes/apex.c \
 	src/plugin/kubernetes/ptr.c \

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/lookup.h"
 
 /* ---- names of entries ------------------------------------------------------ */
 

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/lookup.h"
 
 /* The longest of the plugin's zones holding the lower-cased name, or -1. */
 static int zone_of(const kube *k, const uint8_t *low)

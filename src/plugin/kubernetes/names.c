@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/names.h"
 
 static void copy_str(char *out, size_t cap, const char *s)
 {

@@ -13,6 +13,7 @@
  */
 #include <string.h>
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/lookup.h"
 
 typedef struct ptr_ctx {
     kq *q;

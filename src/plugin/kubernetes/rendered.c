@@ -71,6 +71,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/lookup.h"
 #include "server/reqtopo.h"
 #include "topology/topology.h"
 

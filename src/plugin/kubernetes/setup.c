@@ -25,6 +25,7 @@
 #include <string.h>
 #include "k8s/k8s.h"
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/lookup.h"
 #include "common/log.h"
 #include "server/server.h"
 #include "server/zone.h"

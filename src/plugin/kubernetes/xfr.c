@@ -52,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "plugin/kubernetes/kubernetes.h"
+#include "plugin/kubernetes/lookup.h"
 #include "server/transfer.h"
 #include "common/vec.h"
 

@@ -71,6 +71,7 @@
 #include "common/tlsca.h"
 #include "common/vec.h"
 #include "plugin/dnstap/dnstap_internal.h"
+#include "common/addr.h"
 
 #ifndef TOPODNS_VERSION
 #define TOPODNS_VERSION "dev"
@@ -389,8 +390,9 @@ static int parse_endpoint(cf_disp *d, endpoint *e, const char *arg)
         e->tls = tls;
         snprintf(e->addr, sizeof e->addr, "%s", host);
         snprintf(e->port, sizeof e->port, "%ld", port);
-        uint8_t tmp[16];
-        e->host_is_ip = inet_pton(AF_INET, host, tmp) == 1 || inet_pton(AF_INET6, host, tmp) == 1;
+        struct sockaddr_storage ss;
+        socklen_t sl;
+        e->host_is_ip = addr_parse_ip(host, 0, &ss, &sl) == 0;
         /* a name is resolved here, once (an address takes the same path,
          * without a lookup) */
         struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,

@@ -113,8 +113,9 @@ static int split_hostport(const char *s, char *ip, size_t iplen, int *port, int 
     char *pct = strchr(host, '%');
     if (pct)
         *pct = '\0';
-    struct in6_addr tmp;
-    if (inet_pton(AF_INET, host, &tmp) != 1 && inet_pton(AF_INET6, host, &tmp) != 1)
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    if (addr_parse_ip(host, 0, &ss, &sl) != 0)
         return 0;
     if (p) {
         char *end;

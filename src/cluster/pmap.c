@@ -136,7 +136,7 @@ pmap *pmap_new_sized(unsigned long buckets)
 
 void pmap_free(pmap *m, pmap_dtor dtor)
 {
-    assert(!urcu_memb_read_ongoing());     /* it waits for a grace period */
+    assert(!pmap_read_ongoing());     /* it waits for a grace period */
     if (!m)
         return;
     struct cds_lfht_iter it;
@@ -246,7 +246,7 @@ int pmap_del(pmap *m, const void *key, size_t klen)
 void *pmap_get(pmap *m, const void *key, size_t klen)
 {
     assert(m && (key || klen == 0));
-    assert(urcu_memb_read_ongoing());       /* inside store_read_begin/_end */
+    assert(pmap_read_ongoing());       /* inside store_read_begin/_end */
     pkey k = { key, klen };
     struct cds_lfht_iter it;
     cds_lfht_lookup(m->ht, hash_bytes(key, klen), match, &k, &it);
@@ -281,7 +281,7 @@ size_t pmap_count(pmap *m)
 void pmap_foreach(pmap *m, int (*fn)(void *val, void *arg), void *arg)
 {
     assert(m && fn);
-    assert(urcu_memb_read_ongoing());
+    assert(pmap_read_ongoing());
     struct cds_lfht_iter it;
     struct cds_lfht_node *n;
     cds_lfht_for_each(m->ht, &it, n)
@@ -292,58 +292,60 @@ void pmap_foreach(pmap *m, int (*fn)(void *val, void *arg), void *arg)
 /* ---- ipmap ------------------------------------------------------------- */
 
 /* Not a hash table of one allocation per address (64 bytes with its
- * bucket, 150,000 of them in a large cluster) but 16,384 shards per address
- * family, each one block of entries sorted by address: 24 bytes per IPv4
- * address (the slots, then the address), 32 per IPv6 one. A reader hashes
- * the address to its shard and bisects it. The writer changes a slot of an
- * existing entry in place (one pointer store, which readers see whole); an
- * address added or removed publishes a copy of its shard (its entries
- * at 150,000 addresses, about 9) and frees the old one after a grace period. */
-enum { IPMAP_SHARDS = 16384 };
+ * bucket, 150,000 of them in a large cluster) but, per address family, a
+ * directory of shards, each one block sorted by address and laid out as
+ * two arrays: the n values, then the n addresses (12 bytes per IPv4
+ * address, 24 per IPv6 one). A reader hashes the address to its shard and
+ * bisects the address array. The writer changes the value of an existing
+ * address in place (one pointer store, which readers see whole); an
+ * address added or removed publishes a copy of its shard and frees the old
+ * one after a grace period. A family's directory is made with its first
+ * address (an IPv4-only cluster has no IPv6 one) at DIR_MIN shards and
+ * doubles, republished whole, when the map holds more than SHARD_LOAD
+ * addresses per shard: between SHARD_LOAD/2 and SHARD_LOAD per shard (at
+ * 150,000 addresses 8,192 shards of about 18, a copy of 220 bytes per
+ * change). It never shrinks. */
+enum { DIR_MIN = 64, DIR_MAX = 1 << 20, SHARD_LOAD = 32 };
 
 typedef struct ipshard {
     uint32_t n;
     uint32_t pad;
-    unsigned char e[];              /* n entries of esz(alen) bytes */
+    void *val[];                    /* n values, then n addresses of alen bytes */
 } ipshard;
 
-static_assert((IPMAP_SHARDS & (IPMAP_SHARDS - 1)) == 0, "shard_of() masks the hash");
-static_assert(offsetof(ipshard, e) % _Alignof(void *) == 0, "entries start with pointer slots");
-static_assert(sizeof(void *) != 8 || ((IPMAP_SLOTS * sizeof(void *) + 4 + 7) & ~(size_t)7) == 24,
-              "24 bytes per IPv4 entry, 32 per IPv6 one (pmap.h)");
+typedef struct ipdir {
+    size_t mask;                    /* shards - 1 */
+    ipshard *sh[];                  /* NULL: no address there */
+} ipdir;
+
+static_assert((DIR_MIN & (DIR_MIN - 1)) == 0 && (DIR_MAX & (DIR_MAX - 1)) == 0,
+              "dir_shard() masks the hash");
+static_assert(offsetof(ipshard, val) % _Alignof(void *) == 0, "values aligned");
+static_assert(sizeof(void *) != 8 || sizeof(void *) + 4 == 12, "12 bytes per IPv4 address (pmap.h)");
 
 struct ipmap {
-    ipshard *sh[2][IPMAP_SHARDS];   /* [0] IPv4, [1] IPv6; NULL: empty */
-    size_t n;
+    ipdir *dir[2];                  /* [0] IPv4, [1] IPv6; NULL: none yet */
+    size_t n[2];
 };
 
-static size_t esz(size_t alen)
+static const uint8_t *skeys(const ipshard *sh)
 {
-    return (IPMAP_SLOTS * sizeof(void *) + alen + 7) & ~(size_t)7;
+    return (const uint8_t *)(sh->val + sh->n);
 }
 
-static void **eslots(const ipshard *sh, size_t i, size_t alen)
+static ipshard **dir_shard(ipdir *d, const void *addr, size_t alen)
 {
-    return (void **)(sh->e + i * esz(alen));
-}
-
-static const uint8_t *eaddr(const ipshard *sh, size_t i, size_t alen)
-{
-    return sh->e + i * esz(alen) + IPMAP_SLOTS * sizeof(void *);
-}
-
-static unsigned shard_of(const void *addr, size_t alen)
-{
-    return (unsigned)hash_bytes(addr, alen) & (IPMAP_SHARDS - 1);
+    return &d->sh[hash_bytes(addr, alen) & d->mask];
 }
 
 /* The index of addr in sh, or (not found) ~insertion point. */
 static long shard_find(const ipshard *sh, const void *addr, size_t alen)
 {
     size_t lo = 0, hi = sh ? sh->n : 0;
+    const uint8_t *k = sh ? skeys(sh) : NULL;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        int c = memcmp(eaddr(sh, mid, alen), addr, alen);
+        int c = memcmp(k + mid * alen, addr, alen);
         if (c == 0)
             return (long)mid;
         if (c < 0)
@@ -354,9 +356,40 @@ static long shard_find(const ipshard *sh, const void *addr, size_t alen)
     return ~(long)lo;
 }
 
-ipmap *ipmap_new_sized(unsigned long buckets)
+static ipshard *shard_alloc(uint32_t n, size_t alen)
 {
-    (void)buckets;                  /* the shards grow with what they hold */
+    ipshard *sh = malloc(sizeof *sh + (size_t)n * (sizeof(void *) + alen));
+    if (sh) {
+        sh->n = n;
+        sh->pad = 0;
+    }
+    return sh;
+}
+
+static ipdir *dir_alloc(size_t shards)
+{
+    ipdir *d = calloc(1, sizeof *d + shards * sizeof(ipshard *));
+    if (d)
+        d->mask = shards - 1;
+    return d;
+}
+
+static void dir_free(ipdir *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i <= d->mask; i++)
+        free(d->sh[i]);
+    free(d);
+}
+
+static void dir_free_cb(void *d)
+{
+    dir_free(d);
+}
+
+ipmap *ipmap_new(void)
+{
     return calloc(1, sizeof(ipmap));
 }
 
@@ -364,94 +397,158 @@ void ipmap_free(ipmap *m)
 {
     if (!m)
         return;
-    for (int f = 0; f < 2; f++)
-        for (int i = 0; i < IPMAP_SHARDS; i++)
-            free(m->sh[f][i]);
+    dir_free(m->dir[0]);
+    dir_free(m->dir[1]);
     free(m);
 }
 
-int ipmap_set(ipmap *m, const void *addr, size_t alen, int slot, void *val)
+/* A directory of twice as many shards holding what d holds: each shard
+ * splits in two by the next bit of the hash (order kept). NULL when
+ * memory runs out (d then stays). */
+static ipdir *dir_double(const ipdir *d, size_t alen)
+{
+    size_t shards = (d->mask + 1) * 2;
+    ipdir *nd = dir_alloc(shards);
+    if (!nd)
+        return NULL;
+    for (size_t i = 0; i <= d->mask; i++) {
+        const ipshard *sh = d->sh[i];
+        if (!sh)
+            continue;
+        uint32_t cnt[2] = { 0, 0 };
+        const uint8_t *k = skeys(sh);
+        for (size_t j = 0; j < sh->n; j++)
+            cnt[(hash_bytes(k + j * alen, alen) & nd->mask) != i]++;
+        ipshard *half[2] = { NULL, NULL };
+        for (int h = 0; h < 2; h++)
+            if (cnt[h] && !(half[h] = shard_alloc(cnt[h], alen))) {
+                free(half[0]);
+                dir_free(nd);
+                return NULL;
+            }
+        size_t at[2] = { 0, 0 };
+        for (size_t j = 0; j < sh->n; j++) {
+            int h = (hash_bytes(k + j * alen, alen) & nd->mask) != i;
+            half[h]->val[at[h]] = sh->val[j];
+            memcpy((uint8_t *)(half[h]->val + half[h]->n) + at[h] * alen, k + j * alen, alen);
+            at[h]++;
+        }
+        nd->sh[i] = half[0];
+        nd->sh[i + d->mask + 1] = half[1];
+    }
+    return nd;
+}
+
+/* After an address was added: past SHARD_LOAD per shard, double the
+ * directory (the old one and its shards are freed after a grace period).
+ * Out of memory: the shards just stay longer. */
+static void dir_grow(ipmap *m, int f, size_t alen)
+{
+    ipdir *d = m->dir[f];
+    if (m->n[f] <= SHARD_LOAD * (d->mask + 1) || d->mask + 1 >= DIR_MAX)
+        return;
+    ipdir *nd = dir_double(d, alen);
+    if (!nd)
+        return;
+    rcu_assign_pointer(m->dir[f], nd);
+    pmap_defer(dir_free_cb, d);
+}
+
+int ipmap_set(ipmap *m, const void *addr, size_t alen, void *val)
 {
     assert(m && addr);
-    if ((alen != 4 && alen != 16) || slot < 0 || slot >= IPMAP_SLOTS)
+    if (alen != 4 && alen != 16)
         return -1;
-    ipshard **at = &m->sh[alen == 16][shard_of(addr, alen)];
-    ipshard *cur = *at;             /* only this thread writes it */
+    int f = alen == 16;
+    if (!m->dir[f]) {               /* only this thread writes it */
+        if (!val)
+            return 0;
+        ipdir *d = dir_alloc(DIR_MIN);
+        if (!d)
+            return -1;
+        rcu_assign_pointer(m->dir[f], d);
+    }
+    ipshard **at = dir_shard(m->dir[f], addr, alen);
+    ipshard *cur = *at;
     long i = shard_find(cur, addr, alen);
-    if (i >= 0) {
-        void **v = eslots(cur, (size_t)i, alen);
-        if (v[slot] == val)
-            return 0;
-        int empty = val == NULL;
-        for (int k = 0; k < IPMAP_SLOTS; k++)
-            if (k != slot && v[k])
-                empty = 0;
-        if (!empty) {               /* in place: readers see the old or the new pointer */
-            rcu_assign_pointer(v[slot], val);
-            return 0;
-        }
-    } else if (!val) {
+    if (i >= 0 && val) {            /* in place: readers see the old or the new pointer */
+        if (cur->val[i] != val)
+            rcu_assign_pointer(cur->val[i], val);
         return 0;
     }
+    if (i < 0 && !val)
+        return 0;
     /* an address added (i < 0) or removed: a new copy of the shard */
-    size_t n = cur ? cur->n : 0, es = esz(alen);
-    size_t nn = i >= 0 ? n - 1 : n + 1, pos = i >= 0 ? (size_t)i : (size_t)~i;
+    uint32_t n = cur ? cur->n : 0;
+    assert(i < 0 || n > 0);
+    uint32_t nn = i >= 0 ? n - 1 : n + 1;
+    size_t pos = i >= 0 ? (size_t)i : (size_t)~i;
     ipshard *sh = NULL;
     if (nn) {
-        if (!(sh = malloc(sizeof *sh + nn * es)))
+        if (!(sh = shard_alloc(nn, alen)))
             return -1;
-        sh->n = (uint32_t)nn;
-        sh->pad = 0;
-        if (pos)
-            memcpy(sh->e, cur->e, pos * es);
-        if (i >= 0) {
-            memcpy(sh->e + pos * es, cur->e + (pos + 1) * es, (n - pos - 1) * es);
-        } else {
-            void **v = (void **)(sh->e + pos * es);
-            memset(v, 0, es);
-            v[slot] = val;
-            memcpy((uint8_t *)v + IPMAP_SLOTS * sizeof(void *), addr, alen);
-            if (n > pos)
-                memcpy(sh->e + (pos + 1) * es, cur->e + pos * es, (n - pos) * es);
+        const uint8_t *ok = n ? skeys(cur) : NULL;
+        uint8_t *nk = (uint8_t *)(sh->val + nn);
+        if (pos) {
+            memcpy(sh->val, cur->val, pos * sizeof(void *));
+            memcpy(nk, ok, pos * alen);
+        }
+        if (i >= 0) {               /* drop pos */
+            memcpy(sh->val + pos, cur->val + pos + 1, (n - pos - 1) * sizeof(void *));
+            memcpy(nk + pos * alen, ok + (pos + 1) * alen, (n - pos - 1) * alen);
+        } else {                    /* insert at pos */
+            sh->val[pos] = val;
+            memcpy(nk + pos * alen, addr, alen);
+            if (n > pos) {
+                memcpy(sh->val + pos + 1, cur->val + pos, (n - pos) * sizeof(void *));
+                memcpy(nk + (pos + 1) * alen, ok + pos * alen, (n - pos) * alen);
+            }
         }
     }
     rcu_assign_pointer(*at, sh);
     if (cur)
         pmap_defer(free, cur);
-    m->n = i >= 0 ? m->n - 1 : m->n + 1;
+    if (i >= 0) {
+        m->n[f]--;
+    } else {
+        m->n[f]++;
+        dir_grow(m, f, alen);
+    }
     return 0;
 }
 
-static void *ipmap_lookup(ipmap *m, const void *addr, size_t alen, int slot)
+static void *ipmap_lookup(ipmap *m, const void *addr, size_t alen)
 {
-    if ((alen != 4 && alen != 16) || slot < 0 || slot >= IPMAP_SLOTS)
+    if (alen != 4 && alen != 16)
         return NULL;
-    const ipshard *sh = rcu_dereference(m->sh[alen == 16][shard_of(addr, alen)]);
+    ipdir *d = rcu_dereference(m->dir[alen == 16]);
+    if (!d)
+        return NULL;
+    const ipshard *sh = rcu_dereference(*dir_shard(d, addr, alen));
     long i = shard_find(sh, addr, alen);
-    return i >= 0 ? rcu_dereference(eslots(sh, (size_t)i, alen)[slot]) : NULL;
+    return i >= 0 ? rcu_dereference(((ipshard *)sh)->val[i]) : NULL;
 }
 
-void *ipmap_get(ipmap *m, const void *addr, size_t alen, int slot)
+void *ipmap_get(ipmap *m, const void *addr, size_t alen)
 {
     assert(m && addr);
-    assert(urcu_memb_read_ongoing());       /* a reader, inside store_read_begin/_end */
-    return ipmap_lookup(m, addr, alen, slot);
+    assert(pmap_read_ongoing());            /* a reader, inside store_read_begin/_end */
+    return ipmap_lookup(m, addr, alen);
 }
 
-void *ipmap_get_writer(ipmap *m, const void *addr, size_t alen, int slot)
+void *ipmap_get_writer(ipmap *m, const void *addr, size_t alen)
 {
     assert(m && addr);
-    return ipmap_lookup(m, addr, alen, slot);  /* the writer's own shards: no lock */
+    return ipmap_lookup(m, addr, alen);     /* the writer's own shards: no lock */
 }
 
 size_t ipmap_count(ipmap *m)
 {
-    return m->n;
+    return m->n[0] + m->n[1];
 }
 
 void pmap_read_lock(void) { urcu_memb_read_lock(); }
 void pmap_read_unlock(void) { urcu_memb_read_unlock(); }
-int pmap_read_ongoing(void) { return urcu_memb_read_ongoing(); }
 void pmap_register_thread(void) { urcu_memb_register_thread(); }
 void pmap_unregister_thread(void) { urcu_memb_unregister_thread(); }
 
@@ -487,6 +584,6 @@ void pmap_defer(void (*fn)(void *), void *arg)
 
 void pmap_barrier(void)
 {
-    assert(!urcu_memb_read_ongoing());     /* waiting inside a section deadlocks */
+    assert(!pmap_read_ongoing());     /* waiting inside a section deadlocks */
     urcu_memb_barrier();
 }

@@ -12,15 +12,16 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <urcu/urcu-memb.h>
 
 typedef struct pmap pmap;
 typedef void (*pmap_dtor)(void *val);
 
 pmap *pmap_new(void);
 /* A map expected to hold many entries: start with that many buckets
- * (rounded up to a power of two, 64 .. 2^20). Every map (and ipmap)
- * grows from the writer as it fills: past two entries per bucket, a
- * pmap_put (ipmap_set) that adds one doubles the buckets before it
+ * (rounded up to a power of two, 64 .. 2^20). Every map grows from the
+ * writer as it fills: past two entries per bucket, a
+ * pmap_put that adds one doubles the buckets before it
  * returns — when called outside any read-side section; inside one, the
  * table is left to liburcu's slower background resize. */
 pmap *pmap_new_sized(unsigned long buckets);
@@ -59,35 +60,43 @@ size_t pmap_count(pmap *m);
  * read-side section; values seen are those published at some instant). */
 void pmap_foreach(pmap *m, int (*fn)(void *val, void *arg), void *arg);
 
-/* An address-keyed map with two value slots per address (the store keeps
- * the pod holding an IP in slot 0 and the services with a ready endpoint
- * there in slot 1): one entry per address, 24 bytes for an IPv4 address,
- * 32 for IPv6, in sorted shards (pmap.c). Same publication as pmap: the
- * writer sets, readers get inside store_read_begin/_end and see a slot's
- * old or new value; a shard that gains or loses an address is published
- * anew and the old one freed after a grace period. The values are not
- * owned by the map: the writer retires a value it replaces itself
- * (pmap_defer). An address whose slots are all NULL has no entry. */
+/* An address-keyed map: one value per address (the store keeps one map
+ * per use: the pod holding an IP, the services with a ready endpoint there
+ * (PTR), the services with that cluster IP). Per address family a
+ * directory of sorted shards, each two arrays: the values, then the
+ * addresses — 12 bytes per IPv4 address, 24 per IPv6 one, plus a shard
+ * header per 16 to 32 addresses (pmap.c). Same publication as pmap: one
+ * writer sets, readers get inside store_read_begin/_end and see an
+ * address's old or new value; a shard that gains or loses an address is
+ * published anew, the old one freed after a grace period (as is the whole
+ * directory when it doubles). The values are not owned by the map: the
+ * writer retires a value it replaces itself (pmap_defer). An address
+ * whose value is NULL has no entry; an empty map is one small block. */
 typedef struct ipmap ipmap;
-enum { IPMAP_SLOTS = 2 };
 
-/* buckets is ignored (kept for the callers): the shards grow as they fill. */
-ipmap *ipmap_new_sized(unsigned long buckets);
+ipmap *ipmap_new(void);
 /* Destroy the map (no reader may be active); the values are the caller's. */
 void ipmap_free(ipmap *m);
-/* Writer: slot of addr (alen 4 or 16 bytes) becomes val (NULL clears it). */
-int ipmap_set(ipmap *m, const void *addr, size_t alen, int slot, void *val);
-/* Reader (inside store_read_begin/_end): the slot's value, or NULL. */
-void *ipmap_get(ipmap *m, const void *addr, size_t alen, int slot);
+/* Writer: the value of addr (alen 4 or 16 bytes) becomes val (NULL
+ * removes the address). 0, or -1 (alen wrong, out of memory: the map is
+ * unchanged). */
+int ipmap_set(ipmap *m, const void *addr, size_t alen, void *val);
+/* Reader (inside store_read_begin/_end): the value, or NULL. */
+void *ipmap_get(ipmap *m, const void *addr, size_t alen);
 /* Writer, inside or outside a read-side section: the writer's own shards. */
-void *ipmap_get_writer(ipmap *m, const void *addr, size_t alen, int slot);
+void *ipmap_get_writer(ipmap *m, const void *addr, size_t alen);
+/* Writer: the addresses held. */
 size_t ipmap_count(ipmap *m);
 
 /* RCU plumbing shared by the store. */
 void pmap_read_lock(void);
 void pmap_read_unlock(void);
-/* 1 inside a read-side section on this thread (for assert()s). */
-int pmap_read_ongoing(void);
+/* 1 inside a read-side section on this thread (for assert()s): liburcu's
+ * own per-thread check, called directly (no call through pmap.c). */
+static inline int pmap_read_ongoing(void)
+{
+    return urcu_memb_read_ongoing();
+}
 void pmap_register_thread(void);
 void pmap_unregister_thread(void);
 /* Run fn(arg) after a grace period (from the writer). */

@@ -5,16 +5,17 @@
  * Published side (read by DNS workers, lock-free, pmap.c):
  *   svc     "ns\0name"     → st_service
  *   eps     "ns\0service"  → merged (st_endpoints + the slice blobs it uses)
- *   ips     address        → slot 0: st_pod (the best pod holding that IP;
- *                            the writer's own record, freed after a grace
- *                            period); slot 1: ip_svcs, the services with a
- *                            ready endpoint there (PTR). One entry for both
- *                            (ipmap, pmap.h: sorted shards, 24 bytes per
- *                            IPv4 address).
+ *   podip   address        → st_pod: the best pod holding that IP (the
+ *                            writer's own record, freed after a grace
+ *                            period); stays empty without a pod watch
+ *   ptr     address        → ip_svcs: the services with a ready endpoint
+ *                            there (PTR, the endpoints locator)
+ *   podip, ptr and svcip are address maps (ipmap, pmap.h: sorted shards,
+ *   12 bytes per IPv4 address, 24 per IPv6 one).
  *   nodes   name           → st_node
  *   naddr   st_ip          → node name (interned)
  *   nss     name           → st_namespace
- *   svcip   st_ip          → ip_svcs: services with that cluster IP
+ *   svcip   address        → ip_svcs: services with that cluster IP
  *   simp    "ns\0name"     → st_svcimport
  *   ranges[ST_RANGE_*]     address range → node name (prefix.h): Node
  *                          podCIDRs (owner: the Node), CiliumNode podCIDRs,
@@ -164,8 +165,8 @@ typedef struct wpodip {
 
 struct store {
     store_opts opts;
-    pmap *svc, *eps, *nodes, *naddr, *nss, *svcip, *simp;
-    ipmap *ips;                     /* pods (slot 0) and PTR lists (slot 1) */
+    pmap *svc, *eps, *nodes, *naddr, *nss, *simp;
+    ipmap *podip, *ptr, *svcip;     /* address → pod, PTR list, cluster-IP list */
     pfx_index *ranges[ST_RANGE_COUNT];
     wconflict *conflicts;           /* reported endpoint/range conflicts */
     size_t nconflicts;
@@ -305,8 +306,8 @@ static void ip_svcs_unref(void *p)
         free(l);
 }
 
-/* The two IP → services indexes: cluster IPs (svcip, a pmap that owns its
- * lists) and ready endpoint IPs (slot 1 of ips). */
+/* The two IP → services indexes, address maps whose lists the store
+ * retires: cluster IPs (svcip) and ready endpoint IPs (ptr). */
 enum { IDX_CLUSTERIP, IDX_ENDPOINT };
 
 static size_t ip_alen(const st_ip *ip)
@@ -314,26 +315,23 @@ static size_t ip_alen(const st_ip *ip)
     return ip->family == 4 ? 4 : 16;
 }
 
+static ipmap *idx_map(store *s, int idx)
+{
+    return idx == IDX_CLUSTERIP ? s->svcip : s->ptr;
+}
+
 static const ip_svcs *idx_get(store *s, int idx, const st_ip *ip)
 {
-    if (idx == IDX_CLUSTERIP)
-        return pmap_get_writer(s->svcip, ip, sizeof *ip);
-    return ipmap_get_writer(s->ips, ip->addr, ip_alen(ip), 1);
+    return ipmap_get_writer(idx_map(s, idx), ip->addr, ip_alen(ip));
 }
 
 /* Publish l (holding one reference the index takes over) at ip, or remove
  * the list there (l NULL); the old list is released after a grace period. */
 static void idx_put(store *s, int idx, const st_ip *ip, ip_svcs *l)
 {
-    if (idx == IDX_CLUSTERIP) {
-        if (l)
-            pmap_put(s->svcip, ip, sizeof *ip, l, ip_svcs_unref);
-        else
-            pmap_del(s->svcip, ip, sizeof *ip);
-        return;
-    }
-    ip_svcs *old = ipmap_get_writer(s->ips, ip->addr, ip_alen(ip), 1);
-    if (ipmap_set(s->ips, ip->addr, ip_alen(ip), 1, l) < 0) {
+    ipmap *m = idx_map(s, idx);
+    ip_svcs *old = ipmap_get_writer(m, ip->addr, ip_alen(ip));
+    if (ipmap_set(m, ip->addr, ip_alen(ip), l) < 0) {
         ip_svcs_unref(l);           /* out of memory: the old list stays */
         return;
     }
@@ -996,8 +994,8 @@ static void ptab_unlink(ptab *t, wpod *w, wpod *nw)
 
 static void pod_publish(store *s, const st_ip *ip, st_pod *p)
 {
-    if (ipmap_get_writer(s->ips, ip->addr, ip_alen(ip), 0) != p)
-        ipmap_set(s->ips, ip->addr, ip_alen(ip), 0, p);
+    if (ipmap_get_writer(s->podip, ip->addr, ip_alen(ip)) != p)
+        ipmap_set(s->podip, ip->addr, ip_alen(ip), p);
 }
 
 /* Publish the best of an IP's pods (several hold it). */
@@ -1024,7 +1022,7 @@ static void podip_add(store *s, wpod *w, const st_ip *ip)
     wpodip *e;
     HASH_FIND(hh, s->podips, ip, sizeof *ip, e);
     if (!e) {
-        const st_pod *cur = ipmap_get_writer(s->ips, ip->addr, ip_alen(ip), 0);
+        const st_pod *cur = ipmap_get_writer(s->podip, ip->addr, ip_alen(ip));
         wpod *cw = cur ? ptab_get(&s->pods, cur->ns, cur->name) : NULL;
         if (!cw || cw == w) {
             pod_publish(s, ip, wpod_pod(w));
@@ -1050,8 +1048,8 @@ static void podip_drop(store *s, wpod *w, const st_ip *ip)
     wpodip *e;
     HASH_FIND(hh, s->podips, ip, sizeof *ip, e);
     if (!e) {
-        if (ipmap_get_writer(s->ips, ip->addr, ip_alen(ip), 0) == wpod_pod(w))
-            ipmap_set(s->ips, ip->addr, ip_alen(ip), 0, NULL);
+        if (ipmap_get_writer(s->podip, ip->addr, ip_alen(ip)) == wpod_pod(w))
+            ipmap_set(s->podip, ip->addr, ip_alen(ip), NULL);
         return;
     }
     for (size_t j = 0; j < e->n; j++)
@@ -1066,7 +1064,7 @@ static void podip_drop(store *s, wpod *w, const st_ip *ip)
     if (e->n == 1)
         pod_publish(s, ip, wpod_pod(e->pods[0]));
     else
-        ipmap_set(s->ips, ip->addr, ip_alen(ip), 0, NULL);
+        ipmap_set(s->podip, ip->addr, ip_alen(ip), NULL);
     HASH_DEL(s->podips, e);
     free(e->pods);
     free(e);
@@ -1471,7 +1469,7 @@ const st_namespace *store_namespace(store *s, const char *name)
 
 const st_pod *store_pod_by_ip(store *s, const st_ip *ip)
 {
-    return ipmap_get(s->ips, ip->addr, ip_alen(ip), 0);
+    return ipmap_get(s->podip, ip->addr, ip_alen(ip));
 }
 
 const st_node *store_node(store *s, const char *name)
@@ -1534,7 +1532,7 @@ static const char *merged_node_of(const merged *m, const st_ip *ip)
 
 const char *store_endpoint_node(store *s, const st_ip *ip)
 {
-    const ip_svcs *l = ipmap_get(s->ips, ip->addr, ip_alen(ip), 1);
+    const ip_svcs *l = ipmap_get(s->ptr, ip->addr, ip_alen(ip));
     for (size_t i = 0; l && i < l->n; i++) {
         char key[512];
         size_t kl = nskey(key, sizeof key, l->ns[i], l->name[i]);
@@ -1548,7 +1546,7 @@ const char *store_endpoint_node(store *s, const st_ip *ip)
 
 void store_services_by_ip(store *s, const st_ip *ip, st_service_cb cb, void *arg)
 {
-    const ip_svcs *l = pmap_get(s->svcip, ip, sizeof *ip);
+    const ip_svcs *l = ipmap_get(s->svcip, ip->addr, ip_alen(ip));
     for (size_t i = 0; l && i < l->n; i++) {
         const st_service *svc = store_service(s, l->ns[i], l->name[i]);
         if (svc && cb(svc, arg))
@@ -1558,7 +1556,7 @@ void store_services_by_ip(store *s, const st_ip *ip, st_service_cb cb, void *arg
 
 void store_endpoints_by_ip(store *s, const st_ip *ip, st_endpoint_cb cb, void *arg)
 {
-    const ip_svcs *l = ipmap_get(s->ips, ip->addr, ip_alen(ip), 1);
+    const ip_svcs *l = ipmap_get(s->ptr, ip->addr, ip_alen(ip));
     for (size_t i = 0; l && i < l->n; i++) {
         const st_service *svc = store_service(s, l->ns[i], l->name[i]);
         const st_endpoints *eps = store_endpoints(s, l->ns[i], l->name[i]);
@@ -1660,9 +1658,11 @@ store *store_new(const store_opts *opts)
     enum { FULL_PODS = 150000 };
     size_t pods = !opts || !opts->expected_pods ? 0
                   : opts->expected_pods < 16 * FULL_PODS ? opts->expected_pods : 16 * FULL_PODS;
-    pmap **maps[] = { &s->svc, &s->eps, &s->nodes, &s->naddr, &s->nss, &s->svcip, &s->simp };
-    static const unsigned long sizes[] = { 16384, 16384, 8192, 16384, 1024, 16384, 64 };
-    if (!(s->ips = ipmap_new_sized(131072ul * pods / FULL_PODS))) {
+    pmap **maps[] = { &s->svc, &s->eps, &s->nodes, &s->naddr, &s->nss, &s->simp };
+    static const unsigned long sizes[] = { 16384, 16384, 8192, 16384, 1024, 64 };
+    /* the address maps grow by themselves, from nothing (pmap.c): the pod
+     * map stays one small block unless pods are watched */
+    if (!(s->podip = ipmap_new()) || !(s->ptr = ipmap_new()) || !(s->svcip = ipmap_new())) {
         store_free(s);
         return NULL;
     }
@@ -1700,10 +1700,16 @@ void store_free(store *s)
     free(s->pods.b);
     free(s->svcslices.b);           /* its records went with their slices */
     pmap_barrier();
-    pmap **maps[] = { &s->svc, &s->eps, &s->nodes, &s->naddr, &s->nss, &s->svcip, &s->simp };
+    pmap **maps[] = { &s->svc, &s->eps, &s->nodes, &s->naddr, &s->nss, &s->simp };
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         pmap_free(*maps[i], NULL);
-    ipmap_free(s->ips);             /* empty by now: its values went with the records */
+    /* empty by now: their values went with the records */
+    assert(!s->podip || ipmap_count(s->podip) == 0);
+    assert(!s->ptr || ipmap_count(s->ptr) == 0);
+    assert(!s->svcip || ipmap_count(s->svcip) == 0);
+    ipmap_free(s->podip);
+    ipmap_free(s->ptr);
+    ipmap_free(s->svcip);
     for (int i = 0; i < ST_RANGE_COUNT; i++)
         pfx_free(s->ranges[i]);
     wconflict *c, *tmp;

@@ -1179,54 +1179,154 @@ static void test_small_store_grows(void **state)
 }
 
 /* The address map (sorted shards): every address set is found with its
- * slots, a slot changes in place, an address whose slots are all cleared
- * is gone, IPv4 and IPv6 keys never meet. */
+ * value across a directory that doubled many times, a value is replaced
+ * in place, an address set to NULL is gone (and clearing an absent one is
+ * a no-op), IPv4 and IPv6 keys never meet. */
+#define IPM_V4(a, i) ((a)[0] = 10, (a)[1] = (uint8_t)((i) >> 16), (a)[2] = (uint8_t)((i) >> 8), \
+                      (a)[3] = (uint8_t)(i), (a))
+#define IPM_V6(a, i) (memset((a), 0, 16), (a)[0] = 0xfd, (a)[12] = 10, (a)[13] = (uint8_t)((i) >> 16), \
+                      (a)[14] = (uint8_t)((i) >> 8), (a)[15] = (uint8_t)(i), (a))
+
 static void test_ipmap_shards(void **state)
 {
     (void)state;
-    ipmap *m = ipmap_new_sized(0);
+    ipmap *m = ipmap_new();
     assert_non_null(m);
     static int vals[3];
-    enum { N = 50000 };
-    uint8_t a[4], v6[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 1 };
-#define ADDR(i) (a[0] = 10, a[1] = (uint8_t)((i) >> 16), a[2] = (uint8_t)((i) >> 8), a[3] = (uint8_t)(i), a)
-    for (uint32_t i = 0; i < N; i++)
-        assert_int_equal(ipmap_set(m, ADDR(i * 7919u % 65536u + (i / 65536u) * 65536u), 4, (int)(i % 2), &vals[i % 2]), 0);
-    assert_int_equal(ipmap_set(m, v6, 16, 1, &vals[2]), 0);
-    assert_int_equal(ipmap_count(m), N + 1);
-    assert_int_equal(ipmap_set(m, ADDR(0), 4, 1, &vals[2]), 0);   /* in place */
-    assert_int_equal(ipmap_count(m), N + 1);
-    store_read_begin();
-    for (uint32_t i = 1; i < N; i++) {
-        uint32_t k = i * 7919u % 65536u + (i / 65536u) * 65536u;
-        assert_ptr_equal(ipmap_get(m, ADDR(k), 4, (int)(i % 2)), &vals[i % 2]);
-        assert_null(ipmap_get(m, ADDR(k), 4, (int)(1 - i % 2)));
+    enum { N = 50000, N6 = 5000 };
+    uint8_t a[4], v6[16];
+    assert_int_equal(ipmap_count(m), 0);
+    assert_int_equal(ipmap_set(m, IPM_V4(a, 1), 4, NULL), 0);     /* clear, absent */
+    assert_int_equal(ipmap_set(m, IPM_V4(a, 1), 5, &vals[0]), -1); /* not an address */
+    assert_int_equal(ipmap_count(m), 0);
+    for (uint32_t i = 0; i < N; i++) {      /* a scattered order */
+        uint32_t k = i * 7919u % N;
+        assert_int_equal(ipmap_set(m, IPM_V4(a, k), 4, &vals[k % 2]), 0);
     }
-    assert_ptr_equal(ipmap_get(m, ADDR(0), 4, 0), &vals[0]);
-    assert_ptr_equal(ipmap_get(m, ADDR(0), 4, 1), &vals[2]);
-    assert_null(ipmap_get(m, ADDR(70000), 4, 0));
-    assert_ptr_equal(ipmap_get(m, v6, 16, 1), &vals[2]);
-    assert_null(ipmap_get(m, v6, 4, 1));            /* its first octets as IPv4 */
+    for (uint32_t i = 0; i < N6; i++)
+        assert_int_equal(ipmap_set(m, IPM_V6(v6, i), 16, &vals[2]), 0);
+    assert_int_equal(ipmap_count(m), N + N6);
+    assert_int_equal(ipmap_set(m, IPM_V4(a, 0), 4, &vals[2]), 0); /* in place */
+    assert_int_equal(ipmap_count(m), N + N6);
+    store_read_begin();
+    for (uint32_t k = 1; k < N; k++)
+        assert_ptr_equal(ipmap_get(m, IPM_V4(a, k), 4), &vals[k % 2]);
+    assert_ptr_equal(ipmap_get(m, IPM_V4(a, 0), 4), &vals[2]);
+    assert_null(ipmap_get(m, IPM_V4(a, N), 4));
+    for (uint32_t i = 0; i < N6; i++)
+        assert_ptr_equal(ipmap_get(m, IPM_V6(v6, i), 16), &vals[2]);
+    assert_null(ipmap_get(m, IPM_V6(v6, N6), 16));
+    assert_null(ipmap_get(m, IPM_V6(v6, 0), 4));   /* its first octets as IPv4 */
+    assert_null(ipmap_get(m, IPM_V4(a, 0), 3));
     store_read_end();
-    for (uint32_t i = 0; i < N; i += 2) {           /* clear slot 0 of the even ones */
-        uint32_t k = i * 7919u % 65536u + (i / 65536u) * 65536u;
-        assert_int_equal(ipmap_set(m, ADDR(k), 4, 0, NULL), 0);
-    }
-    assert_int_equal(ipmap_count(m), N / 2 + 2);    /* the odd ones, 0 (slot 1 left), v6 */
+    for (uint32_t k = 0; k < N; k += 2)             /* remove the even ones */
+        assert_int_equal(ipmap_set(m, IPM_V4(a, k), 4, NULL), 0);
+    for (uint32_t i = 1; i < N6; i += 2)            /* and the odd IPv6 ones */
+        assert_int_equal(ipmap_set(m, IPM_V6(v6, i), 16, NULL), 0);
+    assert_int_equal(ipmap_count(m), N / 2 + N6 / 2);
     store_read_begin();
-    for (uint32_t i = 1; i < N; i++) {
-        uint32_t k = i * 7919u % 65536u + (i / 65536u) * 65536u;
-        if (i % 2)
-            assert_ptr_equal(ipmap_get(m, ADDR(k), 4, 1), &vals[1]);
+    for (uint32_t k = 0; k < N; k++) {
+        if (k % 2)
+            assert_ptr_equal(ipmap_get(m, IPM_V4(a, k), 4), &vals[1]);
         else
-            assert_null(ipmap_get(m, ADDR(k), 4, 0));
+            assert_null(ipmap_get(m, IPM_V4(a, k), 4));
     }
-    assert_ptr_equal(ipmap_get(m, ADDR(0), 4, 1), &vals[2]);
+    for (uint32_t i = 0; i < N6; i++) {
+        if (i % 2)
+            assert_null(ipmap_get(m, IPM_V6(v6, i), 16));
+        else
+            assert_ptr_equal(ipmap_get(m, IPM_V6(v6, i), 16), &vals[2]);
+    }
     store_read_end();
-#undef ADDR
-    pmap_barrier();                                 /* the replaced shards */
+    assert_ptr_equal(ipmap_get_writer(m, IPM_V4(a, 1), 4), &vals[1]);
+    for (uint32_t k = 1; k < N; k += 2)             /* and the rest */
+        assert_int_equal(ipmap_set(m, IPM_V4(a, k), 4, NULL), 0);
+    for (uint32_t i = 0; i < N6; i += 2)
+        assert_int_equal(ipmap_set(m, IPM_V6(v6, i), 16, NULL), 0);
+    assert_int_equal(ipmap_count(m), 0);
+    assert_null(ipmap_get_writer(m, IPM_V4(a, 1), 4));
+    pmap_barrier();                                 /* the replaced shards and directories */
     ipmap_free(m);
 }
+
+/* A reader looking up addresses that stay while the writer adds and
+ * removes thousands of others (their shards republished, the directory
+ * doubling) and flips the stayers' values: every lookup finds one of the
+ * two values (never nothing, never freed memory: ASan/TSan/valgrind). */
+typedef struct ipmap_reader {
+    ipmap *m;
+    int *vals;
+    atomic_int stop;
+    atomic_long lookups;
+    long bad;
+} ipmap_reader;
+
+enum { IPM_STAY = 64 };
+
+static void *read_ipmap(void *arg)
+{
+    ipmap_reader *r = arg;
+    store_reader_register();
+    uint8_t a[4], v6[16];
+    while (!atomic_load(&r->stop)) {
+        store_read_begin();
+        for (uint32_t k = 0; k < IPM_STAY; k++) {
+            const int *v4 = ipmap_get(r->m, IPM_V4(a, k * 1000), 4);
+            const int *v = ipmap_get(r->m, IPM_V6(v6, k * 1000), 16);
+            if ((v4 != &r->vals[0] && v4 != &r->vals[1]) || (v != &r->vals[0] && v != &r->vals[1]))
+                r->bad++;
+        }
+        atomic_fetch_add(&r->lookups, 1);
+        store_read_end();
+    }
+    store_reader_unregister();
+    return NULL;
+}
+
+static void test_ipmap_under_readers(void **state)
+{
+    (void)state;
+    static int vals[3];
+    uint8_t a[4], v6[16];
+    ipmap_reader r = { .m = ipmap_new(), .vals = vals };
+    assert_non_null(r.m);
+    for (uint32_t k = 0; k < IPM_STAY; k++) {
+        assert_int_equal(ipmap_set(r.m, IPM_V4(a, k * 1000), 4, &vals[0]), 0);
+        assert_int_equal(ipmap_set(r.m, IPM_V6(v6, k * 1000), 16, &vals[0]), 0);
+    }
+    atomic_init(&r.stop, 0);
+    atomic_init(&r.lookups, 0);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, read_ipmap, &r), 0);
+    while (atomic_load(&r.lookups) == 0)
+        sched_yield();              /* the reader is reading (valgrind runs one thread at a time) */
+    enum { M = 20000 };
+    for (int round = 0; round < 2; round++) {
+        for (uint32_t k = 0; k < M; k++) {
+            if (k % 1000 == 0) {    /* a stayer: its value flips in place */
+                ipmap_set(r.m, IPM_V4(a, k), 4, &vals[1 - round]);
+                ipmap_set(r.m, IPM_V6(v6, k), 16, &vals[1 - round]);
+                continue;
+            }
+            ipmap_set(r.m, IPM_V4(a, k), 4, &vals[2]);
+            ipmap_set(r.m, IPM_V6(v6, k), 16, &vals[2]);
+        }
+        for (uint32_t k = 0; k < M; k++)
+            if (k % 1000) {
+                ipmap_set(r.m, IPM_V4(a, k), 4, NULL);
+                ipmap_set(r.m, IPM_V6(v6, k), 16, NULL);
+            }
+    }
+    atomic_store(&r.stop, 1);
+    pthread_join(th, NULL);
+    assert_true(atomic_load(&r.lookups) > 0);
+    assert_int_equal(r.bad, 0);
+    assert_int_equal(ipmap_count(r.m), 2 * IPM_STAY);
+    pmap_barrier();
+    ipmap_free(r.m);
+}
+#undef IPM_V4
+#undef IPM_V6
 
 /* A reader locating by range while the writer moves the range between
  * two nodes and back: every lookup finds one of the two (never nothing,
@@ -1728,6 +1828,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cpu_quantities),
         cmocka_unit_test_setup_teardown(test_ipmap_shards, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ipmap_under_readers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_multicluster, setup_mc, teardown),
         cmocka_unit_test_setup_teardown(test_multicluster_off, setup, teardown),
         cmocka_unit_test(test_cpu_quantities_out_of_range),

@@ -3,11 +3,11 @@
  * pmap.c — see pmap.h. Thin layer over liburcu's rculfhash.
  */
 #include <assert.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <urcu/urcu-memb.h>
-#include <urcu/pointer.h>
 #include <urcu/rculfhash.h>
 #include "cluster/pmap.h"
 
@@ -304,27 +304,31 @@ void pmap_foreach(pmap *m, int (*fn)(void *val, void *arg), void *arg)
  * doubles, republished whole, when the map holds more than SHARD_LOAD
  * addresses per shard: between SHARD_LOAD/2 and SHARD_LOAD per shard (at
  * 150,000 addresses 8,192 shards of about 18, a copy of 220 bytes per
- * change). It never shrinks. */
+ * change). It never shrinks. The three published pointers (directory,
+ * shard, value) are C11 atomics, stored with release by the writer and
+ * loaded with acquire by readers (plain moves on x86; ThreadSanitizer
+ * sees the ordering, which it does not for liburcu's rcu_assign_pointer). */
 enum { DIR_MIN = 64, DIR_MAX = 1 << 20, SHARD_LOAD = 32 };
 
 typedef struct ipshard {
     uint32_t n;
     uint32_t pad;
-    void *val[];                    /* n values, then n addresses of alen bytes */
+    _Atomic(void *) val[];          /* n values, then n addresses of alen bytes */
 } ipshard;
 
 typedef struct ipdir {
     size_t mask;                    /* shards - 1 */
-    ipshard *sh[];                  /* NULL: no address there */
+    _Atomic(ipshard *) sh[];        /* NULL: no address there */
 } ipdir;
 
 static_assert((DIR_MIN & (DIR_MIN - 1)) == 0 && (DIR_MAX & (DIR_MAX - 1)) == 0,
               "dir_shard() masks the hash");
 static_assert(offsetof(ipshard, val) % _Alignof(void *) == 0, "values aligned");
+static_assert(sizeof(_Atomic(void *)) == sizeof(void *), "values are plain pointers in size");
 static_assert(sizeof(void *) != 8 || sizeof(void *) + 4 == 12, "12 bytes per IPv4 address (pmap.h)");
 
 struct ipmap {
-    ipdir *dir[2];                  /* [0] IPv4, [1] IPv6; NULL: none yet */
+    _Atomic(ipdir *) dir[2];        /* [0] IPv4, [1] IPv6; NULL: none yet */
     size_t n[2];
 };
 
@@ -333,7 +337,7 @@ static const uint8_t *skeys(const ipshard *sh)
     return (const uint8_t *)(sh->val + sh->n);
 }
 
-static ipshard **dir_shard(ipdir *d, const void *addr, size_t alen)
+static _Atomic(ipshard *) *dir_shard(ipdir *d, const void *addr, size_t alen)
 {
     return &d->sh[hash_bytes(addr, alen) & d->mask];
 }
@@ -379,7 +383,7 @@ static void dir_free(ipdir *d)
     if (!d)
         return;
     for (size_t i = 0; i <= d->mask; i++)
-        free(d->sh[i]);
+        free(atomic_load_explicit(&d->sh[i], memory_order_relaxed));
     free(d);
 }
 
@@ -397,8 +401,8 @@ void ipmap_free(ipmap *m)
 {
     if (!m)
         return;
-    dir_free(m->dir[0]);
-    dir_free(m->dir[1]);
+    dir_free(atomic_load_explicit(&m->dir[0], memory_order_relaxed));
+    dir_free(atomic_load_explicit(&m->dir[1], memory_order_relaxed));
     free(m);
 }
 
@@ -412,7 +416,7 @@ static ipdir *dir_double(const ipdir *d, size_t alen)
     if (!nd)
         return NULL;
     for (size_t i = 0; i <= d->mask; i++) {
-        const ipshard *sh = d->sh[i];
+        const ipshard *sh = atomic_load_explicit(&d->sh[i], memory_order_relaxed);
         if (!sh)
             continue;
         uint32_t cnt[2] = { 0, 0 };
@@ -429,12 +433,12 @@ static ipdir *dir_double(const ipdir *d, size_t alen)
         size_t at[2] = { 0, 0 };
         for (size_t j = 0; j < sh->n; j++) {
             int h = (hash_bytes(k + j * alen, alen) & nd->mask) != i;
-            half[h]->val[at[h]] = sh->val[j];
+            atomic_init(&half[h]->val[at[h]], atomic_load_explicit(&sh->val[j], memory_order_relaxed));
             memcpy((uint8_t *)(half[h]->val + half[h]->n) + at[h] * alen, k + j * alen, alen);
             at[h]++;
         }
-        nd->sh[i] = half[0];
-        nd->sh[i + d->mask + 1] = half[1];
+        atomic_init(&nd->sh[i], half[0]);
+        atomic_init(&nd->sh[i + d->mask + 1], half[1]);
     }
     return nd;
 }
@@ -444,13 +448,13 @@ static ipdir *dir_double(const ipdir *d, size_t alen)
  * Out of memory: the shards just stay longer. */
 static void dir_grow(ipmap *m, int f, size_t alen)
 {
-    ipdir *d = m->dir[f];
+    ipdir *d = atomic_load_explicit(&m->dir[f], memory_order_relaxed);
     if (m->n[f] <= SHARD_LOAD * (d->mask + 1) || d->mask + 1 >= DIR_MAX)
         return;
     ipdir *nd = dir_double(d, alen);
     if (!nd)
         return;
-    rcu_assign_pointer(m->dir[f], nd);
+    atomic_store_explicit(&m->dir[f], nd, memory_order_release);
     pmap_defer(dir_free_cb, d);
 }
 
@@ -460,20 +464,20 @@ int ipmap_set(ipmap *m, const void *addr, size_t alen, void *val)
     if (alen != 4 && alen != 16)
         return -1;
     int f = alen == 16;
-    if (!m->dir[f]) {               /* only this thread writes it */
+    /* only this thread stores the map's pointers: its own loads are relaxed */
+    ipdir *d = atomic_load_explicit(&m->dir[f], memory_order_relaxed);
+    if (!d) {
         if (!val)
             return 0;
-        ipdir *d = dir_alloc(DIR_MIN);
-        if (!d)
+        if (!(d = dir_alloc(DIR_MIN)))
             return -1;
-        rcu_assign_pointer(m->dir[f], d);
+        atomic_store_explicit(&m->dir[f], d, memory_order_release);
     }
-    ipshard **at = dir_shard(m->dir[f], addr, alen);
-    ipshard *cur = *at;
+    _Atomic(ipshard *) *at = dir_shard(d, addr, alen);
+    ipshard *cur = atomic_load_explicit(at, memory_order_relaxed);
     long i = shard_find(cur, addr, alen);
     if (i >= 0 && val) {            /* in place: readers see the old or the new pointer */
-        if (cur->val[i] != val)
-            rcu_assign_pointer(cur->val[i], val);
+        atomic_store_explicit(&cur->val[i], val, memory_order_release);
         return 0;
     }
     if (i < 0 && !val)
@@ -497,7 +501,7 @@ int ipmap_set(ipmap *m, const void *addr, size_t alen, void *val)
             memcpy(sh->val + pos, cur->val + pos + 1, (n - pos - 1) * sizeof(void *));
             memcpy(nk + pos * alen, ok + (pos + 1) * alen, (n - pos - 1) * alen);
         } else {                    /* insert at pos */
-            sh->val[pos] = val;
+            atomic_init(&sh->val[pos], val);
             memcpy(nk + pos * alen, addr, alen);
             if (n > pos) {
                 memcpy(sh->val + pos + 1, cur->val + pos, (n - pos) * sizeof(void *));
@@ -505,7 +509,7 @@ int ipmap_set(ipmap *m, const void *addr, size_t alen, void *val)
             }
         }
     }
-    rcu_assign_pointer(*at, sh);
+    atomic_store_explicit(at, sh, memory_order_release);
     if (cur)
         pmap_defer(free, cur);
     if (i >= 0) {
@@ -521,12 +525,12 @@ static void *ipmap_lookup(ipmap *m, const void *addr, size_t alen)
 {
     if (alen != 4 && alen != 16)
         return NULL;
-    ipdir *d = rcu_dereference(m->dir[alen == 16]);
+    ipdir *d = atomic_load_explicit(&m->dir[alen == 16], memory_order_acquire);
     if (!d)
         return NULL;
-    const ipshard *sh = rcu_dereference(*dir_shard(d, addr, alen));
+    ipshard *sh = atomic_load_explicit(dir_shard(d, addr, alen), memory_order_acquire);
     long i = shard_find(sh, addr, alen);
-    return i >= 0 ? rcu_dereference(((ipshard *)sh)->val[i]) : NULL;
+    return i >= 0 ? atomic_load_explicit(&sh->val[i], memory_order_acquire) : NULL;
 }
 
 void *ipmap_get(ipmap *m, const void *addr, size_t alen)

@@ -109,7 +109,7 @@ static int honoured(topo_engine *e, topo_policy p, const st_service *svc,
     int ok = 0;
     if (idx && v) {
         for (size_t i = 0; i < n; i++)
-            if (eps->eps[i].ready && eps->eps[i].ip.family == family)
+            if (eps->eps[i].ready && st_ep_family(&eps->eps[i]) == family)
                 idx[m++] = i;
         ok = topo_compute_hints(e, p, svc, eps, idx, m, family, v, why, wlen);
     }
@@ -150,7 +150,7 @@ static void observe_family(struct observer *o, const st_service *svc, const st_e
 static int has_family(const st_endpoints *eps, int family)
 {
     for (size_t i = 0; eps && i < eps->n; i++)
-        if (eps->eps[i].ip.family == family)
+        if (st_ep_family(&eps->eps[i]) == family)
             return 1;
     return 0;
 }

@@ -253,7 +253,7 @@ static void test_service_many_ports(void **state)
 static void test_endpoint_packing(void **state)
 {
     (void)state;
-    assert_true(sizeof(st_endpoint) <= 40);
+    assert_true(sizeof(void *) != 8 || sizeof(st_endpoint) == 24);
     assert_int_equal(apply(store_upsert_slice,
         "{\"metadata\":{\"name\":\"w-1\",\"namespace\":\"shop\",\"labels\":{\"kubernetes.io/service-name\":\"w\"}},"
         "\"addressType\":\"IPv6\",\"endpoints\":["
@@ -348,6 +348,121 @@ static void test_endpoint_packing(void **state)
     store_read_end();
 }
 
+static int collect_ep(const st_service *svc, const st_endpoint *ep, void *arg)
+{
+    (void)svc;
+    const st_endpoint **out = arg;
+    *out = ep;
+    return 1;
+}
+
+/* The address of an endpoint (st_ep_ip, st_ep_family): an IPv4 one kept in
+ * the endpoint, an IPv6 one in its slice's pool; the same bytes as
+ * st_parse_ip's of the text, whatever form the slice wrote it in, for
+ * single- and dual-stack Services, small views (a pass) and large ones
+ * (the sorted by-address index). */
+static void test_endpoint_addresses(void **state)
+{
+    (void)state;
+    apply(store_upsert_service,
+          "{\"metadata\":{\"name\":\"ds\",\"namespace\":\"shop\"},\"spec\":{\"clusterIP\":\"None\","
+          "\"ipFamilies\":[\"IPv4\",\"IPv6\"]}}");
+    /* dual-stack: an IPv4 and an IPv6 slice of one Service; an address of
+     * the other family in a slice is dropped */
+    assert_int_equal(apply(store_upsert_slice,
+        "{\"metadata\":{\"name\":\"ds-4\",\"namespace\":\"shop\",\"labels\":{\"kubernetes.io/service-name\":\"ds\"}},"
+        "\"addressType\":\"IPv4\",\"endpoints\":["
+        "{\"addresses\":[\"10.1.2.3\",\"fd00::9\"],\"nodeName\":\"n1\",\"hostname\":\"a\"},"
+        "{\"addresses\":[\"10.1.2.4\"],\"nodeName\":\"n2\",\"conditions\":{\"ready\":false}}],"
+        "\"ports\":[{\"port\":80}]}"), 0);
+    assert_int_equal(apply(store_upsert_slice,
+        "{\"metadata\":{\"name\":\"ds-6\",\"namespace\":\"shop\",\"labels\":{\"kubernetes.io/service-name\":\"ds\"}},"
+        "\"addressType\":\"IPv6\",\"endpoints\":["
+        "{\"addresses\":[\"FD00:0:0:0:0:0:0:0A\",\"10.1.2.5\"],\"nodeName\":\"n1\",\"hostname\":\"a\","
+        "\"targetRef\":{\"kind\":\"Pod\",\"name\":\"pod-a\"}},"
+        "{\"addresses\":[\"fd00:0000::b\",\"::ffff:10.1.2.3\",\"2001:db8::\"],\"nodeName\":\"n2\"}],"
+        "\"ports\":[{\"port\":80}]}"), 0);
+    store_read_begin();
+    const st_endpoints *e = store_endpoints(S, "shop", "ds");
+    assert_non_null(e);
+    assert_int_equal(e->n, 6);
+    static const struct { const char *canon, *text; int family; const char *node; } want[] = {
+        { "10.1.2.3", "10.1.2.3", 4, "n1" },
+        { "10.1.2.4", "10.1.2.4", 4, "n2" },
+        { "fd00::a", "FD00:0:0:0:0:0:0:0A", 6, "n1" },
+        { "fd00::b", "fd00:0000::b", 6, "n2" },
+        { "::ffff:10.1.2.3", "::ffff:10.1.2.3", 6, "n2" },
+        { "2001:db8::", "2001:db8::", 6, "n2" },
+    };
+    char abuf[ST_ADDR_STRLEN];
+    for (size_t i = 0; i < 6; i++) {
+        const st_endpoint *ep = &e->eps[i];
+        st_ip got = st_ep_ip(ep), exp = ip(want[i].canon);
+        assert_int_equal(st_ep_family(ep), want[i].family);
+        assert_memory_equal(&got, &exp, sizeof exp);      /* unused octets zero too */
+        assert_string_equal(st_ep_addr(ep, abuf), want[i].text);   /* as written */
+        assert_int_equal(ep->addr_text, strcmp(want[i].canon, want[i].text) != 0);
+        assert_string_equal(st_ep_node(ep), want[i].node);
+    }
+    assert_string_equal(st_ep_hostname(&e->eps[2]), "a");  /* strings beside the address */
+    assert_string_equal(st_ep_pod(&e->eps[2]), "pod-a");
+    assert_null(st_ep_hostname(&e->eps[3]));
+    /* the PTR indexes find each family by its canonical bytes */
+    const st_endpoint *hit = NULL;
+    st_ip q = ip("fd00::a");
+    store_endpoints_by_ip(S, &q, collect_ep, &hit);
+    assert_ptr_equal(hit, &e->eps[2]);
+    assert_string_equal(store_endpoint_node(S, &q), "n1");
+    q = ip("::ffff:10.1.2.3");                              /* not the IPv4 10.1.2.3 */
+    hit = NULL;
+    store_endpoints_by_ip(S, &q, collect_ep, &hit);
+    assert_ptr_equal(hit, &e->eps[4]);
+    q = ip("10.1.2.3");
+    hit = NULL;
+    store_endpoints_by_ip(S, &q, collect_ep, &hit);
+    assert_ptr_equal(hit, &e->eps[0]);
+    q = ip("10.1.2.4");                                     /* not ready: not indexed */
+    hit = NULL;
+    store_endpoints_by_ip(S, &q, collect_ep, &hit);
+    assert_null(hit);
+    q = ip("fd00::9");                                      /* dropped from the IPv4 slice */
+    assert_null(store_endpoint_node(S, &q));
+    store_read_end();
+
+    /* a large IPv6 view (the by-address index, binary search) */
+    char j[8192];
+    int at = snprintf(j, sizeof j,
+        "{\"metadata\":{\"name\":\"big-6\",\"namespace\":\"shop\",\"labels\":{\"kubernetes.io/service-name\":\"big\"}},"
+        "\"addressType\":\"IPv6\",\"endpoints\":[");
+    for (int i = 0; i < 100; i++)
+        at += snprintf(j + at, sizeof j - at, "%s{\"addresses\":[\"fd01:0::%X\"],\"nodeName\":\"n%d\"}",
+                       i ? "," : "", 99 - i, i % 7);
+    snprintf(j + at, sizeof j - at, "],\"ports\":[{\"port\":80}]}");
+    apply(store_upsert_service,
+          "{\"metadata\":{\"name\":\"big\",\"namespace\":\"shop\"},\"spec\":{\"clusterIP\":\"None\"}}");
+    assert_int_equal(apply(store_upsert_slice, j), 0);
+    store_read_begin();
+    e = store_endpoints(S, "shop", "big");
+    assert_non_null(e);
+    assert_int_equal(e->n, 100);
+    for (int i = 0; i < 100; i++) {
+        char a[32];
+        snprintf(a, sizeof a, "fd01::%x", 99 - i);
+        q = ip(a);
+        hit = NULL;
+        store_endpoints_by_ip(S, &q, collect_ep, &hit);
+        assert_ptr_equal(hit, &e->eps[i]);
+        char node[8];
+        snprintf(node, sizeof node, "n%d", i % 7);
+        assert_string_equal(store_endpoint_node(S, &q), node);
+        snprintf(a, sizeof a, "fd01:0::%X", 99 - i);          /* as written */
+        assert_string_equal(st_ep_addr(&e->eps[i], abuf), a);
+    }
+    q = ip("fd01::100");
+    assert_null(store_endpoint_node(S, &q));
+    store_read_end();
+}
+
 static void test_slices_merge_and_defaults(void **state)
 {
     assert_int_equal(apply(store_upsert_slice, slice_a), 0);
@@ -376,7 +491,9 @@ static void test_slices_merge_and_defaults(void **state)
     assert_true(e->eps[1].terminating);
     assert_true(e->eps[2].ready);                           /* null → ready */
     assert_false(e->eps[2].has_hints);
-    assert_int_equal(e->eps[3].ip.family, 6);
+    assert_int_equal(st_ep_family(&e->eps[3]), 6);
+    st_ip v6 = st_ep_ip(&e->eps[3]), want = ip("fd00::1");
+    assert_memory_equal(&v6, &want, sizeof want);
     assert_int_equal(st_ep_nports(&e->eps[3]), 1);                  /* sentinel */
     assert_int_equal(st_ep_ports(&e->eps[3])[0].port, -1);
     store_read_end();
@@ -1145,7 +1262,7 @@ static void test_small_store_grows(void **state)
         char abuf[ST_ADDR_STRLEN];
         assert_string_equal(st_ep_addr(&eps->eps[0], abuf), a);
         int n = 0;
-        st_ip cip = eps->eps[0].ip;
+        st_ip cip = st_ep_ip(&eps->eps[0]);
         store_endpoints_by_ip(S, &cip, count_ep, &n);
         assert_int_equal(n, 1);
     }
@@ -1736,6 +1853,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_strings_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slices_merge_and_defaults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_endpoint_packing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_endpoint_addresses, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_indexes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_cluster_ip_changes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_index_shared_ip, setup, teardown),

@@ -35,10 +35,15 @@ static const cJSON *obj_or_null(const cJSON *o)
     return cJSON_IsObject(o) ? o : NULL;
 }
 
+/* A string value's text, or NULL. */
+static const char *str_of(const cJSON *v)
+{
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
 static const char *jstr(const cJSON *o, const char *k)
 {
-    const cJSON *v = jget(o, k);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
+    return str_of(jget(o, k));
 }
 
 /* A boolean value: true, false, else dflt (absent or null). */
@@ -608,7 +613,6 @@ typedef struct ep_fields {
     const char *host, *node, *zone; /* hostname, nodeName, zone */
     const char *kind, *pod;         /* targetRef.kind, targetRef.name */
     uint8_t has_hints;              /* hints is an object */
-    uint8_t has_cond;               /* conditions is an object */
 } ep_fields;
 
 /* *slot = c when c is the first member named want. */
@@ -616,11 +620,6 @@ static void first_of(const cJSON **slot, const cJSON *c, const char *want)
 {
     if (!*slot && strcmp(c->string, want) == 0)
         *slot = c;
-}
-
-static const char *str_of(const cJSON *v)
-{
-    return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 static void ep_fields_of(const cJSON *e, ep_fields *f)
@@ -648,7 +647,6 @@ static void ep_fields_of(const cJSON *e, ep_fields *f)
     f->host = str_of(host);
     f->node = str_of(node);
     f->zone = str_of(zone);
-    f->has_cond = cJSON_IsObject(cond) != 0;
     cJSON_ArrayForEach(c, obj_or_null(cond)) {
         if (!c->string)
             continue;

@@ -463,6 +463,54 @@ static void test_endpoint_addresses(void **state)
     store_read_end();
 }
 
+/* decode_slice reads an endpoint's members in one pass: the first member
+ * of a name wins (as a lookup by name would find it), a member of the wrong
+ * type reads as absent, names sharing a first letter or a prefix are told
+ * apart, unknown members are skipped. */
+static void test_endpoint_members(void **state)
+{
+    (void)state;
+    assert_int_equal(apply(store_upsert_slice,
+        "{\"metadata\":{\"name\":\"m-1\",\"namespace\":\"shop\",\"labels\":{\"kubernetes.io/service-name\":\"m\"}},"
+        "\"addressType\":\"IPv4\",\"endpoints\":["
+        "{\"zoneX\":\"zx\",\"nodeName\":\"n1\",\"nodeName\":\"n2\",\"addresses\":[\"10.9.0.1\"],"
+        "\"addresses\":[\"10.9.0.2\"],\"hostname\":5,\"hints\":{\"forZones\":[{\"name\":\"z1\"}],"
+        "\"forZones\":[{\"name\":\"z2\"}],\"forNodesX\":[{\"name\":\"x\"}]},"
+        "\"conditions\":{\"ready\":false,\"ready\":true,\"readyX\":true,\"serving\":\"no\","
+        "\"terminating\":true},\"conditionsX\":{\"terminating\":false},"
+        "\"targetRef\":{\"name\":\"p1\",\"kind\":\"Pod\",\"kind\":\"Node\"},"
+        "\"deprecatedTopology\":{\"a\":\"b\"},\"zone\":\"Z9\"},"
+        "{\"addresses\":[\"10.9.0.3\"],\"hostname\":\"h3\",\"targetRef\":{\"kind\":\"Pod\",\"name\":\"h3\"},"
+        "\"conditions\":{}}],"
+        "\"ports\":[{\"port\":80}]}"), 0);
+    store_read_begin();
+    const st_endpoints *e = store_endpoints(S, "shop", "m");
+    assert_non_null(e);
+    assert_int_equal(e->n, 2);
+    const st_endpoint *x = e->eps;
+    char abuf[ST_ADDR_STRLEN];
+    assert_string_equal(st_ep_addr(&x[0], abuf), "10.9.0.1");
+    assert_string_equal(st_ep_node(&x[0]), "n1");
+    assert_string_equal(st_ep_zone(&x[0]), "z9");
+    assert_null(st_ep_hostname(&x[0]));                    /* not a string */
+    assert_int_equal(st_ep_n_hint_zones(&x[0]), 1);
+    assert_string_equal(st_ep_hint_zones(&x[0])[0], "z1");
+    assert_int_equal(st_ep_n_hint_nodes(&x[0]), 0);
+    assert_false(x[0].ready);
+    assert_false(x[0].ready_unset);
+    assert_true(x[0].serving);                              /* not a boolean: the default */
+    assert_true(x[0].terminating);
+    assert_string_equal(st_ep_pod(&x[0]), "p1");            /* kind Pod, the first */
+    assert_string_equal(st_ep_addr(&x[1], abuf), "10.9.0.3");
+    assert_string_equal(st_ep_hostname(&x[1]), "h3");
+    assert_true(x[1].pod_is_host);
+    assert_true(x[1].ready);
+    assert_true(x[1].ready_unset);
+    assert_false(x[1].terminating);
+    assert_false(x[1].has_hints);
+    store_read_end();
+}
+
 static void test_slices_merge_and_defaults(void **state)
 {
     assert_int_equal(apply(store_upsert_slice, slice_a), 0);
@@ -1854,6 +1902,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_slices_merge_and_defaults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_endpoint_packing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_endpoint_addresses, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_endpoint_members, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_indexes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_cluster_ip_changes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_index_shared_ip, setup, teardown),

@@ -348,6 +348,16 @@ static void test_endpoint_packing(void **state)
     store_read_end();
 }
 
+/* The endpoint view of ns/svc, which must hold n endpoints (inside a read
+ * section). */
+static const st_endpoints *eps_n(const char *ns, const char *svc, size_t n)
+{
+    const st_endpoints *e = store_endpoints(S, ns, svc);
+    assert_non_null(e);
+    assert_int_equal(e->n, n);
+    return e;
+}
+
 static int collect_ep(const st_service *svc, const st_endpoint *ep, void *arg)
 {
     (void)svc;
@@ -383,9 +393,7 @@ static void test_endpoint_addresses(void **state)
         "{\"addresses\":[\"fd00:0000::b\",\"::ffff:10.1.2.3\",\"2001:db8::\"],\"nodeName\":\"n2\"}],"
         "\"ports\":[{\"port\":80}]}"), 0);
     store_read_begin();
-    const st_endpoints *e = store_endpoints(S, "shop", "ds");
-    assert_non_null(e);
-    assert_int_equal(e->n, 6);
+    const st_endpoints *e = eps_n("shop", "ds", 6);
     static const struct { const char *canon, *text; int family; const char *node; } want[] = {
         { "10.1.2.3", "10.1.2.3", 4, "n1" },
         { "10.1.2.4", "10.1.2.4", 4, "n2" },
@@ -442,9 +450,7 @@ static void test_endpoint_addresses(void **state)
           "{\"metadata\":{\"name\":\"big\",\"namespace\":\"shop\"},\"spec\":{\"clusterIP\":\"None\"}}");
     assert_int_equal(apply(store_upsert_slice, j), 0);
     store_read_begin();
-    e = store_endpoints(S, "shop", "big");
-    assert_non_null(e);
-    assert_int_equal(e->n, 100);
+    e = eps_n("shop", "big", 100);
     for (int i = 0; i < 100; i++) {
         char a[32];
         snprintf(a, sizeof a, "fd01::%x", 99 - i);
@@ -484,9 +490,7 @@ static void test_endpoint_members(void **state)
         "\"conditions\":{}}],"
         "\"ports\":[{\"port\":80}]}"), 0);
     store_read_begin();
-    const st_endpoints *e = store_endpoints(S, "shop", "m");
-    assert_non_null(e);
-    assert_int_equal(e->n, 2);
+    const st_endpoints *e = eps_n("shop", "m", 2);
     const st_endpoint *x = e->eps;
     char abuf[ST_ADDR_STRLEN];
     assert_string_equal(st_ep_addr(&x[0], abuf), "10.9.0.1");

@@ -99,8 +99,6 @@ int addr_parse(const char *text, int defport, struct sockaddr_storage *ss, sockl
             p = close + 2;
         else if (close[1] != '\0')
             return -1;
-        if (!strchr(host, ':'))
-            return -1;                  /* brackets hold IPv6 only */
     } else {
         char *c = strchr(buf, ':');
         if (c && c == strrchr(buf, ':')) {      /* one colon: IPv4:port */

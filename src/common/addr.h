@@ -6,13 +6,15 @@
  * IPv4.
  *
  * addr_parse_ip reads a numeric address only: a dotted IPv4 address
- * (inet_pton's form: four decimal octets) or an IPv6 address, which may
- * carry a zone ("fe80::1%eth0" or "fe80::1%2"; getaddrinfo with
- * AI_NUMERICHOST reads it and sets sin6_scope_id). Host names are never
- * looked up. addr_parse also takes a port in the text: "1.2.3.4:53",
- * "[::1]:53", "[fe80::1%eth0]"; a bare IPv6 address ("::1") has no port.
- * A port in the text is 1..65535 in decimal; the default port the caller
- * gives is 0..65535.
+ * (addr_parse_bytes's rules, below) or an IPv6 address, which may carry a
+ * zone naming an existing interface or a number ("fe80::1%eth0" or
+ * "fe80::1%2"; getaddrinfo with AI_NUMERICHOST reads it and sets
+ * sin6_scope_id). Host names are never looked up. addr_parse, the one
+ * host:port splitter (forward's upstreams), also takes a port in the text:
+ * "1.2.3.4:53", "[::1]:53", "[fe80::1%eth0]"; brackets may hold an IPv4
+ * address too ("[1.2.3.4]:53", as Go's net.SplitHostPort reads it); a bare
+ * IPv6 address ("::1") has no port. A port in the text is 1..65535 in
+ * decimal digits only; the default port the caller gives is 0..65535.
  *
  * Both return 0 with *ss filled (the rest of it zeroed) and *len the size of
  * the sockaddr_in or sockaddr_in6, or -1 on anything else (*ss then

@@ -3,10 +3,10 @@
  * test_addr.c — the one socket-address parser (common/addr): IPv4 and
  * IPv6 with and without a port, IPv6 zones by number and by interface name
  * (lo), what is refused (names, inet_aton's short IPv4 forms, ports out of
- * range or not decimal, brackets around IPv4, stray text), the IPv4-mapped
- * unmapping and the default bind address from the environment; and
- * addr_parse_bytes, text to family and bytes, on a table of accepted and
- * refused texts under each of its flags.
+ * range or not decimal, stray text), brackets around IPv4 taken as Go's
+ * SplitHostPort takes them, the IPv4-mapped unmapping and the default bind
+ * address from the environment; and addr_parse_bytes, text to family and
+ * bytes, on a table of accepted and refused texts under each of its flags.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -63,6 +63,8 @@ static void test_ipv4(void **state)
     accepted("10.1.2.3:5353", 53, AF_INET, "10.1.2.3", 5353, 0);
     accepted("0.0.0.0", 0, AF_INET, "0.0.0.0", 0, 0);
     accepted("1.2.3.4:65535", 53, AF_INET, "1.2.3.4", 65535, 0);
+    accepted("[1.2.3.4]:54", 53, AF_INET, "1.2.3.4", 54, 0);
+    accepted("[1.2.3.4]", 53, AF_INET, "1.2.3.4", 53, 0);
 }
 
 static void test_ipv6(void **state)
@@ -84,7 +86,7 @@ static void test_refused(void **state)
     const char *bad[] = {
         "", "localhost", "example.org:53", "1", "127.1", "0x7f.0.0.1", "1.2.3.4.5",
         "1.2.3.4:", "1.2.3.4:0", "1.2.3.4:65536", "1.2.3.4:+53", "1.2.3.4:53x",
-        "1.2.3.4: 53", "[1.2.3.4]:53", "[::1", "[::1]x", "[::1]:", "::1]:53",
+        "1.2.3.4: 53", "[1.2.3.4]x", "[::1", "[::1]x", "[::1]:", "::1]:53",
         "fe80::1%no-such-interface-x", " 1.2.3.4", "1.2.3.4 ",
         "0000000000000000000000000000000000000000000000000000000000000000000000000000001.2.3.4",
     };

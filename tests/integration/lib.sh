@@ -39,19 +39,46 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A free TCP+UDP port on 127.0.0.1.
+# A free TCP+UDP port on 127.0.0.1 for a server, outside the kernel's
+# ephemeral range (net.ipv4.ip_local_port_range), where no client's source
+# port can land. Inside it, a server's port can become a client's: dig
+# (BIND 9.18) binds its UDP socket with SO_REUSEPORT, as topodns binds its
+# listeners, and the kernel lets two such sockets of one user share a port,
+# so dig's random source port may be the very port it queries. Its socket,
+# connected to itself, then reads its own query back (no QR bit, the
+# query's flags, no records) and the server never sees the query: about
+# one query in 28,000 with the default range. With no room beside the
+# ephemeral range the kernel picks, as before.
 free_port() {
     /usr/bin/python3 - <<'PY'
-import socket
-while True:
-    t = socket.socket(); t.bind(("127.0.0.1", 0)); p = t.getsockname()[1]
+import random, socket
+def bindable(p):
+    t = socket.socket()
     u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
-        u.bind(("127.0.0.1", p)); print(p); break
+        t.bind(("127.0.0.1", p))
+        u.bind(("127.0.0.1", p))
+        return True
     except OSError:
-        pass
+        return False
     finally:
         u.close(); t.close()
+try:
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+        elow, ehigh = map(int, f.read().split())
+except (OSError, ValueError):
+    elow, ehigh = 32768, 60999
+spans = [(lo, hi) for lo, hi in ((10000, elow - 1), (ehigh + 1, 65535)) if hi - lo >= 1000]
+for _ in range(500 if spans else 0):
+    p = random.randint(*random.choices(spans, [hi - lo for lo, hi in spans])[0])
+    if bindable(p):
+        break
+else:
+    while True:
+        t = socket.socket(); t.bind(("127.0.0.1", 0)); p = t.getsockname()[1]; t.close()
+        if bindable(p):
+            break
+print(p)
 PY
 }
 
@@ -102,6 +129,10 @@ check() {
         FAIL=$((FAIL + 1))
         echo "FAIL: $what"
         echo "${OUT:-}" | sed 's/^/    | /'
+        # a datagram without QR: no reply of topodns has one (request.c
+        # asserts it); dig read a query, most likely its own (free_port)
+        ! grep -q "query response not set" <<<"${OUT:-}" ||
+            echo "    note: dig got a datagram without QR; if it is the query itself, dig's source port was the server's (see free_port)"
     fi
 }
 

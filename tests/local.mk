@@ -10,7 +10,7 @@ EXTRA_DIST += tests/integration/lib_ports.sh
 TESTS += tests/layering.sh
 EXTRA_DIST += tests/layering.sh tests/call-cycles.known
 TESTS += tests/license.sh
-EXTRA_DIST += tests/license.sh LICENSE scripts/spdx
+EXTRA_DIST += tests/license.sh LICENSE scripts/spdx scripts/free-port
 
 # Reloads (SIGUSR1) while kubesim churns and clients query: kubernetes,
 # topology, cache, prometheus, forward.

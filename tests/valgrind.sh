@@ -49,9 +49,9 @@ for t in "$build"/tests/fuzz/fuzz_*; do
 done
 
 # the server: a zone upstream for forward, kubesim, and topodns under valgrind
-# (lib.sh's free_port, in a subshell: outside the ephemeral range, so that
-# no dig can get a server's port as its source port)
-free_port() { bash -c '. "$1/tests/integration/lib.sh" && free_port' _ "$top"; }
+# (outside the ephemeral range, so that no dig can get a server's port as
+# its source port: scripts/free-port)
+free_port() { /usr/bin/python3 "$top/scripts/free-port"; }
 UP=$(free_port); DNS=$(free_port); MP=$(free_port); EX=$(free_port)
 "$build/tests/kubesim/kubesim" --listen 127.0.0.1:0 --load "$top/tests/data/topology/cluster.yaml" \
     > "$tmp/ks.out" 2>&1 &

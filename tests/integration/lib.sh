@@ -40,47 +40,8 @@ cleanup() {
 trap cleanup EXIT
 
 # A free TCP+UDP port on 127.0.0.1 for a server, outside the kernel's
-# ephemeral range (net.ipv4.ip_local_port_range), where no client's source
-# port can land. Inside it, a server's port can become a client's: dig
-# (BIND 9.18) binds its UDP socket with SO_REUSEPORT, as topodns binds its
-# listeners, and the kernel lets two such sockets of one user share a port,
-# so dig's random source port may be the very port it queries. Its socket,
-# connected to itself, then reads its own query back (no QR bit, the
-# query's flags, no records) and the server never sees the query: about
-# one query in 28,000 with the default range. With no room beside the
-# ephemeral range the kernel picks, as before.
-free_port() {
-    /usr/bin/python3 - <<'PY'
-import random, socket
-def bindable(p):
-    t = socket.socket()
-    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    try:
-        t.bind(("127.0.0.1", p))
-        u.bind(("127.0.0.1", p))
-        return True
-    except OSError:
-        return False
-    finally:
-        u.close(); t.close()
-try:
-    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
-        elow, ehigh = map(int, f.read().split())
-except (OSError, ValueError):
-    elow, ehigh = 32768, 60999
-spans = [(lo, hi) for lo, hi in ((10000, elow - 1), (ehigh + 1, 65535)) if hi - lo >= 1000]
-for _ in range(500 if spans else 0):
-    p = random.randint(*random.choices(spans, [hi - lo for lo, hi in spans])[0])
-    if bindable(p):
-        break
-else:
-    while True:
-        t = socket.socket(); t.bind(("127.0.0.1", 0)); p = t.getsockname()[1]; t.close()
-        if bindable(p):
-            break
-print(p)
-PY
-}
+# ephemeral range: scripts/free-port says why.
+free_port() { /usr/bin/python3 "$top_srcdir/scripts/free-port"; }
 
 # start_topodns COREFILE_TEXT [extra topodns args...]
 # Sets PORT, CONF, LOG, TOPO_PID. Waits until the server answers.

@@ -174,8 +174,8 @@ int req_write_more(dns_req *r);
  * r with req_finish(). One wait per request at a time. Returns 0; -1 when
  * r cannot wait (not over TCP, finished, its connection already closed, a
  * wait pending): fn will not be called, and the handler stops. The
- * `write` deadline of a connection with a waiting request restarts each
- * time the client took octets (src/server/tcp.c). */
+ * connection's `write` deadline restarts each time the client has read its
+ * queue down to REQ_OUTPUT_LOW (src/server/tcp.c). */
 #define REQ_OUTPUT_LOW (64 * 1024)
 typedef void (*req_writable_fn)(struct dns_req *r, int ok, void *arg);
 int req_when_writable(dns_req *r, req_writable_fn fn, void *arg);

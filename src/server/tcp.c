@@ -27,7 +27,11 @@
  *     closes the connection (a slowloris client holds a slot for `read`,
  *     not for ever). While queries are in flight no read deadline runs.
  *   - Replies queued while the output was empty must all be handed to the
- *     kernel within `write`, or the connection is closed.
+ *     kernel within `write`, or the connection is closed; each time the
+ *     client has read the queue down to REQ_OUTPUT_LOW octets (the write
+ *     callback) the deadline starts again, so that a long transfer to a
+ *     client that reads steadily goes on, and one to a client that stopped
+ *     reading ends `write` after it stopped.
  *   - After `maxtcpqueries` messages nothing more is read; the connection is
  *     closed once they are answered and the replies handed to the kernel.
  * Limits, per worker (server_env, defaults in server.h): at most max_conns
@@ -45,10 +49,7 @@
  * write callback comes as soon as the client has read down to it; from a
  * zero timer when there is room already), or once the connection closed
  * (with ok 0: the request finishes, and the connection is freed after
- * it). While a request waits, the `write` deadline restarts each time the
- * output drained to the watermark: a transfer to a client that reads
- * steadily goes on for as long as it takes, one to a client that stopped
- * reading ends `write` after it stopped.
+ * it).
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -411,7 +412,7 @@ static void tcp_write_done(struct bufferevent *bev, void *arg)
     tcp_conn *c = arg;
     if (conn_output(c) == 0) {
         evtimer_del(c->write_deadline);
-    } else if (c->waiters) {        /* the client is reading: its deadline restarts */
+    } else {                        /* the client is reading: its deadline restarts */
         struct timeval tv = tv_of(c->grp->tcp.write_ns);
         evtimer_add(c->write_deadline, &tv);
     }

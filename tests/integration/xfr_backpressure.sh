@@ -48,6 +48,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 
 P2=$(free_port)
 P3=$(free_port)
 WAIT_DNS_SECONDS=${WAIT_DNS_SECONDS:-30} start_topodns "big.test:{\$PORT} {
+    errors
     timeouts {
         write 30s
     }
@@ -116,8 +117,12 @@ check "a client that stops reading is disconnected after \`timeouts write\` (got
 q www.example.org A
 check "...and the server answers on" rcode_is NOERROR
 
+stopped() { grep -c 'transfer stopped after' "$LOG"; }
 line=$(/usr/bin/python3 "$READER" drop "$PORT" big.test 20)
 check "20 clients leave mid-transfer ($line)" [ "$line" = dropped=20 ]
+wait_until 10 eval '[ "$(stopped)" -ge 20 ]'
+n1=$(stopped)
+check "...and each of their transfers ends, as the errors plugin reports ($n1)" [ "$n1" -ge 20 ]
 q www.example.org A
 check "...and the server answers on" rcode_is NOERROR
 n=$(dig @127.0.0.1 -p "$PORT" +time=20 +tries=1 +noall +answer big.test AXFR | grep -c .)
@@ -130,6 +135,8 @@ sleep 1
 stop_topodns
 rc=$?
 kill "$LATE" 2>/dev/null
+n2=$(stopped)
+check "the waiting transfer is ended by the stop ($n1 ended before, $n2 after)" [ "$n2" -gt "$n1" ]
 check "stopped with a transfer waiting, the server exits cleanly (status $rc; under ASan: nothing leaked)" \
     [ "$rc" -eq 0 ]
 finish

@@ -21,25 +21,21 @@ the transfer on our side) and sends `ZONE AXFR`.
       N clients one after the other, each reading the first message and
       closing (every other one with a reset). Prints dropped=N.
 """
+import os
 import socket
 import ssl
 import struct
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rawdns  # noqa: E402  (its packet builders)
+
 TYPES = {1: "A", 2: "NS", 6: "SOA", 16: "TXT", 28: "AAAA", 33: "SRV", 15: "MX", 5: "CNAME"}
 
 
-def wire_name(n):
-    out = b""
-    for label in n.rstrip(".").split("."):
-        if label:
-            out += bytes([len(label)]) + label.encode()
-    return out + b"\x00"
-
-
-def query(name, qtype, qid):
-    return struct.pack(">HHHHHH", qid, 0, 1, 0, 0, 0) + wire_name(name) + struct.pack(">HH", qtype, 1)
+def query(n, qtype, qid):
+    return rawdns.header(qid=qid, flags=0) + rawdns.question(n, qtype)
 
 
 def read_name(msg, off):

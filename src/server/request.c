@@ -138,6 +138,7 @@ struct event_base *req_event_base(const dns_req *r)
 
 int req_debug(const dns_req *r)
 {
+    assert(r);
     const req_full *f = (const req_full *)r;
     return f->ins && f->ins->debug;
 }

@@ -256,8 +256,9 @@ struct event_base *req_event_base(const dns_req *r);
 int req_family(const dns_req *r);
 /* Client address and port as text. */
 void req_peer_str(const dns_req *r, char *addr, size_t alen, int *port);
-/* 1 when the request's instance has debug logging on (instance_set_debug):
- * a plugin's log_debug() lines are written only then. */
+/* 1 when the request's instance has debug logging on (instance_set_debug),
+ * else 0: the one reader of that switch. A plugin writes its log_debug() lines,
+ * and the core its dump of a packet it cannot take, only then. */
 int req_debug(const dns_req *r);
 /* Largest reply the client accepts over this transport. */
 size_t req_max_size(const dns_req *r);

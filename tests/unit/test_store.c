@@ -26,11 +26,19 @@
 
 static store *S;
 
-static int setup(void **state)
+/* Every test's store: this thread registered as a reader, S made with o
+ * (NULL: the defaults). */
+static int open_store(const store_opts *o)
 {
     store_reader_register();
-    S = store_new(NULL);
+    S = store_new(o);
     return S ? 0 : -1;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return open_store(NULL);
 }
 
 static int teardown(void **state)
@@ -43,10 +51,7 @@ static int teardown(void **state)
 static int setup_mc(void **state)
 {
     (void)state;
-    store_reader_register();
-    store_opts o = { .multicluster = 1 };
-    S = store_new(&o);
-    return S ? 0 : -1;
+    return open_store(&(store_opts){ .multicluster = 1 });
 }
 
 /* A store sized for one pod (every map at its 64-bucket minimum): the
@@ -54,10 +59,7 @@ static int setup_mc(void **state)
 static int setup_small(void **state)
 {
     (void)state;
-    store_reader_register();
-    store_opts o = { .expected_pods = 1 };
-    S = store_new(&o);
-    return S ? 0 : -1;
+    return open_store(&(store_opts){ .expected_pods = 1 });
 }
 
 static int apply(int (*fn)(store *, const cJSON *), const char *json)
@@ -82,6 +84,14 @@ static st_ip ip(const char *s)
     st_ip v;
     assert_int_equal(st_parse_ip(s, &v), 0);
     return v;
+}
+
+/* The i-th address of 10.0.0.0/8 (0 <= i < 2^24) into out: the many
+ * endpoints and pods of the bulk tests. */
+static void nth_addr(char *out, size_t cap, int i)
+{
+    assert_true(i >= 0 && i < 1 << 24);
+    snprintf(out, cap, "10.%d.%d.%d", i >> 16, (i >> 8) & 255, i & 255);
 }
 
 static void test_cpu_quantities(void **state)
@@ -332,7 +342,7 @@ static void test_endpoint_packing(void **state)
     cJSON *arr = cJSON_GetObjectItem(big, "endpoints");
     for (int i = 0; i < 30001; i++) {
         char a[32];
-        snprintf(a, sizeof a, "10.%d.%d.%d", i >> 16, (i >> 8) & 255, i & 255);
+        nth_addr(a, sizeof a, i);
         cJSON *ep = cJSON_CreateObject(), *addrs = cJSON_AddArrayToObject(ep, "addresses");
         cJSON_AddItemToArray(addrs, cJSON_CreateString(a));
         cJSON_AddItemToArray(arr, ep);
@@ -1096,7 +1106,7 @@ static void test_small_store_grows(void **state)
     enum { PODS = 5000, SVCS = 600, NODES = 300 };
     char j[512], a[64];
     for (int i = 0; i < PODS; i++) {
-        snprintf(a, sizeof a, "10.%d.%d.%d", i >> 16, (i >> 8) & 255, i & 255);
+        nth_addr(a, sizeof a, i);
         snprintf(j, sizeof j, "{\"metadata\":{\"name\":\"p%d\",\"namespace\":\"g\"},"
                  "\"spec\":{\"nodeName\":\"n%d\"},\"status\":{\"phase\":\"Running\","
                  "\"podIP\":\"%s\"}}", i, i % NODES, a);
@@ -1125,7 +1135,7 @@ static void test_small_store_grows(void **state)
     assert_int_equal(store_count(S, "nodes"), NODES);
     store_read_begin();
     for (int i = 0; i < PODS; i++) {
-        snprintf(a, sizeof a, "10.%d.%d.%d", i >> 16, (i >> 8) & 255, i & 255);
+        nth_addr(a, sizeof a, i);
         st_ip v = ip(a);
         const st_pod *p = store_pod_by_ip(S, &v);
         assert_non_null(p);
@@ -1167,7 +1177,7 @@ static void test_small_store_grows(void **state)
     assert_int_equal(store_count(S, "pods"), PODS / 2);
     store_read_begin();
     for (int i = 0; i < PODS; i++) {
-        snprintf(a, sizeof a, "10.%d.%d.%d", i >> 16, (i >> 8) & 255, i & 255);
+        nth_addr(a, sizeof a, i);
         st_ip v = ip(a);
         const st_pod *p = store_pod_by_ip(S, &v);
         if (i % 2)
@@ -1305,11 +1315,8 @@ static void on_conflict(void *arg, int source)
 static int setup_conflicts(void **state)
 {
     (void)state;
-    store_reader_register();
     memset(&C, 0, sizeof C);
-    store_opts o = { .expected_pods = 1, .conflict = on_conflict, .conflict_arg = &C };
-    S = store_new(&o);
-    return S ? 0 : -1;
+    return open_store(&(store_opts){ .expected_pods = 1, .conflict = on_conflict, .conflict_arg = &C });
 }
 
 static cidr net_of(const char *s)

@@ -24,6 +24,9 @@
 #     connection), and the server goes on serving;
 #   - 20 clients that leave after the first message (half of them with a
 #     reset): the server goes on serving and transferring;
+#   - a reload while a client's transfer waits for it to read ends that
+#     transfer (the old workers close their connections), and the new
+#     configuration transfers the zone;
 #   - stopped while a client's transfer waits for it to read, the server
 #     exits with status 0 (under ASan: nothing leaked, no transfer left
 #     open).
@@ -128,6 +131,23 @@ q www.example.org A
 check "...and the server answers on" rcode_is NOERROR
 n=$(dig @127.0.0.1 -p "$PORT" +time=20 +tries=1 +noall +answer big.test AXFR | grep -c .)
 check "...and transfers the whole zone ($n records)" [ "$n" -eq "$TOTAL" ]
+# a reload (SIGUSR1) while a transfer waits for its client: the old
+# instance's workers end it with their connections; the new one serves
+/usr/bin/python3 "$READER" late "$PORT" big.test 120 > "$TMP/reload.out" 2>&1 &
+LATE=$!
+sleep 1
+kill -USR1 "$TOPO_PID"
+# logged once the old instance has stopped: its connections are closed
+wait_until 60 grep -q 'Reloading complete' "$LOG"
+kill -USR1 "$LATE"      # the client reads now
+wait "$LATE"
+line=$(cat "$TMP/reload.out")
+check "a reload ends a transfer waiting for its client ($line)" \
+    eval "[ $(get eof "$line") = 1 ] && [ $(get records "$line") -lt $TOTAL ]"
+n=$(dig @127.0.0.1 -p "$PORT" +time=20 +tries=1 +noall +answer big.test AXFR | grep -c .)
+check "...and the reloaded server transfers the whole zone ($n records)" [ "$n" -eq "$TOTAL" ]
+n1=$(stopped)
+
 # stopped while a transfer waits for its client: the worker's end finishes it
 /usr/bin/python3 "$READER" late "$PORT" big.test 30 > /dev/null 2>&1 &
 LATE=$!

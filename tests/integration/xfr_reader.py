@@ -14,7 +14,7 @@ the transfer on our side) and sends `ZONE AXFR`.
         rss0_kb=R0 rss_max_kb=RM probes=P answered=A records=N messages=M
         soa_first=0|1 soa_last=0|1 rcode_ok=0|1 eof=0|1
   xfr_reader.py late PORT ZONE SECONDS
-      does not read for SECONDS, then reads what comes until the end of
+      does not read for SECONDS (or until it gets SIGUSR1), then reads what comes until the end of
       the transfer or of the connection. Prints records=N eof=0|1 (eof 1:
       the server closed the connection before the closing SOA).
   xfr_reader.py drop PORT ZONE N
@@ -22,6 +22,7 @@ the transfer on our side) and sends `ZONE AXFR`.
       closing (every other one with a reset). Prints dropped=N.
 """
 import os
+import signal
 import socket
 import ssl
 import struct
@@ -166,10 +167,22 @@ def stall(port, zone, pid, probe_port, probe, seconds, tls, out):
              int(rc_ok), int(eof)))
 
 
+class Woken(Exception):
+    pass
+
+
+def woken(signum, frame):
+    raise Woken()
+
+
 def late(port, zone, seconds):
+    signal.signal(signal.SIGUSR1, woken)
     s = connect(port)
     send_axfr(s, zone)
-    time.sleep(seconds)
+    try:
+        time.sleep(seconds)
+    except Woken:
+        pass
     recs, _, _, eof = read_transfer(s)
     s.close()
     print("records=%d eof=%d" % (len(recs), int(eof)))

@@ -15,6 +15,7 @@
 #include "cluster/decode.h"
 #include "cluster/strtab.h"
 #include "cluster/prefix.h"
+#include "common/addr.h"
 #include "common/log.h"
 
 /* ---- JSON helpers ----------------------------------------------------- */
@@ -100,15 +101,11 @@ int st_parse_ip(const char *text, st_ip *out)
     memset(out, 0, sizeof *out);
     if (!text)
         return -1;
-    if (inet_pton(AF_INET, text, out->addr) == 1) {
-        out->family = 4;
-        return 0;
-    }
-    if (inet_pton(AF_INET6, text, out->addr) == 1) {
-        out->family = 6;
-        return 0;
-    }
-    return -1;
+    int fam;
+    if (addr_parse_bytes(text, strlen(text), 0, &fam, out->addr) < 0)
+        return -1;
+    out->family = fam == AF_INET ? 4 : 6;
+    return 0;
 }
 
 static uint8_t proto_of(const char *p)

@@ -12,7 +12,8 @@
  * object kind) passes whole.
  *
  * Pods, Nodes and EndpointSlices are pruned to what decode_pod(),
- * decode_node() and decode_slice() (with store_upsert_slice()) read: when
+ * decode_node() and decode_slice() (with store_upsert_slice() and the
+ * kubernetes plugin's programming.c) read: when
  * those decoders read a new field, add it here (tests/unit/test_jsonsel.c
  * decodes real objects both ways and fails on a difference). Every other
  * resource keeps everything but metadata.managedFields (server-side apply
@@ -69,10 +70,13 @@ static const jsel node_obj = { NULL, JSEL_OBJECT, JSEL_KEEP, node_members };
  * conditions, hostname, nodeName, zone, hints and the targetRef's kind
  * and name; the targetRef's uid, namespace and resourceVersion, and
  * deprecatedTopology, are skipped. Of the metadata it reads the name,
- * namespace, resourceVersion and labels (kubernetes.io/service-name, the
- * multicluster ones), not the uid, timestamps, annotations or owners. */
+ * namespace, resourceVersion, labels (kubernetes.io/service-name, the
+ * multicluster ones) and annotations (the kubernetes plugin's programming
+ * duration reads endpoints.kubernetes.io/last-change-trigger-time,
+ * programming.c), not the uid, timestamps or owners. */
 static const jsel slice_meta[] = {
-    KEEP("name"), KEEP("namespace"), KEEP("resourceVersion"), KEEP("labels"), END,
+    KEEP("name"), KEEP("namespace"), KEEP("resourceVersion"), KEEP("labels"),
+    KEEP("annotations"), END,
 };
 static const jsel slice_ref[] = { KEEP("kind"), KEEP("name"), END };
 static const jsel slice_ep_m[] = {

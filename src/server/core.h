@@ -101,7 +101,9 @@ struct req_full;
  *   send  an encoded reply of f (wire, len; read during the call only):
  *         0 when it was sent or queued (or kept, for an internal request),
  *         -1 when it was dropped (the TCP client has gone). A request may
- *         send several (zone transfers over TCP).
+ *         send several (zone transfers over TCP). wire is always a reply:
+ *         at least a header, QR set (request.c asserts it before every
+ *         send; a transport never sends the query's octets back).
  *   done  f is finished or was dropped unanswered: the transport's
  *         bookkeeping, then f goes back to the pool (or, internal, waits for
  *         req_free unless req_start detached it). f is not used after.
@@ -146,6 +148,10 @@ typedef struct req_full {
                                      * transport holds (NULL: none), its arg, */
     void *wait_arg;
     struct req_full *wait_next;     /* ... and the transport's list of them */
+    int pooled;                     /* in its worker's pool: req_release put
+                                     * it there, req_alloc takes it out; no
+                                     * other function sees a pooled request
+                                     * (request.c asserts it) */
     struct req_full *next_free;
 } req_full;
 
@@ -191,7 +197,9 @@ void core_handle_packet(req_full *f);
 
 /* request.c */
 /* A request from w's pool (w NULL: a new one), or NULL when out of memory;
- * back with req_release (to w's pool, or freed). */
+ * back with req_release (to w's pool, or freed), exactly once: releasing a
+ * request twice (a double ops->done) would hand it to two queries, so
+ * req_release asserts it is not pooled yet. */
 req_full *req_alloc(worker *w);
 void req_release(req_full *f);
 /* Reset f's per-query fields (a pooled or new request about to be filled). */

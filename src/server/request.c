@@ -43,8 +43,11 @@ req_full *req_alloc(worker *w)
     req_full *f;
     if (w && w->pool) {
         f = w->pool;
+        assert(f->pooled && w->npool > 0);
         w->pool = f->next_free;
         w->npool--;
+        f->pooled = 0;
+        f->next_free = NULL;
     } else {
         f = calloc(1, sizeof *f);
         if (!f)
@@ -119,8 +122,10 @@ void req_destroy(req_full *f)
 void req_release(req_full *f)
 {
     worker *w = f->r.worker;
+    assert(!f->pooled);             /* released once (core.h) */
     req_clear(f);
     if (w && w->npool < POOL_MAX) {
+        f->pooled = 1;
         f->next_free = w->pool;
         w->pool = f;
         w->npool++;
@@ -403,7 +408,7 @@ static int encode_reply(req_full *f)
 int req_send_reply(req_full *f)
 {
     dns_req *r = &f->r;
-    assert(f->ops && f->ops->send);
+    assert(f->ops && f->ops->send && !f->pooled);
     echo_edns(r);
     if (encode_reply(f) < 0) {
         /* cannot happen for a reply to a parsed query; answer SERVFAIL */
@@ -415,6 +420,7 @@ int req_send_reply(req_full *f)
     }
     r->resp_size += f->outlen;
     r->nsent++;
+    assert(f->outlen >= 12 && (f->out[2] & 0x80));     /* a reply: QR (core.h) */
     return f->ops->send(f, f->out, f->outlen);
 }
 
@@ -506,7 +512,8 @@ int req_write_raw(dns_req *r, const handler *writer, const uint8_t *wire, size_t
     r->written = 1;
     r->resp_size += total;
     r->nsent++;
-    assert(f->ops && f->ops->send);
+    assert(f->ops && f->ops->send && !f->pooled);
+    assert(f->out[2] & 0x80);       /* wire is a reply: QR (core.h) */
     f->ops->send(f, f->out, total);
     return r->resp.rcode;
 }
@@ -522,7 +529,7 @@ int req_write_more(dns_req *r)
 int req_when_writable(dns_req *r, req_writable_fn fn, void *arg)
 {
     req_full *f = (req_full *)r;
-    assert(fn);
+    assert(fn && !f->pooled);
     if (f->finished || f->wait_fn || !f->ops || !f->ops->when_writable)
         return -1;
     return f->ops->when_writable(f, fn, arg);
@@ -566,6 +573,7 @@ int req_drop(dns_req *r)
 void req_finish(dns_req *r, int rcode)
 {
     req_full *f = (req_full *)r;
+    assert(!f->pooled);             /* finished before it went back */
     if (f->finished)
         return;
     if (!f->finish_ran) {

@@ -147,7 +147,10 @@ typedef struct dns_req {
  * SERVFAIL with the error "plugin/<name>: no next plugin found". */
 int plugin_next(const struct handler *h, dns_req *r);
 /* Send r->resp to the client: echo EDNS, apply size limits and truncation,
- * run the write hooks, record the writer. Returns the rcode written. */
+ * run the write hooks, record the writer. Returns the rcode written.
+ * r->resp is a reply (msg_reply_to(), or a copy of a reply): its QR bit is
+ * set, which the server asserts of every message it sends, so a query's
+ * own octets never go back to its client. */
 int req_write(dns_req *r, const struct handler *writer);
 /* Several messages for one request (a zone transfer, RFC 5936): after
  * req_write() sent the first, a handler refills r->resp (msg_reply_to()
@@ -188,7 +191,7 @@ int req_when_writable(dns_req *r, req_writable_fn fn, void *arg);
  *     hook (cache, loadbalance, rewrite, minimal, ...) needs r->resp's
  *     records, so with one the handler must use req_write().
  *   req_write_raw(r, writer, wire, len): wire is the whole reply without
- *     EDNS: header (ARCOUNT 0) + question + records, exactly as
+ *     EDNS (QR set): header (ARCOUNT 0) + question + records, exactly as
  *     msg_encode() writes them uncompressed. The server fills r->resp's
  *     header and question (msg_reply_to, the flags and rcode of wire) for
  *     the done hooks (log, prometheus, errors: they see no records),

@@ -18,7 +18,7 @@
  *   phase/podIP/podIPs and nothing else; an EndpointSlice keeps its
  *   endpoints' addresses, conditions, hostname, nodeName, zone, hints and
  *   targetRef kind/name, and of its metadata name/namespace/
- *   resourceVersion/labels; every resource loses managedFields;
+ *   resourceVersion/labels/annotations; every resource loses managedFields;
  *   an ERROR event's Status keeps its code, reason and details.
  * - Texts cJSON rejects are rejected too, texts it accepts accepted: every
  *   prefix of a pod event, bytes of it overwritten by structural octets,
@@ -344,8 +344,11 @@ static void test_slice_rule_keeps_only_what_is_decoded(void **state)
         cJSON *doc = jsel_parse(page, strlen(page), jsel_page_rule("endpointslices"));
         const cJSON *obj = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "items"), 0);
         const cJSON *md = cJSON_GetObjectItem(obj, "metadata");
-        assert_int_equal(members(md), 4);       /* name namespace resourceVersion labels */
+        assert_int_equal(members(md), 5);       /* name namespace resourceVersion labels annotations */
         assert_non_null(cJSON_GetObjectItem(md, "labels"));
+        /* the programming-duration histogram reads it (programming.c) */
+        assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(md, "annotations"),
+                                            "endpoints.kubernetes.io/last-change-trigger-time"));
         assert_null(cJSON_GetObjectItem(md, "ownerReferences"));
         assert_null(cJSON_GetObjectItem(md, "uid"));
         assert_non_null(cJSON_GetObjectItem(obj, "addressType"));

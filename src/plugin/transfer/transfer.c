@@ -57,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include "common/addr.h"
 #include "common/log.h"
 #include "server/plugin.h"
 #include "server/server.h"
@@ -92,26 +93,11 @@ typedef struct xfr_inst {
 
 /* ---- addresses ----------------------------------------------------------- */
 
-/* An IP, optionally with an IPv6 zone ("fe80::1%eth0", the zone ignored). */
+/* An IP, optionally with a zone ("fe80::1%eth0", the zone ignored, as
+ * CoreDNS strips it). */
 static int parse_ip(const char *s, size_t len, xaddr *out)
 {
-    char buf[INET6_ADDRSTRLEN + 64];
-    if (len == 0 || len >= sizeof buf)
-        return -1;
-    memcpy(buf, s, len);
-    buf[len] = '\0';
-    if (inet_pton(AF_INET, buf, out->addr) == 1) {
-        out->family = AF_INET;
-        return 0;
-    }
-    char *pct = strchr(buf, '%');
-    if (pct)
-        *pct = '\0';
-    if (inet_pton(AF_INET6, buf, out->addr) == 1) {
-        out->family = AF_INET6;
-        return 0;
-    }
-    return -1;
+    return addr_parse_bytes(s, len, ADDR_ZONE, &out->family, out->addr);
 }
 
 /* What CoreDNS's parse.HostPort accepts: an IP, IPv4:port or [IPv6]:port

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
+#include "common/addr.h"
 #include "common/goregex.h"
 #include "plugin/view/expr.h"
 #include "wire/dname.h"
@@ -216,27 +217,17 @@ static node *mk(parser *ps, enum kind k, enum vtype t)
 
 static int parse_cidr(const char *s, cidr *c)
 {
-    char buf[64];
     const char *slash = strchr(s, '/');
-    if (!slash || (size_t)(slash - s) >= sizeof buf)
+    if (!slash)
         return -1;
-    memcpy(buf, s, (size_t)(slash - s));
-    buf[slash - s] = '\0';
     char *end;
     long bits = strtol(slash + 1, &end, 10);
     if (*end || !slash[1])
         return -1;
-    if (inet_pton(AF_INET, buf, c->addr) == 1) {
-        c->family = AF_INET;
-        if (bits < 0 || bits > 32)
-            return -1;
-    } else if (inet_pton(AF_INET6, buf, c->addr) == 1) {
-        c->family = AF_INET6;
-        if (bits < 0 || bits > 128)
-            return -1;
-    } else {
+    if (addr_parse_bytes(s, (size_t)(slash - s), 0, &c->family, c->addr) < 0)
         return -1;
-    }
+    if (bits < 0 || bits > (c->family == AF_INET ? 32 : 128))
+        return -1;
     c->bits = (int)bits;
     return 0;
 }
@@ -573,27 +564,16 @@ static val addr_val(scratch *sc, const struct sockaddr_storage *ss, int want_por
 
 static int in_cidr(const char *ip, size_t n, const cidr *c)
 {
-    char buf[INET6_ADDRSTRLEN + 2];
     if (n >= 2 && ip[0] == '[' && ip[n - 1] == ']') {
         ip++;
         n -= 2;
     }
-    if (n >= sizeof buf)
-        return 0;
-    memcpy(buf, ip, n);
-    buf[n] = '\0';
+    /* an IPv4-mapped IPv6 address is IPv4 against an IPv4 network */
     uint8_t a[16];
-    int fam = strchr(buf, ':') ? AF_INET6 : AF_INET;
-    if (inet_pton(fam, buf, a) != 1)
+    int fam;
+    if (addr_parse_bytes(ip, n, c->family == AF_INET ? ADDR_UNMAP : 0, &fam, a) < 0 ||
+        fam != c->family)
         return 0;
-    if (fam != c->family) {
-        /* an IPv4-mapped IPv6 address against an IPv4 network */
-        static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-        if (fam == AF_INET6 && memcmp(a, mapped, 12) == 0)
-            memmove(a, a + 12, 4);
-        else
-            return 0;
-    }
     int full = c->bits / 8, rest = c->bits % 8;
     if (memcmp(a, c->addr, (size_t)full) != 0)
         return 0;

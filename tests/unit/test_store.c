@@ -1374,6 +1374,39 @@ static void test_prefix_v4_v6_longest(void **state)
     pfx_free(x);
 }
 
+/* An owner's ranges go 1 → 2 → 1 → 0 (the single range is kept inside the
+ * owner's record, more in a block of their own): every step is followed,
+ * and the groups of the published table are those of what is there. */
+static void test_prefix_owner_grows_and_shrinks(void **state)
+{
+    (void)state;
+    pfx_index *x = pfx_new();
+    cidr one[] = { net_of("10.1.0.0/24") };
+    cidr two[] = { net_of("10.2.0.0/24"), net_of("fd00:2::/64") };
+    cidr other[] = { net_of("10.9.0.0/16") };
+    assert_int_equal(pfx_set(x, "n", "node-n", one, 1), 1);
+    assert_int_equal(pfx_set(x, "o", "node-o", other, 1), 1);
+    assert_string_equal(find(x, "10.1.0.7", NULL), "node-n");
+    assert_int_equal(pfx_set(x, "n", "node-n", two, 2), 1);
+    assert_string_equal(find(x, "10.1.0.7", NULL), "");
+    assert_string_equal(find(x, "10.2.0.7", NULL), "node-n");
+    assert_string_equal(find(x, "fd00:2::9", NULL), "node-n");
+    assert_int_equal(pfx_set(x, "n", "node-n", two, 2), 0);     /* unchanged */
+    int bits = 0;
+    assert_string_equal(find(x, "10.9.3.3", &bits), "node-o");
+    assert_int_equal(bits, 16);
+    assert_int_equal(pfx_set(x, "n", "node-m", one, 1), 1);     /* another node too */
+    assert_string_equal(find(x, "10.1.0.7", NULL), "node-m");
+    assert_string_equal(find(x, "10.2.0.7", NULL), "");
+    assert_string_equal(find(x, "fd00:2::9", NULL), "");
+    assert_int_equal(pfx_set(x, "n", "node-m", one, 1), 0);
+    assert_int_equal(pfx_count(x), 2);
+    pfx_del(x, "n");
+    assert_string_equal(find(x, "10.1.0.7", NULL), "");
+    assert_int_equal(pfx_count(x), 1);
+    pfx_free(x);
+}
+
 /* Many ranges of one length: each address finds its own, by binary search. */
 static void test_prefix_many(void **state)
 {
@@ -1769,7 +1802,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_relist_reconciles, setup_small, teardown),
         cmocka_unit_test_setup_teardown(test_small_store_grows, setup_small, teardown),
         cmocka_unit_test_setup_teardown(test_small_store_grows, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_prefix_v4_v6_longest, setup_conflicts, teardown),
+        cmocka_unit_test_setup_teardown(test_prefix_v4_v6_longest, setup_conflicts, teardown),
+        cmocka_unit_test_setup_teardown(test_prefix_owner_grows_and_shrinks, setup_conflicts, teardown),
         cmocka_unit_test_setup_teardown(test_prefix_many, setup_conflicts, teardown),
         cmocka_unit_test_setup_teardown(test_prefix_same_range, setup_conflicts, teardown),
         cmocka_unit_test_setup_teardown(test_node_podcidrs, setup_conflicts, teardown),

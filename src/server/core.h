@@ -106,10 +106,14 @@ struct req_full;
  *         send; a transport never sends the query's octets back).
  *   done  f is finished or was dropped unanswered: the transport's
  *         bookkeeping, then f goes back to the pool (or, internal, waits for
- *         req_free unless req_start detached it). f is not used after. */
+ *         req_free unless req_start detached it). f is not used after.
+ *   when_writable  req_when_writable() (request.h) for f: 0 with fn kept
+ *         in f->wait_fn/wait_arg until the transport calls it, or -1; NULL
+ *         for a transport that cannot wait for its client (UDP, internal). */
 typedef struct transport_ops {
     int (*send)(struct req_full *f, const uint8_t *wire, size_t len);
     void (*done)(struct req_full *f);
+    int (*when_writable)(struct req_full *f, req_writable_fn fn, void *arg);
 } transport_ops;
 
 /* A request with its transport state; dns_req first so a dns_req* is a
@@ -140,6 +144,10 @@ typedef struct req_full {
     unsigned hold_at;               /* write hooks below this index still to run */
     int finish_pending;             /* req_finish() came while held ... */
     int pending_rc;                 /* ... with this rcode */
+    req_writable_fn wait_fn;        /* req_when_writable(): the callback the
+                                     * transport holds (NULL: none), its arg, */
+    void *wait_arg;
+    struct req_full *wait_next;     /* ... and the transport's list of them */
     int pooled;                     /* in its worker's pool: req_release put
                                      * it there, req_alloc takes it out; no
                                      * other function sees a pooled request

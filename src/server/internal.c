@@ -37,7 +37,7 @@ static void internal_done(req_full *f)
                                     /* else freed by req_free */
 }
 
-static const transport_ops internal_ops = { internal_send, internal_done };
+static const transport_ops internal_ops = { internal_send, internal_done, NULL };
 
 dns_req *req_new_internal(struct instance *ins, struct event_base *base,
                           const uint8_t *wire, size_t len, const char *peer)

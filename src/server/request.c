@@ -6,6 +6,7 @@
  *   plugin_next          walk the chain (handlers call it to pass a query on)
  *   req_write            a handler answers: hooks, EDNS echo, size limit, send
  *   req_write_more       more messages for the same request (TCP: transfers)
+ *   req_when_writable    ... each when the connection has room (the transport's)
  *   req_finish           the chain is done: bare error reply if nobody wrote,
  *                        done hooks (log, metrics), back to the pool
  *   req_reply_wire, req_free
@@ -104,6 +105,9 @@ void req_clear(req_full *f)
     f->hold_at = 0;
     f->finish_pending = 0;
     f->pending_rc = 0;
+    assert(!f->wait_fn);            /* no transport still holds a wait of f */
+    f->wait_arg = NULL;
+    f->wait_next = NULL;
 }
 
 void req_destroy(req_full *f)
@@ -520,6 +524,15 @@ int req_write_more(dns_req *r)
     if (!r->written || f->finished || r->proto != PROTO_TCP)
         return -1;
     return req_send_reply(f);
+}
+
+int req_when_writable(dns_req *r, req_writable_fn fn, void *arg)
+{
+    req_full *f = (req_full *)r;
+    assert(fn && !f->pooled);
+    if (f->finished || f->wait_fn || !f->ops || !f->ops->when_writable)
+        return -1;
+    return f->ops->when_writable(f, fn, arg);
 }
 
 void req_hold_write(dns_req *r)

@@ -161,6 +161,27 @@ int req_write(dns_req *r, const struct handler *writer);
  * any other transport, before req_write(), after the request finished, or
  * when the client has gone (the handler should stop); else 0. */
 int req_write_more(dns_req *r);
+/* Flow control for such a handler: it sends the next message only when
+ * the client's connection has room for it, so that a client that reads
+ * slowly, or not at all, holds at most about REQ_OUTPUT_LOW octets plus
+ * one message of queued output, and the worker serves other queries
+ * meanwhile. req_when_writable(r, fn, arg) makes the transport call
+ * fn(r, ok, arg) once, never from inside this call:
+ *   ok 1: the octets queued on r's connection are at most REQ_OUTPUT_LOW
+ *     (on the next turn of r's event loop when they already are; else
+ *     when the client has read enough of them);
+ *   ok 0: the connection has closed meanwhile (the client went away, a
+ *     `timeouts` deadline passed, or the worker stops: then from the
+ *     thread that stops it, after its loop ended). The handler stops.
+ * Either way fn owns r again: it sends more and waits again, or finishes
+ * r with req_finish(). One wait per request at a time. Returns 0; -1 when
+ * r cannot wait (not over TCP, finished, its connection already closed, a
+ * wait pending): fn will not be called, and the handler stops. The
+ * connection's `write` deadline restarts each time the client has read its
+ * queue down to REQ_OUTPUT_LOW (src/server/tcp.c). */
+#define REQ_OUTPUT_LOW (64 * 1024)
+typedef void (*req_writable_fn)(struct dns_req *r, int ok, void *arg);
+int req_when_writable(dns_req *r, req_writable_fn fn, void *arg);
 /* Raw replies — the one fast path of the request layer, kept small. A
  * handler that already holds its reply's octets (the kubernetes plugin's
  * pre-rendered answers) may send them without filling r->resp's records:

@@ -15,6 +15,7 @@
 #include "cluster/decode.h"
 #include "cluster/strtab.h"
 #include "cluster/prefix.h"
+#include "common/addr.h"
 #include "common/log.h"
 
 /* ---- JSON helpers ----------------------------------------------------- */
@@ -106,15 +107,11 @@ int st_parse_ip(const char *text, st_ip *out)
     memset(out, 0, sizeof *out);
     if (!text)
         return -1;
-    if (inet_pton(AF_INET, text, out->addr) == 1) {
-        out->family = 4;
-        return 0;
-    }
-    if (inet_pton(AF_INET6, text, out->addr) == 1) {
-        out->family = 6;
-        return 0;
-    }
-    return -1;
+    int fam;
+    if (addr_parse_bytes(text, strlen(text), 0, &fam, out->addr) < 0)
+        return -1;
+    out->family = fam == AF_INET ? 4 : 6;
+    return 0;
 }
 
 static uint8_t proto_of(const char *p)
@@ -1173,74 +1170,78 @@ static uint32_t node_cpu(const cJSON *obj, const char *q)
     return cpu > 0 ? (uint32_t)cpu : 0;
 }
 
+/* A Node in one block (5,000 of them in a large cluster): the st_node,
+ * then its labels, addresses and ranges. */
 st_node *decode_node(strtab *strs, const cJSON *obj, const store_opts *o, const char **why)
 {
     assert(strs && o && why);
     const char *name = decode_obj_name(obj);
     if ((*why = bad_names(NULL, name)))
         return NULL;
-    st_node *n = calloc(1, sizeof *n);
+    uint16_t nlabels = 0;
+    st_label *labels = decode_labels(strs, obj, &nlabels, why);
+    if (!labels) {
+        if (!*why)
+            *why = "out of memory";
+        return NULL;
+    }
+    const cJSON *status = jget(obj, "status");
+    const cJSON *addrs = jget(status, "addresses");
+    int cnt = cJSON_IsArray(addrs) ? cJSON_GetArraySize(addrs) : 0;
+    size_t cap = cnt > 255 ? 255 : (size_t)cnt;
+    /* spec.podCIDRs (dual-stack: one per family), else spec.podCIDR */
+    const cJSON *spec = jget(obj, "spec"), *pc = jarray(jget(spec, "podCIDRs")), *cc;
+    cidr cidrs[8];
+    uint8_t ncidrs = 0;
+    cJSON_ArrayForEach(cc, pc)
+        if (ncidrs < 8 && cidr_parse_host(cJSON_GetStringValue(cc), &cidrs[ncidrs]) == 0)
+            ncidrs++;
+    if (!ncidrs && cidr_parse_host(jstr(spec, "podCIDR"), &cidrs[0]) == 0)
+        ncidrs = 1;
+    size_t at_labels = align8(sizeof(st_node));
+    size_t at_cidrs = align8(at_labels + nlabels * sizeof(st_label));
+    size_t at_addrs = align8(at_cidrs + ncidrs * sizeof(cidr));
+    st_node *n = calloc(1, at_addrs + cap * sizeof(st_ip));
     if (!n) {
+        free(labels);
         *why = "out of memory";
         return NULL;
     }
+    char *base = (char *)n;
     n->name = strtab_intern(strs, name);
-    n->labels = decode_labels(strs, obj, &n->nlabels, why);
-    if (*why) {
-        decode_node_free(n);
-        return NULL;
-    }
+    n->nlabels = nlabels;
+    if (nlabels)
+        memcpy(base + at_labels, labels, nlabels * sizeof(st_label));
+    n->labels = (const st_label *)(base + at_labels);
+    free(labels);
     const char *z = st_node_label(n, o->zone_label), *r = st_node_label(n, o->region_label);
     n->zone = z ? strtab_intern_lower(strs, z) : NULL;
     n->region = r ? strtab_intern_lower(strs, r) : NULL;
     n->control_plane = st_node_label(n, "node-role.kubernetes.io/control-plane") != NULL ||
                        st_node_label(n, "node-role.kubernetes.io/master") != NULL;
-    const cJSON *status = jget(obj, "status");
     n->cpu_milli = node_cpu(obj, jstr(jget(status, "allocatable"), "cpu"));
     const cJSON *c;
     cJSON_ArrayForEach(c, jarray(jget(status, "conditions"))) {
-        const char *t = jstr(c, "type"), *s = jstr(c, "status");
-        if (t && s && !strcmp(t, "Ready"))
-            n->ready = !strcmp(s, "True");
+        const char *t = jstr(c, "type"), *st = jstr(c, "status");
+        if (t && st && !strcmp(t, "Ready"))
+            n->ready = !strcmp(st, "True");
     }
-    const cJSON *addrs = jget(status, "addresses");
-    int cnt = cJSON_IsArray(addrs) ? cJSON_GetArraySize(addrs) : 0;
-    st_ip *ips = calloc((size_t)(cnt ? cnt : 1), sizeof *ips);
+    st_ip *ips = (st_ip *)(base + at_addrs);
     const cJSON *a;
     cJSON_ArrayForEach(a, jarray(addrs)) {
-        if (ips && n->naddrs < cnt && n->naddrs < 255 &&
-            st_parse_ip(jstr(a, "address"), &ips[n->naddrs]) == 0)
+        if (n->naddrs < cap && st_parse_ip(jstr(a, "address"), &ips[n->naddrs]) == 0)
             n->naddrs++;
     }
     n->addrs = ips;
-    /* spec.podCIDRs (dual-stack: one per family), else spec.podCIDR */
-    const cJSON *spec = jget(obj, "spec"), *pc = jarray(jget(spec, "podCIDRs")), *cc;
-    cidr cidrs[8];
-    cJSON_ArrayForEach(cc, pc)
-        if (n->ncidrs < 8 && cidr_parse_host(cJSON_GetStringValue(cc), &cidrs[n->ncidrs]) == 0)
-            n->ncidrs++;
-    if (!n->ncidrs && cidr_parse_host(jstr(spec, "podCIDR"), &cidrs[0]) == 0)
-        n->ncidrs = 1;
-    if (n->ncidrs) {
-        cidr *block = malloc(n->ncidrs * sizeof *block);
-        if (block)
-            memcpy(block, cidrs, n->ncidrs * sizeof *block);
-        else
-            n->ncidrs = 0;
-        n->cidrs = block;
-    }
+    n->ncidrs = ncidrs;
+    n->cidrs = ncidrs ? memcpy(base + at_cidrs, cidrs, ncidrs * sizeof(cidr)) : NULL;
+    assert(n->naddrs <= cap && n->ncidrs <= 8);
     return n;
 }
 
 void decode_node_free(void *p)
 {
-    st_node *n = p;
-    if (!n)
-        return;
-    free((void *)n->labels);
-    free((void *)n->addrs);
-    free((void *)n->cidrs);
-    free(n);
+    free(p);                        /* one block (decode_node) */
 }
 
 /* ---- CNI range objects ------------------------------------------------ */

@@ -71,6 +71,8 @@ void decode_svcimport_free(void *si);
 st_pod *decode_pod(strtab *strs, const struct cJSON *obj, const char **why);
 void decode_pod_free(void *pod);
 
+/* A Node in one malloc'd block (its labels, addresses and ranges inside
+ * it); free with decode_node_free. */
 st_node *decode_node(strtab *strs, const struct cJSON *obj, const store_opts *o,
                      const char **why);
 void decode_node_free(void *node);

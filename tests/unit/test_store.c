@@ -26,11 +26,19 @@
 
 static store *S;
 
-static int setup(void **state)
+/* Every test's store: this thread registered as a reader, S made with o
+ * (NULL: the defaults). */
+static int open_store(const store_opts *o)
 {
     store_reader_register();
-    S = store_new(NULL);
+    S = store_new(o);
     return S ? 0 : -1;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return open_store(NULL);
 }
 
 static int teardown(void **state)
@@ -43,10 +51,7 @@ static int teardown(void **state)
 static int setup_mc(void **state)
 {
     (void)state;
-    store_reader_register();
-    store_opts o = { .multicluster = 1 };
-    S = store_new(&o);
-    return S ? 0 : -1;
+    return open_store(&(store_opts){ .multicluster = 1 });
 }
 
 /* A store sized for one pod (every map at its 64-bucket minimum): the
@@ -54,10 +59,7 @@ static int setup_mc(void **state)
 static int setup_small(void **state)
 {
     (void)state;
-    store_reader_register();
-    store_opts o = { .expected_pods = 1 };
-    S = store_new(&o);
-    return S ? 0 : -1;
+    return open_store(&(store_opts){ .expected_pods = 1 });
 }
 
 static int apply(int (*fn)(store *, const cJSON *), const char *json)
@@ -82,6 +84,14 @@ static st_ip ip(const char *s)
     st_ip v;
     assert_int_equal(st_parse_ip(s, &v), 0);
     return v;
+}
+
+/* The i-th address of 10.0.0.0/8 (0 <= i < 2^24) into out: the many
+ * endpoints and pods of the bulk tests. */
+static void nth_addr(char *out, size_t cap, int i)
+{
+    assert_true(i >= 0 && i < 1 << 24);
+    snprintf(out, cap, "10.%d.%d.%d", i >> 16, (i >> 8) & 255, i & 255);
 }
 
 static void test_cpu_quantities(void **state)
@@ -332,7 +342,7 @@ static void test_endpoint_packing(void **state)
     cJSON *arr = cJSON_GetObjectItem(big, "endpoints");
     for (int i = 0; i < 30001; i++) {
         char a[32];
-        snprintf(a, sizeof a, "10.%d.%d.%d", i >> 16, (i >> 8) & 255, i & 255);
+        nth_addr(a, sizeof a, i);
         cJSON *ep = cJSON_CreateObject(), *addrs = cJSON_AddArrayToObject(ep, "addresses");
         cJSON_AddItemToArray(addrs, cJSON_CreateString(a));
         cJSON_AddItemToArray(arr, ep);
@@ -1265,7 +1275,7 @@ static void test_small_store_grows(void **state)
     enum { PODS = 5000, SVCS = 600, NODES = 300 };
     char j[512], a[64];
     for (int i = 0; i < PODS; i++) {
-        snprintf(a, sizeof a, "10.%d.%d.%d", i >> 16, (i >> 8) & 255, i & 255);
+        nth_addr(a, sizeof a, i);
         snprintf(j, sizeof j, "{\"metadata\":{\"name\":\"p%d\",\"namespace\":\"g\"},"
                  "\"spec\":{\"nodeName\":\"n%d\"},\"status\":{\"phase\":\"Running\","
                  "\"podIP\":\"%s\"}}", i, i % NODES, a);
@@ -1294,7 +1304,7 @@ static void test_small_store_grows(void **state)
     assert_int_equal(store_count(S, "nodes"), NODES);
     store_read_begin();
     for (int i = 0; i < PODS; i++) {
-        snprintf(a, sizeof a, "10.%d.%d.%d", i >> 16, (i >> 8) & 255, i & 255);
+        nth_addr(a, sizeof a, i);
         st_ip v = ip(a);
         const st_pod *p = store_pod_by_ip(S, &v);
         assert_non_null(p);
@@ -1336,7 +1346,7 @@ static void test_small_store_grows(void **state)
     assert_int_equal(store_count(S, "pods"), PODS / 2);
     store_read_begin();
     for (int i = 0; i < PODS; i++) {
-        snprintf(a, sizeof a, "10.%d.%d.%d", i >> 16, (i >> 8) & 255, i & 255);
+        nth_addr(a, sizeof a, i);
         st_ip v = ip(a);
         const st_pod *p = store_pod_by_ip(S, &v);
         if (i % 2)
@@ -1474,11 +1484,8 @@ static void on_conflict(void *arg, int source)
 static int setup_conflicts(void **state)
 {
     (void)state;
-    store_reader_register();
     memset(&C, 0, sizeof C);
-    store_opts o = { .expected_pods = 1, .conflict = on_conflict, .conflict_arg = &C };
-    S = store_new(&o);
-    return S ? 0 : -1;
+    return open_store(&(store_opts){ .expected_pods = 1, .conflict = on_conflict, .conflict_arg = &C });
 }
 
 static cidr net_of(const char *s)
@@ -1533,6 +1540,39 @@ static void test_prefix_v4_v6_longest(void **state)
     assert_string_equal(find(x, "10.244.9.1", NULL), "");
     pfx_del(x, "nobody");
     assert_int_equal(pfx_count(x), 2);
+    pfx_free(x);
+}
+
+/* An owner's ranges go 1 → 2 → 1 → 0 (the single range is kept inside the
+ * owner's record, more in a block of their own): every step is followed,
+ * and the groups of the published table are those of what is there. */
+static void test_prefix_owner_grows_and_shrinks(void **state)
+{
+    (void)state;
+    pfx_index *x = pfx_new();
+    cidr one[] = { net_of("10.1.0.0/24") };
+    cidr two[] = { net_of("10.2.0.0/24"), net_of("fd00:2::/64") };
+    cidr other[] = { net_of("10.9.0.0/16") };
+    assert_int_equal(pfx_set(x, "n", "node-n", one, 1), 1);
+    assert_int_equal(pfx_set(x, "o", "node-o", other, 1), 1);
+    assert_string_equal(find(x, "10.1.0.7", NULL), "node-n");
+    assert_int_equal(pfx_set(x, "n", "node-n", two, 2), 1);
+    assert_string_equal(find(x, "10.1.0.7", NULL), "");
+    assert_string_equal(find(x, "10.2.0.7", NULL), "node-n");
+    assert_string_equal(find(x, "fd00:2::9", NULL), "node-n");
+    assert_int_equal(pfx_set(x, "n", "node-n", two, 2), 0);     /* unchanged */
+    int bits = 0;
+    assert_string_equal(find(x, "10.9.3.3", &bits), "node-o");
+    assert_int_equal(bits, 16);
+    assert_int_equal(pfx_set(x, "n", "node-m", one, 1), 1);     /* another node too */
+    assert_string_equal(find(x, "10.1.0.7", NULL), "node-m");
+    assert_string_equal(find(x, "10.2.0.7", NULL), "");
+    assert_string_equal(find(x, "fd00:2::9", NULL), "");
+    assert_int_equal(pfx_set(x, "n", "node-m", one, 1), 0);
+    assert_int_equal(pfx_count(x), 2);
+    pfx_del(x, "n");
+    assert_string_equal(find(x, "10.1.0.7", NULL), "");
+    assert_int_equal(pfx_count(x), 1);
     pfx_free(x);
 }
 
@@ -1933,7 +1973,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_relist_reconciles, setup_small, teardown),
         cmocka_unit_test_setup_teardown(test_small_store_grows, setup_small, teardown),
         cmocka_unit_test_setup_teardown(test_small_store_grows, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_prefix_v4_v6_longest, setup_conflicts, teardown),
+        cmocka_unit_test_setup_teardown(test_prefix_v4_v6_longest, setup_conflicts, teardown),
+        cmocka_unit_test_setup_teardown(test_prefix_owner_grows_and_shrinks, setup_conflicts, teardown),
         cmocka_unit_test_setup_teardown(test_prefix_many, setup_conflicts, teardown),
         cmocka_unit_test_setup_teardown(test_prefix_same_range, setup_conflicts, teardown),
         cmocka_unit_test_setup_teardown(test_node_podcidrs, setup_conflicts, teardown),

@@ -25,7 +25,7 @@ struct pmap {
 };
 
 /* One entry per key: the liburcu node, the key length and the key, then
- * (8-byte aligned, at val_offset()) the value space: a value kept inline
+ * (after a NUL, 8-byte aligned, at val_offset()) the value space: a value kept inline
  * (pmap_entry_new) or, for pmap_put, the value's pointer (boxed). 18 bytes
  * before the key: no rcu_head (a retired entry is handed to pmap_defer,
  * which allocates its own), no value pointer for an inline value (its
@@ -67,9 +67,10 @@ enum { VAL_ALIGN = 8 };
 _Static_assert(_Alignof(void *) <= VAL_ALIGN && _Alignof(uint64_t) <= VAL_ALIGN, "value alignment");
 _Static_assert(offsetof(pent, key) == sizeof(struct cds_lfht_node) + 2, "18 bytes before the key");
 
+/* After the key, a NUL (pmap_entry_key), then the value space. */
 static size_t val_offset(size_t klen)
 {
-    return (offsetof(pent, key) + klen + VAL_ALIGN - 1) & ~(size_t)(VAL_ALIGN - 1);
+    return (offsetof(pent, key) + klen + 1 + VAL_ALIGN - 1) & ~(size_t)(VAL_ALIGN - 1);
 }
 
 static void *entry_val(const pent *e)

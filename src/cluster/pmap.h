@@ -44,8 +44,8 @@ int pmap_put(pmap *m, const void *key, size_t klen, void *val, pmap_dtor dtor);
  * what the value owns but never the value itself: the block is freed with
  * the entry, after the grace period that follows its replacement or
  * deletion. pmap_entry_key is the entry's own copy of the key (klen
- * bytes, not terminated), as long-lived as the value: a value may point
- * into it instead of keeping the same bytes again. */
+ * bytes, then a NUL), as long-lived as the value: a value may point into
+ * it instead of keeping the same text again. */
 typedef struct pent pmap_entry;
 pmap_entry *pmap_entry_new(const void *key, size_t klen, size_t vsize, void **val);
 const char *pmap_entry_key(const pmap_entry *e);

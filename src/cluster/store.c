@@ -460,13 +460,15 @@ int store_upsert_service(store *s, const cJSON *obj)
     char key[512];
     size_t kl = nskey(key, sizeof key, decode_obj_ns(obj), decode_obj_name(obj));
     svc_alloc a = { key, kl, NULL };
-    st_service *svc = kl ? decode_service_into(s->strs, obj, &why, svc_entry_alloc, &a) : NULL;
+    st_service *svc = kl ? decode_service_into(s->strs, obj, &why, DECODE_SVC_NO_NAME,
+                                               svc_entry_alloc, &a) : NULL;
     if (!svc) {
         logskip("service", obj, kl ? why : "metadata.namespace or metadata.name too long");
         return -1;
     }
-    assert(a.e && kl == strlen(svc->ns) + 1 + strlen(svc->name) &&
-           memcmp(key, svc->ns, strlen(svc->ns)) == 0);
+    /* the name's text is in the entry's key ("ns\0name", then a NUL) */
+    assert(a.e && !svc->name && strlen(svc->ns) < kl && memcmp(key, svc->ns, strlen(svc->ns)) == 0);
+    svc->name = pmap_entry_key(a.e) + strlen(svc->ns) + 1;
     svc->version = s->next_version++;
     wrec *w = rec_get(s, R_SVC, svc->ns, svc->name, 1);
     if (!w) {

@@ -178,13 +178,11 @@ typedef struct st_endpoints {
 
 typedef enum { SVC_CLUSTERIP, SVC_HEADLESS, SVC_EXTERNALNAME } st_svc_kind;
 
-typedef struct st_service {
-    /* pointers first, the small fields together at the end: 112 bytes
-     * (10,000 of them in a large cluster, docs/benchmarks.md) */
-    const char *ns, *name;
-    const st_ip *cluster_ips;       /* spec.clusterIPs order (clusterIP if empty) */
+/* The parts of a Service that few Services set, in one block right after
+ * its st_service (st_service.x; NULL when the Service sets none of them):
+ * readers take them through st_svc_x(). */
+typedef struct st_svc_extra {
     const char *external_name;      /* ExternalName target, NULL otherwise */
-    const st_port *ports;           /* spec.ports */
     /* The Service's external addresses (k8s_external): spec.externalIPs,
      * then per status.loadBalancer.ingress its ip, or its hostname when it
      * has no ip; as written, in one block; NULL when there are none. */
@@ -197,17 +195,35 @@ typedef struct st_service {
     const char *same_zone;          /* endpointslice.kubernetes.io/same-zone
                                        (or service.kubernetes.io/same-zone) */
     const char *routing_preference; /* draft routingPreference field / annotation */
-    uint64_t version;
-    st_svc_kind kind;               /* NodePort/LoadBalancer count as ClusterIP */
-    uint16_t nports;
-    uint8_t n_cluster_ips;
-    uint8_t has_selector;
     uint8_t n_external;
     uint8_t n_topology_keys;
     uint8_t topology_keys_from_annotation;
+} st_svc_extra;
+
+typedef struct st_service {
+    /* 56 bytes (10,000 of them in a large cluster, docs/benchmarks.md):
+     * what every Service has; the rest in x */
+    const char *ns, *name;          /* name: the store's map key holds its text */
+    const st_ip *cluster_ips;       /* spec.clusterIPs order (clusterIP if empty) */
+    const st_port *ports;           /* spec.ports */
+    const st_svc_extra *x;          /* NULL: every extra part absent (st_svc_x) */
+    uint64_t version;
+    uint16_t nports;
+    uint8_t kind;                   /* st_svc_kind; NodePort/LoadBalancer count as ClusterIP */
+    uint8_t n_cluster_ips;
+    uint8_t has_selector;
     uint8_t itp_local;              /* spec.internalTrafficPolicy == Local */
 } st_service;
-_Static_assert(sizeof(void *) != 8 || sizeof(st_service) <= 112, "st_service is 112 bytes");
+_Static_assert(sizeof(void *) != 8 || sizeof(st_service) <= 56, "st_service is 56 bytes");
+
+/* The extra parts of svc: its own, or an all-absent one (NULL pointers,
+ * zero counts) when it has none. Any reader, inside its read section. */
+static inline const st_svc_extra *st_svc_x(const st_service *svc)
+{
+    static const st_svc_extra none;
+    assert(!svc->x || (const void *)svc->x == (const void *)(svc + 1));
+    return svc->x ? svc->x : &none;
+}
 
 typedef struct st_pod {
     const char *ns, *name;

@@ -165,6 +165,16 @@ static void test_service_shapes(void **state)
     assert_int_equal(apply(store_upsert_service,
         "{\"metadata\":{\"name\":\"ext\",\"namespace\":\"shop\"},\"spec\":{\"type\":\"ExternalName\","
         "\"externalName\":\"billing.example.net\"}}"), 0);
+    assert_int_equal(apply(store_upsert_service,
+        "{\"metadata\":{\"name\":\"plain\",\"namespace\":\"shop\"},\"spec\":{\"clusterIP\":"
+        "\"10.96.0.9\",\"ports\":[{\"port\":8080}],\"internalTrafficPolicy\":\"Cluster\"}}"), 0);
+    assert_int_equal(apply(store_upsert_service,
+        "{\"metadata\":{\"name\":\"sz\",\"namespace\":\"shop\",\"annotations\":{"
+        "\"service.kubernetes.io/same-zone\":\"Require\"}},\"spec\":{\"clusterIP\":\"10.96.0.10\"}}"), 0);
+    assert_int_equal(apply(store_upsert_service,
+        "{\"metadata\":{\"name\":\"rp\",\"namespace\":\"shop\"},\"spec\":{\"clusterIP\":"
+        "\"10.96.0.11\",\"routingPreference\":\"PreferZone\",\"topologyKeys\":"
+        "[\"kubernetes.io/hostname\",\"*\"]}}"), 0);
     store_read_begin();
     const st_service *web = store_service(S, "shop", "web");
     assert_non_null(web);
@@ -176,28 +186,72 @@ static void test_service_shapes(void **state)
     assert_int_equal(web->ports[1].proto, ST_UDP);
     assert_int_equal(web->ports[0].proto, ST_TCP);
     assert_true(web->has_selector);
-    assert_int_equal(web->n_external, 3);    /* spec first, ip over hostname, empty skipped */
-    assert_string_equal(web->external[0], "192.0.2.1");
-    assert_string_equal(web->external[1], "192.0.2.2");
-    assert_string_equal(web->external[2], "lb.example.net");
+    assert_string_equal(web->name, "web");
+    assert_string_equal(web->ns, "shop");
+    const st_svc_extra *wx = st_svc_x(web);
+    assert_ptr_equal(wx, web->x);
+    assert_int_equal(wx->n_external, 3);    /* spec first, ip over hostname, empty skipped */
+    assert_string_equal(wx->external[0], "192.0.2.1");
+    assert_string_equal(wx->external[1], "192.0.2.2");
+    assert_string_equal(wx->external[2], "lb.example.net");
+    assert_null(wx->external_name);
+    assert_null(wx->topology_mode);
+    assert_null(wx->topology_keys);
     const st_service *db = store_service(S, "shop", "db");
     assert_int_equal(db->kind, SVC_HEADLESS);
     assert_int_equal(db->nports, 0);
-    assert_int_equal(db->n_external, 0);
-    assert_null(db->external);
+    assert_string_equal(db->name, "db");
+    const st_svc_extra *dx = st_svc_x(db);
+    assert_int_equal(dx->n_external, 0);
+    assert_null(dx->external);
     assert_true(db->itp_local);
-    assert_string_equal(db->topology_mode, "Auto");
-    assert_string_equal(db->traffic_distribution, "PreferClose");
-    assert_int_equal(db->n_topology_keys, 3);
-    assert_string_equal(db->topology_keys[1], "topology.kubernetes.io/zone");
-    assert_string_equal(db->topology_keys[2], "*");
-    assert_true(db->topology_keys_from_annotation);
+    assert_string_equal(dx->topology_mode, "Auto");
+    assert_string_equal(dx->traffic_distribution, "PreferClose");
+    assert_int_equal(dx->n_topology_keys, 3);
+    assert_string_equal(dx->topology_keys[1], "topology.kubernetes.io/zone");
+    assert_string_equal(dx->topology_keys[2], "*");
+    assert_true(dx->topology_keys_from_annotation);
+    assert_null(dx->same_zone);
+    assert_null(dx->routing_preference);
     const st_service *ext = store_service(S, "shop", "ext");
     assert_int_equal(ext->kind, SVC_EXTERNALNAME);
-    assert_string_equal(ext->external_name, "billing.example.net");
+    assert_string_equal(st_svc_x(ext)->external_name, "billing.example.net");
+    assert_int_equal(ext->n_cluster_ips, 0);
+    /* a Service with none of the rare parts has no extra block: st_svc_x
+     * then reads every part as absent */
+    const st_service *plain = store_service(S, "shop", "plain");
+    assert_non_null(plain);
+    assert_null(plain->x);
+    assert_string_equal(plain->name, "plain");
+    assert_int_equal(plain->n_cluster_ips, 1);
+    assert_int_equal(plain->nports, 1);
+    assert_int_equal(plain->ports[0].port, 8080);
+    const st_svc_extra *px = st_svc_x(plain);
+    assert_null(px->external_name);
+    assert_null(px->external);
+    assert_int_equal(px->n_external, 0);
+    assert_null(px->topology_keys);
+    assert_int_equal(px->n_topology_keys, 0);
+    assert_false(px->topology_keys_from_annotation);
+    assert_null(px->traffic_distribution);
+    assert_null(px->topology_mode);
+    assert_null(px->same_zone);
+    assert_null(px->routing_preference);
+    /* each rare part alone makes the extra block */
+    const st_service *sz = store_service(S, "shop", "sz");
+    assert_non_null(sz->x);
+    assert_string_equal(st_svc_x(sz)->same_zone, "Require");
+    assert_null(st_svc_x(sz)->routing_preference);
+    const st_service *rp = store_service(S, "shop", "rp");
+    assert_non_null(rp->x);
+    assert_string_equal(st_svc_x(rp)->routing_preference, "PreferZone");
+    assert_null(st_svc_x(rp)->same_zone);
+    assert_int_equal(st_svc_x(rp)->n_topology_keys, 2);   /* spec.topologyKeys */
+    assert_string_equal(st_svc_x(rp)->topology_keys[0], "kubernetes.io/hostname");
+    assert_false(st_svc_x(rp)->topology_keys_from_annotation);
     assert_null(store_service(S, "shop", "nope"));
     store_read_end();
-    assert_int_equal(store_count(S, "services"), 3);
+    assert_int_equal(store_count(S, "services"), 6);
 }
 
 static const char slice_a[] =

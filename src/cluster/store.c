@@ -91,9 +91,9 @@ typedef struct wtab {
     size_t nb, n;
 } wtab;
 
-/* Slices of one service, writer side, in the store's wstab (one malloc
- * chunk of 64 bytes for a service with one slice and a key of up to 22
- * bytes). Its slices are wsvc_slices(ws)[0 .. n). */
+/* Slices of one service, writer side, in the store's wstab: one 64-byte
+ * malloc chunk whatever the names' length (they are the slices' interned
+ * strings). Its slices are wsvc_slices(ws)[0 .. n). */
 typedef struct wsvc {
     struct wsvc *next;              /* chain of its wstab bucket */
     union {
@@ -103,10 +103,12 @@ typedef struct wsvc {
     const struct merged *published;
     struct ip_svcs *self;           /* the PTR list "this service only",
                                      * shared by its IPs (refcounted) */
-    uint32_t n, cap;
-    uint16_t klen;
-    char key[];                     /* "ns\0service" (klen bytes) */
+    const char *ns, *service;       /* interned (the store's string table) */
+    uint32_t n;
+    uint32_t cap : 31;
+    uint32_t mcs : 1;               /* multicluster slices: key "\1ns\0service" */
 } wsvc;
+_Static_assert(sizeof(void *) != 8 || sizeof(wsvc) == 56, "a wsvc is a 64-byte malloc chunk");
 
 static slice_blob **wsvc_slices(wsvc *ws)
 {
@@ -121,9 +123,10 @@ typedef struct wstab {
 } wstab;
 
 /* A published view: the blobs it holds a reference to follow the struct
- * (one allocation with its eps map entry, pmap_entry_new). With several blobs pub.eps is
- * the view's own copy of their endpoints (freed with it); with one it is
- * that blob's array. */
+ * (one allocation with its eps map entry, pmap_entry_new: 96 bytes for a
+ * Service of one slice and a key of up to 21 bytes). With several blobs
+ * pub.eps is the view's own copy of their endpoints (freed with it); with
+ * one it is that blob's array. */
 typedef struct merged {
     st_endpoints pub;               /* first: readers get &pub */
     /* Large views only (more than BY_IP_MIN endpoints): the indexes of the
@@ -137,6 +140,7 @@ typedef struct merged {
     uint32_t nblobs;
     slice_blob *blobs[];
 } merged;
+_Static_assert(sizeof(void *) != 8 || sizeof(merged) == 40, "a view of one slice is 48 bytes");
 
 enum { BY_IP_MIN = 32 };
 
@@ -435,8 +439,8 @@ static size_t ips_unique(st_ip *v, size_t n)
 
 /* ---- services --------------------------------------------------------- */
 
-static wsvc **wstab_slot(const wstab *t, const char *key, size_t kl);
-static ip_svcs *wsvc_self(store *s, wsvc *ws, size_t kl);
+static wsvc **wstab_slot(const wstab *t, const char *ns, const char *service, int mcs);
+static ip_svcs *wsvc_self(store *s, wsvc *ws);
 
 /* decode_service_into's allocator: the Service's block is the value space
  * of its own svc map entry (one malloc chunk for both). */
@@ -493,9 +497,9 @@ int store_upsert_service(store *s, const cJSON *obj)
     assert(!borrow || memcmp(keep, &now[0], sizeof *now) == 0);
     /* a cluster IP held by this service only shares the one-service list
      * of its endpoints (wsvc_self), when its slices came first */
-    wsvc *ws = s->svcslices.nb ? *wstab_slot(&s->svcslices, key, kl) : NULL;
+    wsvc *ws = s->svcslices.nb ? *wstab_slot(&s->svcslices, svc->ns, svc->name, 0) : NULL;
     ipidx_move(s, IDX_CLUSTERIP, w->addrs, w->naddrs, now, n, key, kl,
-               ws ? wsvc_self(s, ws, kl) : NULL);
+               ws ? wsvc_self(s, ws) : NULL);
     if (keep != w->addrs && !w->borrowed)
         free(w->addrs);
     if (n && !borrow)
@@ -585,60 +589,65 @@ static st_ip *ready_ips(const merged *m, size_t *n)
     return v;
 }
 
+/* The map key of ws's view, "ns\0service" ("\1ns\0service" for
+ * multicluster slices), in buf (512 bytes): its length, 0 when too long. */
+static size_t wsvc_key(const wsvc *ws, char *buf)
+{
+    buf[0] = 1;
+    size_t kl = nskey(buf + ws->mcs, 512 - 1, ws->ns, ws->service);
+    return kl ? kl + ws->mcs : 0;
+}
+
 /* The one-service list of ws (made on first use): the list its Service's
  * first cluster IP already has when that IP is its alone (the Service came
- * before its slices), else a new one; the cluster IPs of a Service that
- * comes later take it too (store_upsert_service). */
-static ip_svcs *wsvc_self(store *s, wsvc *ws, size_t kl)
+ * before its slices), else a new one naming the interned strings of ws;
+ * the cluster IPs of a Service that comes later take it too
+ * (store_upsert_service). */
+static ip_svcs *wsvc_self(store *s, wsvc *ws)
 {
     if (ws->self)
         return ws->self;
-    size_t nsl = strnlen(ws->key, kl), nml = kl - nsl - 1;
-    char name[256];
-    if (nml < sizeof name) {
-        memcpy(name, ws->key + nsl + 1, nml);
-        name[nml] = '\0';
-        wrec *w = rec_get(s, R_SVC, ws->key, name, 0);
-        ip_svcs *c = w && w->naddrs ? (ip_svcs *)idx_get(s, IDX_CLUSTERIP, &w->addrs[0]) : NULL;
-        if (c && c->n == 1 && strcmp(c->name[0], name) == 0 && strcmp(c->ns[0], ws->key) == 0) {
-            atomic_fetch_add(&c->refs, 1);
-            return ws->self = c;
-        }
+    wrec *w = rec_get(s, R_SVC, ws->ns, ws->service, 0);
+    ip_svcs *c = w && w->naddrs ? (ip_svcs *)idx_get(s, IDX_CLUSTERIP, &w->addrs[0]) : NULL;
+    if (c && c->n == 1 && strcmp(c->name[0], ws->service) == 0 && strcmp(c->ns[0], ws->ns) == 0) {
+        atomic_fetch_add(&c->refs, 1);
+        return ws->self = c;
     }
-    ip_svcs *l = malloc(sizeof *l + 2 * sizeof(char *) + nml + 1);
+    ip_svcs *l = malloc(sizeof *l + 2 * sizeof(char *));
     if (!l)
         return NULL;
     l->n = 1;
     l->ns = (const char **)(l + 1);
     l->name = l->ns + 1;
-    char *t = (char *)(l->name + 1);
-    memcpy(t, ws->key + nsl + 1, nml);
-    t[nml] = '\0';
-    l->ns[0] = strtab_intern(s->strs, ws->key);
-    l->name[0] = t;
+    l->ns[0] = ws->ns;
+    l->name[0] = ws->service;       /* interned: outlives every list */
     atomic_init(&l->refs, 1);       /* the service's own reference */
     return ws->self = l;
 }
 
 /* PTR index: the service's ready IPs went from old's to now's. */
-static void ready_ips_move(store *s, wsvc *ws, const merged *old, const merged *now, size_t kl)
+static void ready_ips_move(store *s, wsvc *ws, const merged *old, const merged *now,
+                           const char *key, size_t kl)
 {
-    const char *key = ws->key;
     size_t no, nn;
     st_ip *a = ready_ips(old, &no), *b = ready_ips(now, &nn);
-    ipidx_move(s, IDX_ENDPOINT, a, no, b, nn, key, kl, nn ? wsvc_self(s, ws, kl) : NULL);
+    ipidx_move(s, IDX_ENDPOINT, a, no, b, nn, key, kl, nn ? wsvc_self(s, ws) : NULL);
     free(a);
     free(b);
 }
 
 /* Rebuild and publish the merged view of one service's slices. */
-static void publish_service_eps(store *s, wsvc *ws, size_t kl)
+static void publish_service_eps(store *s, wsvc *ws)
 {
+    char key[512];
+    size_t kl = wsvc_key(ws, key);
     void *val = NULL;
-    pmap_entry *e = ws->n > 0 ? pmap_entry_new(ws->key, kl, sizeof(merged) +
-                                               ws->n * sizeof(slice_blob *), &val) : NULL;
+    pmap_entry *e = ws->n > 0 && kl ? pmap_entry_new(key, kl, sizeof(merged) +
+                                                     ws->n * sizeof(slice_blob *), &val) : NULL;
     merged *m = val;
     slice_blob **sl = m ? wsvc_slices(ws) : NULL;
+    if (ws->n > 0 && !m)
+        return;                     /* out of memory: the old view stays */
     if (m) {
         size_t total = 0;
         for (size_t i = 0; i < ws->n; i++)
@@ -656,33 +665,29 @@ static void publish_service_eps(store *s, wsvc *ws, size_t kl)
                 memcpy(arr + m->pub.n, sl[i]->eps, sl[i]->n * sizeof *arr);
             m->pub.n += sl[i]->n;
         }
-        m->pub.ns = sl[0]->ns;
-        m->pub.service = sl[0]->service;
         m->pub.eps = arr ? arr : sl[0]->eps;
         m->pub.version = s->next_version++;
         index_by_ip(m);
     }
-    if (ws->key[0] != 1)            /* multicluster slices answer no PTR */
-        ready_ips_move(s, ws, ws->published, m, kl);
+    if (!ws->mcs)                   /* multicluster slices answer no PTR */
+        ready_ips_move(s, ws, ws->published, m, key, kl);
     ws->published = m;
     if (m)
         pmap_put_entry(s->eps, e, merged_release);
     else
-        pmap_del(s->eps, ws->key, kl);
+        pmap_del(s->eps, key, kl);
 }
 
-static uint32_t key_hash(const char *key, size_t kl)
+static uint32_t wsvc_hash(const char *ns, const char *service, int mcs)
 {
-    uint32_t h = 2166136261u;       /* FNV-1a */
-    for (size_t i = 0; i < kl; i++)
-        h = (h ^ (uint8_t)key[i]) * 16777619u;
-    return h;
+    return rec_hash(ns, service) ^ (uint32_t)mcs;
 }
 
-static wsvc **wstab_slot(const wstab *t, const char *key, size_t kl)
+static wsvc **wstab_slot(const wstab *t, const char *ns, const char *service, int mcs)
 {
-    wsvc **pp = &t->b[key_hash(key, kl) & (t->nb - 1)];
-    while (*pp && ((*pp)->klen != kl || memcmp((*pp)->key, key, kl) != 0))
+    wsvc **pp = &t->b[wsvc_hash(ns, service, mcs) & (t->nb - 1)];
+    while (*pp && ((*pp)->mcs != mcs || strcmp((*pp)->service, service) != 0 ||
+                   strcmp((*pp)->ns, ns) != 0))
         pp = &(*pp)->next;
     return pp;
 }
@@ -697,7 +702,7 @@ static int wstab_add(wstab *t, wsvc *ws)
         for (size_t i = 0; i < t->nb; i++)
             for (wsvc *e = t->b[i], *next; e; e = next) {
                 next = e->next;
-                size_t k = key_hash(e->key, e->klen) & (nb - 1);
+                size_t k = wsvc_hash(e->ns, e->service, e->mcs) & (nb - 1);
                 e->next = b[k];
                 b[k] = e;
             }
@@ -705,7 +710,7 @@ static int wstab_add(wstab *t, wsvc *ws)
         t->b = b;
         t->nb = nb;
     }
-    size_t k = key_hash(ws->key, ws->klen) & (t->nb - 1);
+    size_t k = wsvc_hash(ws->ns, ws->service, ws->mcs) & (t->nb - 1);
     ws->next = t->b[k];
     t->b[k] = ws;
     t->n++;
@@ -714,25 +719,23 @@ static int wstab_add(wstab *t, wsvc *ws)
 
 static void wstab_del(wstab *t, wsvc *ws)
 {
-    wsvc **pp = wstab_slot(t, ws->key, ws->klen);
+    wsvc **pp = wstab_slot(t, ws->ns, ws->service, ws->mcs);
     if (*pp == ws) {
         *pp = ws->next;
         t->n--;
     }
 }
 
-static wsvc *wsvc_get(store *s, const slice_blob *b, size_t *kl)
+/* The record of b's service (b->service set), made when missing; NULL
+ * when memory runs out. */
+static wsvc *wsvc_get(store *s, const slice_blob *b)
 {
-    char key[512];
-    key[0] = 1;                     /* multicluster slices: "\1ns\0service" */
-    *kl = nskey(key + b->mcs, sizeof key - 1, b->ns, b->service);
-    if (!*kl)
-        return NULL;
-    *kl += b->mcs;
-    wsvc *ws = s->svcslices.nb ? *wstab_slot(&s->svcslices, key, *kl) : NULL;
-    if (!ws && (ws = calloc(1, offsetof(wsvc, key) + *kl))) {
-        memcpy(ws->key, key, *kl);
-        ws->klen = (uint16_t)*kl;
+    assert(b->service && b->mcs <= 1);
+    wsvc *ws = s->svcslices.nb ? *wstab_slot(&s->svcslices, b->ns, b->service, b->mcs) : NULL;
+    if (!ws && (ws = calloc(1, sizeof *ws))) {
+        ws->ns = b->ns;
+        ws->service = b->service;
+        ws->mcs = b->mcs;
         ws->cap = 1;
         if (wstab_add(&s->svcslices, ws) < 0) {
             free(ws);
@@ -747,8 +750,7 @@ static void slice_detach(store *s, slice_blob *b)
 {
     if (!b || !b->service)
         return;
-    size_t kl;
-    wsvc *ws = wsvc_get(s, b, &kl);
+    wsvc *ws = wsvc_get(s, b);
     if (!ws)
         return;
     slice_blob **sl = wsvc_slices(ws);
@@ -758,7 +760,7 @@ static void slice_detach(store *s, slice_blob *b)
             ws->n--;
             break;
         }
-    publish_service_eps(s, ws, kl);
+    publish_service_eps(s, ws);
     if (ws->n == 0) {
         wstab_del(&s->svcslices, ws);
         ip_svcs_unref(ws->self);
@@ -772,8 +774,7 @@ static void slice_attach(store *s, slice_blob *b)
 {
     if (!b->service)
         return;
-    size_t kl;
-    wsvc *ws = wsvc_get(s, b, &kl);
+    wsvc *ws = wsvc_get(s, b);
     if (!ws)
         return;
     if (ws->n == ws->cap) {
@@ -789,7 +790,7 @@ static void slice_attach(store *s, slice_blob *b)
     }
     slice_blob **sl = wsvc_slices(ws);
     sl[ws->n++] = b;
-    publish_service_eps(s, ws, kl);
+    publish_service_eps(s, ws);
 }
 
 /* ---- endpoint / range conflicts ----------------------------------------- */
@@ -878,13 +879,12 @@ int store_upsert_slice(store *s, const cJSON *obj)
     slice_blob *old = w->slice;
     if (old && old->service == b->service && old->mcs == b->mcs && b->service) {
         /* replace in place: keeps slice order stable */
-        size_t kl;
-        wsvc *ws = wsvc_get(s, b, &kl);
+        wsvc *ws = wsvc_get(s, b);
         for (size_t i = 0; ws && i < ws->n; i++)
             if (wsvc_slices(ws)[i] == old)
                 wsvc_slices(ws)[i] = b;
         if (ws)
-            publish_service_eps(s, ws, kl);
+            publish_service_eps(s, ws);
     } else {
         slice_detach(s, old);
         slice_attach(s, b);

@@ -169,8 +169,8 @@ static inline const char *const *st_ep_hint_nodes(const st_endpoint *ep)
     return ep->sl->hnames + ep->sl->hints[ep->hints].nodes;
 }
 
+/* The endpoints of one Service (store_endpoints: the reader knows whose). */
 typedef struct st_endpoints {
-    const char *ns, *service;
     size_t n;
     const st_endpoint *eps;
     uint64_t version;               /* new value at every rebuild */

@@ -66,7 +66,9 @@ typedef struct wconflict {
 } wconflict;
 
 /* A writer-side record: one per object but pods (wpod), keyed (ns, name),
- * in its resource's wtab: 29 bytes and the name. */
+ * in its resource's wtab: 30 bytes and the name (wrec_name). An
+ * EndpointSlice's record keeps no name of its own: it is its current
+ * blob's (a 48-byte malloc chunk whatever the name). */
 typedef struct wrec {
     struct wrec *next;              /* chain of its wtab bucket */
     const char *ns;                 /* interned; "" for nodes and namespaces */
@@ -78,11 +80,19 @@ typedef struct wrec {
     };
     uint32_t gen;
     uint8_t naddrs;
-    uint8_t borrowed;               /* R_SVC: addrs is the one cluster IP in
+    uint8_t borrowed : 1;           /* R_SVC: addrs is the one cluster IP in
                                      * the current service's own block (not
                                      * freed here; 10,000 malloc chunks fewer) */
+    uint8_t in_slice : 1;           /* R_SLICE: the name is slice->pub.name
+                                     * (name[] is empty) */
     char name[];
 } wrec;
+
+static const char *wrec_name(const wrec *w)
+{
+    assert(!w->in_slice || (w->slice && !w->name[0]));
+    return w->in_slice ? w->slice->pub.name : w->name;
+}
 
 /* The records of one resource: a chained hash table (API thread only),
  * at most two records per bucket on average. */
@@ -227,7 +237,7 @@ static wrec **wtab_slot(const wtab *t, const char *ns, const char *name)
     if (!t->nb)
         return NULL;
     wrec **pp = &t->b[rec_hash(ns, name) & (t->nb - 1)];
-    while (*pp && (strcmp((*pp)->name, name) != 0 || strcmp((*pp)->ns, ns) != 0))
+    while (*pp && (strcmp(wrec_name(*pp), name) != 0 || strcmp((*pp)->ns, ns) != 0))
         pp = &(*pp)->next;
     return pp;
 }
@@ -242,7 +252,7 @@ static int wtab_add(wtab *t, wrec *w)
         for (size_t i = 0; i < t->nb; i++)
             for (wrec *e = t->b[i], *next; e; e = next) {
                 next = e->next;
-                size_t k = rec_hash(e->ns, e->name) & (nb - 1);
+                size_t k = rec_hash(e->ns, wrec_name(e)) & (nb - 1);
                 e->next = b[k];
                 b[k] = e;
             }
@@ -250,7 +260,7 @@ static int wtab_add(wtab *t, wrec *w)
         t->b = b;
         t->nb = nb;
     }
-    size_t k = rec_hash(w->ns, w->name) & (t->nb - 1);
+    size_t k = rec_hash(w->ns, wrec_name(w)) & (t->nb - 1);
     w->next = t->b[k];
     t->b[k] = w;
     t->n++;
@@ -259,7 +269,7 @@ static int wtab_add(wtab *t, wrec *w)
 
 static void wtab_del(wtab *t, wrec *w)
 {
-    wrec **pp = wtab_slot(t, w->ns, w->name);
+    wrec **pp = wtab_slot(t, w->ns, wrec_name(w));
     while (pp && *pp && *pp != w)
         pp = &(*pp)->next;
     if (pp && *pp) {
@@ -871,12 +881,22 @@ int store_upsert_slice(store *s, const cJSON *obj)
         b->cluster = strtab_intern(s->strs, cl ? cl : "");
         b->mcs = 1;
     }
-    wrec *w = rec_get(s, R_SLICE, b->ns, b->pub.name, 1);
-    if (!w) {
-        decode_slice_unref(b);
-        return -1;
+    wrec *w = rec_get(s, R_SLICE, b->ns, b->pub.name, 0);
+    slice_blob *old = w ? w->slice : NULL;
+    if (!w) {                       /* its record, named by b */
+        w = calloc(1, sizeof *w);   /* an empty name[] */
+        if (w) {
+            w->ns = b->ns;          /* interned */
+            w->slice = b;
+            w->in_slice = 1;
+        }
+        if (!w || wtab_add(&s->recs[R_SLICE], w) < 0) {
+            free(w);
+            decode_slice_unref(b);
+            return -1;
+        }
     }
-    slice_blob *old = w->slice;
+    w->gen = s->gen[R_SLICE];
     if (old && old->service == b->service && old->mcs == b->mcs && b->service) {
         /* replace in place: keeps slice order stable */
         wsvc *ws = wsvc_get(s, b);
@@ -900,9 +920,9 @@ int store_upsert_slice(store *s, const cJSON *obj)
 
 static void remove_slice(store *s, wrec *w)
 {
+    wtab_del(&s->recs[R_SLICE], w);     /* while its blob names it */
     slice_detach(s, w->slice);
     decode_slice_unref(w->slice);
-    wtab_del(&s->recs[R_SLICE], w);
     free(w);
     bump(s);
 }

@@ -424,14 +424,14 @@ static st_service *service_pack(const svc_parts *sp, int flags, void *(*alloc)(v
     size_t at_ext = at_keys + x->n_topology_keys * sizeof *x->topology_keys;
     size_t at_ips = at_ext + x->n_external * sizeof *x->external;
     size_t at_text = at_ips + s->n_cluster_ips * sizeof *s->cluster_ips;
-    static_assert(sizeof(st_service) % _Alignof(st_svc_extra) == 0, "the extra part is aligned");
     static_assert(sizeof(st_svc_extra) % _Alignof(st_port) == 0, "the ports are aligned");
     char *blk = alloc(arg, at_text + nl + el + xl);
     if (!blk)
         return NULL;
     st_service *p = memcpy(blk, s, sizeof *s);
     st_svc_extra *px = with_x ? memcpy(blk + sizeof *s, x, sizeof *x) : NULL;
-    p->x = px;
+    p->has_extra = px != NULL;
+    assert(!px || st_svc_x(p) == px);
     char *t = blk + at_text;
     p->name = nl ? memcpy(t, s->name, nl) : NULL;
     t += nl;

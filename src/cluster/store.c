@@ -192,7 +192,7 @@ struct store {
     _Atomic uint32_t serial;
     _Atomic uint64_t nodes_version;
     _Atomic uint64_t changes;       /* store_version(): every write */
-    uint64_t next_version;          /* writer: versions of services and views */
+    uint64_t next_version;          /* writer: versions of the views */
     strtab *strs;                   /* the store's string table */
 };
 
@@ -483,7 +483,6 @@ int store_upsert_service(store *s, const cJSON *obj)
     /* the name's text is in the entry's key ("ns\0name", then a NUL) */
     assert(a.e && !svc->name && strlen(svc->ns) < kl && memcmp(key, svc->ns, strlen(svc->ns)) == 0);
     svc->name = pmap_entry_key(a.e) + strlen(svc->ns) + 1;
-    svc->version = s->next_version++;
     wrec *w = rec_get(s, R_SVC, svc->ns, svc->name, 1);
     if (!w) {
         pmap_entry_free(a.e);

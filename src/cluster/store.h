@@ -178,8 +178,8 @@ typedef struct st_endpoints {
 
 typedef enum { SVC_CLUSTERIP, SVC_HEADLESS, SVC_EXTERNALNAME } st_svc_kind;
 
-/* The parts of a Service that few Services set, in one block right after
- * its st_service (st_service.x; NULL when the Service sets none of them):
+/* The parts of a Service that few Services set, right after its
+ * st_service in the same block when it sets any (st_service.has_extra):
  * readers take them through st_svc_x(). */
 typedef struct st_svc_extra {
     const char *external_name;      /* ExternalName target, NULL otherwise */
@@ -201,28 +201,27 @@ typedef struct st_svc_extra {
 } st_svc_extra;
 
 typedef struct st_service {
-    /* 56 bytes (10,000 of them in a large cluster, docs/benchmarks.md):
-     * what every Service has; the rest in x */
+    /* 40 bytes (10,000 of them in a large cluster, docs/benchmarks.md):
+     * what every Service has; the rest in its st_svc_extra */
     const char *ns, *name;          /* name: the store's map key holds its text */
     const st_ip *cluster_ips;       /* spec.clusterIPs order (clusterIP if empty) */
     const st_port *ports;           /* spec.ports */
-    const st_svc_extra *x;          /* NULL: every extra part absent (st_svc_x) */
-    uint64_t version;
     uint16_t nports;
     uint8_t kind;                   /* st_svc_kind; NodePort/LoadBalancer count as ClusterIP */
     uint8_t n_cluster_ips;
     uint8_t has_selector;
     uint8_t itp_local;              /* spec.internalTrafficPolicy == Local */
+    uint8_t has_extra;              /* an st_svc_extra follows (else all absent) */
 } st_service;
-_Static_assert(sizeof(void *) != 8 || sizeof(st_service) <= 56, "st_service is 56 bytes");
+_Static_assert(sizeof(void *) != 8 || sizeof(st_service) <= 40, "st_service is 40 bytes");
+_Static_assert(sizeof(st_service) % _Alignof(st_svc_extra) == 0, "st_svc_extra follows it");
 
 /* The extra parts of svc: its own, or an all-absent one (NULL pointers,
  * zero counts) when it has none. Any reader, inside its read section. */
 static inline const st_svc_extra *st_svc_x(const st_service *svc)
 {
     static const st_svc_extra none;
-    assert(!svc->x || (const void *)svc->x == (const void *)(svc + 1));
-    return svc->x ? svc->x : &none;
+    return svc->has_extra ? (const st_svc_extra *)(svc + 1) : &none;
 }
 
 typedef struct st_pod {

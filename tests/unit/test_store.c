@@ -189,7 +189,8 @@ static void test_service_shapes(void **state)
     assert_string_equal(web->name, "web");
     assert_string_equal(web->ns, "shop");
     const st_svc_extra *wx = st_svc_x(web);
-    assert_ptr_equal(wx, web->x);
+    assert_true(web->has_extra);
+    assert_ptr_equal(wx, (const void *)(web + 1));
     assert_int_equal(wx->n_external, 3);    /* spec first, ip over hostname, empty skipped */
     assert_string_equal(wx->external[0], "192.0.2.1");
     assert_string_equal(wx->external[1], "192.0.2.2");
@@ -221,7 +222,7 @@ static void test_service_shapes(void **state)
      * then reads every part as absent */
     const st_service *plain = store_service(S, "shop", "plain");
     assert_non_null(plain);
-    assert_null(plain->x);
+    assert_false(plain->has_extra);
     assert_string_equal(plain->name, "plain");
     assert_int_equal(plain->n_cluster_ips, 1);
     assert_int_equal(plain->nports, 1);
@@ -239,11 +240,11 @@ static void test_service_shapes(void **state)
     assert_null(px->routing_preference);
     /* each rare part alone makes the extra block */
     const st_service *sz = store_service(S, "shop", "sz");
-    assert_non_null(sz->x);
+    assert_true(sz->has_extra);
     assert_string_equal(st_svc_x(sz)->same_zone, "Require");
     assert_null(st_svc_x(sz)->routing_preference);
     const st_service *rp = store_service(S, "shop", "rp");
-    assert_non_null(rp->x);
+    assert_true(rp->has_extra);
     assert_string_equal(st_svc_x(rp)->routing_preference, "PreferZone");
     assert_null(st_svc_x(rp)->same_zone);
     assert_int_equal(st_svc_x(rp)->n_topology_keys, 2);   /* spec.topologyKeys */

@@ -452,6 +452,23 @@ static size_t ips_unique(st_ip *v, size_t n)
 static wsvc **wstab_slot(const wstab *t, const char *ns, const char *service, int mcs);
 static ip_svcs *wsvc_self(store *s, wsvc *ws);
 
+/* A one-service list naming ns and name, both interned (they outlive every
+ * list: no copy of the text), holding one reference; NULL when memory runs
+ * out. */
+static ip_svcs *svc_list_new(const char *ns, const char *name)
+{
+    ip_svcs *l = name ? malloc(sizeof *l + 2 * sizeof(char *)) : NULL;
+    if (!l)
+        return NULL;
+    l->n = 1;
+    l->ns = (const char **)(l + 1);
+    l->name = l->ns + 1;
+    l->ns[0] = ns;
+    l->name[0] = name;
+    atomic_init(&l->refs, 1);
+    return l;
+}
+
 /* decode_service_into's allocator: the Service's block is the value space
  * of its own svc map entry (one malloc chunk for both). */
 typedef struct svc_alloc {
@@ -505,10 +522,16 @@ int store_upsert_service(store *s, const cJSON *obj)
     }
     assert(!borrow || memcmp(keep, &now[0], sizeof *now) == 0);
     /* a cluster IP held by this service only shares the one-service list
-     * of its endpoints (wsvc_self), when its slices came first */
+     * of its endpoints (wsvc_self), when its slices came first; else a new
+     * one naming the interned strings (its slices, when they come, intern
+     * the same name and take that list: wsvc_self) */
     wsvc *ws = s->svcslices.nb ? *wstab_slot(&s->svcslices, svc->ns, svc->name, 0) : NULL;
-    ipidx_move(s, IDX_CLUSTERIP, w->addrs, w->naddrs, now, n, key, kl,
-               ws ? wsvc_self(s, ws) : NULL);
+    ip_svcs *own = ws ? wsvc_self(s, ws) : NULL;
+    if (!ws && n > 0)
+        own = svc_list_new(svc->ns, strtab_intern(s->strs, svc->name));
+    ipidx_move(s, IDX_CLUSTERIP, w->addrs, w->naddrs, now, n, key, kl, own);
+    if (!ws)
+        ip_svcs_unref(own);         /* the indexes took their own references */
     if (keep != w->addrs && !w->borrowed)
         free(w->addrs);
     if (n && !borrow)
@@ -622,16 +645,7 @@ static ip_svcs *wsvc_self(store *s, wsvc *ws)
         atomic_fetch_add(&c->refs, 1);
         return ws->self = c;
     }
-    ip_svcs *l = malloc(sizeof *l + 2 * sizeof(char *));
-    if (!l)
-        return NULL;
-    l->n = 1;
-    l->ns = (const char **)(l + 1);
-    l->name = l->ns + 1;
-    l->ns[0] = ws->ns;
-    l->name[0] = ws->service;       /* interned: outlives every list */
-    atomic_init(&l->refs, 1);       /* the service's own reference */
-    return ws->self = l;
+    return ws->self = svc_list_new(ws->ns, ws->service);   /* the service's own reference */
 }
 
 /* PTR index: the service's ready IPs went from old's to now's. */

@@ -564,6 +564,77 @@ static void test_ptr_index_shared_ip(void **state)
     assert_int_equal(n, 0);
 }
 
+static int name_svc(const st_service *svc, void *arg)
+{
+    snprintf(arg, 64, "%s/%s", svc->ns, svc->name);
+    return 0;
+}
+
+static int name_ep_svc(const st_service *svc, const st_endpoint *ep, void *arg)
+{
+    (void)ep;
+    return name_svc(svc, arg);
+}
+
+/* A Service's cluster IP and its ready endpoint addresses share one
+ * one-service PTR list, whichever of the Service and its slices comes
+ * first and goes first: each index names the Service while it has it, and
+ * loses it exactly when it should. */
+static void test_ptr_list_both_orders(void **state)
+{
+    static const char svc[] =
+        "{\"metadata\":{\"name\":\"one\",\"namespace\":\"shop\"},\"spec\":{\"clusterIP\":\"10.96.2.1\"}}";
+    static const char sl[] =
+        "{\"metadata\":{\"name\":\"one-a\",\"namespace\":\"shop\",\"labels\":"
+        "{\"kubernetes.io/service-name\":\"one\"}},\"addressType\":\"IPv4\",\"endpoints\":["
+        "{\"addresses\":[\"10.60.0.1\"],\"nodeName\":\"n1\"}]}";
+    st_ip cip = ip("10.96.2.1"), eip = ip("10.60.0.1");
+    for (int order = 0; order < 2; order++) {
+        if (order == 0) {
+            apply(store_upsert_service, svc);
+            apply(store_upsert_slice, sl);
+        } else {
+            apply(store_upsert_slice, sl);
+            apply(store_upsert_service, svc);
+        }
+        char a[64] = "", b[64] = "";
+        store_read_begin();
+        store_services_by_ip(S, &cip, name_svc, a);
+        store_endpoints_by_ip(S, &eip, name_ep_svc, b);
+        assert_string_equal(store_endpoint_node(S, &eip), "n1");
+        store_read_end();
+        assert_string_equal(a, "shop/one");
+        assert_string_equal(b, "shop/one");
+        if (order == 0) {           /* the Service goes first: its slice still locates */
+            del("services", svc);
+            store_read_begin();
+            a[0] = '\0';
+            store_services_by_ip(S, &cip, name_svc, a);
+            assert_string_equal(a, "");
+            assert_string_equal(store_endpoint_node(S, &eip), "n1");
+            store_read_end();
+            del("endpointslices", sl);
+        } else {                    /* the slice goes first: the cluster IP stays */
+            del("endpointslices", sl);
+            store_read_begin();
+            assert_null(store_endpoint_node(S, &eip));
+            a[0] = '\0';
+            store_services_by_ip(S, &cip, name_svc, a);
+            assert_string_equal(a, "shop/one");
+            store_read_end();
+            del("services", svc);
+        }
+        store_read_begin();
+        a[0] = b[0] = '\0';
+        store_services_by_ip(S, &cip, name_svc, a);
+        store_endpoints_by_ip(S, &eip, name_ep_svc, b);
+        assert_null(store_endpoint_node(S, &eip));
+        store_read_end();
+        assert_string_equal(a, "");
+        assert_string_equal(b, "");
+    }
+}
+
 static void test_slice_moves_service(void **state)
 {
     apply(store_upsert_slice, slice_a);
@@ -1794,6 +1865,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ptr_indexes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_cluster_ip_changes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_index_shared_ip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ptr_list_both_orders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slice_moves_service, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pods_index, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pods_shared_ip, setup, teardown),

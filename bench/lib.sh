@@ -33,12 +33,7 @@ trap 'exit 130' INT TERM
 
 now() { date +%s.%N; }
 
-free_port() {
-    python3 - <<'PY'
-import socket
-s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()
-PY
-}
+free_port() { /usr/bin/python3 "$SRC_DIR/scripts/free-port"; }   # outside the ephemeral range
 
 # start_kubesim ARGS... → sets KS_PID, KS_ADDR
 start_kubesim() {

@@ -434,8 +434,6 @@ static void run(process *p)
     p->ins = NULL;
     for (size_t i = 0; i < 3; i++)
         event_free(evs[i]);
-    event_free(p->reload_ev);
-    event_base_free(p->base);
 }
 
 int main(int argc, char **argv)
@@ -460,30 +458,33 @@ int main(int argc, char **argv)
     p.reload_ev = event_new(p.base, -1, EV_PERSIST, reload, &p);
     p.env.request_reload = request_reload;
     p.env.reload_arg = &p;
-    if (p.check) {
-        int rc = check_corefile(&p);
-        metrics_registry_free(p.env.metrics);
-        event_free(p.reload_ev);
-        event_base_free(p.base);
-        return rc;
-    }
+    /* every exit from here frees what was made above, so a fatal start-up
+     * error leaves nothing behind (sanitizer builds check it) */
+    int rc = 0;
     char err[1024];
-    p.ins = instance_load(&p.env, p.conf, err, sizeof err);
-    if (!p.ins) {
+    if (p.check) {
+        rc = check_corefile(&p);
+    } else if (!(p.ins = instance_load(&p.env, p.conf, err, sizeof err))) {
         log_msg("FATAL", "%s", err);
-        return 1;
-    }
-    if (instance_start(p.ins, err, sizeof err) < 0) {
+        rc = 1;
+    } else if (instance_start(p.ins, err, sizeof err) < 0) {
         log_msg("FATAL", "%s", err);
         instance_free(p.ins);
-        return 1;
+        rc = 1;
+    } else {
+        banner(&p, p.ins);
+        if (p.pidfile && write_pidfile(p.pidfile) < 0) {
+            instance_stop(p.ins);
+            instance_free(p.ins);
+            rc = 1;
+        } else {
+            run(&p);
+            if (p.pidfile)
+                unlink(p.pidfile);
+        }
     }
-    banner(&p, p.ins);
-    if (p.pidfile && write_pidfile(p.pidfile) < 0)
-        return 1;
-    run(&p);
-    if (p.pidfile)
-        unlink(p.pidfile);
     metrics_registry_free(p.env.metrics);
-    return 0;
+    event_free(p.reload_ev);
+    event_base_free(p.base);
+    return rc;
 }

@@ -2,12 +2,15 @@
 # Shared test support. Unit tests and integration scripts are declared in the
 # local.mk of the folder whose code they test.
 EXTRA_DIST += tests/integration/lib.sh tests/skip-allowed
+# lib.sh's server ports lie outside the kernel's ephemeral range
+TESTS += tests/integration/lib_ports.sh
+EXTRA_DIST += tests/integration/lib_ports.sh
 
 # The shape of the tree: layering rules and a repository that stands alone.
 TESTS += tests/layering.sh
 EXTRA_DIST += tests/layering.sh tests/call-cycles.known
 TESTS += tests/license.sh
-EXTRA_DIST += tests/license.sh LICENSE scripts/spdx
+EXTRA_DIST += tests/license.sh LICENSE scripts/spdx scripts/free-port
 
 # Reloads (SIGUSR1) while kubesim churns and clients query: kubernetes,
 # topology, cache, prometheus, forward.

@@ -49,7 +49,9 @@ for t in "$build"/tests/fuzz/fuzz_*; do
 done
 
 # the server: a zone upstream for forward, kubesim, and topodns under valgrind
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# (outside the ephemeral range, so that no dig can get a server's port as
+# its source port: scripts/free-port)
+free_port() { /usr/bin/python3 "$top/scripts/free-port"; }
 UP=$(free_port); DNS=$(free_port); MP=$(free_port); EX=$(free_port)
 "$build/tests/kubesim/kubesim" --listen 127.0.0.1:0 --load "$top/tests/data/topology/cluster.yaml" \
     > "$tmp/ks.out" 2>&1 &

@@ -15,6 +15,7 @@
 #include "cluster/decode.h"
 #include "cluster/strtab.h"
 #include "cluster/prefix.h"
+#include "common/addr.h"
 #include "common/log.h"
 
 /* ---- JSON helpers ----------------------------------------------------- */
@@ -35,20 +36,26 @@ static const cJSON *obj_or_null(const cJSON *o)
     return cJSON_IsObject(o) ? o : NULL;
 }
 
+/* A string value's text, or NULL. */
+static const char *str_of(const cJSON *v)
+{
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
 static const char *jstr(const cJSON *o, const char *k)
 {
-    const cJSON *v = jget(o, k);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
+    return str_of(jget(o, k));
+}
+
+/* A boolean value: true, false, else dflt (absent or null). */
+static int jbool_of(const cJSON *v, int dflt)
+{
+    return cJSON_IsTrue(v) ? 1 : cJSON_IsFalse(v) ? 0 : dflt;
 }
 
 static int jbool(const cJSON *o, const char *k, int dflt)
 {
-    const cJSON *v = jget(o, k);
-    if (cJSON_IsTrue(v))
-        return 1;
-    if (cJSON_IsFalse(v))
-        return 0;
-    return dflt;                    /* absent or null */
+    return jbool_of(jget(o, k), dflt);
 }
 
 /* The number v as an integer in [lo, hi] into *out: 1. 0 for anything else
@@ -100,15 +107,11 @@ int st_parse_ip(const char *text, st_ip *out)
     memset(out, 0, sizeof *out);
     if (!text)
         return -1;
-    if (inet_pton(AF_INET, text, out->addr) == 1) {
-        out->family = 4;
-        return 0;
-    }
-    if (inet_pton(AF_INET6, text, out->addr) == 1) {
-        out->family = 6;
-        return 0;
-    }
-    return -1;
+    int fam;
+    if (addr_parse_bytes(text, strlen(text), 0, &fam, out->addr) < 0)
+        return -1;
+    out->family = fam == AF_INET ? 4 : 6;
+    return 0;
 }
 
 static uint8_t proto_of(const char *p)
@@ -581,7 +584,7 @@ void decode_svcimport_free(void *p)
 /* ---- EndpointSlices --------------------------------------------------- */
 
 /* A slice is decoded into scratch arrays sized by upper bounds (slice_tmp),
- * then packed into one exact block (decode_slice): an endpoint is 40 bytes
+ * then packed into one exact block (decode_slice): an endpoint is 24 bytes
  * with its node, zone and hint set as indexes into per-slice tables
  * (deduplicated) and its strings at one offset into the slice's pool. */
 typedef struct slice_tmp {
@@ -625,26 +628,104 @@ static size_t pool_put(slice_tmp *t, const char *str)
     return at;
 }
 
-/* Upper bound of the pool bytes one endpoint object needs. */
-static size_t pool_need(const cJSON *e, int pod_names)
+/* The members of one endpoint object decode_slice reads, found in one pass
+ * over its children (and one over each of conditions, hints and
+ * targetRef) instead of a lookup per field: ~6 members per endpoint, 150,000
+ * endpoints in a large cluster. Like cJSON_GetObjectItemCaseSensitive, the
+ * first member of a name wins; a member of the wrong type reads as absent. */
+typedef struct ep_fields {
+    const cJSON *addrs;             /* addresses (an array, or NULL) */
+    const cJSON *zones, *nodes;     /* hints.forZones, hints.forNodes */
+    const cJSON *ready, *serving, *terminating;     /* conditions.* */
+    const char *host, *node, *zone; /* hostname, nodeName, zone */
+    const char *kind, *pod;         /* targetRef.kind, targetRef.name */
+    uint8_t has_hints;              /* hints is an object */
+} ep_fields;
+
+/* *slot = c when c is the first member named want. */
+static void first_of(const cJSON **slot, const cJSON *c, const char *want)
 {
-    const cJSON *addrs = jget(e, "addresses"), *a;
-    const char *host = jstr(e, "hostname");
-    const char *pod = pod_names ? jstr(jget(e, "targetRef"), "name") : NULL;
+    if (!*slot && strcmp(c->string, want) == 0)
+        *slot = c;
+}
+
+static void ep_fields_of(const cJSON *e, ep_fields *f)
+{
+    memset(f, 0, sizeof *f);
+    const cJSON *c, *addrs = NULL, *cond = NULL, *hints = NULL, *ref = NULL;
+    const cJSON *host = NULL, *node = NULL, *zone = NULL;
+    cJSON_ArrayForEach(c, obj_or_null(e)) {
+        if (!c->string)
+            continue;
+        switch (c->string[0]) {
+        case 'a': first_of(&addrs, c, "addresses"); break;
+        case 'c': first_of(&cond, c, "conditions"); break;
+        case 'h':
+            first_of(&host, c, "hostname");
+            first_of(&hints, c, "hints");
+            break;
+        case 'n': first_of(&node, c, "nodeName"); break;
+        case 't': first_of(&ref, c, "targetRef"); break;
+        case 'z': first_of(&zone, c, "zone"); break;
+        default: break;
+        }
+    }
+    f->addrs = jarray(addrs);
+    f->host = str_of(host);
+    f->node = str_of(node);
+    f->zone = str_of(zone);
+    cJSON_ArrayForEach(c, obj_or_null(cond)) {
+        if (!c->string)
+            continue;
+        switch (c->string[0]) {
+        case 'r': first_of(&f->ready, c, "ready"); break;
+        case 's': first_of(&f->serving, c, "serving"); break;
+        case 't': first_of(&f->terminating, c, "terminating"); break;
+        default: break;
+        }
+    }
+    f->has_hints = cJSON_IsObject(hints) != 0;
+    cJSON_ArrayForEach(c, obj_or_null(hints)) {
+        if (!c->string)
+            continue;
+        if (c->string[0] == 'f') {
+            first_of(&f->zones, c, "forZones");
+            first_of(&f->nodes, c, "forNodes");
+        }
+    }
+    const cJSON *kind = NULL, *name = NULL;
+    cJSON_ArrayForEach(c, obj_or_null(ref)) {
+        if (!c->string)
+            continue;
+        if (c->string[0] == 'k')
+            first_of(&kind, c, "kind");
+        else if (c->string[0] == 'n')
+            first_of(&name, c, "name");
+    }
+    f->kind = str_of(kind);
+    f->pod = str_of(name);
+}
+
+/* Upper bound of the pool bytes one endpoint object needs (16 octets per
+ * address of an IPv6 slice besides the strings). */
+static size_t pool_need(const ep_fields *f, int family, int pod_names)
+{
+    const char *host = f->host;
+    const char *pod = pod_names ? f->pod : NULL;
     if (host && pod && strcmp(host, pod) == 0)
         pod = NULL;                 /* stored once (decode_endpoint) */
-    size_t per = (host ? strlen(host) + 1 : 0) + (pod ? strlen(pod) + 1 : 0);
+    size_t per = (host ? strlen(host) + 1 : 0) + (pod ? strlen(pod) + 1 : 0) +
+                 (family == 6 ? 16 : 0);
     size_t need = 0;
-    cJSON_ArrayForEach(a, jarray(addrs))
+    const cJSON *a;
+    cJSON_ArrayForEach(a, f->addrs)
         need += per + (cJSON_IsString(a) ? strlen(a->valuestring) + 1 : 0);
     return need;
 }
 
-static size_t hints_need(const cJSON *e)
+static size_t hints_need(const ep_fields *f)
 {
-    const cJSON *hints = jget(e, "hints");
-    return (size_t)cJSON_GetArraySize(jget(hints, "forZones")) +
-           (size_t)cJSON_GetArraySize(jget(hints, "forNodes"));
+    return (size_t)cJSON_GetArraySize(f->zones) + (size_t)cJSON_GetArraySize(f->nodes);
 }
 
 /* The hint names of arr appended to t->hnames (at most UINT8_MAX:
@@ -666,13 +747,13 @@ static uint8_t hint_names(strtab *strs, slice_tmp *t, const cJSON *arr)
 
 /* The hint set of endpoint object e: an index into t->hints (an equal
  * earlier set is shared), 0 when it names nothing. */
-static uint16_t hint_set(strtab *strs, slice_tmp *t, const cJSON *hints)
+static uint16_t hint_set(strtab *strs, slice_tmp *t, const ep_fields *f)
 {
     st_hints h = { .zones = (uint32_t)t->nhnames };
-    h.nzones = hint_names(strs, t, jget(hints, "forZones"));
+    h.nzones = hint_names(strs, t, f->zones);
     t->nhnames += h.nzones;
     h.nodes = (uint32_t)t->nhnames;
-    h.nnodes = hint_names(strs, t, jget(hints, "forNodes"));
+    h.nnodes = hint_names(strs, t, f->nodes);
     t->nhnames += h.nnodes;
     if (!h.nzones && !h.nnodes) {
         t->nhnames = h.zones;
@@ -692,35 +773,41 @@ static uint16_t hint_set(strtab *strs, slice_tmp *t, const cJSON *hints)
     return (uint16_t)t->nhints++;
 }
 
-static void decode_endpoint(strtab *strs, slice_tmp *t, const cJSON *e, int family,
+static void decode_endpoint(strtab *strs, slice_tmp *t, const ep_fields *f, int family,
                             int pod_names)
 {
-    const cJSON *addrs = jget(e, "addresses");
-    const cJSON *cond = jget(e, "conditions");
-    const cJSON *hints = jget(e, "hints");
-    const cJSON *ref = jget(e, "targetRef");
-    const char *kind = jstr(ref, "kind"), *pod = jstr(ref, "name");
-    const char *host = jstr(e, "hostname");
+    const char *kind = f->kind, *pod = f->pod;
+    const char *host = f->host;
     if (!pod_names || !(kind && strcmp(kind, "Pod") == 0 && pod && strlen(pod) < 64))
         pod = NULL;
-    uint16_t node = name_index(t, strtab_intern(strs, jstr(e, "nodeName")));
-    uint16_t zone = name_index(t, strtab_intern_lower(strs, jstr(e, "zone")));
+    uint16_t node = name_index(t, strtab_intern(strs, f->node));
+    uint16_t zone = name_index(t, strtab_intern_lower(strs, f->zone));
     uint16_t hset = 0;
     int hset_done = 0;
+    int ready = jbool_of(f->ready, 1), serving = jbool_of(f->serving, 1);
+    int terminating = jbool_of(f->terminating, 0);
     const cJSON *a;
-    cJSON_ArrayForEach(a, jarray(addrs)) {
+    cJSON_ArrayForEach(a, f->addrs) {
         st_endpoint *ep = &t->eps[t->n];
+        st_ip ip;
         memset(ep, 0, sizeof *ep);
-        if (!cJSON_IsString(a) || st_parse_ip(a->valuestring, &ep->ip) < 0 ||
-            ep->ip.family != family)
+        if (!cJSON_IsString(a) || st_parse_ip(a->valuestring, &ip) < 0 || ip.family != family)
             continue;
         if (!hset_done) {           /* once per endpoint object, and only with an address */
-            hset = hint_set(strs, t, hints);
+            hset = hint_set(strs, t, f);
             hset_done = 1;
         }
         char canon[ST_ADDR_STRLEN];
-        inet_ntop(family == 4 ? AF_INET : AF_INET6, ep->ip.addr, canon, sizeof canon);
-        ep->str = (uint32_t)t->pool_used;   /* <= UINT32_MAX: decode_slice checks */
+        inet_ntop(family == 4 ? AF_INET : AF_INET6, ip.addr, canon, sizeof canon);
+        if (family == 6) {          /* its 16 octets in the pool (store.h) */
+            ep->v6 = 1;
+            ep->a.ip6 = (uint32_t)t->pool_used;     /* <= UINT32_MAX: decode_slice checks */
+            memcpy(t->pool + t->pool_used, ip.addr, 16);
+            t->pool_used += 16;
+        } else {
+            memcpy(ep->a.ip4, ip.addr, 4);
+        }
+        ep->str = (uint32_t)t->pool_used;
         if (host) {
             ep->has_host = 1;
             pool_put(t, host);
@@ -742,22 +829,20 @@ static void decode_endpoint(strtab *strs, slice_tmp *t, const cJSON *e, int fami
         ep->node = node;
         ep->zone = zone;
         ep->hints = hset;
-        ep->has_hints = cJSON_IsObject(hints) != 0;
-        ep->ready = jbool(cond, "ready", 1) != 0;
-        ep->ready_unset = !cJSON_IsBool(jget(cond, "ready"));
-        ep->serving = jbool(cond, "serving", 1) != 0;
-        ep->terminating = jbool(cond, "terminating", 0) != 0;
+        ep->has_hints = f->has_hints;
+        ep->ready = ready != 0;
+        ep->ready_unset = !cJSON_IsBool(f->ready);
+        ep->serving = serving != 0;
+        ep->terminating = terminating != 0;
         t->n++;
     }
 }
 
 /* Why an endpoint's hints cannot be counted in 8 bits (the API allows 8
  * of each), or NULL. */
-static const char *too_many_hints(const cJSON *e)
+static const char *too_many_hints(const ep_fields *f)
 {
-    const cJSON *hints = jget(e, "hints");
-    if (cJSON_GetArraySize(jget(hints, "forZones")) > UINT8_MAX ||
-        cJSON_GetArraySize(jget(hints, "forNodes")) > UINT8_MAX)
+    if (cJSON_GetArraySize(f->zones) > UINT8_MAX || cJSON_GetArraySize(f->nodes) > UINT8_MAX)
         return "an endpoint has more than 255 hints";
     return NULL;
 }
@@ -815,34 +900,46 @@ slice_blob *decode_slice(strtab *strs, const cJSON *obj, int pod_names, const ch
         *why = "endpoints is not a list";
         return NULL;
     }
-    size_t total = 0, pool = 0, nobj = 0, hn = 0;
-    const cJSON *e;
-    cJSON_ArrayForEach(e, jarray(eps)) {
-        const cJSON *addrs = jget(e, "addresses");
-        total += cJSON_IsArray(addrs) ? (size_t)cJSON_GetArraySize(addrs) : 0;
-        pool += pool_need(e, pod_names);
-        hn += hints_need(e);
-        nobj++;
-        if ((*why = too_many_hints(e)))
-            return NULL;
-    }
+    size_t nobj = (size_t)cJSON_GetArraySize(jarray(eps));
     if (nobj > DECODE_SLICE_MAX) {  /* the API allows 1,000 */
         *why = "more than 30000 endpoints";
         return NULL;
     }
+    ep_fields *fs = malloc((nobj ? nobj : 1) * sizeof *fs);
+    if (!fs) {
+        *why = "out of memory";
+        return NULL;
+    }
+    size_t total = 0, pool = 0, hn = 0, i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, jarray(eps)) {
+        ep_fields *f = &fs[i++];
+        ep_fields_of(e, f);
+        total += (size_t)cJSON_GetArraySize(f->addrs);
+        pool += pool_need(f, family, pod_names);
+        hn += hints_need(f);
+        if ((*why = too_many_hints(f))) {
+            free(fs);
+            return NULL;
+        }
+    }
+    assert(i == nobj);
     if (pool > UINT32_MAX) {        /* far beyond what the API server stores */
+        free(fs);
         *why = "endpoints too large";
         return NULL;
     }
     slice_tmp t;
     if (slice_tmp_init(&t, family ? total : 0, nobj, hn, pool) < 0) {
+        free(fs);
         *why = "out of memory";
         return NULL;
     }
     if (family) {                   /* FQDN slices are ignored */
-        cJSON_ArrayForEach(e, jarray(eps))
-            decode_endpoint(strs, &t, e, family, pod_names);
+        for (i = 0; i < nobj; i++)
+            decode_endpoint(strs, &t, &fs[i], family, pod_names);
     }
+    free(fs);
     /* one block: the blob, eps, ports, names, hints, hnames, pool, name */
     const cJSON *parr = jget(obj, "ports");
     size_t nl = strlen(name) + 1, pcap = (size_t)ports_cap(parr);
@@ -875,11 +972,13 @@ slice_blob *decode_slice(strtab *strs, const cJSON *obj, int pod_names, const ch
     if (t.pool_used)
         memcpy(base + at_pool, t.pool, t.pool_used);
     b->pub.name = memcpy(base + at_name, name, nl);
-    for (size_t i = 0; i < t.n; i++) {
+    b->pub.family = (uint8_t)family;
+    for (i = 0; i < t.n; i++) {
         b->eps[i] = t.eps[i];
         b->eps[i].sl = &b->pub;
         assert(b->eps[i].node < t.nnames && b->eps[i].zone < t.nnames &&
-               b->eps[i].hints < t.nhints && b->eps[i].str <= t.pool_used);
+               b->eps[i].hints < t.nhints && b->eps[i].str <= t.pool_used &&
+               b->eps[i].v6 == (family == 6) && (!b->eps[i].v6 || b->eps[i].a.ip6 + 16 <= t.pool_used));
     }
     slice_tmp_free(&t);
     atomic_init(&b->refs, 1);
@@ -906,9 +1005,11 @@ const char *st_ep_pod(const st_endpoint *ep)
 
 const char *st_ep_addr(const st_endpoint *ep, char *buf)
 {
-    if (!ep->addr_text)
-        return inet_ntop(ep->ip.family == 4 ? AF_INET : AF_INET6, ep->ip.addr, buf,
-                         ST_ADDR_STRLEN) ? buf : "";
+    if (!ep->addr_text) {
+        st_ip ip = st_ep_ip(ep);
+        return inet_ntop(ip.family == 4 ? AF_INET : AF_INET6, ip.addr, buf, ST_ADDR_STRLEN) ?
+               buf : "";
+    }
     const char *p = ep->sl->pool + ep->str;
     if (ep->has_host)
         p += strlen(p) + 1;
@@ -1099,74 +1200,78 @@ static uint32_t node_cpu(const cJSON *obj, const char *q)
     return cpu > 0 ? (uint32_t)cpu : 0;
 }
 
+/* A Node in one block (5,000 of them in a large cluster): the st_node,
+ * then its labels, addresses and ranges. */
 st_node *decode_node(strtab *strs, const cJSON *obj, const store_opts *o, const char **why)
 {
     assert(strs && o && why);
     const char *name = decode_obj_name(obj);
     if ((*why = bad_names(NULL, name)))
         return NULL;
-    st_node *n = calloc(1, sizeof *n);
+    uint16_t nlabels = 0;
+    st_label *labels = decode_labels(strs, obj, &nlabels, why);
+    if (!labels) {
+        if (!*why)
+            *why = "out of memory";
+        return NULL;
+    }
+    const cJSON *status = jget(obj, "status");
+    const cJSON *addrs = jget(status, "addresses");
+    int cnt = cJSON_IsArray(addrs) ? cJSON_GetArraySize(addrs) : 0;
+    size_t cap = cnt > 255 ? 255 : (size_t)cnt;
+    /* spec.podCIDRs (dual-stack: one per family), else spec.podCIDR */
+    const cJSON *spec = jget(obj, "spec"), *pc = jarray(jget(spec, "podCIDRs")), *cc;
+    cidr cidrs[8];
+    uint8_t ncidrs = 0;
+    cJSON_ArrayForEach(cc, pc)
+        if (ncidrs < 8 && cidr_parse_host(cJSON_GetStringValue(cc), &cidrs[ncidrs]) == 0)
+            ncidrs++;
+    if (!ncidrs && cidr_parse_host(jstr(spec, "podCIDR"), &cidrs[0]) == 0)
+        ncidrs = 1;
+    size_t at_labels = align8(sizeof(st_node));
+    size_t at_cidrs = align8(at_labels + nlabels * sizeof(st_label));
+    size_t at_addrs = align8(at_cidrs + ncidrs * sizeof(cidr));
+    st_node *n = calloc(1, at_addrs + cap * sizeof(st_ip));
     if (!n) {
+        free(labels);
         *why = "out of memory";
         return NULL;
     }
+    char *base = (char *)n;
     n->name = strtab_intern(strs, name);
-    n->labels = decode_labels(strs, obj, &n->nlabels, why);
-    if (*why) {
-        decode_node_free(n);
-        return NULL;
-    }
+    n->nlabels = nlabels;
+    if (nlabels)
+        memcpy(base + at_labels, labels, nlabels * sizeof(st_label));
+    n->labels = (const st_label *)(base + at_labels);
+    free(labels);
     const char *z = st_node_label(n, o->zone_label), *r = st_node_label(n, o->region_label);
     n->zone = z ? strtab_intern_lower(strs, z) : NULL;
     n->region = r ? strtab_intern_lower(strs, r) : NULL;
     n->control_plane = st_node_label(n, "node-role.kubernetes.io/control-plane") != NULL ||
                        st_node_label(n, "node-role.kubernetes.io/master") != NULL;
-    const cJSON *status = jget(obj, "status");
     n->cpu_milli = node_cpu(obj, jstr(jget(status, "allocatable"), "cpu"));
     const cJSON *c;
     cJSON_ArrayForEach(c, jarray(jget(status, "conditions"))) {
-        const char *t = jstr(c, "type"), *s = jstr(c, "status");
-        if (t && s && !strcmp(t, "Ready"))
-            n->ready = !strcmp(s, "True");
+        const char *t = jstr(c, "type"), *st = jstr(c, "status");
+        if (t && st && !strcmp(t, "Ready"))
+            n->ready = !strcmp(st, "True");
     }
-    const cJSON *addrs = jget(status, "addresses");
-    int cnt = cJSON_IsArray(addrs) ? cJSON_GetArraySize(addrs) : 0;
-    st_ip *ips = calloc((size_t)(cnt ? cnt : 1), sizeof *ips);
+    st_ip *ips = (st_ip *)(base + at_addrs);
     const cJSON *a;
     cJSON_ArrayForEach(a, jarray(addrs)) {
-        if (ips && n->naddrs < cnt && n->naddrs < 255 &&
-            st_parse_ip(jstr(a, "address"), &ips[n->naddrs]) == 0)
+        if (n->naddrs < cap && st_parse_ip(jstr(a, "address"), &ips[n->naddrs]) == 0)
             n->naddrs++;
     }
     n->addrs = ips;
-    /* spec.podCIDRs (dual-stack: one per family), else spec.podCIDR */
-    const cJSON *spec = jget(obj, "spec"), *pc = jarray(jget(spec, "podCIDRs")), *cc;
-    cidr cidrs[8];
-    cJSON_ArrayForEach(cc, pc)
-        if (n->ncidrs < 8 && cidr_parse_host(cJSON_GetStringValue(cc), &cidrs[n->ncidrs]) == 0)
-            n->ncidrs++;
-    if (!n->ncidrs && cidr_parse_host(jstr(spec, "podCIDR"), &cidrs[0]) == 0)
-        n->ncidrs = 1;
-    if (n->ncidrs) {
-        cidr *block = malloc(n->ncidrs * sizeof *block);
-        if (block)
-            memcpy(block, cidrs, n->ncidrs * sizeof *block);
-        else
-            n->ncidrs = 0;
-        n->cidrs = block;
-    }
+    n->ncidrs = ncidrs;
+    n->cidrs = ncidrs ? memcpy(base + at_cidrs, cidrs, ncidrs * sizeof(cidr)) : NULL;
+    assert(n->naddrs <= cap && n->ncidrs <= 8);
     return n;
 }
 
 void decode_node_free(void *p)
 {
-    st_node *n = p;
-    if (!n)
-        return;
-    free((void *)n->labels);
-    free((void *)n->addrs);
-    free((void *)n->cidrs);
-    free(n);
+    free(p);                        /* one block (decode_node) */
 }
 
 /* ---- CNI range objects ------------------------------------------------ */

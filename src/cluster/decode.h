@@ -41,8 +41,10 @@ void decode_service_free(void *svc);
 
 /* One EndpointSlice: its endpoints (one per address), reference counted
  * because merged views of a service share it. One allocation, sized
- * exactly: the blob, then eps[], ports[], names[], hints[], hnames[], the
- * pool and the name (decode_slice); every endpoint's sl is &pub; the last
+ * exactly: the blob, then eps[] (24 bytes each, store.h), ports[], names[],
+ * hints[], hnames[], the pool (strings, and the 16 octets of each address
+ * of an IPv6 slice) and the name (decode_slice); every endpoint's sl is
+ * &pub, pub.family the slice's addressType (4, 6; 0 for FQDN); the last
  * decode_slice_unref() frees it whole. An EndpointSlice with more than
  * DECODE_SLICE_MAX endpoints is refused (the API allows 1,000, each with up
  * to 100 addresses), so every index of st_endpoint (at most two names and
@@ -74,6 +76,8 @@ void decode_svcimport_free(void *si);
 st_pod *decode_pod(strtab *strs, const struct cJSON *obj, const char **why);
 void decode_pod_free(void *pod);
 
+/* A Node in one malloc'd block (its labels, addresses and ranges inside
+ * it); free with decode_node_free. */
 st_node *decode_node(strtab *strs, const struct cJSON *obj, const store_opts *o,
                      const char **why);
 void decode_node_free(void *node);

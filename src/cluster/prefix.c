@@ -16,13 +16,23 @@
 #include "cluster/prefix.h"
 #include "common/cidr.h"
 
+/* One per owner (5,000 Nodes in a large cluster): the common single range
+ * lives inside the record (c == &one), more are malloc'd. */
 typedef struct pfx_owner {
     UT_hash_handle hh;
     const char *node;
     cidr *c;                        /* the owner's ranges, host bits clear */
     size_t n;
+    cidr one;                       /* c's storage when n is 1 */
     char name[];
 } pfx_owner;
+
+static void owner_ranges_free(pfx_owner *o)
+{
+    if (o->c != &o->one)
+        free(o->c);
+    o->c = NULL;
+}
 
 typedef struct pfx_ent {
     uint8_t net[16];
@@ -76,7 +86,7 @@ void pfx_free(pfx_index *x)
     pfx_owner *o, *tmp;
     HASH_ITER(hh, x->owners, o, tmp) {
         HASH_DEL(x->owners, o);
-        free(o->c);
+        owner_ranges_free(o);
         free(o);
     }
     free(atomic_load(&x->pub));
@@ -95,29 +105,39 @@ static int ent_cmp(const void *pa, const void *pb)
 }
 
 /* Build and publish the table from every owner; the old one goes after a
- * grace period. -1 out of memory (the old table stays). */
+ * grace period. -1 out of memory (the old table stays). The ranges are
+ * sorted in a scratch array first, so the block holds exactly its groups. */
 static int publish(pfx_index *x)
 {
     pfx_table *t = NULL;
     if (x->nranges) {
-        size_t n = x->nranges;
-        /* groups: at most one per entry */
-        t = malloc(sizeof *t + n * sizeof(pfx_ent) + n * sizeof(pfx_group));
-        if (!t)
+        size_t n = x->nranges, k = 0, ng = 0;
+        pfx_ent *tmp = malloc(n * sizeof *tmp);
+        if (!tmp)
             return -1;
-        t->n = 0;
-        pfx_owner *o, *tmp;
-        HASH_ITER(hh, x->owners, o, tmp)
+        pfx_owner *o, *otmp;
+        HASH_ITER(hh, x->owners, o, otmp)
             for (size_t i = 0; i < o->n; i++) {
-                pfx_ent *e = &t->ents[t->n++];
+                pfx_ent *e = &tmp[k++];
                 assert(o->c[i].family == AF_INET || o->c[i].family == AF_INET6);
                 memcpy(e->net, o->c[i].addr, 16);
                 e->family = o->c[i].family == AF_INET ? 4 : 6;  /* st_ip's */
                 e->bits = o->c[i].bits;
                 e->node = o->node;
             }
-        assert(t->n == n);
-        qsort(t->ents, n, sizeof *t->ents, ent_cmp);
+        assert(k == n);
+        qsort(tmp, n, sizeof *tmp, ent_cmp);
+        for (size_t i = 0; i < n; i++)
+            if (i == 0 || tmp[i].family != tmp[i - 1].family || tmp[i].bits != tmp[i - 1].bits)
+                ng++;
+        t = malloc(sizeof *t + n * sizeof(pfx_ent) + ng * sizeof(pfx_group));
+        if (!t) {
+            free(tmp);
+            return -1;
+        }
+        memcpy(t->ents, tmp, n * sizeof *tmp);
+        free(tmp);
+        t->n = n;
         t->groups = (pfx_group *)(t->ents + n);
         t->ngroups = 0;
         for (size_t i = 0; i < n; i++) {
@@ -126,8 +146,10 @@ static int publish(pfx_index *x)
                 g->n++;
                 continue;
             }
+            assert(t->ngroups < ng);
             t->groups[t->ngroups++] = (pfx_group){ t->ents[i].family, t->ents[i].bits, i, 1 };
         }
+        assert(t->ngroups == ng);
     }
     pfx_table *old = atomic_exchange_explicit(&x->pub, t, memory_order_acq_rel);
     if (old)
@@ -176,12 +198,17 @@ int pfx_set(pfx_index *x, const char *owner, const char *node, const cidr *c, si
         HASH_ADD_STR(x->owners, name, o);
     }
     x->nranges -= o->n;
-    free(o->c);
+    owner_ranges_free(o);
     if (!nk) {
         HASH_DEL(x->owners, o);
         free(o);
         free(keep);
     } else {
+        if (nk == 1) {              /* inside the record: one malloc chunk fewer */
+            o->one = keep[0];
+            free(keep);
+            keep = &o->one;
+        }
         o->c = keep;
         o->n = nk;
         o->node = node;

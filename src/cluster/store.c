@@ -595,7 +595,7 @@ static void index_by_ip(merged *m)
     size_t n = 0;
     for (size_t i = 0; t && i < m->pub.n; i++)
         if (m->pub.eps[i].node || m->pub.eps[i].ready)
-            t[n++] = (ip_idx){ m->pub.eps[i].ip, (uint32_t)i };
+            t[n++] = (ip_idx){ st_ep_ip(&m->pub.eps[i]), (uint32_t)i };
     if (t && n && (m->by_ip = malloc(n * sizeof *m->by_ip))) {
         qsort(t, n, sizeof *t, ip_idx_cmp);
         for (size_t i = 0; i < n; i++)
@@ -616,7 +616,7 @@ static st_ip *ready_ips(const merged *m, size_t *n)
         return NULL;
     for (size_t i = 0; i < m->pub.n; i++)
         if (m->pub.eps[i].ready)
-            v[(*n)++] = m->pub.eps[i].ip;
+            v[(*n)++] = st_ep_ip(&m->pub.eps[i]);
     *n = ips_unique(v, *n);
     return v;
 }
@@ -824,12 +824,13 @@ static void conflict_check(store *s, int src, const slice_blob *b, const st_endp
 {
     if (!ep->node)
         return;
-    const char *rn = pfx_find(s->ranges[src], &ep->ip, NULL);
+    st_ip ip = st_ep_ip(ep);
+    const char *rn = pfx_find(s->ranges[src], &ip, NULL);
     if (!rn || !strcmp(rn, st_ep_node(ep)))
         return;
     wconflict key, *e;
     memset(&key, 0, sizeof key);
-    key.key.ip = ep->ip;
+    key.key.ip = ip;
     key.key.source = (uint8_t)src;
     HASH_FIND(hh, s->conflicts, &key.key, sizeof key.key, e);
     if (e || s->nconflicts >= CONFLICTS_MAX || !(e = calloc(1, sizeof *e)))
@@ -1532,6 +1533,13 @@ size_t store_range_count(store *s, int source)
     return source < 0 || source >= ST_RANGE_COUNT ? 0 : pfx_count(s->ranges[source]);
 }
 
+/* memcmp of an endpoint's address (st_ep_ip) with ip: <0, 0, >0. */
+static int ep_ip_cmp(const st_endpoint *ep, const st_ip *ip)
+{
+    st_ip a = st_ep_ip(ep);
+    return memcmp(&a, ip, sizeof a);
+}
+
 /* The position in m->by_ip of the first entry with address ip (m->nby_ip
  * when none): a binary search. */
 static size_t by_ip_first(const merged *m, const st_ip *ip)
@@ -1541,7 +1549,7 @@ static size_t by_ip_first(const merged *m, const st_ip *ip)
     assert(m->by_ip);
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (memcmp(&eps[m->by_ip[mid]].ip, ip, sizeof *ip) < 0)
+        if (ep_ip_cmp(&eps[m->by_ip[mid]], ip) < 0)
             lo = mid + 1;
         else
             hi = mid;
@@ -1556,12 +1564,12 @@ static const char *merged_node_of(const merged *m, const st_ip *ip)
     const st_endpoint *eps = m->pub.eps;
     if (!m->by_ip) {
         for (size_t j = 0; j < m->pub.n; j++)
-            if (eps[j].node && memcmp(&eps[j].ip, ip, sizeof *ip) == 0)
+            if (eps[j].node && ep_ip_cmp(&eps[j], ip) == 0)
                 return st_ep_node(&eps[j]);
         return NULL;
     }
     for (size_t k = by_ip_first(m, ip);
-         k < m->nby_ip && !memcmp(&eps[m->by_ip[k]].ip, ip, sizeof *ip); k++)
+         k < m->nby_ip && !ep_ip_cmp(&eps[m->by_ip[k]], ip); k++)
         if (eps[m->by_ip[k]].node)
             return st_ep_node(&eps[m->by_ip[k]]);
     return NULL;
@@ -1600,14 +1608,14 @@ void store_endpoints_by_ip(store *s, const st_ip *ip, st_endpoint_cb cb, void *a
         const merged *m = (const merged *)eps;      /* pub is its first member */
         if (svc && m && m->by_ip) {                 /* log(n) + that address */
             for (size_t k = by_ip_first(m, ip);
-                 k < m->nby_ip && !memcmp(&eps->eps[m->by_ip[k]].ip, ip, sizeof *ip); k++)
+                 k < m->nby_ip && !ep_ip_cmp(&eps->eps[m->by_ip[k]], ip); k++)
                 if (eps->eps[m->by_ip[k]].ready && cb(svc, &eps->eps[m->by_ip[k]], arg))
                     return;
             continue;
         }
         for (size_t j = 0; svc && eps && j < eps->n; j++) {
             const st_endpoint *ep = &eps->eps[j];
-            if (ep->ready && memcmp(&ep->ip, ip, sizeof *ip) == 0 && cb(svc, ep, arg))
+            if (ep->ready && ep_ip_cmp(ep, ip) == 0 && cb(svc, ep, arg))
                 return;
         }
     }

@@ -49,6 +49,7 @@
 #include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "common/cidr.h"
 
 struct cJSON;
@@ -89,17 +90,24 @@ typedef struct st_slice {
     const char *const *names;       /* node and zone names (interned), [0] = NULL */
     const st_hints *hints;          /* hint sets, [0] = none */
     const char *const *hnames;      /* hint names (interned) */
-    const char *pool;               /* endpoints' strings (st_endpoint.str) */
+    const char *pool;               /* endpoints' strings (st_endpoint.str) and
+                                     * IPv6 addresses (st_endpoint.a.ip6) */
     uint16_t nports;
     uint16_t nnames, nhints;        /* entries of names[] and hints[] */
+    uint8_t family;                 /* addressType: 4 or 6 (every endpoint's); 0: FQDN,
+                                     * then it has no endpoints */
 } st_slice;
 
-/* One address of an EndpointSlice endpoint: 40 bytes (150,000 of them in a
+/* One address of an EndpointSlice endpoint: 24 bytes (150,000 of them in a
  * large cluster, docs/benchmarks.md). Node, zone and hints are indexes into
  * the slice's tables, the strings one offset into its pool:
  * "hostname\0" if has_host, then "pod\0" if has_pod and not pod_is_host,
  * then the address text "a.b.c.d\0" if addr_text (when the slice wrote it
- * in a form other than inet_ntop's of ip; else the text is derived). */
+ * in a form other than inet_ntop's of the address; else the text is
+ * derived). The address itself: an IPv4 one inline (a.ip4, network order),
+ * an IPv6 one as 16 octets in the pool at offset a.ip6 (v6 set; a slice
+ * has one addressType, so v6 == (sl->family == 6)). Readers take it with
+ * st_ep_ip() / st_ep_family(), never from the fields. */
 typedef struct st_endpoint {
     const st_slice *sl;             /* its slice */
     uint32_t str;                   /* offset into sl->pool */
@@ -112,10 +120,32 @@ typedef struct st_endpoint {
                                      * producer does not hint it */
     uint8_t has_host : 1, has_pod : 1, pod_is_host : 1;
     uint8_t addr_text : 1;
-    st_ip ip;
+    uint8_t v6 : 1;                 /* the address is IPv6 (in the pool) */
+    union {
+        uint8_t ip4[4];             /* !v6: the IPv4 address */
+        uint32_t ip6;               /* v6: offset into sl->pool of its 16 octets */
+    } a;
 } st_endpoint;
-_Static_assert(sizeof(st_endpoint) <= 40, "st_endpoint is 40 bytes");
+_Static_assert(sizeof(void *) != 8 || sizeof(st_endpoint) == 24, "st_endpoint is 24 bytes");
 
+/* The accessors (any reader, inside its read section). */
+/* The endpoint's address family: 4 or 6 (one flag test, no copy). */
+static inline uint8_t st_ep_family(const st_endpoint *ep)
+{
+    assert(ep->sl && ep->v6 == (ep->sl->family == 6));
+    return ep->v6 ? 6 : 4;
+}
+/* The endpoint's address, by value: family 4 or 6, the unused octets zero
+ * (so it compares and hashes as bytes like st_parse_ip's). */
+static inline st_ip st_ep_ip(const st_endpoint *ep)
+{
+    st_ip ip = { .family = st_ep_family(ep) };
+    if (ep->v6)
+        memcpy(ip.addr, ep->sl->pool + ep->a.ip6, 16);
+    else
+        memcpy(ip.addr, ep->a.ip4, 4);
+    return ip;
+}
 /* The accessors (any reader, inside its read section). */
 static inline const char *st_ep_node(const st_endpoint *ep)    /* NULL when unset */
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * addr.c — written socket addresses to sockaddrs (addr.h).
+ * addr.c — written addresses to address bytes and to sockaddrs (addr.h).
  */
 #include <assert.h>
 #include <netdb.h>
@@ -11,6 +11,42 @@
 #include <netinet/in.h>
 #include "common/addr.h"
 
+int addr_parse_bytes(const char *text, size_t len, unsigned flags, int *family,
+                     uint8_t addr[16])
+{
+    assert(family && addr && (text || len == 0));
+    assert((flags & ~(ADDR_ZONE | ADDR_UNMAP)) == 0);
+    *family = AF_UNSPEC;
+    memset(addr, 0, 16);
+    if (flags & ADDR_ZONE) {
+        const char *pct = memchr(text, '%', len);
+        if (pct)
+            len = (size_t)(pct - text);
+    }
+    char buf[INET6_ADDRSTRLEN];
+    if (len == 0 || len >= sizeof buf || memchr(text, '\0', len))
+        return -1;
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    if (inet_pton(AF_INET, buf, addr) == 1) {
+        *family = AF_INET;
+    } else if (inet_pton(AF_INET6, buf, addr) == 1) {
+        *family = AF_INET6;
+        /* compared as bytes: addr need not be aligned for struct in6_addr */
+        static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+        if ((flags & ADDR_UNMAP) && memcmp(addr, mapped, sizeof mapped) == 0) {
+            memmove(addr, addr + 12, 4);
+            memset(addr + 4, 0, 12);
+            *family = AF_INET;
+        }
+    } else {
+        memset(addr, 0, 16);
+        return -1;
+    }
+    assert(*family == AF_INET6 || !memcmp(addr + 4, (const uint8_t[12]){ 0 }, 12));
+    return 0;
+}
+
 int addr_parse_ip(const char *ip, int port, struct sockaddr_storage *ss, socklen_t *len)
 {
     assert(ip && ss && len);
@@ -18,7 +54,10 @@ int addr_parse_ip(const char *ip, int port, struct sockaddr_storage *ss, socklen
         return -1;
     memset(ss, 0, sizeof *ss);
     struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-    if (inet_pton(AF_INET, ip, &s4->sin_addr) == 1) {
+    uint8_t a[16];
+    int fam;
+    if (addr_parse_bytes(ip, strlen(ip), 0, &fam, a) == 0 && fam == AF_INET) {
+        memcpy(&s4->sin_addr, a, 4);
         s4->sin_family = AF_INET;
         s4->sin_port = htons((uint16_t)port);
         *len = sizeof *s4;
@@ -60,8 +99,6 @@ int addr_parse(const char *text, int defport, struct sockaddr_storage *ss, sockl
             p = close + 2;
         else if (close[1] != '\0')
             return -1;
-        if (!strchr(host, ':'))
-            return -1;                  /* brackets hold IPv6 only */
     } else {
         char *c = strchr(buf, ':');
         if (c && c == strrchr(buf, ':')) {      /* one colon: IPv4:port */

@@ -5,26 +5,17 @@
 #include <assert.h>
 #include <arpa/inet.h>
 #include <string.h>
+#include "common/addr.h"
 #include "common/cidr.h"
 
 /* Go's decimal reader stops here as too big (net's dtoi). */
 #define DTOI_BIG 0xFFFFFF
 
-/* The address part (len octets of text): 0 with family and addr set. */
+/* The address part (len octets of text): 0 with family and addr set. Go's
+ * net.ParseIP: no zone, ::ffff:a.b.c.d stays IPv6. */
 static int parse_addr(const char *text, size_t len, cidr *out)
 {
-    char buf[64];
-    if (len == 0 || len >= sizeof buf)
-        return -1;
-    memcpy(buf, text, len);
-    buf[len] = '\0';
-    if (inet_pton(AF_INET, buf, out->addr) == 1)
-        out->family = AF_INET;
-    else if (inet_pton(AF_INET6, buf, out->addr) == 1)
-        out->family = AF_INET6;
-    else
-        return -1;
-    return 0;
+    return addr_parse_bytes(text, len, 0, &out->family, out->addr);
 }
 
 /* The length: digits only, one at least, within the family. */

@@ -11,12 +11,13 @@
  * it does not name at an object's top level, so a Status (or any other
  * object kind) passes whole.
  *
- * Pods and Nodes are pruned to what decode_pod() and decode_node() read:
- * when those decoders read a new field, add it here (tests/unit/
- * test_jsonsel.c decodes real objects both ways and fails on a
- * difference). Every other resource keeps everything but
- * metadata.managedFields (server-side apply bookkeeping, ~40 % of an
- * object, read by nobody).
+ * Pods, Nodes and EndpointSlices are pruned to what decode_pod(),
+ * decode_node() and decode_slice() (with store_upsert_slice() and the
+ * kubernetes plugin's programming.c) read: when
+ * those decoders read a new field, add it here (tests/unit/test_jsonsel.c
+ * decodes real objects both ways and fails on a difference). Every other
+ * resource keeps everything but metadata.managedFields (server-side apply
+ * bookkeeping, ~40 % of an object, read by nobody).
  */
 #include <stddef.h>
 #include <string.h>
@@ -62,6 +63,34 @@ static const jsel node_members[] = {
 };
 static const jsel node_obj = { NULL, JSEL_OBJECT, JSEL_KEEP, node_members };
 
+/* ---- endpointslices: decode_slice(), store_upsert_slice(), store_remove() ----------- */
+
+/* An EndpointSlice of a large cluster is mostly its endpoints (150,000 of
+ * them at 5,000 nodes): of each, the decoder reads the addresses, the
+ * conditions, hostname, nodeName, zone, hints and the targetRef's kind
+ * and name; the targetRef's uid, namespace and resourceVersion, and
+ * deprecatedTopology, are skipped. Of the metadata it reads the name,
+ * namespace, resourceVersion, labels (kubernetes.io/service-name, the
+ * multicluster ones) and annotations (the kubernetes plugin's programming
+ * duration reads endpoints.kubernetes.io/last-change-trigger-time,
+ * programming.c), not the uid, timestamps or owners. */
+static const jsel slice_meta[] = {
+    KEEP("name"), KEEP("namespace"), KEEP("resourceVersion"), KEEP("labels"),
+    KEEP("annotations"), END,
+};
+static const jsel slice_ref[] = { KEEP("kind"), KEEP("name"), END };
+static const jsel slice_ep_m[] = {
+    KEEP("addresses"), KEEP("conditions"), KEEP("hostname"), KEEP("nodeName"), KEEP("zone"),
+    KEEP("hints"), { "targetRef", JSEL_OBJECT, JSEL_SKIP, slice_ref }, END,
+};
+static const jsel slice_ep = { NULL, JSEL_OBJECT, JSEL_SKIP, slice_ep_m };
+static const jsel slice_members[] = {
+    { "metadata", JSEL_OBJECT, JSEL_SKIP, slice_meta },
+    { "endpoints", JSEL_ARRAY, JSEL_KEEP, &slice_ep },
+    END,
+};
+static const jsel slice_obj = { NULL, JSEL_OBJECT, JSEL_KEEP, slice_members };
+
 /* ---- list pages and watch events ----------------------------------------------------- */
 
 /* A list: kind, apiVersion and metadata (continue, resourceVersion) kept,
@@ -75,6 +104,7 @@ static const jsel node_obj = { NULL, JSEL_OBJECT, JSEL_KEEP, node_members };
 WRAP(any)
 WRAP(pod)
 WRAP(node)
+WRAP(slice)
 
 /* A watch line the parser refuses: what the reflector needs to skip it. */
 static const jsel salvage_meta[] = {
@@ -96,6 +126,7 @@ typedef struct rules {
 static const rules table[] = {
     { "pods", &pod_page, &pod_line },
     { "nodes", &node_page, &node_line },
+    { "endpointslices", &slice_page, &slice_line },
 };
 
 static const rules *find(const char *resource)

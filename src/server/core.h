@@ -101,13 +101,19 @@ struct req_full;
  *   send  an encoded reply of f (wire, len; read during the call only):
  *         0 when it was sent or queued (or kept, for an internal request),
  *         -1 when it was dropped (the TCP client has gone). A request may
- *         send several (zone transfers over TCP).
+ *         send several (zone transfers over TCP). wire is always a reply:
+ *         at least a header, QR set (request.c asserts it before every
+ *         send; a transport never sends the query's octets back).
  *   done  f is finished or was dropped unanswered: the transport's
  *         bookkeeping, then f goes back to the pool (or, internal, waits for
- *         req_free unless req_start detached it). f is not used after. */
+ *         req_free unless req_start detached it). f is not used after.
+ *   when_writable  req_when_writable() (request.h) for f: 0 with fn kept
+ *         in f->wait_fn/wait_arg until the transport calls it, or -1; NULL
+ *         for a transport that cannot wait for its client (UDP, internal). */
 typedef struct transport_ops {
     int (*send)(struct req_full *f, const uint8_t *wire, size_t len);
     void (*done)(struct req_full *f);
+    int (*when_writable)(struct req_full *f, req_writable_fn fn, void *arg);
 } transport_ops;
 
 /* A request with its transport state; dns_req first so a dns_req* is a
@@ -138,6 +144,14 @@ typedef struct req_full {
     unsigned hold_at;               /* write hooks below this index still to run */
     int finish_pending;             /* req_finish() came while held ... */
     int pending_rc;                 /* ... with this rcode */
+    req_writable_fn wait_fn;        /* req_when_writable(): the callback the
+                                     * transport holds (NULL: none), its arg, */
+    void *wait_arg;
+    struct req_full *wait_next;     /* ... and the transport's list of them */
+    int pooled;                     /* in its worker's pool: req_release put
+                                     * it there, req_alloc takes it out; no
+                                     * other function sees a pooled request
+                                     * (request.c asserts it) */
     struct req_full *next_free;
 } req_full;
 
@@ -183,7 +197,9 @@ void core_handle_packet(req_full *f);
 
 /* request.c */
 /* A request from w's pool (w NULL: a new one), or NULL when out of memory;
- * back with req_release (to w's pool, or freed). */
+ * back with req_release (to w's pool, or freed), exactly once: releasing a
+ * request twice (a double ops->done) would hand it to two queries, so
+ * req_release asserts it is not pooled yet. */
 req_full *req_alloc(worker *w);
 void req_release(req_full *f);
 /* Reset f's per-query fields (a pooled or new request about to be filled). */

@@ -111,11 +111,12 @@ static size_t hexdump(char *out, size_t cap, const uint8_t *p, size_t n)
     return o;
 }
 
-/* With debug on (instance_set_debug): one DEBUG line with the packet. */
+/* With debug on (req_debug: the instance's switch): one DEBUG line with
+ * the packet. */
 static void debug_bad_packet(req_full *f, const char *what)
 {
     dns_req *r = &f->r;
-    if (!(f->ins && f->ins->debug))
+    if (!req_debug(r))
         return;
     char addr[64], dump[DUMP_MAX / 16 * 56 + 16];
     int port = 0;

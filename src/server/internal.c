@@ -37,7 +37,7 @@ static void internal_done(req_full *f)
                                     /* else freed by req_free */
 }
 
-static const transport_ops internal_ops = { internal_send, internal_done };
+static const transport_ops internal_ops = { internal_send, internal_done, NULL };
 
 dns_req *req_new_internal(struct instance *ins, struct event_base *base,
                           const uint8_t *wire, size_t len, const char *peer)
@@ -164,5 +164,9 @@ const uint8_t *req_reply_wire(const dns_req *r, size_t *len)
 
 void req_free(dns_req *r)
 {
+    const req_full *f = (const req_full *)r;
+    /* the caller's own request: never one the server frees (req_start,
+     * req_start_next) nor a pooled one */
+    assert(f->ops == &internal_ops && !f->detached && !f->pooled);
     req_destroy((req_full *)r);
 }

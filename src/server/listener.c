@@ -64,7 +64,7 @@
  * send a reply (queued while a batch is answered), then back to the pool. */
 static int udp_ops_send(req_full *f, const uint8_t *wire, size_t len);
 static void udp_ops_done(req_full *f);
-static const transport_ops udp_ops = { udp_ops_send, udp_ops_done };
+static const transport_ops udp_ops = { udp_ops_send, udp_ops_done, NULL };
 
 /* ---- addresses -------------------------------------------------------- */
 

@@ -6,6 +6,7 @@
  *   plugin_next          walk the chain (handlers call it to pass a query on)
  *   req_write            a handler answers: hooks, EDNS echo, size limit, send
  *   req_write_more       more messages for the same request (TCP: transfers)
+ *   req_when_writable    ... each when the connection has room (the transport's)
  *   req_finish           the chain is done: bare error reply if nobody wrote,
  *                        done hooks (log, metrics), back to the pool
  *   req_reply_wire, req_free
@@ -42,8 +43,11 @@ req_full *req_alloc(worker *w)
     req_full *f;
     if (w && w->pool) {
         f = w->pool;
+        assert(f->pooled && w->npool > 0);
         w->pool = f->next_free;
         w->npool--;
+        f->pooled = 0;
+        f->next_free = NULL;
     } else {
         f = calloc(1, sizeof *f);
         if (!f)
@@ -101,6 +105,9 @@ void req_clear(req_full *f)
     f->hold_at = 0;
     f->finish_pending = 0;
     f->pending_rc = 0;
+    assert(!f->wait_fn);            /* no transport still holds a wait of f */
+    f->wait_arg = NULL;
+    f->wait_next = NULL;
 }
 
 void req_destroy(req_full *f)
@@ -115,8 +122,10 @@ void req_destroy(req_full *f)
 void req_release(req_full *f)
 {
     worker *w = f->r.worker;
+    assert(!f->pooled);             /* released once (core.h) */
     req_clear(f);
     if (w && w->npool < POOL_MAX) {
+        f->pooled = 1;
         f->next_free = w->pool;
         w->pool = f;
         w->npool++;
@@ -134,6 +143,7 @@ struct event_base *req_event_base(const dns_req *r)
 
 int req_debug(const dns_req *r)
 {
+    assert(r);
     const req_full *f = (const req_full *)r;
     return f->ins && f->ins->debug;
 }
@@ -398,7 +408,7 @@ static int encode_reply(req_full *f)
 int req_send_reply(req_full *f)
 {
     dns_req *r = &f->r;
-    assert(f->ops && f->ops->send);
+    assert(f->ops && f->ops->send && !f->pooled);
     echo_edns(r);
     if (encode_reply(f) < 0) {
         /* cannot happen for a reply to a parsed query; answer SERVFAIL */
@@ -410,6 +420,7 @@ int req_send_reply(req_full *f)
     }
     r->resp_size += f->outlen;
     r->nsent++;
+    assert(f->outlen >= 12 && (f->out[2] & 0x80));     /* a reply: QR (core.h) */
     return f->ops->send(f, f->out, f->outlen);
 }
 
@@ -501,7 +512,8 @@ int req_write_raw(dns_req *r, const handler *writer, const uint8_t *wire, size_t
     r->written = 1;
     r->resp_size += total;
     r->nsent++;
-    assert(f->ops && f->ops->send);
+    assert(f->ops && f->ops->send && !f->pooled);
+    assert(f->out[2] & 0x80);       /* wire is a reply: QR (core.h) */
     f->ops->send(f, f->out, total);
     return r->resp.rcode;
 }
@@ -512,6 +524,15 @@ int req_write_more(dns_req *r)
     if (!r->written || f->finished || r->proto != PROTO_TCP)
         return -1;
     return req_send_reply(f);
+}
+
+int req_when_writable(dns_req *r, req_writable_fn fn, void *arg)
+{
+    req_full *f = (req_full *)r;
+    assert(fn && !f->pooled);
+    if (f->finished || f->wait_fn || !f->ops || !f->ops->when_writable)
+        return -1;
+    return f->ops->when_writable(f, fn, arg);
 }
 
 void req_hold_write(dns_req *r)
@@ -552,6 +573,7 @@ int req_drop(dns_req *r)
 void req_finish(dns_req *r, int rcode)
 {
     req_full *f = (req_full *)r;
+    assert(!f->pooled);             /* finished before it went back */
     if (f->finished)
         return;
     if (!f->finish_ran) {

@@ -147,7 +147,10 @@ typedef struct dns_req {
  * SERVFAIL with the error "plugin/<name>: no next plugin found". */
 int plugin_next(const struct handler *h, dns_req *r);
 /* Send r->resp to the client: echo EDNS, apply size limits and truncation,
- * run the write hooks, record the writer. Returns the rcode written. */
+ * run the write hooks, record the writer. Returns the rcode written.
+ * r->resp is a reply (msg_reply_to(), or a copy of a reply): its QR bit is
+ * set, which the server asserts of every message it sends, so a query's
+ * own octets never go back to its client. */
 int req_write(dns_req *r, const struct handler *writer);
 /* Several messages for one request (a zone transfer, RFC 5936): after
  * req_write() sent the first, a handler refills r->resp (msg_reply_to()
@@ -158,6 +161,27 @@ int req_write(dns_req *r, const struct handler *writer);
  * any other transport, before req_write(), after the request finished, or
  * when the client has gone (the handler should stop); else 0. */
 int req_write_more(dns_req *r);
+/* Flow control for such a handler: it sends the next message only when
+ * the client's connection has room for it, so that a client that reads
+ * slowly, or not at all, holds at most about REQ_OUTPUT_LOW octets plus
+ * one message of queued output, and the worker serves other queries
+ * meanwhile. req_when_writable(r, fn, arg) makes the transport call
+ * fn(r, ok, arg) once, never from inside this call:
+ *   ok 1: the octets queued on r's connection are at most REQ_OUTPUT_LOW
+ *     (on the next turn of r's event loop when they already are; else
+ *     when the client has read enough of them);
+ *   ok 0: the connection has closed meanwhile (the client went away, a
+ *     `timeouts` deadline passed, or the worker stops: then from the
+ *     thread that stops it, after its loop ended). The handler stops.
+ * Either way fn owns r again: it sends more and waits again, or finishes
+ * r with req_finish(). One wait per request at a time. Returns 0; -1 when
+ * r cannot wait (not over TCP, finished, its connection already closed, a
+ * wait pending): fn will not be called, and the handler stops. The
+ * connection's `write` deadline restarts each time the client has read its
+ * queue down to REQ_OUTPUT_LOW (src/server/tcp.c). */
+#define REQ_OUTPUT_LOW (64 * 1024)
+typedef void (*req_writable_fn)(struct dns_req *r, int ok, void *arg);
+int req_when_writable(dns_req *r, req_writable_fn fn, void *arg);
 /* Raw replies — the one fast path of the request layer, kept small. A
  * handler that already holds its reply's octets (the kubernetes plugin's
  * pre-rendered answers) may send them without filling r->resp's records:
@@ -167,7 +191,7 @@ int req_write_more(dns_req *r);
  *     hook (cache, loadbalance, rewrite, minimal, ...) needs r->resp's
  *     records, so with one the handler must use req_write().
  *   req_write_raw(r, writer, wire, len): wire is the whole reply without
- *     EDNS: header (ARCOUNT 0) + question + records, exactly as
+ *     EDNS (QR set): header (ARCOUNT 0) + question + records, exactly as
  *     msg_encode() writes them uncompressed. The server fills r->resp's
  *     header and question (msg_reply_to, the flags and rcode of wire) for
  *     the done hooks (log, prometheus, errors: they see no records),
@@ -235,8 +259,9 @@ struct event_base *req_event_base(const dns_req *r);
 int req_family(const dns_req *r);
 /* Client address and port as text. */
 void req_peer_str(const dns_req *r, char *addr, size_t alen, int *port);
-/* 1 when the request's instance has debug logging on (instance_set_debug):
- * a plugin's log_debug() lines are written only then. */
+/* 1 when the request's instance has debug logging on (instance_set_debug),
+ * else 0: the one reader of that switch. A plugin writes its log_debug() lines,
+ * and the core its dump of a packet it cannot take, only then. */
 int req_debug(const dns_req *r);
 /* Largest reply the client accepts over this transport. */
 size_t req_max_size(const dns_req *r);

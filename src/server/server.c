@@ -557,12 +557,8 @@ fail:
 
 void instance_set_debug(instance *ins)
 {
+    assert(ins);
     ins->debug = 1;
-}
-
-int instance_debug(const instance *ins)
-{
-    return ins && ins->debug;
 }
 
 int instance_prepare(instance *ins, instance *prev, char *err, size_t errlen)

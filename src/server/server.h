@@ -219,12 +219,12 @@ int block_set_filter(server_block *b, int (*fn)(void *data, const dns_req *r), v
                      const char *view);
 
 /* Debug logging for the whole instance (the debug plugin sets it from
- * setup; read by workers once serving): the server logs, at DEBUG, a hex
- * dump of every packet it cannot parse (answered FORMERR or dropped), and
- * plugins log their DEBUG lines (req_debug()). Off by default, as CoreDNS's
- * debug log switch. */
+ * setup; read by workers once serving, through req_debug() of
+ * server/request.h, the one reader): the server logs, at DEBUG, a hex dump
+ * of every packet it cannot parse (answered FORMERR or dropped), and
+ * plugins log their DEBUG lines. Off by default, as CoreDNS's debug log
+ * switch. */
 void instance_set_debug(instance *ins);
-int instance_debug(const instance *ins);
 
 /* Requests that never reach a chain (no zone matches, refused class,
  * FORMERR): observers see each of them once it is answered, on the worker

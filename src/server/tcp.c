@@ -27,7 +27,11 @@
  *     closes the connection (a slowloris client holds a slot for `read`,
  *     not for ever). While queries are in flight no read deadline runs.
  *   - Replies queued while the output was empty must all be handed to the
- *     kernel within `write`, or the connection is closed.
+ *     kernel within `write`, or the connection is closed; each time the
+ *     client has read the queue down to REQ_OUTPUT_LOW octets (the write
+ *     callback) the deadline starts again, so that a long transfer to a
+ *     client that reads steadily goes on, and one to a client that stopped
+ *     reading ends `write` after it stopped.
  *   - After `maxtcpqueries` messages nothing more is read; the connection is
  *     closed once they are answered and the replies handed to the kernel.
  * Limits, per worker (server_env, defaults in server.h): at most max_conns
@@ -37,7 +41,15 @@
  * waiting started, oldest first); when none in the scope is waiting, the
  * new connection is closed instead.
  * Flow control: reading pauses while TCP_MAX_INFLIGHT queries are in flight
- * or TCP_MAX_OUTPUT octets of replies are queued for a slow reader.
+ * or TCP_MAX_OUTPUT octets of replies are queued for a slow reader. A
+ * request that sends many messages (a zone transfer) waits for room
+ * between them (req_when_writable, request.h): it is kept on the
+ * connection's waiters and called back once the queued output is at most
+ * REQ_OUTPUT_LOW octets (the bufferevent's write low-watermark, so the
+ * write callback comes as soon as the client has read down to it; from a
+ * zero timer when there is room already), or once the connection closed
+ * (with ok 0: the request finishes, and the connection is freed after
+ * it).
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -58,7 +70,8 @@
  * the reply is dropped), and end a query of the connection. */
 static int tcp_send(req_full *f, const uint8_t *wire, size_t len);
 static void tcp_done(req_full *f);
-static const transport_ops tcp_ops = { tcp_send, tcp_done };
+static int tcp_when_writable(req_full *f, req_writable_fn fn, void *arg);
+static const transport_ops tcp_ops = { tcp_send, tcp_done, tcp_when_writable };
 
 #define TCP_MAX_INFLIGHT 128
 #define TCP_MAX_OUTPUT (1u << 20)
@@ -83,6 +96,8 @@ typedef struct tcp_conn {
     unsigned nread;                 /* messages read */
     int waiting;                    /* deadline armed for the next message */
     int closed;                     /* client gone or we closed: drop replies */
+    struct req_full *waiters;       /* req_when_writable(), in flight (f->wait_next) */
+    struct event *wake;             /* zero timer: run the waiters from the loop */
     struct tcp_conn *prev, *next;   /* w->conns */
 } tcp_conn;
 
@@ -161,10 +176,19 @@ static void list_append(tcp_conn *c)
 
 static void conn_free(tcp_conn *c)
 {
+    assert(!c->waiters);            /* each holds a query in flight */
     list_unlink(c);
     event_free(c->deadline);
     event_free(c->write_deadline);
+    event_free(c->wake);
     free(c);
+}
+
+/* Run the waiters from the loop, on the next turn. */
+static void wake_soon(tcp_conn *c)
+{
+    const struct timeval now = { 0, 0 };
+    evtimer_add(c->wake, &now);
 }
 
 /* Close the socket now; free the connection once no query holds it. */
@@ -180,6 +204,8 @@ static void conn_close(tcp_conn *c)
         source_put(c->w, c->src);
         c->src = NULL;
         c->w->nconns--;
+        if (c->waiters)             /* they learn it from the loop (ok 0) */
+            wake_soon(c);
     }
     if (c->inflight == 0)
         conn_free(c);
@@ -340,11 +366,60 @@ static void tcp_read(struct bufferevent *bev, void *arg)
     conn_flow(c);
 }
 
-/* The output drained to the kernel (libevent calls this at empty). */
+static void tcp_query_done(tcp_conn *c);
+
+/* Call back the waiters that may go on: all of them (ok 0) once the
+ * connection is closed, else those while the output is within
+ * REQ_OUTPUT_LOW (each may queue a message; the others wait on). A
+ * callback may finish its query; c stays allocated until the end. */
+static void waiters_run(tcp_conn *c)
+{
+    req_full *list = c->waiters;
+    c->waiters = NULL;
+    c->inflight++;                  /* held: a callback's tcp_done frees no c */
+    while (list) {
+        req_full *f = list;
+        list = f->wait_next;
+        f->wait_next = NULL;
+        if (!c->closed && conn_output(c) > REQ_OUTPUT_LOW) {
+            f->wait_next = c->waiters;
+            c->waiters = f;
+            continue;
+        }
+        req_writable_fn fn = f->wait_fn;
+        void *arg = f->wait_arg;
+        f->wait_fn = NULL;
+        f->wait_arg = NULL;
+        assert(fn);
+        fn(&f->r, !c->closed, arg);
+    }
+    tcp_query_done(c);              /* the hold: settles c, or frees a closed one */
+}
+
+static void wake_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    waiters_run(arg);
+}
+
+/* The output drained to the kernel down to the write low-watermark
+ * (REQ_OUTPUT_LOW): libevent calls this after a write that left at most
+ * that much queued. */
 static void tcp_write_done(struct bufferevent *bev, void *arg)
 {
+    (void)bev;
     tcp_conn *c = arg;
-    evtimer_del(c->write_deadline);
+    if (conn_output(c) == 0) {
+        evtimer_del(c->write_deadline);
+    } else {                        /* the client is reading: its deadline restarts */
+        struct timeval tv = tv_of(c->grp->tcp.write_ns);
+        evtimer_add(c->write_deadline, &tv);
+    }
+    if (c->waiters) {
+        waiters_run(c);             /* settles c at its end */
+        return;
+    }
     conn_settle(c);
     conn_flow(c);
 }
@@ -383,7 +458,8 @@ static int conn_open(const sock_ctx *u, evutil_socket_t fd, const struct sockadd
     sockaddr_unmap(&c->local);
     c->deadline = evtimer_new(w->base, deadline_passed, c);
     c->write_deadline = evtimer_new(w->base, deadline_passed, c);
-    if (c->deadline && c->write_deadline && (c->src = source_get(w, peer)))
+    c->wake = evtimer_new(w->base, wake_cb, c);
+    if (c->deadline && c->write_deadline && c->wake && (c->src = source_get(w, peer)))
         c->bev = c->grp->tls_ctx ? tls_bev_new(w->base, c->grp, fd)    /* tls:// */
                                  : bufferevent_socket_new(w->base, fd, BEV_OPT_CLOSE_ON_FREE);
     if (!c->bev) {
@@ -393,12 +469,15 @@ static int conn_open(const sock_ctx *u, evutil_socket_t fd, const struct sockadd
             event_free(c->deadline);
         if (c->write_deadline)
             event_free(c->write_deadline);
+        if (c->wake)
+            event_free(c->wake);
         free(c);
         return -1;
     }
     w->nconns++;
     list_append(c);
     bufferevent_setcb(c->bev, tcp_read, tcp_write_done, tcp_event, c);
+    bufferevent_setwatermark(c->bev, EV_WRITE, REQ_OUTPUT_LOW, 0);
     bufferevent_enable(c->bev, EV_READ | EV_WRITE);
     conn_wait(c, c->grp->tcp.read_ns);
     return 0;
@@ -452,15 +531,38 @@ static void tcp_query_done(tcp_conn *c)
 static void tcp_done(req_full *f)
 {
     tcp_conn *c = f->conn;
+    assert(!f->wait_fn);            /* a waiting request is finished by its callback */
     req_release(f);
     if (c)
         tcp_query_done(c);
+}
+
+/* req_when_writable() over TCP: f joins its connection's waiters; a
+ * closed connection takes none. */
+static int tcp_when_writable(req_full *f, req_writable_fn fn, void *arg)
+{
+    tcp_conn *c = f->conn;
+    assert(f->ops == &tcp_ops && !f->wait_fn);
+    if (!c || c->closed)
+        return -1;
+    f->wait_fn = fn;
+    f->wait_arg = arg;
+    f->wait_next = c->waiters;
+    c->waiters = f;
+    if (conn_output(c) <= REQ_OUTPUT_LOW)
+        wake_soon(c);
+    return 0;
 }
 
 void tcp_close_all(worker *w)
 {
     while (w->conns) {
         tcp_conn *c = w->conns;
+        if (c->waiters) {           /* told now (the loop has ended): they finish */
+            conn_close(c);
+            waiters_run(c);         /* may free c; else it comes round again */
+            continue;
+        }
         c->inflight = 0;            /* the worker is stopping: nobody finishes them */
         conn_close(c);
     }

@@ -15,11 +15,14 @@
  * Transferers: the first that does not answer XFR_NOTAUTH serves the
  * transfer.
  *
- * A source may also be resumable (open/next/close, below): the transfer
- * plugin then produces the zone one message at a time, going back to the
- * worker's event loop between messages, so that a zone of any size holds
- * the worker for one message's work at a time. A source without open()
- * is walked whole in one call.
+ * A source may also be resumable (open/next/close, below: kubernetes,
+ * file): the transfer plugin then produces the zone one message at a
+ * time, going back to the worker's event loop between messages and asking
+ * for the next only when the client's connection has room for it
+ * (req_when_writable, request.h), so that a zone of any size holds the
+ * worker for one message's work at a time and a client that reads slowly
+ * holds a bounded amount of queued output. A source without open() is
+ * walked whole in one call, its messages all queued at once.
  *
  * Threads: publish and find run on the loading thread; walk(), open(),
  * next() and close() run on the worker serving the transfer and must not
@@ -30,10 +33,11 @@
  * Memory: a cursor is the source's (malloc'd by open(), freed by close(),
  * which the transfer plugin calls exactly once for every cursor open()
  * returned, also when the transfer stops early or the worker stops).
- * Between two next() calls a cursor holds no read-side section of the
- * cluster store and no pointer into data a writer may free: it keeps
- * copied keys and positions, and reads the current data again at each
- * call.
+ * Between two next() calls, which may be any time apart (the client reads
+ * at its pace), a cursor holds no read-side section of the cluster store
+ * and no pointer into data a writer may free: it keeps copied keys and
+ * positions and reads the current data again at each call (kubernetes),
+ * or holds a reference to an immutable zone version (file).
  */
 #ifndef TOPODNS_TRANSFER_H
 #define TOPODNS_TRANSFER_H

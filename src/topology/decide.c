@@ -27,7 +27,7 @@
 #include <strings.h>
 #include "topology/internal.h"
 
-#define FAM_BIT(ep) ((ep)->ip.family == 4 ? 1 : 2)
+#define FAM_BIT(ep) (st_ep_family(ep) == 4 ? 1 : 2)
 
 int topo_zone_eq(const char *a, const char *b)
 {
@@ -281,7 +281,7 @@ topo_policy topo_policy_for(const topo_cfg *cfg, const st_service *svc, const st
         return TP_NONE;
     cand c = { eps, idx, 0 };
     for (size_t i = 0; i < n; i++)
-        if (eps->eps[i].ready && eps->eps[i].ip.family == family)
+        if (eps->eps[i].ready && st_ep_family(&eps->eps[i]) == family)
             idx[c.n++] = i;
     int computed;
     topo_policy p = policy_of(cfg, svc, &c, &computed);

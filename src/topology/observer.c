@@ -30,11 +30,13 @@
 #include "runtime/periodic.h"
 #include "topology/internal.h"
 
+/* One per Service (and family) with a topology policy: hundreds in a large
+ * cluster, so the key is sized to what it holds. */
 typedef struct svc_state {
-    char key[600];                  /* ns/name/family */
     int enabled;
     int seen;                       /* pass number it was last seen in */
     UT_hash_handle hh;
+    char key[];                     /* ns/name/family */
 } svc_state;
 
 struct observer {
@@ -109,7 +111,7 @@ static int honoured(topo_engine *e, topo_policy p, const st_service *svc,
     int ok = 0;
     if (idx && v) {
         for (size_t i = 0; i < n; i++)
-            if (eps->eps[i].ready && eps->eps[i].ip.family == family)
+            if (eps->eps[i].ready && st_ep_family(&eps->eps[i]) == family)
                 idx[m++] = i;
         ok = topo_compute_hints(e, p, svc, eps, idx, m, family, v, why, wlen);
     }
@@ -135,9 +137,10 @@ static void observe_family(struct observer *o, const st_service *svc, const st_e
     svc_state *s;
     HASH_FIND_STR(o->states, key, s);
     int changed = !s || s->enabled != ok;
-    if (!s && (s = calloc(1, sizeof *s))) {
-        snprintf(s->key, sizeof s->key, "%s", key);
-        HASH_ADD_STR(o->states, key, s);
+    size_t kl = strlen(key);
+    if (!s && (s = calloc(1, sizeof *s + kl + 1))) {
+        memcpy(s->key, key, kl + 1);
+        HASH_ADD_KEYPTR(hh, o->states, s->key, kl, s);
     }
     if (!s)
         return;
@@ -150,7 +153,7 @@ static void observe_family(struct observer *o, const st_service *svc, const st_e
 static int has_family(const st_endpoints *eps, int family)
 {
     for (size_t i = 0; eps && i < eps->n; i++)
-        if (eps->eps[i].ip.family == family)
+        if (st_ep_family(&eps->eps[i]) == family)
             return 1;
     return 0;
 }

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # k8s_external.sh — the k8s_external plugin through the real binary against
 # kubesim: external IPs, load-balancer ingress (an IP, or a hostname looked
-# up through the server), SRV, headless endpoints, PTR, the apex records,
-# NXDOMAIN/NODATA shapes, fallthrough, and the Corefile errors. The
+# up through the server, also in bursts of queries that wait on it), SRV,
+# headless endpoints, PTR, the apex records, NXDOMAIN/NODATA shapes,
+# fallthrough, and the Corefile errors. The
 # expected answers are those of CoreDNS's own k8s_external tests (same
 # Services, k8s_external.yaml), plus the cases those tables do not cover.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
@@ -144,6 +145,47 @@ check "ingress hostname SRV: the hostname as target, its A additional" eval \
     'is ANSWER "_http._tcp.svc12.$Z. 5 SRV 0 100 80 lb.example.test.|" && is ADDITIONAL "lb.example.test. 3600 A 7.7.7.7|"'
 q svc12.$Z SRV +tcp
 check "ingress hostname SRV over TCP" eval 'is ANSWER "svc12.$Z. 5 SRV 0 100 80 lb.example.test.|"'
+# a burst: 300 queries whose answers wait on lookups of the ingress
+# hostname (SRV at _http._tcp, and A through the CNAME), 30 sent before any
+# reply is read so that the server takes them in batches from its request
+# pool; every reply must be an answer (QR) to one of them, with its records
+OUT=$(timeout 30 /usr/bin/python3 - "$PORT" "$Z" <<'PY'
+import socket, struct, sys
+port, zone = int(sys.argv[1]), sys.argv[2]
+def wire(n):
+    return b"".join(bytes([len(l)]) + l.encode() for l in n.split(".") if l) + b"\0"
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 0))
+s.settimeout(3)
+ok = 0
+for burst in range(10):
+    sent = {}
+    for i in range(30):
+        qid = burst * 30 + i + 1
+        srv = i % 3 != 2
+        qname = ("_http._tcp.svc12." if srv else "svc12.") + zone
+        sent[qid] = srv
+        s.sendto(struct.pack("!HHHHHH", qid, 0x0120, 1, 0, 0, 0) + wire(qname) +
+                 struct.pack("!HH", 33 if srv else 1, 1), ("127.0.0.1", port))
+    while sent:
+        try:
+            d = s.recv(4096)
+        except socket.timeout:
+            print("no reply to %d queries" % len(sent)); sys.exit(0)
+        qid, fl, qd, an, ns, ar = struct.unpack("!HHHHHH", d[:12])
+        if not fl & 0x8000:
+            print("datagram without QR, id %d flags %04x" % (qid, fl)); sys.exit(0)
+        if qid not in sent:
+            print("reply to no query sent: id %d" % qid); sys.exit(0)
+        srv = sent.pop(qid)
+        if fl & 0xf or (srv and (an, ar) != (1, 1)) or (not srv and an != 2):
+            print("id %d: rcode %d answer %d additional %d" % (qid, fl & 0xf, an, ar)); sys.exit(0)
+        ok += 1
+print("ok %d" % ok)
+PY
+)
+check "300 queries waiting on hostname lookups, in bursts: each answered once, with QR" \
+    eval '[ "$OUT" = "ok 300" ]'
 q svc-headless.$Z A
 check "headless: every ready endpoint" eval 'rcode_is NOERROR && is_sorted ANSWER "svc-headless.$Z. 5 A 1.2.3.4|svc-headless.$Z. 5 A 1.2.3.5|"'
 q svc-headless.$Z SRV

@@ -39,21 +39,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A free TCP+UDP port on 127.0.0.1.
-free_port() {
-    /usr/bin/python3 - <<'PY'
-import socket
-while True:
-    t = socket.socket(); t.bind(("127.0.0.1", 0)); p = t.getsockname()[1]
-    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    try:
-        u.bind(("127.0.0.1", p)); print(p); break
-    except OSError:
-        pass
-    finally:
-        u.close(); t.close()
-PY
-}
+# A free TCP+UDP port on 127.0.0.1 for a server, outside the kernel's
+# ephemeral range: scripts/free-port says why.
+free_port() { /usr/bin/python3 "$top_srcdir/scripts/free-port"; }
 
 # start_topodns COREFILE_TEXT [extra topodns args...]
 # Sets PORT, CONF, LOG, TOPO_PID. Waits until the server answers.
@@ -102,6 +90,10 @@ check() {
         FAIL=$((FAIL + 1))
         echo "FAIL: $what"
         echo "${OUT:-}" | sed 's/^/    | /'
+        # a datagram without QR: no reply of topodns has one (request.c
+        # asserts it); dig read a query, most likely its own (free_port)
+        ! grep -q "query response not set" <<<"${OUT:-}" ||
+            echo "    note: dig got a datagram without QR; if it is the query itself, dig's source port was the server's (see free_port)"
     fi
 }
 

@@ -110,4 +110,19 @@ check "response packet dropped" grep -q noreply <<<"$OUT"
 OUT=$($RAW udp "$PORT" good)
 check "server alive after bad packets" grep -q '^NOERROR' <<<"$OUT"
 
+# A fatal start-up error exits 1 with its FATAL line as the last word: no
+# report after it (the sanitizer stages run this binary, so a leak on the
+# way out would show here).
+fatal_clean() {   # WHAT ARGS... : exit 1, the last line is the FATAL one naming WHAT
+    local what=$1; shift
+    OUT=$(timeout 20 "$TOPODNS" "$@" 2>&1)
+    local rc=$?
+    [ $rc -eq 1 ] && tail -n 1 <<<"$OUT" | grep -q "^\[FATAL\].*$what" || { echo "rc=$rc: $OUT" | tail -5; return 1; }
+}
+printf 'example.org {\n    nosuchplugin\n}\n' > "$TMP/bad.cf"
+check "unknown directive: exit 1, nothing after FATAL" fatal_clean "nosuchplugin" -conf "$TMP/bad.cf"
+printf '.:%s {\n    bind 127.0.0.1\n    whoami\n}\n' "$(free_port)" > "$TMP/ok.cf"
+check "unwritable pidfile: exit 1, nothing after FATAL" fatal_clean "pidfile" -conf "$TMP/ok.cf" \
+    -pidfile "$TMP/no/such/dir/pid"
+
 finish

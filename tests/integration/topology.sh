@@ -10,10 +10,7 @@
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
 . "$top_srcdir/tests/integration/kubernetes_lib.sh"
-need_kube
-command -v jq >/dev/null || skip "jq not installed"
-start_kubesim
-load_fixture "$top_srcdir/tests/data/topology/cluster.yaml"
+start_topology_cluster
 
 EXPLAIN=$(free_port)
 METRICS=$(free_port)
@@ -29,24 +26,6 @@ start_topodns ".:{\$PORT} {
     prometheus 127.0.0.1:$METRICS
 }" || exit 1
 
-S=prod.svc.cluster.local
-# addrs NAME SOURCE [TYPE] [dig args]: the sorted answer addresses, one line
-addrs() {
-    local n=$1 src=$2 t=${3:-A}; shift 3 2>/dev/null
-    dig @127.0.0.1 -p "$PORT" -b "$src" +time=2 +tries=1 +short "$n.$S" "$t" "$@" | sort | tr '\n' ' ' | sed 's/ $//'
-}
-# expect WHAT NAME SOURCE WANT: one check of the answer set
-expect() { local got; got=$(addrs "$2" "$3"); OUT="got '$got' want '$4'"; check "$1" test "$got" = "$4"; }
-# within1s WHAT NAME SOURCE WANT: the answer becomes WANT within one second
-within1s() {
-    local got i
-    for i in $(seq 1 20); do
-        got=$(addrs "$2" "$3")
-        [ "$got" = "$4" ] && break
-        sleep 0.05
-    done
-    OUT="got '$got' want '$4' (after 1 s)"; check "$1" test "$got" = "$4"
-}
 wait_synced() {
     for i in $(seq 1 50); do
         [ -n "$(addrs hinted 127.0.1.1)" ] && [ -n "$(addrs auto 127.0.9.9)" ] && return 0
@@ -56,45 +35,45 @@ wait_synced() {
 wait_synced
 
 # no policy: everyone gets everything
-expect "plain: zone-a"            plain 127.0.1.1 "10.20.1.1 10.20.1.2 10.20.1.3"
-expect "plain: unknown client"    plain 127.0.9.9 "10.20.1.1 10.20.1.2 10.20.1.3"
+expect_addrs "plain: zone-a"            plain 127.0.1.1 "10.20.1.1 10.20.1.2 10.20.1.3"
+expect_addrs "plain: unknown client"    plain 127.0.9.9 "10.20.1.1 10.20.1.2 10.20.1.3"
 # hints written by a controller (forZones)
-expect "hints: zone-a client"     hinted 127.0.1.1 "10.20.2.1 10.20.2.2"
-expect "hints: other zone-a node" hinted 127.0.1.2 "10.20.2.1 10.20.2.2"
-expect "hints: zone-b client"     hinted 127.0.2.2 "10.20.2.3"
-expect "hints: zone-c client"     hinted 127.0.3.2 "10.20.2.4"
-expect "hints: unknown client"    hinted 127.0.9.9 "10.20.2.1 10.20.2.2 10.20.2.3 10.20.2.4"
-expect "hints: hostNetwork client (node address of b1)" hinted 127.0.10.3 "10.20.2.3"
+expect_addrs "hints: zone-a client"     hinted 127.0.1.1 "10.20.2.1 10.20.2.2"
+expect_addrs "hints: other zone-a node" hinted 127.0.1.2 "10.20.2.1 10.20.2.2"
+expect_addrs "hints: zone-b client"     hinted 127.0.2.2 "10.20.2.3"
+expect_addrs "hints: zone-c client"     hinted 127.0.3.2 "10.20.2.4"
+expect_addrs "hints: unknown client"    hinted 127.0.9.9 "10.20.2.1 10.20.2.2 10.20.2.3 10.20.2.4"
+expect_addrs "hints: hostNetwork client (node address of b1)" hinted 127.0.10.3 "10.20.2.3"
 OUT=$(dig @127.0.0.1 -p "$PORT" -b 127.0.1.1 +time=2 +tries=1 _http._tcp.hinted.$S SRV)
 check "hints: SRV filtered the same way" eval 'answer_count 2 && answer_has "SRV.*10-20-2-1\.hinted" && answer_has "SRV.*10-20-2-2\.hinted" && rcode_is NOERROR'
 OUT=$(dig @127.0.0.1 -p "$PORT" -b 127.0.2.1 +time=2 +tries=1 _http._tcp.hinted.$S SRV)
 check "hints: SRV from zone-b" eval 'answer_count 1 && answer_has "SRV.*10-20-2-3\.hinted" && additional_has "10\.20\.2\.3"'
 # internalTrafficPolicy Local
-expect "itp: on a1"               itp 127.0.1.1 "10.20.3.1"
-expect "itp: on b1"               itp 127.0.2.1 "10.20.3.2"
+expect_addrs "itp: on a1"               itp 127.0.1.1 "10.20.3.1"
+expect_addrs "itp: on b1"               itp 127.0.2.1 "10.20.3.2"
 OUT=$(dig @127.0.0.1 -p "$PORT" -b 127.0.3.1 +time=2 +tries=1 itp.$S A)
 check "itp: node without endpoint is NODATA, not NXDOMAIN" eval 'rcode_is NOERROR && answer_count 0 && authority_has SOA'
 # topologyKeys (annotation): hostname, then zone, else nothing
-expect "keys: own node"           keys 127.0.1.1 "10.20.4.1"
-expect "keys: same zone"          keys 127.0.1.2 "10.20.4.1"
-expect "keys: zone-b"             keys 127.0.2.1 "10.20.4.2"
-expect "keys: no match → NODATA"  keys 127.0.3.1 ""
+expect_addrs "keys: own node"           keys 127.0.1.1 "10.20.4.1"
+expect_addrs "keys: same zone"          keys 127.0.1.2 "10.20.4.1"
+expect_addrs "keys: zone-b"             keys 127.0.2.1 "10.20.4.2"
+expect_addrs "keys: no match → NODATA"  keys 127.0.3.1 ""
 # same-zone Require
-expect "require: zone-a"          require 127.0.1.2 "10.20.5.1 10.20.5.2"
-expect "require: zone-b"          require 127.0.2.2 "10.20.5.3"
-expect "require: zone-c empty"    require 127.0.3.1 ""
+expect_addrs "require: zone-a"          require 127.0.1.2 "10.20.5.1 10.20.5.2"
+expect_addrs "require: zone-b"          require 127.0.2.2 "10.20.5.3"
+expect_addrs "require: zone-c empty"    require 127.0.3.1 ""
 # trafficDistribution, computed (no hints in the slices)
-expect "PreferSameNode: own node" psn 127.0.1.2 "10.20.6.2"
-expect "PreferSameNode: zone"     psn 127.0.2.2 "10.20.6.3"
-expect "PreferSameNode: all"      psn 127.0.3.1 "10.20.6.1 10.20.6.2 10.20.6.3"
-expect "PreferClose: zone-b"      close 127.0.2.1 "10.20.7.2 10.20.7.3"
-expect "PreferClose: zone-c all"  close 127.0.3.1 "10.20.7.1 10.20.7.2 10.20.7.3"
+expect_addrs "PreferSameNode: own node" psn 127.0.1.2 "10.20.6.2"
+expect_addrs "PreferSameNode: zone"     psn 127.0.2.2 "10.20.6.3"
+expect_addrs "PreferSameNode: all"      psn 127.0.3.1 "10.20.6.1 10.20.6.2 10.20.6.3"
+expect_addrs "PreferClose: zone-b"      close 127.0.2.1 "10.20.7.2 10.20.7.3"
+expect_addrs "PreferClose: zone-c all"  close 127.0.3.1 "10.20.7.1 10.20.7.2 10.20.7.3"
 # topology-mode Auto, computed by the CPU allocator (equal zones: 2 each)
-expect "Auto: zone-a"             auto 127.0.1.1 "10.20.8.1 10.20.8.2"
-expect "Auto: zone-c"             auto 127.0.3.2 "10.20.8.5 10.20.8.6"
-expect "Auto: too few endpoints → all" autofew 127.0.1.1 "10.20.9.1 10.20.9.2"
+expect_addrs "Auto: zone-a"             auto 127.0.1.1 "10.20.8.1 10.20.8.2"
+expect_addrs "Auto: zone-c"             auto 127.0.3.2 "10.20.8.5 10.20.8.6"
+expect_addrs "Auto: too few endpoints → all" autofew 127.0.1.1 "10.20.9.1 10.20.9.2"
 # same-zone Prefer (Local algorithm): 15 endpoints, 5 per zone
-expect "Prefer: zone-b"           prefer 127.0.2.1 "10.20.10.10 10.20.10.6 10.20.10.7 10.20.10.8 10.20.10.9"
+expect_addrs "Prefer: zone-b"           prefer 127.0.2.1 "10.20.10.10 10.20.10.6 10.20.10.7 10.20.10.8 10.20.10.9"
 
 # ECS: trusted from 127.0.0.1 only; the reply scope says the answer is per client
 OUT=$(dig @127.0.0.1 -p "$PORT" -b 127.0.0.1 +subnet=127.0.2.1/32 +time=2 +tries=1 hinted.$S A)
@@ -138,31 +117,31 @@ K patch endpointslice autofew-x1 -n prod --type=merge -p '{"endpoints":[
   {"addresses":["10.20.9.1"],"conditions":{"ready":true},"nodeName":"a1","zone":"zone-a"},
   {"addresses":["10.20.9.2"],"conditions":{"ready":true},"nodeName":"b1","zone":"zone-b"},
   {"addresses":["10.20.9.3"],"conditions":{"ready":true},"nodeName":"c1","zone":"zone-c"}]}' > /dev/null
-within1s "Auto: enough endpoints now" autofew 127.0.3.1 "10.20.9.3"
+addrs_within 1 "Auto: enough endpoints now" autofew 127.0.3.1 "10.20.9.3"
 check "event: TopologyAwareDNSEnabled for autofew after the change" until_ok 3 has_event autofew "TopologyAwareDNSEnabled"
 
 K label node b1 topology.kubernetes.io/zone=zone-c --overwrite > /dev/null
-within1s "node relabelled: b1 is now zone-c" require 127.0.2.1 ""
-within1s "node relabelled: hints follow the client's new zone" hinted 127.0.2.1 "10.20.2.4"
+addrs_within 1 "node relabelled: b1 is now zone-c" require 127.0.2.1 ""
+addrs_within 1 "node relabelled: hints follow the client's new zone" hinted 127.0.2.1 "10.20.2.4"
 K delete pod ca2 -n clients > /dev/null
-within1s "pod deleted: its address is an unknown client" hinted 127.0.1.2 "10.20.2.1 10.20.2.2 10.20.2.3 10.20.2.4"
+addrs_within 1 "pod deleted: its address is an unknown client" hinted 127.0.1.2 "10.20.2.1 10.20.2.2 10.20.2.3 10.20.2.4"
 K patch endpointslice require-x1 -n prod --type=merge -p '{"endpoints":[
   {"addresses":["10.20.5.1"],"conditions":{"ready":true},"nodeName":"a1","zone":"zone-a"},
   {"addresses":["10.20.5.2"],"conditions":{"ready":true},"nodeName":"a2","zone":"zone-a"},
   {"addresses":["10.20.5.3"],"conditions":{"ready":true},"nodeName":"a1","zone":"zone-a"}]}' > /dev/null
-within1s "endpoint moved zone" require 127.0.1.1 "10.20.5.1 10.20.5.2 10.20.5.3"
+addrs_within 1 "endpoint moved zone" require 127.0.1.1 "10.20.5.1 10.20.5.2 10.20.5.3"
 K patch endpointslice hinted-x1 -n prod --type=merge -p '{"endpoints":[
   {"addresses":["10.20.2.1"],"conditions":{"ready":true},"nodeName":"a1","zone":"zone-a"},
   {"addresses":["10.20.2.2"],"conditions":{"ready":true},"nodeName":"a2","zone":"zone-a"},
   {"addresses":["10.20.2.3"],"conditions":{"ready":true},"nodeName":"b1","zone":"zone-b"},
   {"addresses":["10.20.2.4"],"conditions":{"ready":true},"nodeName":"c1","zone":"zone-c"}]}' > /dev/null
-within1s "hints removed: everyone gets all" hinted 127.0.1.1 "10.20.2.1 10.20.2.2 10.20.2.3 10.20.2.4"
+addrs_within 1 "hints removed: everyone gets all" hinted 127.0.1.1 "10.20.2.1 10.20.2.2 10.20.2.3 10.20.2.4"
 K patch endpointslice hinted-x1 -n prod --type=merge -p '{"endpoints":[
   {"addresses":["10.20.2.1"],"conditions":{"ready":true},"nodeName":"a1","zone":"zone-a","hints":{"forZones":[{"name":"zone-a"}]}},
   {"addresses":["10.20.2.4"],"conditions":{"ready":true},"nodeName":"c1","zone":"zone-c","hints":{"forZones":[{"name":"zone-c"}]}}]}' > /dev/null
-within1s "hints added back" hinted 127.0.1.1 "10.20.2.1"
+addrs_within 1 "hints added back" hinted 127.0.1.1 "10.20.2.1"
 K annotate service plain -n prod endpointslice.kubernetes.io/same-zone=Require > /dev/null
-within1s "annotation added: plain now zone-local" plain 127.0.1.1 "10.20.1.1"
+addrs_within 1 "annotation added: plain now zone-local" plain 127.0.1.1 "10.20.1.1"
 K annotate service plain -n prod endpointslice.kubernetes.io/same-zone- > /dev/null
-within1s "annotation removed" plain 127.0.1.1 "10.20.1.1 10.20.1.2 10.20.1.3"
+addrs_within 1 "annotation removed" plain 127.0.1.1 "10.20.1.1 10.20.1.2 10.20.1.3"
 finish

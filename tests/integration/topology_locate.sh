@@ -26,11 +26,7 @@
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
 . "$top_srcdir/tests/integration/kubernetes_lib.sh"
-need_kube
-command -v jq >/dev/null || skip "jq not installed"
-command -v curl >/dev/null || skip "curl not installed"
-start_kubesim
-load_fixture "$top_srcdir/tests/data/topology/cluster.yaml"
+start_topology_cluster
 
 # podCIDRs holding each node's pods (ca1 127.0.1.1 on a1, ca2 127.0.1.2 on a2, ...)
 cidr() {
@@ -79,24 +75,8 @@ PY
 load_fixture "$TMP/fleet.json"
 FLEET=$(for n in $(seq 0 15); do for k in $(seq 1 10); do echo "127.1.$n.$k"; done; done)
 
-S=prod.svc.cluster.local
 SERVICES="plain hinted itp keys require psn close auto autofew prefer"
 CLIENTS="127.0.1.1 127.0.1.2 127.0.2.1 127.0.2.2 127.0.3.1 127.0.3.2 127.0.10.3 127.0.9.9"
-# addrs NAME SOURCE [PORT]: the sorted answer addresses, one line
-addrs() {
-    dig @127.0.0.1 -p "${3:-$PORT}" -b "$2" +time=2 +tries=1 +short "$1.$S" A | sort | tr '\n' ' ' | sed 's/ $//'
-}
-expect() { local got; got=$(addrs "$2" "$3"); OUT="got '$got' want '$4'"; check "$1" test "$got" = "$4"; }
-# within WHAT NAME SOURCE WANT: the answer becomes WANT within 3 s
-within() {
-    local got i
-    for i in $(seq 1 60); do
-        got=$(addrs "$2" "$3")
-        [ "$got" = "$4" ] && break
-        sleep 0.05
-    done
-    OUT="got '$got' want '$4' (after 3 s)"; check "$1" test "$got" = "$4"
-}
 # table FILE: every Service for every client, one line each, then the
 # fleet's two Services for each of its clients
 table() {
@@ -109,8 +89,7 @@ table() {
         done
         for c in $FLEET; do
             for s in near local; do
-                echo "$s $c: $(dig @127.0.0.1 -p "$PORT" -b "$c" +time=2 +tries=1 +short "$s.fleet.svc.cluster.local" A |
-                               sort | tr '\n' ' ')"
+                echo "$s $c: $(S=fleet.svc.cluster.local addrs "$s" "$c")"
             done
         done
     } > "$1"
@@ -121,26 +100,30 @@ corefile() {
         "$KS" "$1" "$EXPLAIN" "$METRICS" "$READY"
 }
 ready() { [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$READY/ready")" = 200 ]; }
+# start_locate SOURCE...: a topodns with `locate SOURCE...` on fresh ports,
+# kubesim's request log emptied first (what it asks for is checked after)
+start_locate() {
+    ks_requests_clear
+    EXPLAIN=$(free_port) METRICS=$(free_port) READY=$(free_port)
+    start_topodns "$(corefile "locate $*")"
+}
 
 # --- the reference: the pod watch (`locate pods`, the default) -------------------
-EXPLAIN=$(free_port) METRICS=$(free_port) READY=$(free_port)
-start_topodns "$(corefile 'locate pods')" || exit 1
+start_locate pods || exit 1
 until_ok 10 ready
-within "pods: synced" hinted 127.0.1.1 "10.20.2.1 10.20.2.2"
+addrs_within 3 "pods: synced" hinted 127.0.1.1 "10.20.2.1 10.20.2.2"
 until_ok 10 eval '[ -n "$(dig @127.0.0.1 -p "$PORT" -b 127.1.15.10 +short local.fleet.svc.cluster.local A)" ] ||
                   [ -n "$(dig @127.0.0.1 -p "$PORT" -b 127.1.14.10 +short local.fleet.svc.cluster.local A)" ]'
 table "$TMP/pods.txt"
-R=$(curl -s "$KS/sim/v1/requests" | jq -r '.requests[].uri'); OUT=$R
+R=$(ks_requests); OUT=$R
 check "pods: the pod watch is there (the reference really watches pods)" \
     grep -q '^/api/v1/pods?watch=1' <<<"$R"
 stop_topodns
 
 # --- locate podcidr endpoints: no pod watch, the same answers ----------------------
-curl -s -X DELETE "$KS/sim/v1/requests" > /dev/null
-EXPLAIN=$(free_port) METRICS=$(free_port) READY=$(free_port)
-start_topodns "$(corefile 'locate podcidr endpoints')" || exit 1
+start_locate podcidr endpoints || exit 1
 check "podcidr: ready" until_ok 10 ready
-within "podcidr: synced" hinted 127.0.1.1 "10.20.2.1 10.20.2.2"
+addrs_within 3 "podcidr: synced" hinted 127.0.1.1 "10.20.2.1 10.20.2.2"
 until_ok 10 eval '[ -n "$(dig @127.0.0.1 -p "$PORT" -b 127.1.14.10 +short local.fleet.svc.cluster.local A)" ]'
 table "$TMP/podcidr.txt"
 OUT=$(diff "$TMP/pods.txt" "$TMP/podcidr.txt")
@@ -189,7 +172,7 @@ ports:
 - port: 80
 EOF
 load_fixture "$TMP/stray.yaml"
-within "endpoints: a client outside every range is located by its slice (zone-b)" \
+addrs_within 3 "endpoints: a client outside every range is located by its slice (zone-b)" \
     require 127.0.20.1 "10.20.5.3"
 J=$(curl -s "http://127.0.0.1:$EXPLAIN/explain?name=require.$S&type=A&client=127.0.20.1"); OUT=$J
 check "endpoints: explain says endpoints, node b1" \
@@ -206,7 +189,7 @@ OUT=$(grep locator_ <<<"$M")
 check "conflict: counted once" grep -q '^topodns_locator_conflicts_total{source="podcidr"} 1$' <<<"$M"
 OUT=$(grep -c 'locator conflict: endpoint 127.0.1.0 ' "$LOG")
 check "conflict: logged once, with the address" test "$OUT" = 1
-expect "conflict: locate's order decides (podcidr first: a1, zone-a)" require 127.0.1.0 "10.20.5.1 10.20.5.2"
+expect_addrs "conflict: locate's order decides (podcidr first: a1, zone-a)" require 127.0.1.0 "10.20.5.1 10.20.5.2"
 # the slice written again: still one
 K label endpointslice -n clients stray-x1 touched=yes > /dev/null
 sleep 0.5
@@ -221,15 +204,15 @@ check "metrics: lookups by source" \
           ! grep -q "^topodns_locator_lookups_total{source=\"pods\"}" <<<"$M"'
 
 # --- a node gains a range ---------------------------------------------------------
-expect "range: 127.0.30.5 unknown before" require 127.0.30.5 "10.20.5.1 10.20.5.2 10.20.5.3"
+expect_addrs "range: 127.0.30.5 unknown before" require 127.0.30.5 "10.20.5.1 10.20.5.2 10.20.5.3"
 K patch node c2 --type merge -p '{"spec":{"podCIDRs":["127.0.3.2/31","127.0.30.0/24"]}}' > /dev/null
-within "range: c2 gained 127.0.30.0/24: its client is in zone-c" require 127.0.30.5 ""
+addrs_within 3 "range: c2 gained 127.0.30.0/24: its client is in zone-c" require 127.0.30.5 ""
 J=$(curl -s "http://127.0.0.1:$EXPLAIN/explain?name=require.$S&type=A&client=127.0.30.5"); OUT=$J
 check "range: explain names c2" \
     eval 'jq -e ".client.located_by == \"podcidr\" and .client.node == \"c2\"" <<<"$J" >/dev/null'
 
 # --- what was asked of the API server ----------------------------------------------
-R=$(curl -s "$KS/sim/v1/requests" | jq -r '.requests[].uri'); OUT=$R
+R=$(ks_requests); OUT=$R
 check "requests: no pod list or watch, in any namespace" \
     eval '! grep -qE "^/api/v1/(namespaces/[^/]+/)?pods" <<<"$R"'
 check "requests: nodes, services and endpointslices listed and watched" \
@@ -242,12 +225,10 @@ check "metric: no byte received for pods" eval '! grep -q "received_bytes_total{
 stop_topodns
 
 # --- cilium and calico: first without their CRDs, then with them ----------------
-curl -s -X DELETE "$KS/sim/v1/requests" > /dev/null
-EXPLAIN=$(free_port) METRICS=$(free_port) READY=$(free_port)
-start_topodns "$(corefile 'locate podcidr endpoints cilium calico')" || exit 1
+start_locate podcidr endpoints cilium calico || exit 1
 check "no CRDs: ready all the same" until_ok 10 ready
-within "no CRDs: podcidr still locates" require 127.0.2.2 "10.20.5.3"
-R=$(curl -s "$KS/sim/v1/requests" | jq -r '.requests[].uri'); OUT=$R
+addrs_within 3 "no CRDs: podcidr still locates" require 127.0.2.2 "10.20.5.3"
+R=$(ks_requests); OUT=$R
 check "no CRDs: the CNI kinds were asked for, cluster-wide" \
     eval 'grep -q "^/apis/cilium.io/v2/ciliumnodes?limit=" <<<"$R" &&
           grep -q "^/apis/crd.projectcalico.org/v1/blockaffinities?limit=" <<<"$R"'
@@ -318,11 +299,11 @@ EOF
         OUT="got '$got' want '$3'"; check "$1" test "$got" = "$3"
     }
     located "cilium: a CRD installed later is picked up, a CiliumNode's range locates" 127.0.40.5 cilium
-    expect "cilium: 127.0.40.5 is on b2 (zone-b)" require 127.0.40.5 "10.20.5.3"
+    expect_addrs "cilium: 127.0.40.5 is on b2 (zone-b)" require 127.0.40.5 "10.20.5.3"
     located "calico: a confirmed BlockAffinity locates" 127.0.50.5 calico
-    expect "calico: 127.0.50.5 is on c1 (zone-c)" require 127.0.50.5 ""
-    expect "calico: a pending BlockAffinity locates nothing" require 127.0.51.5 "$ALL"
-    expect "calico: one being deleted locates nothing" require 127.0.52.5 "$ALL"
+    expect_addrs "calico: 127.0.50.5 is on c1 (zone-c)" require 127.0.50.5 ""
+    expect_addrs "calico: a pending BlockAffinity locates nothing" require 127.0.51.5 "$ALL"
+    expect_addrs "calico: one being deleted locates nothing" require 127.0.52.5 "$ALL"
     table "$TMP/cni.txt"
     OUT=$(diff "$TMP/pods.txt" "$TMP/cni.txt")
     check "cilium calico: every fixture client's answer equals the pod watch's" \
@@ -330,11 +311,11 @@ EOF
     # changes are followed: the CiliumNode trades its range for another, the
     # BlockAffinity is released (deleted: "true")
     K patch ciliumnode b2 --type merge -p '{"spec":{"ipam":{"podCIDRs":["127.0.41.0/24"]}}}' > /dev/null
-    within "cilium: a range given up no longer locates" require 127.0.40.5 "$ALL"
-    expect "cilium: the new range does" require 127.0.41.5 "10.20.5.3"
+    addrs_within 3 "cilium: a range given up no longer locates" require 127.0.40.5 "$ALL"
+    expect_addrs "cilium: the new range does" require 127.0.41.5 "10.20.5.3"
     K patch blockaffinity c1-127-0-50-0-26 --type merge -p '{"spec":{"deleted":"true"}}' > /dev/null
-    within "calico: a released block no longer locates" require 127.0.50.5 "$ALL"
-    R=$(curl -s "$KS/sim/v1/requests" | jq -r '.requests[].uri'); OUT=$R
+    addrs_within 3 "calico: a released block no longer locates" require 127.0.50.5 "$ALL"
+    R=$(ks_requests); OUT=$R
     check "cilium calico: both kinds listed and watched, no pod list or watch" \
         eval 'grep -q "^/apis/cilium.io/v2/ciliumnodes?watch=1" <<<"$R" &&
               grep -q "^/apis/crd.projectcalico.org/v1/blockaffinities?watch=1" <<<"$R" &&

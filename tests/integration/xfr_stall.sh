@@ -14,6 +14,10 @@
 # one was answered. The worst latency per round is printed as a figure
 # (docs/benchmarks.md), not checked: scheduling noise on a shared machine
 # is as large as what the one-call transfer cost at this size.
+# Then a client that sends the AXFR and reads nothing for 3 s
+# (tests/integration/xfr_reader.py; the transfer waits for it to read):
+# UDP questions meanwhile are answered, and once it reads it gets the whole
+# zone, SOA first and last, in the order dig got it.
 . "${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/kubernetes_lib.sh"
 [ -x "$KUBESIM" ] || skip "kubesim not built"
@@ -23,6 +27,9 @@ GEN=${GEN:-nodes=5000,pods=150000,services=10000,zones=3}
 MIN_RECORDS=${MIN_RECORDS:-100000}
 KS_START_WAIT=90 start_kubesim --generate "$GEN" --seed 7
 start_topodns ".:{\$PORT} {
+    timeouts {
+        write 30s
+    }
     transfer cluster.local {
         to *
     }
@@ -69,4 +76,15 @@ check "every UDP question answered ($lost lost)" [ "$lost" = 0 ]
 # in one call holds the worker about as long as the machine's scheduling
 # noise (docs/benchmarks.md, AXFR), so it is a figure, not a test
 echo "worst UDP latency in the best round: $best/1000 of its transfer's time"
+
+dig @127.0.0.1 -p "$PORT" +time=20 +tries=1 +noall +answer cluster.local AXFR |
+    awk '{ print $1, $4 }' > "$TMP/dig.rr"
+line=$(/usr/bin/python3 "$top_srcdir/tests/integration/xfr_reader.py" stall "$PORT" cluster.local \
+       "$TOPO_PID" "$PORT" "$PROBE" 3 0 "$TMP/late.rr")
+echo "reads after 3 s: $line"
+check "a client that reads after 3 s: UDP answered meanwhile ($(get answered "$line") of $(get probes "$line"))" \
+    eval "[ $(get probes "$line") -ge 5 ] && [ $(get answered "$line") = $(get probes "$line") ]"
+check "...then gets the whole zone ($(get records "$line") records, SOA first and last) in dig's order" \
+    eval "[ $(get records "$line") = $(wc -l < "$TMP/dig.rr") ] && [ $(get soa_first "$line") = 1 ] &&
+          [ $(get soa_last "$line") = 1 ] && [ $(get rcode_ok "$line") = 1 ] && cmp -s '$TMP/dig.rr' '$TMP/late.rr'"
 finish

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_debug.c — the debug plugin on its own: its stanza turns the
- * instance's debug switch on (off without it), takes no arguments, and
- * puts nothing in the query chain (the next plugin answers).
+ * test_debug.c — the debug plugin on its own: its stanza turns debug
+ * logging on for the requests of its instance (req_debug(), what plugins
+ * and the core read; off without it), takes no arguments, and puts nothing
+ * in the query chain (the next plugin answers).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,14 +21,17 @@ static void test_debug_switch(void **state)
 {
     (void)state;
     instance *ins = test_must_load(". {\n    debug\n    whoami\n}\n");
-    assert_true(instance_debug(ins));
     dns_req *r = test_ask(ins, "a.example.org.", T_A, "192.0.2.1");
     assert_non_null(r);
+    assert_int_equal(req_debug(r), 1);
     assert_int_equal(msg_count(&r->resp, SEC_ADDITIONAL), 2);       /* whoami */
     req_free(r);
     instance_free(ins);
     ins = test_must_load(". {\n    whoami\n}\n");
-    assert_false(instance_debug(ins));
+    r = test_ask(ins, "a.example.org.", T_A, "192.0.2.1");
+    assert_non_null(r);
+    assert_int_equal(req_debug(r), 0);
+    req_free(r);
     instance_free(ins);
 }
 

@@ -476,6 +476,7 @@ typedef struct xcol {
     char recs[128][256];
     unsigned n;
     unsigned stop_at;              /* nonzero: refuse the record after this many */
+    unsigned yield_every;          /* nonzero: XFR_YIELD after every this many */
 } xcol;
 
 static int collect(void *sink, const dns_rr *rr)
@@ -488,7 +489,7 @@ static int collect(void *sink, const dns_rr *rr)
         if (*p == '\t')
             *p = ' ';
     c->n++;
-    return 0;
+    return c->yield_every && c->n % c->yield_every == 0 ? XFR_YIELD : 0;
 }
 
 /* The owners of the collected records, each run once, space-separated. */
@@ -539,6 +540,55 @@ static void test_walk(void **state)
     c->stop_at = 3;
     assert_int_equal(fzone_walk(Z, 0, collect, c), XFR_FAIL);
     assert_int_equal(c->n, 3);
+    free(c);
+}
+
+/* The resumable form: a sink that yields after every k records gets, over
+ * several next() calls, exactly the walk's records, each call stopping
+ * right after the record it yielded on; the cursor keeps its zone version
+ * alive after the caller dropped it (a reload meanwhile), which ASan and
+ * valgrind would catch otherwise. */
+static void test_cursor(void **state)
+{
+    (void)state;
+    xcol *walk = calloc(1, sizeof *walk), *c = calloc(1, sizeof *c);
+    assert_int_equal(fzone_walk(Z, 0, collect, walk), XFR_OK);
+    for (unsigned k = 1; k <= 5; k++) {
+        fzone *z = NULL;
+        char err[1024];
+        assert_int_equal(fzone_load(zpath, "example.org.", &z, err, sizeof err), 0);
+        fzone_xfr *cur = fzone_xfr_open(z, 0);
+        assert_non_null(cur);
+        fzone_unref(z);                 /* the slot's reference goes: a reload */
+        memset(c, 0, sizeof *c);
+        c->yield_every = k;
+        unsigned calls = 0;
+        int rc;
+        while ((rc = fzone_xfr_next(cur, collect, c)) == XFR_MORE) {
+            calls++;
+            assert_int_equal(c->n, calls * k);  /* stopped right after the yield */
+        }
+        assert_int_equal(rc, XFR_OK);
+        assert_int_equal(calls, (walk->n - 1) / k);   /* the last call ends it */
+        fzone_xfr_close(cur);
+        assert_int_equal(c->n, walk->n);
+        for (unsigned i = 0; i < walk->n; i++)
+            assert_string_equal(c->recs[i], walk->recs[i]);
+    }
+    /* an up-to-date IXFR: the SOA, and done, even when the sink yields on it */
+    fzone_xfr *cur = fzone_xfr_open(Z, 2024010101);
+    memset(c, 0, sizeof *c);
+    c->yield_every = 1;
+    assert_int_equal(fzone_xfr_next(cur, collect, c), XFR_OK);
+    assert_int_equal(c->n, 1);
+    fzone_xfr_close(cur);
+    /* a sink that fails stops it; closing an unfinished cursor frees it */
+    cur = fzone_xfr_open(Z, 0);
+    memset(c, 0, sizeof *c);
+    c->stop_at = 2;
+    assert_int_equal(fzone_xfr_next(cur, collect, c), XFR_FAIL);
+    fzone_xfr_close(cur);
+    free(walk);
     free(c);
 }
 
@@ -771,6 +821,7 @@ int main(void)
         cmocka_unit_test(test_additional),
         cmocka_unit_test(test_cname_into_other_zone),
         cmocka_unit_test(test_walk),
+        cmocka_unit_test(test_cursor),
         cmocka_unit_test(test_plugin),
         cmocka_unit_test(test_transfer_source),
         cmocka_unit_test(test_plugin_fallthrough),

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sys/socket.h>
@@ -200,6 +201,34 @@ static void test_tls_upstreams(void **state)
     assert_int_equal(st->max_idle_conns, 4);
     assert_true(st->expire == 3);
     fwd_free(f);
+    /* the %NAME taken off, the rest read as any upstream: [v6%NAME] without
+     * a port, a bare IPv6 address, brackets around IPv4 */
+    f = load(". {\n forward . tls://[::1%a.test] tls://::1%b.test tls://[127.0.0.5]:953\n}\n");
+    if (!f)
+        fail_msg("%s", errbuf);
+    st = f->st[0];
+    assert_int_equal(st->nups, 3);
+    assert_string_equal(st->ups[0].to, "[::1]:853");
+    assert_string_equal(st->ups[0].servername, "a.test");
+    assert_string_equal(st->ups[1].to, "[::1]:853");
+    assert_string_equal(st->ups[1].servername, "b.test");
+    assert_string_equal(st->ups[2].to, "127.0.0.5:953");
+    assert_string_equal(st->ups[2].servername, "");
+    fwd_free(f);
+    expect_err(". {\n forward . tls://[::1%a.test:853\n}\n", "not an IP address");
+    expect_err(". {\n forward . tls://[::1%]:853\n}\n", "empty TLS server name");
+    expect_err(". {\n forward . tls://127.0.0.1%a.test:0\n}\n", "not an IP address");
+    expect_err(". {\n forward . tls://127.0.0.1%a.test:x\n}\n", "not an IP address");
+    char longname[400];                 /* a server name of 253 octets, of 256 */
+    snprintf(longname, sizeof longname, ". {\n forward . tls://1.2.3.4%%%0253d:8853\n}\n", 7);
+    f = load(longname);
+    if (!f)
+        fail_msg("%s", errbuf);
+    assert_int_equal(strlen(f->st[0]->ups[0].servername), 253);
+    assert_string_equal(f->st[0]->ups[0].to, "1.2.3.4:8853");
+    fwd_free(f);
+    snprintf(longname, sizeof longname, ". {\n forward . tls://1.2.3.4%%%0256d\n}\n", 7);
+    expect_err(longname, "TLS server name too long");
     f = load(". {\n forward . 127.0.0.1\n}\n");    /* plain only: no TLS context */
     assert_non_null(f);
     assert_null(f->st[0]->tls_ctx);
@@ -209,6 +238,36 @@ static void test_tls_upstreams(void **state)
     assert_string_equal(f->st[0]->tls_servername, "dns.test");
     assert_true(f->st[0]->tls_set);
     fwd_free(f);
+}
+
+/* Plain upstreams through common/addr's addr_parse: brackets around IPv4
+ * (as Go's SplitHostPort), an IPv6 zone kept in the address and its label
+ * when it names an interface, refused when it does not; no IPv4 zone. */
+static void test_upstream_addresses(void **state)
+{
+    (void)state;
+    forward *f = load(". {\n forward . [127.0.0.6]:54 dns://[127.0.0.7]\n}\n");
+    if (!f)
+        fail_msg("%s", errbuf);
+    assert_int_equal(f->st[0]->nups, 2);
+    assert_string_equal(f->st[0]->ups[0].to, "127.0.0.6:54");
+    assert_string_equal(f->st[0]->ups[1].to, "127.0.0.7:53");
+    fwd_free(f);
+    unsigned lo = if_nametoindex("lo");
+    if (lo) {
+        f = load(". {\n forward . [fe80::1%lo]:5300\n}\n");
+        if (!f)
+            fail_msg("%s", errbuf);
+        assert_string_equal(f->st[0]->ups[0].to, "[fe80::1%lo]:5300");
+        const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&f->st[0]->ups[0].sa;
+        assert_int_equal(s6->sin6_family, AF_INET6);
+        assert_int_equal(s6->sin6_scope_id, lo);
+        assert_int_equal(ntohs(s6->sin6_port), 5300);
+        fwd_free(f);
+    }
+    expect_err(". {\n forward . fe80::1%no-such-if-x\n}\n", "not an IP address or file");
+    expect_err(". {\n forward . 127.0.0.1%lo\n}\n", "not an IP address or file");
+    expect_err(". {\n forward . 127.0.0.1:+53\n}\n", "not an IP address or file");
 }
 
 /* add_client_subnet: off by default, 32/128 without arguments, prefixes
@@ -509,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_stanzas_and_file),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_tls_upstreams),
+        cmocka_unit_test(test_upstream_addresses),
         cmocka_unit_test(test_add_client_subnet),
         cmocka_unit_test(test_rcodes),
         cmocka_unit_test(test_policy),

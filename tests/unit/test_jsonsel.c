@@ -9,10 +9,16 @@
  *   and as a watch event, under every resource's rules: the selective tree
  *   is the full cJSON tree with the skipped members removed
  *   (tests/fuzz/jsonsel_diff.h), and what the cluster store decodes from
- *   them (decode_pod, decode_node) is the same either way.
+ *   them (decode_pod, decode_node) is the same either way; the same for
+ *   EndpointSlices (IPv4 with hints, ownerReferences and
+ *   deprecatedTopology, IPv6 without ports, a multicluster one) and
+ *   decode_slice.
  * - The rules really prune: a pod keeps metadata name/namespace/
  *   resourceVersion/deletionTimestamp, spec nodeName/hostNetwork, status
- *   phase/podIP/podIPs and nothing else; every resource loses managedFields;
+ *   phase/podIP/podIPs and nothing else; an EndpointSlice keeps its
+ *   endpoints' addresses, conditions, hostname, nodeName, zone, hints and
+ *   targetRef kind/name, and of its metadata name/namespace/
+ *   resourceVersion/labels/annotations; every resource loses managedFields;
  *   an ERROR event's Status keeps its code, reason and details.
  * - Texts cJSON rejects are rejected too, texts it accepts accepted: every
  *   prefix of a pod event, bytes of it overwritten by structural octets,
@@ -100,6 +106,10 @@ static char *wrap_line(const char *obj)
 static const char *kind_of(const char *obj)
 {
     cJSON *o = cJSON_Parse(obj);
+    if (cJSON_GetObjectItemCaseSensitive(o, "addressType")) {
+        cJSON_Delete(o);
+        return "endpointslices";
+    }
     const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "status");
     const char *r = cJSON_GetObjectItemCaseSensitive(k, "podIP") ||
                     cJSON_GetObjectItemCaseSensitive(k, "phase") ? "pods" : "nodes";
@@ -161,6 +171,46 @@ static void same_node(const st_node *a, const st_node *b)
         assert_memory_equal(a->cidrs, b->cidrs, a->ncidrs * sizeof *a->cidrs);
 }
 
+static void same_names(const char *const *a, const char *const *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        assert_ptr_equal(a[i], b[i]);
+}
+
+static void same_slice(const slice_blob *a, const slice_blob *b)
+{
+    assert_ptr_equal(a->ns, b->ns);
+    assert_ptr_equal(a->service, b->service);
+    assert_string_equal(a->pub.name, b->pub.name);
+    assert_int_equal(a->pub.nports, b->pub.nports);
+    for (uint16_t i = 0; i < a->pub.nports; i++) {
+        assert_ptr_equal(a->pub.ports[i].name, b->pub.ports[i].name);
+        assert_int_equal(a->pub.ports[i].port, b->pub.ports[i].port);
+        assert_int_equal(a->pub.ports[i].proto, b->pub.ports[i].proto);
+    }
+    assert_int_equal(a->n, b->n);
+    for (size_t i = 0; i < a->n; i++) {
+        const st_endpoint *x = &a->eps[i], *y = &b->eps[i];
+        char bx[ST_ADDR_STRLEN], by[ST_ADDR_STRLEN];
+        assert_string_equal(st_ep_addr(x, bx), st_ep_addr(y, by));
+        assert_ptr_equal(st_ep_node(x), st_ep_node(y));
+        assert_ptr_equal(st_ep_zone(x), st_ep_zone(y));
+        if (st_ep_hostname(x) || st_ep_hostname(y))
+            assert_string_equal(st_ep_hostname(x), st_ep_hostname(y));
+        if (st_ep_pod(x) || st_ep_pod(y))
+            assert_string_equal(st_ep_pod(x), st_ep_pod(y));
+        assert_int_equal(x->ready, y->ready);
+        assert_int_equal(x->serving, y->serving);
+        assert_int_equal(x->terminating, y->terminating);
+        assert_int_equal(x->ready_unset, y->ready_unset);
+        assert_int_equal(x->has_hints, y->has_hints);
+        assert_int_equal(st_ep_n_hint_zones(x), st_ep_n_hint_zones(y));
+        same_names(st_ep_hint_zones(x), st_ep_hint_zones(y), st_ep_n_hint_zones(x));
+        assert_int_equal(st_ep_n_hint_nodes(x), st_ep_n_hint_nodes(y));
+        same_names(st_ep_hint_nodes(x), st_ep_hint_nodes(y), st_ep_n_hint_nodes(x));
+    }
+}
+
 /* What the store decodes from each fixture is the same from the full tree
  * and from the tree the resource's rules build, as a page item and as an
  * event. */
@@ -171,7 +221,7 @@ static void test_fixtures_decode_the_same(void **state)
     strtab *strs = strtab_new();
     store_opts o = { .zone_label = "topology.kubernetes.io/zone",
                      .region_label = "topology.kubernetes.io/region" };
-    int pods = 0, nodes = 0;
+    int pods = 0, nodes = 0, slices = 0;
     for (int i = 0; i < fx->n; i++) {
         const char *res = kind_of(fx->lines[i]);
         char *page = wrap_page(fx->lines[i]), *line = wrap_line(fx->lines[i]);
@@ -194,6 +244,25 @@ static void test_fixtures_decode_the_same(void **state)
                 decode_pod_free(a);
                 decode_pod_free(b);
                 pods++;
+            } else if (!strcmp(res, "endpointslices")) {
+                slice_blob *a = decode_slice(strs, full, 1, &why);
+                assert_non_null(a);
+                slice_blob *b = decode_slice(strs, from[k], 1, &why);
+                assert_non_null(b);
+                assert_true(a->n > 0);
+                same_slice(a, b);
+                /* store_upsert_slice reads the multicluster labels */
+                static const char *const mc[] = { "multicluster.kubernetes.io/service-name",
+                                                  "multicluster.kubernetes.io/source-cluster" };
+                for (int l = 0; l < 2; l++) {
+                    const char *x = decode_obj_label(full, mc[l]), *y = decode_obj_label(from[k], mc[l]);
+                    assert_true((x == NULL) == (y == NULL));
+                    if (x)
+                        assert_string_equal(x, y);
+                }
+                decode_slice_unref(a);
+                decode_slice_unref(b);
+                slices++;
             } else {
                 st_node *a = decode_node(strs, full, &o, &why), *b = decode_node(strs, from[k], &o, &why);
                 assert_non_null(a);
@@ -210,7 +279,7 @@ static void test_fixtures_decode_the_same(void **state)
         free(page);
         free(line);
     }
-    assert_true(pods >= 8 && nodes >= 4);
+    assert_true(pods >= 8 && nodes >= 4 && slices >= 6);
     strtab_free(strs);
     unload(fx);
 }
@@ -262,13 +331,54 @@ static void test_pod_rule_keeps_only_what_is_decoded(void **state)
     unload(fx);
 }
 
+/* An EndpointSlice keeps what decode_slice and the store read, and only that. */
+static void test_slice_rule_keeps_only_what_is_decoded(void **state)
+{
+    (void)state;
+    fixtures *fx = load();
+    int seen = 0;
+    for (int i = 0; i < fx->n; i++) {
+        if (strcmp(kind_of(fx->lines[i]), "endpointslices"))
+            continue;
+        char *page = wrap_page(fx->lines[i]);
+        cJSON *doc = jsel_parse(page, strlen(page), jsel_page_rule("endpointslices"));
+        const cJSON *obj = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "items"), 0);
+        const cJSON *md = cJSON_GetObjectItem(obj, "metadata");
+        assert_int_equal(members(md), 5);       /* name namespace resourceVersion labels annotations */
+        assert_non_null(cJSON_GetObjectItem(md, "labels"));
+        /* the programming-duration histogram reads it (programming.c) */
+        assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(md, "annotations"),
+                                            "endpoints.kubernetes.io/last-change-trigger-time"));
+        assert_null(cJSON_GetObjectItem(md, "ownerReferences"));
+        assert_null(cJSON_GetObjectItem(md, "uid"));
+        assert_non_null(cJSON_GetObjectItem(obj, "addressType"));
+        assert_non_null(cJSON_GetObjectItem(obj, "ports"));    /* kept, null or not */
+        const cJSON *e;
+        cJSON_ArrayForEach(e, cJSON_GetObjectItem(obj, "endpoints")) {
+            assert_null(cJSON_GetObjectItem(e, "deprecatedTopology"));
+            const cJSON *ref = cJSON_GetObjectItem(e, "targetRef");
+            if (ref) {
+                assert_int_equal(members(ref), 2);  /* kind name */
+                assert_non_null(cJSON_GetObjectItem(ref, "name"));
+            }
+            assert_non_null(cJSON_GetObjectItem(e, "addresses"));
+            assert_non_null(cJSON_GetObjectItem(e, "conditions"));
+        }
+        cJSON_Delete(doc);
+        free(page);
+        seen++;
+    }
+    assert_true(seen >= 3);
+    unload(fx);
+}
+
 static void test_other_resources_lose_only_managed_fields(void **state)
 {
     (void)state;
     fixtures *fx = load();
     char *page = wrap_page(fx->lines[0]);
     cJSON *full = cJSON_Parse(page);
-    cJSON *sel = jsel_parse(page, strlen(page), jsel_page_rule("endpointslices"));
+    cJSON *sel = jsel_parse(page, strlen(page), jsel_page_rule("services"));
     cJSON *a = cJSON_GetArrayItem(cJSON_GetObjectItem(full, "items"), 0);
     cJSON *b = cJSON_GetArrayItem(cJSON_GetObjectItem(sel, "items"), 0);
     assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "metadata"), "managedFields"));
@@ -607,6 +717,7 @@ int main(void)
         cmocka_unit_test(test_fixtures_prune_exactly),
         cmocka_unit_test(test_fixtures_decode_the_same),
         cmocka_unit_test(test_pod_rule_keeps_only_what_is_decoded),
+        cmocka_unit_test(test_slice_rule_keeps_only_what_is_decoded),
         cmocka_unit_test(test_other_resources_lose_only_managed_fields),
         cmocka_unit_test(test_error_event_status_kept),
         cmocka_unit_test(test_every_prefix_rejected),

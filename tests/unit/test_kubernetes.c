@@ -145,18 +145,24 @@ static void test_endpoint_names(void **state)
     assert_string_equal(out, "--1");
 
     /* a slice's endpoint as decode_slice packs it (store.h): strings at
-     * one offset of the slice's pool, the address derived from ip */
+     * one offset of the slice's pool, the address derived from its own
+     * (an IPv4 one in the endpoint, an IPv6 one's 16 octets in the pool) */
     const char *names[] = { NULL };
     const st_hints hints[] = { { 0 } };
     st_slice sl = { .name = "s", .names = names, .nnames = 1, .hints = hints, .nhints = 1,
-                    .pool = "host-a\0web-0\0" };
-    st_endpoint ep = { .sl = &sl, .str = 7, .has_pod = 1 };
-    assert_int_equal(st_parse_ip("10.1.2.3", &ep.ip), 0);
+                    .pool = "host-a\0web-0\0", .family = 4 };
+    st_endpoint ep = { .sl = &sl, .str = 7, .has_pod = 1, .a.ip4 = { 10, 1, 2, 3 } };
     assert_string_equal(kube_endpoint_name(&ep, 0, out, sizeof out), "10-1-2-3");
     assert_string_equal(kube_endpoint_name(&ep, 1, out, sizeof out), "web-0");
     ep.str = 0;
     ep.has_host = 1;
     assert_string_equal(kube_endpoint_name(&ep, 1, out, sizeof out), "host-a");
+    st_slice sl6 = { .name = "s6", .names = names, .nnames = 1, .hints = hints, .nhints = 1,
+                     .pool = "web-1\0\xfd\x00\0\0\0\0\0\0\0\0\0\0\0\0\0\x01",
+                     .family = 6 };
+    st_endpoint ep6 = { .sl = &sl6, .str = 0, .has_pod = 1, .v6 = 1, .a.ip6 = 6 };
+    assert_string_equal(kube_endpoint_name(&ep6, 0, out, sizeof out), "fd00--1");
+    assert_string_equal(kube_endpoint_name(&ep6, 1, out, sizeof out), "web-1");
 }
 
 static void test_pod_labels(void **state)

@@ -127,6 +127,10 @@ static int teardown(void **state)
 
 static const char *last_url(void) { return E.nurls ? E.urls[E.nurls - 1] : ""; }
 
+/* What a pods reflector asks for first: a LIST from the start, no
+ * resourceVersion, the first page's size. */
+#define FIRST_PAGE "http://k:1/api/v1/pods?limit=100"
+
 /* The value of query parameter key in url (first match), or NULL. */
 static const char *param(const char *url, const char *key)
 {
@@ -162,6 +166,15 @@ static int respond_full(refl *r, long status, const char *ra, const char *body, 
 static void respond(refl *r, long status, const char *ra, const char *body)
 {
     respond_full(r, status, ra, body, 1);
+}
+
+/* A watch answers 200 and body arrives in one read: refl_on_body's result
+ * (-1: the reflector ends the transfer). The caller ends it (refl_on_done)
+ * after looking at what body did. */
+static int watch_reads(refl *r, const char *body)
+{
+    refl_on_headers(r, 200, NULL);
+    return refl_on_body(r, body, strlen(body));
 }
 
 static char *list_body(const char *rv, const char *cont, const char *const *names)
@@ -201,20 +214,38 @@ static void assert_watch_url(const char *url, const char *rv)
     assert_null(param(url, "continue"));
 }
 
+/* New reflector of pods (no selector), started: its first LIST asked for. */
+static refl *started_refl(void)
+{
+    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
+    assert_non_null(r);
+    refl_start(r);
+    return r;
+}
+
 /* New reflector, listed (one page: a, b at RV 100) and watching from 100. */
 static refl *synced_refl(void)
 {
     static const char *const ab[] = { "a", "b", NULL };
-    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
-    assert_non_null(r);
-    refl_start(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
+    refl *r = started_refl();
+    assert_string_equal(last_url(), FIRST_PAGE);
     respond(r, 200, NULL, list_body("100", NULL, ab));
     calls_are("begin up:a up:b end ");
     assert_true(refl_synced(r));
     assert_true(refl_is_watching(r));
     assert_watch_url(last_url(), "100");
     return r;
+}
+
+/* n watches in a row answer 500, a second apart, each wait ended by its
+ * timer: the backoff doubles n times. */
+static void fail_watches(refl *r, int n)
+{
+    for (int i = 0; i < n; i++) {
+        respond(r, 500, NULL, NULL);
+        E.t += 1;
+        refl_on_timer(r);
+    }
 }
 
 /* ---- lists -------------------------------------------------------------------------- */
@@ -244,9 +275,8 @@ static char *big_page(const char *cont, int n, size_t name_len)
 static void test_page_size_follows_object_size(void **state)
 {
     (void)state;
-    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
-    refl_start(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=" "100");
+    refl *r = started_refl();
+    assert_string_equal(last_url(), FIRST_PAGE);
     char *b = big_page("t1", 4, 20000);            /* 20 KB of text an object */
     respond(r, 200, NULL, b);
     free(b);
@@ -353,15 +383,14 @@ static void test_expired_continue_restarts_list(void **state)
 {
     (void)state;
     static const char *const p1[] = { "a", NULL }, *const p2[] = { "a", "b", NULL };
-    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
-    refl_start(r);
+    refl *r = started_refl();
     respond(r, 200, NULL, list_body(NULL, "old", p1));
     calls_are("begin flush2 up:a ");
     respond(r, 410, NULL, "{\"kind\":\"Status\",\"code\":410,\"reason\":\"Expired\"}");
     /* after the backoff, from the first page: a new relist (begin again) */
     assert_int_equal(E.ndelays, 1);
     refl_on_timer(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
+    assert_string_equal(last_url(), FIRST_PAGE);
     respond(r, 200, NULL, list_body("9", NULL, p2));
     calls_are("begin up:a up:b end ");
     assert_watch_url(last_url(), "9");
@@ -372,8 +401,7 @@ static void test_list_failures_back_off_then_list_again(void **state)
 {
     (void)state;
     static const char *const p1[] = { "a", NULL }, *const p2[] = { "b", NULL };
-    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
-    refl_start(r);
+    refl *r = started_refl();
     respond(r, 200, NULL, list_body(NULL, "c1", p1));
     calls_are("begin flush2 up:a ");
     /* transport failure on page 2: wait, then list from page 1 again */
@@ -382,13 +410,13 @@ static void test_list_failures_back_off_then_list_again(void **state)
     assert_true(E.delays[0] >= 0.8 && E.delays[0] <= 1.2);
     assert_false(refl_synced(r));
     refl_on_timer(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
+    assert_string_equal(last_url(), FIRST_PAGE);
     /* a malformed list: wait again (doubled), list again */
     respond(r, 200, NULL, "{\"items\": [ {\"metadata\"");
     assert_int_equal(E.ndelays, 2);
     assert_true(E.delays[1] >= 1.6 && E.delays[1] <= 2.4);
     refl_on_timer(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
+    assert_string_equal(last_url(), FIRST_PAGE);
     /* a last page without a resourceVersion is malformed too */
     respond(r, 200, NULL, list_body(NULL, NULL, p1));
     assert_int_equal(E.ndelays, 3);
@@ -439,8 +467,7 @@ static void test_list_404_counts_as_empty(void **state)
 static void test_list_null_items(void **state)
 {
     (void)state;
-    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
-    refl_start(r);
+    refl *r = started_refl();
     respond(r, 200, NULL, "{\"metadata\":{\"resourceVersion\":\"3\"},\"items\":null}");
     calls_are("begin end ");
     assert_true(refl_synced(r));
@@ -495,8 +522,7 @@ static void test_malformed_line_rewatches_from_last_good(void **state)
     strcat(body, event("ADDED", "c", "101"));
     strcat(body, "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"na\n");
     strcat(body, event("ADDED", "never", "102"));
-    refl_on_headers(r, 200, NULL);
-    assert_int_equal(refl_on_body(r, body, strlen(body)), -1);  /* abort the transfer */
+    assert_int_equal(watch_reads(r, body), -1);         /* abort the transfer */
     calls_are("up:c ");
     refl_on_done(r, 0);                                  /* curl: write error */
     assert_int_equal(E.ndelays, 1);
@@ -506,14 +532,10 @@ static void test_malformed_line_rewatches_from_last_good(void **state)
     assert_watch_url(last_url(), "101");
     calls_are("");                                       /* no relist */
     /* an event of an unknown type, or without an object, is malformed too */
-    refl_on_headers(r, 200, NULL);
-    const char *what = "{\"type\":\"WHAT\",\"object\":{}}\n";
-    assert_int_equal(refl_on_body(r, what, strlen(what)), -1);
+    assert_int_equal(watch_reads(r, "{\"type\":\"WHAT\",\"object\":{}}\n"), -1);
     refl_on_done(r, 0);
     refl_on_timer(r);
-    refl_on_headers(r, 200, NULL);
-    const char *noobj = "{\"type\":\"ADDED\"}\n";
-    assert_int_equal(refl_on_body(r, noobj, strlen(noobj)), -1);
+    assert_int_equal(watch_reads(r, "{\"type\":\"ADDED\"}\n"), -1);
     refl_on_done(r, 0);
     assert_string_equal(E.reasons, "malformed malformed malformed ");
     refl_free(r);
@@ -552,14 +574,13 @@ static void test_error_410_event_relists_by_diff(void **state)
     strcat(body, "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410,\"reason\":\"Expired\","
                  "\"message\":\"too old resource version: 100 (105)\"}}\n");
     strcat(body, event("ADDED", "never", "102"));
-    refl_on_headers(r, 200, NULL);
-    assert_int_equal(refl_on_body(r, body, strlen(body)), -1);
+    assert_int_equal(watch_reads(r, body), -1);
     calls_are("up:x ");
     refl_on_done(r, 0);
     /* relist after the backoff, no resourceVersion */
     assert_int_equal(E.ndelays, 1);
     refl_on_timer(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
+    assert_string_equal(last_url(), FIRST_PAGE);
     assert_string_equal(E.reasons, "expired ");
     respond(r, 200, NULL, list_body("200", NULL, bc));
     /* the handler drops what was not listed only at end */
@@ -574,17 +595,16 @@ static void test_http_410_and_reason_gone_relist(void **state)
     refl *r = synced_refl();
     respond(r, 410, NULL, "{\"kind\":\"Status\",\"code\":410}");
     refl_on_timer(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
+    assert_string_equal(last_url(), FIRST_PAGE);
     respond(r, 200, NULL, list_body("300", NULL, NULL));
     calls_are("begin end ");
     /* ERROR with reason Gone (old servers) */
-    refl_on_headers(r, 200, NULL);
-    const char *gone = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"reason\":\"Gone\"}}\n";
-    assert_int_equal(refl_on_body(r, gone, strlen(gone)), -1);
+    assert_int_equal(watch_reads(r, "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\","
+                                    "\"reason\":\"Gone\"}}\n"), -1);
     refl_on_done(r, 0);
     assert_int_equal(E.ndelays, 2);
     refl_on_timer(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
+    assert_string_equal(last_url(), FIRST_PAGE);
     refl_free(r);
 }
 
@@ -592,9 +612,8 @@ static void test_other_error_event_rewatches(void **state)
 {
     (void)state;
     refl *r = synced_refl();
-    refl_on_headers(r, 200, NULL);
-    const char *err = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":500,\"reason\":\"InternalError\"}}\n";
-    assert_int_equal(refl_on_body(r, err, strlen(err)), -1);
+    assert_int_equal(watch_reads(r, "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":500,"
+                                    "\"reason\":\"InternalError\"}}\n"), -1);
     refl_on_done(r, 0);
     assert_int_equal(E.ndelays, 1);
     refl_on_timer(r);
@@ -614,9 +633,7 @@ static void test_very_short_empty_watch_backs_off(void **state)
     refl_on_timer(r);
     assert_watch_url(last_url(), "100");
     /* short but with an event: a normal end */
-    refl_on_headers(r, 200, NULL);
-    const char *ev = event("BOOKMARK", "", "130");
-    refl_on_body(r, ev, strlen(ev));
+    watch_reads(r, event("BOOKMARK", "", "130"));
     refl_on_done(r, 1);
     assert_int_equal(E.ndelays, 1);
     assert_watch_url(last_url(), "130");
@@ -648,8 +665,6 @@ static const char *too_large_status(const char *rv, const char *cur)
              "\"retryAfterSeconds\":1},\"code\":504}", rv, cur);
     return b;
 }
-
-#define FIRST_PAGE "http://k:1/api/v1/pods?limit=100"
 
 static void test_rv_order(void **state)
 {
@@ -694,8 +709,7 @@ static void test_too_large_on_watch_relists_from_scratch(void **state)
     /* as an ERROR event on an open watch */
     char ev[800];
     snprintf(ev, sizeof ev, "{\"type\":\"ERROR\",\"object\":%s}\n", too_large_status("40", "7"));
-    refl_on_headers(r, 200, NULL);
-    assert_int_equal(refl_on_body(r, ev, strlen(ev)), -1);
+    assert_int_equal(watch_reads(r, ev), -1);
     refl_on_done(r, 0);
     assert_int_equal(E.ndelays, 2);
     refl_on_timer(r);
@@ -751,8 +765,7 @@ static void test_too_large_on_continued_page_relists(void **state)
 {
     (void)state;
     static const char *const p1[] = { "a", NULL }, *const p2[] = { "b", NULL };
-    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
-    refl_start(r);
+    refl *r = started_refl();
     respond(r, 200, NULL, list_body("1000", "c1", p1));
     calls_are("begin flush2 up:a ");
     /* the token's version is newer than the restored server's */
@@ -772,8 +785,7 @@ static void test_lower_rv_on_list_page_relists(void **state)
     (void)state;
     static const char *const p1[] = { "a", NULL }, *const p2[] = { "old", NULL },
                              *const p3[] = { "x", NULL }, *const ab[] = { "a", "b", NULL };
-    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
-    refl_start(r);
+    refl *r = started_refl();
     respond(r, 200, NULL, list_body("1000", "c1", p1));
     calls_are("begin flush2 up:a ");
     /* page 2 comes from a server restored to 40: not applied, list again */
@@ -820,8 +832,7 @@ static void test_lower_rv_event_or_bookmark_relists(void **state)
     strcat(body, "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"150\"}}}\n");
     strcat(body, "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"99\"}}}\n");
     strcat(body, event("ADDED", "never", "160"));
-    refl_on_headers(r, 200, NULL);
-    assert_int_equal(refl_on_body(r, body, strlen(body)), -1);
+    assert_int_equal(watch_reads(r, body), -1);
     calls_are("up:c ");
     assert_string_equal(refl_version(r), "150");
     refl_on_done(r, 0);
@@ -833,9 +844,7 @@ static void test_lower_rv_event_or_bookmark_relists(void **state)
     calls_are("begin up:a end ");
     assert_watch_url(last_url(), "99");
     /* an event below the version: not applied, relist */
-    refl_on_headers(r, 200, NULL);
-    const char *older = event("MODIFIED", "a", "98");
-    assert_int_equal(refl_on_body(r, older, strlen(older)), -1);
+    assert_int_equal(watch_reads(r, event("MODIFIED", "a", "98")), -1);
     refl_on_done(r, 0);
     calls_are("");
     refl_on_timer(r);
@@ -848,8 +857,7 @@ static void test_lower_rv_event_or_bookmark_relists(void **state)
     strcat(body, event("ADDED", "d", "1000"));
     strcat(body, event("ADDED", "e", "opaque-7"));
     strcat(body, event("ADDED", "f", "5"));
-    refl_on_headers(r, 200, NULL);
-    assert_int_equal(refl_on_body(r, body, strlen(body)), 0);
+    assert_int_equal(watch_reads(r, body), 0);
     calls_are("up:d up:e up:f ");
     assert_string_equal(refl_version(r), "5");
     assert_string_equal(E.reasons, "rolled_back rolled_back ");
@@ -886,8 +894,7 @@ static void test_bad_object_skipped_not_the_list(void **state)
     for (int i = 0; i < 1100; i++)
         deep[n++] = ']';
     snprintf(deep + n, sizeof deep - n, "}}\n");
-    refl_on_headers(r, 200, NULL);
-    assert_int_equal(refl_on_body(r, deep, strlen(deep)), 0);
+    assert_int_equal(watch_reads(r, deep), 0);
     const char *lone = "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"d\",\"resourceVersion\":"
                        "\"52\",\"annotations\":{\"x\":\"\\udcff\"}}}}\n";
     assert_int_equal(refl_on_body(r, lone, strlen(lone)), 0);
@@ -901,9 +908,7 @@ static void test_bad_object_skipped_not_the_list(void **state)
     assert_int_equal(E.ndelays, 0);
     assert_string_equal(param(last_url(), "resourceVersion"), "53");
     /* a refused line whose object has no name is malformed, as before */
-    refl_on_headers(r, 200, NULL);
-    const char *anon = "{\"type\":\"ADDED\",\"object\":{\"x\":\"\\udcff\"}}\n";
-    assert_int_equal(refl_on_body(r, anon, strlen(anon)), -1);
+    assert_int_equal(watch_reads(r, "{\"type\":\"ADDED\",\"object\":{\"x\":\"\\udcff\"}}\n"), -1);
     refl_on_done(r, 0);
     assert_string_equal(E.reasons, "timeout malformed ");
     assert_int_equal(E.ndelays, 1);
@@ -940,11 +945,7 @@ static void test_backoff_resets_after_two_healthy_minutes(void **state)
     (void)state;
     refl *r = synced_refl();
     E.rnd = 0;
-    for (int i = 0; i < 4; i++) {
-        respond(r, 500, NULL, NULL);
-        E.t += 1;
-        refl_on_timer(r);
-    }
+    fail_watches(r, 4);
     assert_float_equal(E.delays[3], 6.4, 1e-9);
     /* 119 s since the last failure: no reset */
     E.t += 118;
@@ -990,7 +991,7 @@ static void test_retry_after_honoured(void **state)
     respond(r, 429, "0", NULL);
     assert_float_equal(E.delays[5], 0, 1e-9);
     refl_on_timer(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
+    assert_string_equal(last_url(), FIRST_PAGE);
     refl_free(r);
 }
 
@@ -1000,11 +1001,7 @@ static void test_backoff_reset_by_events_not_lists(void **state)
     refl *r = synced_refl();
     E.rnd = 0;
     /* consecutive failures double the delay */
-    for (int i = 0; i < 4; i++) {
-        respond(r, 500, NULL, NULL);
-        E.t += 1;
-        refl_on_timer(r);
-    }
+    fail_watches(r, 4);
     assert_int_equal(E.ndelays, 4);
     assert_float_equal(E.delays[3], 6.4, 1e-9);
     /* a complete list does not reset it (a 410 relist waits its turn) */
@@ -1017,9 +1014,7 @@ static void test_backoff_reset_by_events_not_lists(void **state)
     assert_float_equal(E.delays[5], 25.6, 1e-9);
     refl_on_timer(r);
     /* the watch delivers an event, then breaks: 0.8 s again */
-    refl_on_headers(r, 200, NULL);
-    const char *ev = event("MODIFIED", "a", "301");
-    assert_int_equal(refl_on_body(r, ev, strlen(ev)), 0);
+    assert_int_equal(watch_reads(r, event("MODIFIED", "a", "301")), 0);
     refl_on_done(r, 0);                                 /* connection reset */
     assert_float_equal(E.delays[6], 0.8, 1e-9);
     refl_on_timer(r);
@@ -1028,9 +1023,7 @@ static void test_backoff_reset_by_events_not_lists(void **state)
     assert_float_equal(E.delays[7], 1.6, 1e-9);
     refl_on_timer(r);
     /* a BOOKMARK is an event too */
-    refl_on_headers(r, 200, NULL);
-    const char *bm = event("BOOKMARK", "", "302");
-    assert_int_equal(refl_on_body(r, bm, strlen(bm)), 0);
+    assert_int_equal(watch_reads(r, event("BOOKMARK", "", "302")), 0);
     refl_on_done(r, 0);
     assert_float_equal(E.delays[8], 0.8, 1e-9);
     refl_on_timer(r);
@@ -1078,9 +1071,8 @@ static void test_repeated_continue_token_restarts_after_backoff(void **state)
 {
     (void)state;
     static const char *const p1[] = { "a", NULL }, *const p2[] = { "b", NULL };
-    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
     E.rnd = 0;
-    refl_start(r);
+    refl *r = started_refl();
     respond(r, 200, NULL, list_body("10", "t1", p1));
     assert_string_equal(param(last_url(), "continue"), "t1");
     respond(r, 200, NULL, list_body("10", "t1", p2));   /* t1 again */
@@ -1100,8 +1092,7 @@ static void test_repeated_continue_token_restarts_after_backoff(void **state)
     /* tokens that differ but never end: stopped at REFL_MAX_PAGES */
     setup(NULL);
     E.rnd = 0;
-    r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
-    refl_start(r);
+    r = started_refl();
     char tok[32];
     int lists = 0;
     for (int i = 0; i < REFL_MAX_PAGES + 5 && E.ndelays == 0; i++) {
@@ -1124,9 +1115,8 @@ static void test_backoff_not_reset_by_a_partial_list(void **state)
 {
     (void)state;
     static const char *const p1[] = { "a", NULL };
-    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
     E.rnd = 0;
-    refl_start(r);
+    refl *r = started_refl();
     /* page 1 answers, page 2 fails, every time: the delays still grow */
     static const double want[] = { 0.8, 1.6, 3.2, 6.4 };
     for (int i = 0; i < 4; i++) {
@@ -1150,9 +1140,7 @@ static void test_retry_after_honoured_after_reset(void **state)
         refl_on_timer(r);
     }
     assert_float_equal(E.delays[2], 3.2 * 1.25, 1e-9);
-    refl_on_headers(r, 200, NULL);
-    const char *ev = event("ADDED", "z", "101");
-    assert_int_equal(refl_on_body(r, ev, strlen(ev)), 0);
+    assert_int_equal(watch_reads(r, event("ADDED", "z", "101")), 0);
     refl_on_done(r, 1);                                 /* clean end: no wait */
     assert_int_equal(E.ndelays, 3);
     /* after the reset, Retry-After still decides, exactly */
@@ -1194,13 +1182,12 @@ static void test_401_rereads_token(void **state)
 static void test_start_failure_waits(void **state)
 {
     (void)state;
-    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
     E.start_fails = 1;
-    refl_start(r);
+    refl *r = started_refl();
     assert_int_equal(E.nurls, 0);
     assert_int_equal(E.ndelays, 1);
     refl_on_timer(r);
-    assert_string_equal(last_url(), "http://k:1/api/v1/pods?limit=100");
+    assert_string_equal(last_url(), FIRST_PAGE);
     /* a stray timer while a request is in flight does nothing */
     refl_on_timer(r);
     assert_int_equal(E.nurls, 1);
@@ -1213,8 +1200,7 @@ static void test_start_failure_waits(void **state)
 static void test_managed_fields_skipped(void **state)
 {
     (void)state;
-    refl *r = refl_new("http://k:1", "/api/v1/pods", NULL, &H, &OPS, NULL);
-    refl_start(r);
+    refl *r = started_refl();
     respond(r, 200, NULL, "{\"metadata\":{\"resourceVersion\":\"5\"},\"items\":[{\"metadata\":"
                           "{\"name\":\"m\",\"managedFields\":[{\"manager\":\"kubectl\"}]}}]}");
     calls_are("begin up:m end ");

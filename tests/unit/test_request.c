@@ -8,7 +8,9 @@
  * client's UDP size), a reply encoded once and kept for req_reply_wire,
  * unparsable packets and bad peers refused by req_new_internal, the done
  * hooks, a second reply dropped, and sub-requests that run the rest of a
- * chain.
+ * chain; the worker's request pool (request.c: req_alloc/req_release): a
+ * sub-request taken from it and given back leaves its parent's query and
+ * reply as they were, and every reply sent has QR set.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "server/core.h"
 #include "server/request.h"
 #include "server/server.h"
 #include "wire/dname.h"
@@ -185,6 +188,97 @@ static void test_sub_request(void **state)
     instance_free(ins);
 }
 
+typedef struct sub_seen {
+    int done;
+    int qr;                         /* the sub's reply as sent had QR */
+    uint16_t id;
+} sub_seen;
+
+static void sub_done(dns_req *r, int rcode, void *data)
+{
+    (void)rcode;
+    sub_seen *s = data;
+    size_t len = 0;
+    const uint8_t *out = req_reply_wire(r, &len);
+    s->done++;
+    s->qr = len >= 12 && (out[2] & 0x80);
+    s->id = len >= 2 ? (uint16_t)(out[0] << 8 | out[1]) : 0;
+}
+
+/* Sub-requests come from the parent's worker's pool and go back to it
+ * when they finish: the parent's query octets, parsed query and reply are
+ * untouched by them (no reply of a chase can land in its parent's packet),
+ * the pool hands each request out once, and a request released is taken
+ * again by the next req_alloc. */
+static void test_pool_and_sub(void **state)
+{
+    (void)state;
+    instance *ins = test_must_load(".:53 {\n    errors\n    whoami\n}\n");
+    worker w;
+    memset(&w, 0, sizeof w);
+    uint8_t wire[512], sw[512];
+    int len = query(wire, sizeof wire, "a.example.org.", T_A, C_IN, 1232, 0);
+    dns_req *parent = req_new_internal(ins, NULL, wire, (size_t)len, "198.51.100.4");
+    assert_non_null(parent);
+    assert_int_equal(req_run(parent), RC_NOERROR);
+    assert_non_null(parent->block);
+    const handler *top = parent->block->chain;
+    assert_non_null(top);
+    size_t plen = 0;
+    const uint8_t *pout = req_reply_wire(parent, &plen);
+    uint8_t before[512];
+    assert_true(plen >= 12 && plen <= sizeof before);
+    assert_true(pout[2] & 0x80);
+    memcpy(before, pout, plen);
+    parent->worker = &w;            /* as if a worker served it */
+
+    /* twice: the second sub-request is the first one, back from the pool */
+    req_full *first = NULL;
+    for (int round = 0; round < 2; round++) {
+        int slen = query(sw, sizeof sw, round ? "c.example.org." : "b.example.org.", T_AAAA,
+                         C_IN, 0, 0);
+        sw[0] = 0x77;               /* an ID of its own */
+        sw[1] = (uint8_t)round;
+        dns_req *sub = req_new_sub(parent, sw, (size_t)slen);
+        assert_non_null(sub);
+        req_full *f = (req_full *)sub;
+        assert_false(f->pooled);
+        if (round == 0)
+            first = f;
+        else
+            assert_ptr_equal(f, first);
+        assert_int_equal(w.npool, 0);
+        sub_seen seen = { 0 };
+        assert_int_equal(req_on_done(sub, sub_done, &seen), 0);
+        req_start_next(sub, top);   /* whoami answers at once */
+        assert_int_equal(seen.done, 1);
+        assert_true(seen.qr);
+        assert_int_equal(seen.id, 0x7700 | round);
+        assert_int_equal(w.npool, 1);                   /* back in the pool */
+        assert_ptr_equal(w.pool, first);
+        assert_true(first->pooled);
+        /* the parent as it was */
+        size_t l2 = 0;
+        const uint8_t *p2 = req_reply_wire(parent, &l2);
+        assert_int_equal(l2, plen);
+        assert_memory_equal(p2, before, plen);
+        assert_memory_equal(parent->raw, wire, (size_t)len);
+        assert_int_equal(parent->q.qtype, T_A);
+        assert_int_equal(parent->resp.qtype, T_A);
+        assert_true(parent->resp.flags & F_QR);
+    }
+    /* req_alloc takes it out again, unpooled */
+    req_full *again = req_alloc(&w);
+    assert_ptr_equal(again, first);
+    assert_false(again->pooled);
+    assert_int_equal(w.npool, 0);
+    assert_null(w.pool);
+    req_destroy(again);
+    parent->worker = NULL;
+    req_free(parent);
+    instance_free(ins);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -192,6 +286,7 @@ int main(void)
         cmocka_unit_test(test_refused_input),
         cmocka_unit_test(test_hooks_and_second_write),
         cmocka_unit_test(test_sub_request),
+        cmocka_unit_test(test_pool_and_sub),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

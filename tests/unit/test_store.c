@@ -26,11 +26,19 @@
 
 static store *S;
 
-static int setup(void **state)
+/* Every test's store: this thread registered as a reader, S made with o
+ * (NULL: the defaults). */
+static int open_store(const store_opts *o)
 {
     store_reader_register();
-    S = store_new(NULL);
+    S = store_new(o);
     return S ? 0 : -1;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return open_store(NULL);
 }
 
 static int teardown(void **state)
@@ -43,10 +51,7 @@ static int teardown(void **state)
 static int setup_mc(void **state)
 {
     (void)state;
-    store_reader_register();
-    store_opts o = { .multicluster = 1 };
-    S = store_new(&o);
-    return S ? 0 : -1;
+    return open_store(&(store_opts){ .multicluster = 1 });
 }
 
 /* A store sized for one pod (every map at its 64-bucket minimum): the
@@ -54,10 +59,7 @@ static int setup_mc(void **state)
 static int setup_small(void **state)
 {
     (void)state;
-    store_reader_register();
-    store_opts o = { .expected_pods = 1 };
-    S = store_new(&o);
-    return S ? 0 : -1;
+    return open_store(&(store_opts){ .expected_pods = 1 });
 }
 
 static int apply(int (*fn)(store *, const cJSON *), const char *json)
@@ -82,6 +84,14 @@ static st_ip ip(const char *s)
     st_ip v;
     assert_int_equal(st_parse_ip(s, &v), 0);
     return v;
+}
+
+/* The i-th address of 10.0.0.0/8 (0 <= i < 2^24) into out: the many
+ * endpoints and pods of the bulk tests. */
+static void nth_addr(char *out, size_t cap, int i)
+{
+    assert_true(i >= 0 && i < 1 << 24);
+    snprintf(out, cap, "10.%d.%d.%d", i >> 16, (i >> 8) & 255, i & 255);
 }
 
 static void test_cpu_quantities(void **state)
@@ -308,7 +318,7 @@ static void test_service_many_ports(void **state)
 static void test_endpoint_packing(void **state)
 {
     (void)state;
-    assert_true(sizeof(st_endpoint) <= 40);
+    assert_true(sizeof(void *) != 8 || sizeof(st_endpoint) == 24);
     assert_int_equal(apply(store_upsert_slice,
         "{\"metadata\":{\"name\":\"w-1\",\"namespace\":\"shop\",\"labels\":{\"kubernetes.io/service-name\":\"w\"}},"
         "\"addressType\":\"IPv6\",\"endpoints\":["
@@ -387,7 +397,7 @@ static void test_endpoint_packing(void **state)
     cJSON *arr = cJSON_GetObjectItem(big, "endpoints");
     for (int i = 0; i < 30001; i++) {
         char a[32];
-        snprintf(a, sizeof a, "10.%d.%d.%d", i >> 16, (i >> 8) & 255, i & 255);
+        nth_addr(a, sizeof a, i);
         cJSON *ep = cJSON_CreateObject(), *addrs = cJSON_AddArrayToObject(ep, "addresses");
         cJSON_AddItemToArray(addrs, cJSON_CreateString(a));
         cJSON_AddItemToArray(arr, ep);
@@ -400,6 +410,173 @@ static void test_endpoint_packing(void **state)
     e = store_endpoints(S, "shop", "huge");
     assert_non_null(e);
     assert_int_equal(e->n, 30000);
+    store_read_end();
+}
+
+/* The endpoint view of ns/svc, which must hold n endpoints (inside a read
+ * section). */
+static const st_endpoints *eps_n(const char *ns, const char *svc, size_t n)
+{
+    const st_endpoints *e = store_endpoints(S, ns, svc);
+    assert_non_null(e);
+    assert_int_equal(e->n, n);
+    return e;
+}
+
+static int collect_ep(const st_service *svc, const st_endpoint *ep, void *arg)
+{
+    (void)svc;
+    const st_endpoint **out = arg;
+    *out = ep;
+    return 1;
+}
+
+/* The address of an endpoint (st_ep_ip, st_ep_family): an IPv4 one kept in
+ * the endpoint, an IPv6 one in its slice's pool; the same bytes as
+ * st_parse_ip's of the text, whatever form the slice wrote it in, for
+ * single- and dual-stack Services, small views (a pass) and large ones
+ * (the sorted by-address index). */
+static void test_endpoint_addresses(void **state)
+{
+    (void)state;
+    apply(store_upsert_service,
+          "{\"metadata\":{\"name\":\"ds\",\"namespace\":\"shop\"},\"spec\":{\"clusterIP\":\"None\","
+          "\"ipFamilies\":[\"IPv4\",\"IPv6\"]}}");
+    /* dual-stack: an IPv4 and an IPv6 slice of one Service; an address of
+     * the other family in a slice is dropped */
+    assert_int_equal(apply(store_upsert_slice,
+        "{\"metadata\":{\"name\":\"ds-4\",\"namespace\":\"shop\",\"labels\":{\"kubernetes.io/service-name\":\"ds\"}},"
+        "\"addressType\":\"IPv4\",\"endpoints\":["
+        "{\"addresses\":[\"10.1.2.3\",\"fd00::9\"],\"nodeName\":\"n1\",\"hostname\":\"a\"},"
+        "{\"addresses\":[\"10.1.2.4\"],\"nodeName\":\"n2\",\"conditions\":{\"ready\":false}}],"
+        "\"ports\":[{\"port\":80}]}"), 0);
+    assert_int_equal(apply(store_upsert_slice,
+        "{\"metadata\":{\"name\":\"ds-6\",\"namespace\":\"shop\",\"labels\":{\"kubernetes.io/service-name\":\"ds\"}},"
+        "\"addressType\":\"IPv6\",\"endpoints\":["
+        "{\"addresses\":[\"FD00:0:0:0:0:0:0:0A\",\"10.1.2.5\"],\"nodeName\":\"n1\",\"hostname\":\"a\","
+        "\"targetRef\":{\"kind\":\"Pod\",\"name\":\"pod-a\"}},"
+        "{\"addresses\":[\"fd00:0000::b\",\"::ffff:10.1.2.3\",\"2001:db8::\"],\"nodeName\":\"n2\"}],"
+        "\"ports\":[{\"port\":80}]}"), 0);
+    store_read_begin();
+    const st_endpoints *e = eps_n("shop", "ds", 6);
+    static const struct { const char *canon, *text; int family; const char *node; } want[] = {
+        { "10.1.2.3", "10.1.2.3", 4, "n1" },
+        { "10.1.2.4", "10.1.2.4", 4, "n2" },
+        { "fd00::a", "FD00:0:0:0:0:0:0:0A", 6, "n1" },
+        { "fd00::b", "fd00:0000::b", 6, "n2" },
+        { "::ffff:10.1.2.3", "::ffff:10.1.2.3", 6, "n2" },
+        { "2001:db8::", "2001:db8::", 6, "n2" },
+    };
+    char abuf[ST_ADDR_STRLEN];
+    for (size_t i = 0; i < 6; i++) {
+        const st_endpoint *ep = &e->eps[i];
+        st_ip got = st_ep_ip(ep), exp = ip(want[i].canon);
+        assert_int_equal(st_ep_family(ep), want[i].family);
+        assert_memory_equal(&got, &exp, sizeof exp);      /* unused octets zero too */
+        assert_string_equal(st_ep_addr(ep, abuf), want[i].text);   /* as written */
+        assert_int_equal(ep->addr_text, strcmp(want[i].canon, want[i].text) != 0);
+        assert_string_equal(st_ep_node(ep), want[i].node);
+    }
+    assert_string_equal(st_ep_hostname(&e->eps[2]), "a");  /* strings beside the address */
+    assert_string_equal(st_ep_pod(&e->eps[2]), "pod-a");
+    assert_null(st_ep_hostname(&e->eps[3]));
+    /* the PTR indexes find each family by its canonical bytes */
+    const st_endpoint *hit = NULL;
+    st_ip q = ip("fd00::a");
+    store_endpoints_by_ip(S, &q, collect_ep, &hit);
+    assert_ptr_equal(hit, &e->eps[2]);
+    assert_string_equal(store_endpoint_node(S, &q), "n1");
+    q = ip("::ffff:10.1.2.3");                              /* not the IPv4 10.1.2.3 */
+    hit = NULL;
+    store_endpoints_by_ip(S, &q, collect_ep, &hit);
+    assert_ptr_equal(hit, &e->eps[4]);
+    q = ip("10.1.2.3");
+    hit = NULL;
+    store_endpoints_by_ip(S, &q, collect_ep, &hit);
+    assert_ptr_equal(hit, &e->eps[0]);
+    q = ip("10.1.2.4");                                     /* not ready: not indexed */
+    hit = NULL;
+    store_endpoints_by_ip(S, &q, collect_ep, &hit);
+    assert_null(hit);
+    q = ip("fd00::9");                                      /* dropped from the IPv4 slice */
+    assert_null(store_endpoint_node(S, &q));
+    store_read_end();
+
+    /* a large IPv6 view (the by-address index, binary search) */
+    char j[8192];
+    int at = snprintf(j, sizeof j,
+        "{\"metadata\":{\"name\":\"big-6\",\"namespace\":\"shop\",\"labels\":{\"kubernetes.io/service-name\":\"big\"}},"
+        "\"addressType\":\"IPv6\",\"endpoints\":[");
+    for (int i = 0; i < 100; i++)
+        at += snprintf(j + at, sizeof j - at, "%s{\"addresses\":[\"fd01:0::%X\"],\"nodeName\":\"n%d\"}",
+                       i ? "," : "", 99 - i, i % 7);
+    snprintf(j + at, sizeof j - at, "],\"ports\":[{\"port\":80}]}");
+    apply(store_upsert_service,
+          "{\"metadata\":{\"name\":\"big\",\"namespace\":\"shop\"},\"spec\":{\"clusterIP\":\"None\"}}");
+    assert_int_equal(apply(store_upsert_slice, j), 0);
+    store_read_begin();
+    e = eps_n("shop", "big", 100);
+    for (int i = 0; i < 100; i++) {
+        char a[32];
+        snprintf(a, sizeof a, "fd01::%x", 99 - i);
+        q = ip(a);
+        hit = NULL;
+        store_endpoints_by_ip(S, &q, collect_ep, &hit);
+        assert_ptr_equal(hit, &e->eps[i]);
+        char node[8];
+        snprintf(node, sizeof node, "n%d", i % 7);
+        assert_string_equal(store_endpoint_node(S, &q), node);
+        snprintf(a, sizeof a, "fd01:0::%X", 99 - i);          /* as written */
+        assert_string_equal(st_ep_addr(&e->eps[i], abuf), a);
+    }
+    q = ip("fd01::100");
+    assert_null(store_endpoint_node(S, &q));
+    store_read_end();
+}
+
+/* decode_slice reads an endpoint's members in one pass: the first member
+ * of a name wins (as a lookup by name would find it), a member of the wrong
+ * type reads as absent, names sharing a first letter or a prefix are told
+ * apart, unknown members are skipped. */
+static void test_endpoint_members(void **state)
+{
+    (void)state;
+    assert_int_equal(apply(store_upsert_slice,
+        "{\"metadata\":{\"name\":\"m-1\",\"namespace\":\"shop\",\"labels\":{\"kubernetes.io/service-name\":\"m\"}},"
+        "\"addressType\":\"IPv4\",\"endpoints\":["
+        "{\"zoneX\":\"zx\",\"nodeName\":\"n1\",\"nodeName\":\"n2\",\"addresses\":[\"10.9.0.1\"],"
+        "\"addresses\":[\"10.9.0.2\"],\"hostname\":5,\"hints\":{\"forZones\":[{\"name\":\"z1\"}],"
+        "\"forZones\":[{\"name\":\"z2\"}],\"forNodesX\":[{\"name\":\"x\"}]},"
+        "\"conditions\":{\"ready\":false,\"ready\":true,\"readyX\":true,\"serving\":\"no\","
+        "\"terminating\":true},\"conditionsX\":{\"terminating\":false},"
+        "\"targetRef\":{\"name\":\"p1\",\"kind\":\"Pod\",\"kind\":\"Node\"},"
+        "\"deprecatedTopology\":{\"a\":\"b\"},\"zone\":\"Z9\"},"
+        "{\"addresses\":[\"10.9.0.3\"],\"hostname\":\"h3\",\"targetRef\":{\"kind\":\"Pod\",\"name\":\"h3\"},"
+        "\"conditions\":{}}],"
+        "\"ports\":[{\"port\":80}]}"), 0);
+    store_read_begin();
+    const st_endpoints *e = eps_n("shop", "m", 2);
+    const st_endpoint *x = e->eps;
+    char abuf[ST_ADDR_STRLEN];
+    assert_string_equal(st_ep_addr(&x[0], abuf), "10.9.0.1");
+    assert_string_equal(st_ep_node(&x[0]), "n1");
+    assert_string_equal(st_ep_zone(&x[0]), "z9");
+    assert_null(st_ep_hostname(&x[0]));                    /* not a string */
+    assert_int_equal(st_ep_n_hint_zones(&x[0]), 1);
+    assert_string_equal(st_ep_hint_zones(&x[0])[0], "z1");
+    assert_int_equal(st_ep_n_hint_nodes(&x[0]), 0);
+    assert_false(x[0].ready);
+    assert_false(x[0].ready_unset);
+    assert_true(x[0].serving);                              /* not a boolean: the default */
+    assert_true(x[0].terminating);
+    assert_string_equal(st_ep_pod(&x[0]), "p1");            /* kind Pod, the first */
+    assert_string_equal(st_ep_addr(&x[1], abuf), "10.9.0.3");
+    assert_string_equal(st_ep_hostname(&x[1]), "h3");
+    assert_true(x[1].pod_is_host);
+    assert_true(x[1].ready);
+    assert_true(x[1].ready_unset);
+    assert_false(x[1].terminating);
+    assert_false(x[1].has_hints);
     store_read_end();
 }
 
@@ -431,7 +608,9 @@ static void test_slices_merge_and_defaults(void **state)
     assert_true(e->eps[1].terminating);
     assert_true(e->eps[2].ready);                           /* null → ready */
     assert_false(e->eps[2].has_hints);
-    assert_int_equal(e->eps[3].ip.family, 6);
+    assert_int_equal(st_ep_family(&e->eps[3]), 6);
+    st_ip v6 = st_ep_ip(&e->eps[3]), want = ip("fd00::1");
+    assert_memory_equal(&v6, &want, sizeof want);
     assert_int_equal(st_ep_nports(&e->eps[3]), 1);                  /* sentinel */
     assert_int_equal(st_ep_ports(&e->eps[3])[0].port, -1);
     store_read_end();
@@ -1222,7 +1401,7 @@ static void test_small_store_grows(void **state)
     enum { PODS = 5000, SVCS = 600, NODES = 300 };
     char j[512], a[64];
     for (int i = 0; i < PODS; i++) {
-        snprintf(a, sizeof a, "10.%d.%d.%d", i >> 16, (i >> 8) & 255, i & 255);
+        nth_addr(a, sizeof a, i);
         snprintf(j, sizeof j, "{\"metadata\":{\"name\":\"p%d\",\"namespace\":\"g\"},"
                  "\"spec\":{\"nodeName\":\"n%d\"},\"status\":{\"phase\":\"Running\","
                  "\"podIP\":\"%s\"}}", i, i % NODES, a);
@@ -1251,7 +1430,7 @@ static void test_small_store_grows(void **state)
     assert_int_equal(store_count(S, "nodes"), NODES);
     store_read_begin();
     for (int i = 0; i < PODS; i++) {
-        snprintf(a, sizeof a, "10.%d.%d.%d", i >> 16, (i >> 8) & 255, i & 255);
+        nth_addr(a, sizeof a, i);
         st_ip v = ip(a);
         const st_pod *p = store_pod_by_ip(S, &v);
         assert_non_null(p);
@@ -1271,7 +1450,7 @@ static void test_small_store_grows(void **state)
         char abuf[ST_ADDR_STRLEN];
         assert_string_equal(st_ep_addr(&eps->eps[0], abuf), a);
         int n = 0;
-        st_ip cip = eps->eps[0].ip;
+        st_ip cip = st_ep_ip(&eps->eps[0]);
         store_endpoints_by_ip(S, &cip, count_ep, &n);
         assert_int_equal(n, 1);
     }
@@ -1293,7 +1472,7 @@ static void test_small_store_grows(void **state)
     assert_int_equal(store_count(S, "pods"), PODS / 2);
     store_read_begin();
     for (int i = 0; i < PODS; i++) {
-        snprintf(a, sizeof a, "10.%d.%d.%d", i >> 16, (i >> 8) & 255, i & 255);
+        nth_addr(a, sizeof a, i);
         st_ip v = ip(a);
         const st_pod *p = store_pod_by_ip(S, &v);
         if (i % 2)
@@ -1431,11 +1610,8 @@ static void on_conflict(void *arg, int source)
 static int setup_conflicts(void **state)
 {
     (void)state;
-    store_reader_register();
     memset(&C, 0, sizeof C);
-    store_opts o = { .expected_pods = 1, .conflict = on_conflict, .conflict_arg = &C };
-    S = store_new(&o);
-    return S ? 0 : -1;
+    return open_store(&(store_opts){ .expected_pods = 1, .conflict = on_conflict, .conflict_arg = &C });
 }
 
 static cidr net_of(const char *s)
@@ -1490,6 +1666,39 @@ static void test_prefix_v4_v6_longest(void **state)
     assert_string_equal(find(x, "10.244.9.1", NULL), "");
     pfx_del(x, "nobody");
     assert_int_equal(pfx_count(x), 2);
+    pfx_free(x);
+}
+
+/* An owner's ranges go 1 → 2 → 1 → 0 (the single range is kept inside the
+ * owner's record, more in a block of their own): every step is followed,
+ * and the groups of the published table are those of what is there. */
+static void test_prefix_owner_grows_and_shrinks(void **state)
+{
+    (void)state;
+    pfx_index *x = pfx_new();
+    cidr one[] = { net_of("10.1.0.0/24") };
+    cidr two[] = { net_of("10.2.0.0/24"), net_of("fd00:2::/64") };
+    cidr other[] = { net_of("10.9.0.0/16") };
+    assert_int_equal(pfx_set(x, "n", "node-n", one, 1), 1);
+    assert_int_equal(pfx_set(x, "o", "node-o", other, 1), 1);
+    assert_string_equal(find(x, "10.1.0.7", NULL), "node-n");
+    assert_int_equal(pfx_set(x, "n", "node-n", two, 2), 1);
+    assert_string_equal(find(x, "10.1.0.7", NULL), "");
+    assert_string_equal(find(x, "10.2.0.7", NULL), "node-n");
+    assert_string_equal(find(x, "fd00:2::9", NULL), "node-n");
+    assert_int_equal(pfx_set(x, "n", "node-n", two, 2), 0);     /* unchanged */
+    int bits = 0;
+    assert_string_equal(find(x, "10.9.3.3", &bits), "node-o");
+    assert_int_equal(bits, 16);
+    assert_int_equal(pfx_set(x, "n", "node-m", one, 1), 1);     /* another node too */
+    assert_string_equal(find(x, "10.1.0.7", NULL), "node-m");
+    assert_string_equal(find(x, "10.2.0.7", NULL), "");
+    assert_string_equal(find(x, "fd00:2::9", NULL), "");
+    assert_int_equal(pfx_set(x, "n", "node-m", one, 1), 0);
+    assert_int_equal(pfx_count(x), 2);
+    pfx_del(x, "n");
+    assert_string_equal(find(x, "10.1.0.7", NULL), "");
+    assert_int_equal(pfx_count(x), 1);
     pfx_free(x);
 }
 
@@ -1862,6 +2071,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_strings_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slices_merge_and_defaults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_endpoint_packing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_endpoint_addresses, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_endpoint_members, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_indexes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_cluster_ip_changes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_index_shared_ip, setup, teardown),
@@ -1889,7 +2100,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_relist_reconciles, setup_small, teardown),
         cmocka_unit_test_setup_teardown(test_small_store_grows, setup_small, teardown),
         cmocka_unit_test_setup_teardown(test_small_store_grows, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_prefix_v4_v6_longest, setup_conflicts, teardown),
+        cmocka_unit_test_setup_teardown(test_prefix_v4_v6_longest, setup_conflicts, teardown),
+        cmocka_unit_test_setup_teardown(test_prefix_owner_grows_and_shrinks, setup_conflicts, teardown),
         cmocka_unit_test_setup_teardown(test_prefix_many, setup_conflicts, teardown),
         cmocka_unit_test_setup_teardown(test_prefix_same_range, setup_conflicts, teardown),
         cmocka_unit_test_setup_teardown(test_node_podcidrs, setup_conflicts, teardown),

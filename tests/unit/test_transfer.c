@@ -63,6 +63,7 @@ static void test_setup(void **state)
     ok("transfer {\nto *\n}");
     ok("transfer example.org {\nto 10.0.0.1 10.0.0.2:5300\nto fd00::1 [fd00::2]:53\n}");
     ok("transfer {\nto fe80::1%eth0\nsource 10.0.0.9\n}");
+    ok("transfer {\nto [fe80::1%eth0]:53 10.0.0.1%eth0\n}");  /* zones dropped, as CoreDNS strips them */
     ok("transfer example.org {\nto *\n}\ntransfer sub.example.org {\nto 10.0.0.1\n}");
     ok("transfer 10.0.0.0/24 {\nto *\n}");
     fails("transfer", "plugin/transfer: 'to' is required");

@@ -102,6 +102,8 @@ static void test_functions(void **state)
     assert_true(eval_on("proto() == \"tcp\"", &c));
     assert_true(eval_on("incidr(client_ip(), '10.0.0.0/8')", &c));
     assert_false(eval_on("incidr(client_ip(), '10.2.0.0/16')", &c));
+    /* host bits in the network are allowed and dropped, as Go does */
+    assert_true(eval_on("incidr(client_ip(), '10.1.9.9/16')", &c));
     msg_free(&c.r.q);
     make(&c, "a.test.", T_A, "2001:db8::5", 0);
     assert_true(eval_on("client_ip() == '2001:db8::5'", &c));
@@ -148,6 +150,9 @@ static void test_refused(void **state)
     refused("name() matches 'a{1001}'", "'matches'");
     refused("name() matches name()", "string literal");
     refused("incidr(client_ip(), '10.0.0.0/33')", "invalid CIDR");
+    /* Go's net.ParseCIDR: the length is plain decimal digits */
+    refused("incidr(client_ip(), '10.0.0.0/+8')", "invalid CIDR");
+    refused("incidr(client_ip(), '10.0.0.0/ 8')", "invalid CIDR");
     refused("incidr(client_ip())", "takes 2 arguments");
     refused("(true", "missing ')'");
     refused("type() in 'A'", "needs a list");

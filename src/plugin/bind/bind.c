@@ -16,12 +16,16 @@
 #include <arpa/inet.h>
 #include "server/plugin.h"
 #include "server/server.h"
+#include "common/addr.h"
 #include "common/vec.h"
 
+/* An IPv4 or IPv6 address without a zone (anything else is an interface
+ * name). */
 static int is_ip(const char *s)
 {
-    unsigned char buf[16];
-    return inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1;
+    uint8_t buf[16];
+    int fam;
+    return addr_parse_bytes(s, strlen(s), 0, &fam, buf) == 0;
 }
 
 static int has(char **list, size_t n, const char *s)

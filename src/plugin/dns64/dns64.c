@@ -32,10 +32,12 @@
  * request's done hook; the lookup set is freed when its reply was used.
  * The instance is immutable after setup.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include "common/cidr.h"
 #include "common/log.h"
 #include "server/lookup.h"
 #include "runtime/metrics.h"
@@ -191,36 +193,23 @@ static int dns64_serve(const handler *h, dns_req *r)
 
 /* ---- setup -------------------------------------------------------------- */
 
-/* net.ParseCIDR, then CoreDNS's checks: an IPv6 prefix of 32..96 bits, a
- * multiple of 8. */
+/* net.ParseCIDR (common/cidr's cidr_parse: the network, host bits clear),
+ * then CoreDNS's checks: IPv6, a prefix of 32..96 bits, a multiple of 8. */
 static int parse_prefix(cf_disp *d, dns64 *x, const char *text)
 {
-    char addr[INET6_ADDRSTRLEN + 8];
-    const char *slash = strchr(text, '/');
-    char *end;
-    long bits = slash && slash[1] >= '0' && slash[1] <= '9' ? strtol(slash + 1, &end, 10) : -1;
-    size_t al = slash ? (size_t)(slash - text) : 0;
-    uint8_t a[16];
-    if (!slash || bits < 0 || *end || al == 0 || al >= sizeof addr)
+    cidr c;
+    if (cidr_parse(text, &c) < 0)
         return cf_err(d, "plugin/dns64: invalid CIDR address: %s", text);
-    memcpy(addr, text, al);
-    addr[al] = '\0';
-    if (inet_pton(AF_INET, addr, a) == 1) {
-        if (bits > 32)
-            return cf_err(d, "plugin/dns64: invalid CIDR address: %s", text);
+    if (c.family == AF_INET)
         return cf_err(d, "plugin/dns64: invalid netmask 32 IPv6 address: \"%s\"", text);
-    }
-    if (inet_pton(AF_INET6, addr, a) != 1 || bits > 128)
-        return cf_err(d, "plugin/dns64: invalid CIDR address: %s", text);
-    for (int bit = (int)bits; bit < 128; bit++)         /* the network, as ParseCIDR */
-        a[bit / 8] &= (uint8_t)~(0x80 >> (bit % 8));
-    if (bits % 8 != 0 || bits < 32 || bits > 96) {
+    assert(c.family == AF_INET6 && c.bits <= 128);
+    if (c.bits % 8 != 0 || c.bits < 32 || c.bits > 96) {
         char net[INET6_ADDRSTRLEN];
-        inet_ntop(AF_INET6, a, net, sizeof net);
-        return cf_err(d, "plugin/dns64: invalid prefix length \"%s/%ld\"", net, bits);
+        inet_ntop(AF_INET6, c.addr, net, sizeof net);
+        return cf_err(d, "plugin/dns64: invalid prefix length \"%s/%u\"", net, c.bits);
     }
-    memcpy(x->prefix, a, 16);
-    x->prefix_len = (int)bits;
+    memcpy(x->prefix, c.addr, 16);
+    x->prefix_len = (int)c.bits;
     return 0;
 }
 
@@ -257,7 +246,8 @@ static int dns64_setup(cf_disp *d, setup_ctx *ctx, void **inst)
     dns64 *x = calloc(1, sizeof *x);
     if (!x)
         return cf_err(d, "plugin/dns64: out of memory");
-    inet_pton(AF_INET6, "64:ff9b::", x->prefix);
+    static const uint8_t well_known[16] = { 0x00, 0x64, 0xff, 0x9b };   /* 64:ff9b::/96, RFC 6052 */
+    memcpy(x->prefix, well_known, sizeof well_known);
     x->prefix_len = 96;
     x->ins = ctx->ins;
     if (parse(d, x) < 0) {

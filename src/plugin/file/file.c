@@ -25,7 +25,8 @@
  * only for the pointer copy, then looked up (lookup.c) without any lock.
  * AXFR/IXFR are REFUSED here: the transfer plugin, ahead in the chain,
  * serves them through the zone source this plugin publishes in its block
- * at setup (file_xfr_walk, xfr.c). NXDOMAIN (and CoreDNS's empty non-terminal
+ * at setup (file_xfr_open/next/close, xfr.c: resumable, a message at a
+ * time, on the zone version current when the transfer started). NXDOMAIN (and CoreDNS's empty non-terminal
  * NOERROR) with no answer go to the next plugin when `fallthrough` covers
  * the name.
  *
@@ -186,7 +187,29 @@ static int file_serve(const handler *h, dns_req *r)
 }
 
 /* The transfer source (src/server/transfer.h): a zone of this instance by
- * its exact origin, walked on the version being served. */
+ * its exact origin, on the version being served when the transfer starts
+ * (the cursor keeps a reference to it). */
+static int file_xfr_open(void *data, const uint8_t *zone, uint32_t serial, void **cur)
+{
+    fslot *s = match_slot(data, zone);
+    fzone *z = s && dname_equal(s->owire, zone) ? slot_acquire(s) : NULL;
+    if (!z)
+        return XFR_NOTAUTH;
+    *cur = fzone_xfr_open(z, serial);
+    fzone_unref(z);
+    return *cur ? XFR_OK : XFR_FAIL;
+}
+
+static int file_xfr_next(void *cur, xfr_emit_fn emit, void *sink)
+{
+    return fzone_xfr_next(cur, emit, sink);
+}
+
+static void file_xfr_close(void *cur)
+{
+    fzone_xfr_close(cur);
+}
+
 static int file_xfr_walk(void *data, const uint8_t *zone, uint32_t serial, xfr_emit_fn emit,
                          void *sink)
 {
@@ -519,7 +542,8 @@ static int file_setup(cf_disp *d, setup_ctx *ctx, void **inst)
             return -1;
         }
     }
-    xfr_source src = { .walk = file_xfr_walk, .data = f };
+    xfr_source src = { .walk = file_xfr_walk, .data = f, .open = file_xfr_open,
+                       .next = file_xfr_next, .close = file_xfr_close };
     if (xfr_source_publish(ctx->blk, "file", &src) < 0) {
         file_destroy(f);
         return cf_err(d, "plugin/file: out of memory");

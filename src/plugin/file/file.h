@@ -65,6 +65,10 @@ struct fzone {
     fnode *nodes;                  /* uthash by name */
     fnode *apex;
     size_t nrecords;
+    fnode **order;                 /* the nodes with records, in DNSSEC
+                                    * canonical order (transfers), made by
+                                    * the loader; norder of them */
+    size_t norder;
 };
 
 /* The node of an exact (lower-case) name, or NULL. */
@@ -133,6 +137,20 @@ int fres_to_msg(const fres *res, dns_msg *m);
 /* xfr.c: the zone's records in transfer order into emit (the walk of a
  * transfer source, src/server/transfer.h; serial as its). XFR_OK or
  * XFR_FAIL. */
-int fzone_walk(const fzone *z, uint32_t serial, xfr_emit_fn emit, void *sink);
+int fzone_walk(fzone *z, uint32_t serial, xfr_emit_fn emit, void *sink);
+/* The same, resumable (transfer.h's open/next/close): fzone_xfr_open()
+ * takes a reference to z (the caller keeps its own) and returns a cursor
+ * (NULL without memory); fzone_xfr_next() emits from the cursor's
+ * position on and returns XFR_MORE after the record the sink answered
+ * XFR_YIELD for (the rest comes from the next call), XFR_OK after the
+ * closing SOA, or XFR_FAIL; fzone_xfr_close() drops the reference and
+ * frees the cursor. The cursor points into its zone version only, which
+ * is immutable and kept alive by that reference: a reload meanwhile does
+ * not change what the transfer sends. Any thread, one at a time per
+ * cursor. */
+typedef struct fzone_xfr fzone_xfr;
+fzone_xfr *fzone_xfr_open(fzone *z, uint32_t serial);
+int fzone_xfr_next(fzone_xfr *c, xfr_emit_fn emit, void *sink);
+void fzone_xfr_close(fzone_xfr *c);
 
 #endif

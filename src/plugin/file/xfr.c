@@ -2,69 +2,126 @@
 /*
  * xfr.c — a loaded zone in transfer order (CoreDNS's Zone.Transfer): the
  * SOA, the apex NS records, every other record name by name in DNSSEC
- * canonical order (RFC 4034 6.1, the order of CoreDNS's tree), each name's
- * record sets in the order the file gave them, and the SOA again. An IXFR
- * whose serial equals the zone's gets the SOA alone.
+ * canonical order (RFC 4034 6.1, the order of CoreDNS's tree; z->order,
+ * sorted by the loader), each name's record sets in the order the file
+ * gave them, and the SOA again. An IXFR whose serial equals the zone's
+ * gets the SOA alone.
  *
- * Runs on the worker serving the transfer, on a zone the caller holds a
- * reference to (immutable); the names are sorted into a temporary array
- * freed before returning.
+ * A cursor (fzone_xfr) is a reference to one zone version (immutable) and
+ * a position in that order, so a transfer goes on a message at a time
+ * (the transfer plugin calls fzone_xfr_next once per message) without
+ * holding anything else between calls: the zone version it started on
+ * stays alive, unchanged, until the cursor is closed, even when a reload
+ * publishes a new one. fzone_walk runs a cursor to the end in one call.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include "plugin/file/file.h"
 
-static int emit_rr(xfr_emit_fn emit, void *sink, const uint8_t *owner, const frr *r)
-{
-    dns_rr rr = { .owner = owner, .type = r->type, .rclass = r->rclass, .ttl = r->ttl,
-                  .rdata = r->rdata, .rdlen = r->rdlen };
-    return emit(sink, &rr) < 0 ? -1 : 0;      /* XFR_YIELD: a walk goes on */
-}
+enum { X_SOA, X_NS, X_NODES, X_END, X_DONE };
 
-static int canonical(const void *a, const void *b)
-{
-    return dname_compare((*(const fnode *const *)a)->name, (*(const fnode *const *)b)->name);
-}
+struct fzone_xfr {
+    fzone *z;                        /* a reference of the cursor's own */
+    int noop;                        /* an IXFR that is up to date: the SOA alone */
+    int stage;                       /* X_*: what comes next */
+    size_t node;                     /* X_NODES: index into z->order, */
+    unsigned set, rr;                /* its record set and record (X_NS: rr) */
+};
 
-/* Every node with records, in canonical order (malloc'd), *n of them. */
-static fnode **sorted_nodes(const fzone *z, size_t *n)
+fzone_xfr *fzone_xfr_open(fzone *z, uint32_t serial)
 {
-    size_t cap = HASH_COUNT(z->nodes), k = 0;
-    fnode **v = malloc((cap ? cap : 1) * sizeof *v);
-    if (!v)
+    assert(z);
+    fzone_xfr *c = calloc(1, sizeof *c);
+    if (!c)
         return NULL;
-    for (fnode *e = z->nodes; e; e = e->hh.next)
-        if (e->nsets && k < cap)
-            v[k++] = e;
-    qsort(v, k, sizeof *v, canonical);
-    *n = k;
-    return v;
+    fzone_ref(z);
+    c->z = z;
+    c->noop = serial != 0 && serial == z->serial;
+    c->stage = X_SOA;
+    return c;
 }
 
-static int walk_nodes(const fzone *z, xfr_emit_fn emit, void *sink)
+void fzone_xfr_close(fzone_xfr *c)
 {
-    size_t n = 0;
-    fnode **v = sorted_nodes(z, &n);
-    if (!v)
-        return -1;
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        for (unsigned s = 0; rc == 0 && s < v[i]->nsets; s++)
-            for (unsigned j = 0; rc == 0 && j < v[i]->sets[s].n; j++)
-                rc = emit_rr(emit, sink, v[i]->name, &v[i]->sets[s].rrs[j]);
-    free(v);
-    return rc;
+    if (!c)
+        return;
+    fzone_unref(c->z);
+    free(c);
 }
 
-int fzone_walk(const fzone *z, uint32_t serial, xfr_emit_fn emit, void *sink)
+/* The record at the cursor, advancing it; NULL at the end. */
+static const frr *step(fzone_xfr *c, const uint8_t **owner)
 {
-    if (emit_rr(emit, sink, z->soa_owner, &z->soa) < 0)
-        return XFR_FAIL;
-    if (serial != 0 && serial == z->serial)
-        return XFR_OK;
-    for (unsigned i = 0; i < z->ns.n; i++)
-        if (emit_rr(emit, sink, z->origin, &z->ns.rrs[i]) < 0)
+    const fzone *z = c->z;
+    for (;;) {
+        switch (c->stage) {
+        case X_SOA:
+            c->stage = c->noop ? X_DONE : X_NS;
+            *owner = z->soa_owner;
+            return &z->soa;
+        case X_NS:
+            if (c->rr < z->ns.n) {
+                *owner = z->origin;
+                return &z->ns.rrs[c->rr++];
+            }
+            c->stage = X_NODES;
+            c->rr = 0;
+            break;
+        case X_NODES: {
+            if (c->node >= z->norder) {
+                c->stage = X_END;
+                break;
+            }
+            const fnode *n = z->order[c->node];
+            if (c->set < n->nsets && c->rr < n->sets[c->set].n) {
+                *owner = n->name;
+                return &n->sets[c->set].rrs[c->rr++];
+            }
+            if (c->set < n->nsets) {
+                c->set++;
+                c->rr = 0;
+            } else {
+                c->node++;
+                c->set = 0;
+                c->rr = 0;
+            }
+            break;
+        }
+        case X_END:
+            c->stage = X_DONE;
+            *owner = z->soa_owner;
+            return &z->soa;
+        default:
+            return NULL;
+        }
+    }
+}
+
+int fzone_xfr_next(fzone_xfr *c, xfr_emit_fn emit, void *sink)
+{
+    assert(c && emit);
+    const uint8_t *owner;
+    const frr *r;
+    while ((r = step(c, &owner))) {
+        dns_rr rr = { .owner = owner, .type = r->type, .rclass = r->rclass, .ttl = r->ttl,
+                      .rdata = r->rdata, .rdlen = r->rdlen };
+        int rc = emit(sink, &rr);
+        if (rc < 0)
             return XFR_FAIL;
-    if (walk_nodes(z, emit, sink) < 0 || emit_rr(emit, sink, z->soa_owner, &z->soa) < 0)
-        return XFR_FAIL;
+        if (rc == XFR_YIELD && c->stage != X_DONE)
+            return XFR_MORE;
+    }
     return XFR_OK;
+}
+
+int fzone_walk(fzone *z, uint32_t serial, xfr_emit_fn emit, void *sink)
+{
+    fzone_xfr *c = fzone_xfr_open(z, serial);
+    if (!c)
+        return XFR_FAIL;
+    int rc;
+    while ((rc = fzone_xfr_next(c, emit, sink)) == XFR_MORE)
+        ;
+    fzone_xfr_close(c);
+    return rc;
 }

@@ -18,6 +18,7 @@
  * ancestor down to the apex as an empty node, which is how lookup.c finds
  * empty non-terminals and closest enclosers in O(labels) probes.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,7 @@ static void zone_free(fzone *z)
     }
     rrset_free(&z->ns);
     free(z->soa.rdata);
+    free(z->order);
     free(z);
 }
 
@@ -341,6 +343,30 @@ static int parse_file(fzone *z, FILE *fp, const char *path, const char *origin,
     return rc;
 }
 
+static int canonical(const void *a, const void *b)
+{
+    return dname_compare((*(const fnode *const *)a)->name, (*(const fnode *const *)b)->name);
+}
+
+/* z->order: the nodes with records in canonical order, the order of a
+ * transfer (xfr.c), sorted here once so that a transfer starts at once.
+ * 0, or -1 without memory. */
+static int sort_nodes(fzone *z)
+{
+    size_t cap = HASH_COUNT(z->nodes), k = 0;
+    fnode **v = malloc((cap ? cap : 1) * sizeof *v);
+    if (!v)
+        return -1;
+    for (fnode *e = z->nodes; e; e = e->hh.next)
+        if (e->nsets)
+            v[k++] = e;
+    assert(k <= cap);
+    qsort(v, k, sizeof *v, canonical);
+    z->order = v;
+    z->norder = k;
+    return 0;
+}
+
 static fzone *zone_new(const char *origin)
 {
     fzone *z = calloc(1, sizeof *z);
@@ -370,6 +396,11 @@ int fzone_load_fp(FILE *fp, const char *name, const char *origin, fzone **out,
         return -1;
     }
     if (parse_file(z, fp, name, origin, err, errlen) < 0) {
+        zone_free(z);
+        return -1;
+    }
+    if (sort_nodes(z) < 0) {
+        snprintf(err, errlen, "%s: out of memory", name);
         zone_free(z);
         return -1;
     }

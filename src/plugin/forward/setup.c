@@ -34,6 +34,8 @@
 #include <assert.h>
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <netdb.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,74 +65,37 @@ int fwd_rcode_from_str(const char *s)
 
 /* ---- upstream addresses ----------------------------------------------- */
 
-static int add_addr(cf_disp *d, fwd_stanza *st, const char *ip, int port, int tls,
-                    const char *servername)
+/* One upstream at ss (from common/addr's parsers); its `to` (metrics label,
+ * logs) is the address and port as numbers: "ip:port", "[ip6]:port" (with
+ * its zone when one was written: "[fe80::1%eth0]:53"). */
+static int add_addr(cf_disp *d, fwd_stanza *st, const struct sockaddr_storage *ss, socklen_t len,
+                    int tls, const char *servername)
 {
+    assert(ss && (ss->ss_family == AF_INET || ss->ss_family == AF_INET6));
     if (st->nups >= FWD_MAX_UP) {
         st->nups++;                      /* counted for the error message */
         return 0;
     }
     fwd_upstream *u = &st->ups[st->nups];
     memset(u, 0, sizeof *u);
-    if (addr_parse_ip(ip, port, &u->sa, &u->salen) != 0)
-        return cf_err(d, "plugin/forward: not an IP address or file: \"%s\"", ip);
-    snprintf(u->to, sizeof u->to, u->sa.ss_family == AF_INET6 ? "[%s]:%d" : "%s:%d", ip, port);
+    char host[INET6_ADDRSTRLEN + 1 + IF_NAMESIZE], port[8];     /* ip6%zone, 65535 */
+    if (getnameinfo((const struct sockaddr *)ss, len, host, sizeof host, port, sizeof port,
+                    NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+        return cf_err(d, "plugin/forward: not an IP address");
+    assert(!servername || strlen(servername) < sizeof u->servername);   /* add_tls checked */
+    memcpy(&u->sa, ss, len);
+    u->salen = len;
+    snprintf(u->to, sizeof u->to, ss->ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", host, port);
     u->st = st;
     u->tls = tls;
-    if (servername && *servername) {
-        if (strlen(servername) >= sizeof u->servername)
-            return cf_err(d, "plugin/forward: TLS server name too long: %s", servername);
+    if (servername)
         snprintf(u->servername, sizeof u->servername, "%s", servername);
-    }
     st->nups++;
     return 0;
 }
 
-/* "IP", "IP:PORT", "[IP6]", "[IP6]:PORT", "IP6". 1 parsed (ip/port set),
- * 0 when the text is not an address. */
-static int split_hostport(const char *s, char *ip, size_t iplen, int *port, int defport)
-{
-    char buf[128];
-    if (strlen(s) >= sizeof buf)
-        return 0;
-    snprintf(buf, sizeof buf, "%s", s);
-    *port = defport;
-    char *host = buf, *p = NULL;
-    if (buf[0] == '[') {
-        char *close = strchr(buf, ']');
-        if (!close)
-            return 0;
-        *close = '\0';
-        host = buf + 1;
-        if (close[1] == ':')
-            p = close + 2;
-        else if (close[1] != '\0')
-            return 0;
-    } else if (strchr(buf, ':') == strrchr(buf, ':') && strchr(buf, ':')) {
-        p = strchr(buf, ':');            /* one colon: IPv4:port */
-        *p++ = '\0';
-    }
-    char *pct = strchr(host, '%');
-    if (pct)
-        *pct = '\0';
-    struct sockaddr_storage ss;
-    socklen_t sl;
-    if (addr_parse_ip(host, 0, &ss, &sl) != 0)
-        return 0;
-    if (p) {
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (!*p || *end || v < 1 || v > 65535)
-            return 0;
-        *port = (int)v;
-    }
-    if (strlen(host) >= iplen)
-        return 0;
-    memcpy(ip, host, strlen(host) + 1);
-    return 1;
-}
-
-/* nameserver lines of a resolv.conf-style file */
+/* nameserver lines of a resolv.conf-style file: an address each (no port,
+ * as the libc resolver reads them), port 53; other lines are skipped */
 static int add_file(cf_disp *d, fwd_stanza *st, const char *path)
 {
     FILE *fp = fopen(path, "r");
@@ -142,60 +107,54 @@ static int add_file(cf_disp *d, fwd_stanza *st, const char *path)
         char *save = NULL, *k = strtok_r(line, " \t\r\n", &save);
         if (!k || strcmp(k, "nameserver") != 0)
             continue;
-        char *v = strtok_r(NULL, " \t\r\n", &save), ip[64];
-        int port;
-        if (v && split_hostport(v, ip, sizeof ip, &port, 53))
-            rc = add_addr(d, st, ip, 53, 0, NULL);
+        char *v = strtok_r(NULL, " \t\r\n", &save);
+        struct sockaddr_storage ss;
+        socklen_t len;
+        if (v && addr_parse_ip(v, 53, &ss, &len) == 0)
+            rc = add_addr(d, st, &ss, len, 0, NULL);
     }
     fclose(fp);
     return rc;
 }
 
-/* tls://IP[%SERVERNAME][:PORT] or tls://[IP6%SERVERNAME]:PORT, port 853 by
- * default; SERVERNAME is this upstream's own tls_servername, as CoreDNS
- * reads it. */
+/* tls://IP[%NAME][:PORT] or tls://[IP6%NAME]:PORT, port 853 by default.
+ * NAME, this upstream's own tls_servername as CoreDNS reads it, runs from
+ * the last '%' to the last ':' after it (or to the end), less a closing ']'
+ * that stays with the address. It is taken off, and what is left is an
+ * address with or without a port, read by common/addr's addr_parse as every
+ * other upstream is. */
 static int add_tls(cf_disp *d, fwd_stanza *st, const char *to)
 {
-    char host[128], name[256] = "", ip[64];
-    const char *h = to + 6;
-    const char *pct = strrchr(h, '%');
-    int port;
-    if (strlen(h) >= sizeof host)
-        return cf_err(d, "plugin/forward: not an IP address: \"%s\"", to);
-    snprintf(host, sizeof host, "%s", h);
+    const char *h = to + 6, *pct = strrchr(h, '%'), *rest = "";
+    size_t hl = strlen(h);
+    char name[sizeof st->ups[0].servername] = "";
     if (pct) {
-        size_t hl = (size_t)(pct - h);
-        snprintf(name, sizeof name, "%s", pct + 1);
-        host[hl] = '\0';
-        char *colon = strrchr(name, ':');
-        if (colon) {
-            size_t l = strlen(host);
-            snprintf(host + l, sizeof host - l, "%s", colon);
-            *colon = '\0';
-        }
-        size_t nl = strlen(name);
-        if (nl && name[nl - 1] == ']')
-            name[nl - 1] = '\0';
-        if (host[0] == '[' && !strchr(host, ']')) {
-            char *c = strrchr(host, ':');
-            char tail[16] = "";
-            if (c) {
-                snprintf(tail, sizeof tail, "%s", c);
-                *c = '\0';
-            }
-            size_t l = strlen(host);
-            snprintf(host + l, sizeof host - l, "]%s", tail);
-        }
-        if (!name[0])
+        const char *nm = pct + 1, *colon = strrchr(nm, ':');
+        size_t nl = colon ? (size_t)(colon - nm) : strlen(nm);
+        if (nl && nm[nl - 1] == ']')
+            nl--;
+        if (nl == 0)
             return cf_err(d, "plugin/forward: empty TLS server name in \"%s\"", to);
+        if (nl >= sizeof name)
+            return cf_err(d, "plugin/forward: TLS server name too long: %.*s", (int)nl, nm);
+        memcpy(name, nm, nl);
+        name[nl] = '\0';
+        hl = (size_t)(pct - h);
+        rest = nm + nl;                 /* "]", ":PORT", "]:PORT" or nothing */
     }
-    if (!split_hostport(host, ip, sizeof ip, &port, 853))
+    char host[INET6_ADDRSTRLEN + IF_NAMESIZE + 16];       /* [ip6%zone]:port, less "%NAME" */
+    struct sockaddr_storage ss;
+    socklen_t len;
+    if (hl + strlen(rest) >= sizeof host)
+        return cf_err(d, "plugin/forward: not an IP address: \"%s\"", to);
+    snprintf(host, sizeof host, "%.*s%s", (int)hl, h, rest);
+    if (addr_parse(host, 853, &ss, &len) != 0)
         return cf_err(d, "plugin/forward: not an IP address: \"%s\" "
                       "(hostname upstreams are not supported by topodns)", to);
     if (name[0] && st->tls_servername[0])
         return cf_err(d, "plugin/forward: both forward ('%s') and proxy level ('%s') TLS "
                       "servernames are set for upstream proxy '%s'", st->tls_servername, name, to);
-    return add_addr(d, st, ip, port, 1, name);
+    return add_addr(d, st, &ss, len, 1, name[0] ? name : NULL);
 }
 
 int fwd_add_to(cf_disp *d, fwd_stanza *st, const char *to)
@@ -210,10 +169,10 @@ int fwd_add_to(cf_disp *d, fwd_stanza *st, const char *to)
     else if (strstr(to, "://"))
         return cf_err(d, "plugin/forward: '%.*s' is not supported as a destination protocol in forward: %s",
                       (int)(strstr(to, "://") - to), to, to);
-    char ip[64];
-    int port;
-    if (split_hostport(to, ip, sizeof ip, &port, 53))
-        return add_addr(d, st, ip, port, 0, NULL);
+    struct sockaddr_storage ss;
+    socklen_t len;
+    if (addr_parse(to, 53, &ss, &len) == 0)
+        return add_addr(d, st, &ss, len, 0, NULL);
     struct stat sb;
     if (stat(to, &sb) == 0 && S_ISREG(sb.st_mode))
         return add_file(d, st, to);

@@ -39,6 +39,7 @@
 #include <uthash.h>
 #include "cluster/pmap.h"
 #include "server/plugin.h"
+#include "common/addr.h"
 #include "common/file.h"
 #include "common/log.h"
 #include "runtime/metrics.h"
@@ -110,30 +111,16 @@ static void table_free(void *p)
     free(t);
 }
 
+/* A hosts-file address as CoreDNS reads one: a zone is dropped, and
+ * ::ffff:a.b.c.d is the IPv4 address. */
 static int parse_addr(const char *s, haddr *out)
 {
-    char buf[64];
-    snprintf(buf, sizeof buf, "%s", s);
-    char *pct = strchr(buf, '%');
-    if (pct)
-        *pct = '\0';
+    int fam;
     memset(out, 0, sizeof *out);
-    if (inet_pton(AF_INET, buf, out->a) == 1) {
-        out->family = 4;
-        return 0;
-    }
-    if (inet_pton(AF_INET6, buf, out->a) == 1) {
-        static const uint8_t mapped[12] = { 0,0,0,0,0,0,0,0,0,0,0xff,0xff };
-        if (memcmp(out->a, mapped, 12) == 0) {  /* ::ffff:a.b.c.d is IPv4 */
-            memmove(out->a, out->a + 12, 4);
-            memset(out->a + 4, 0, 12);
-            out->family = 4;
-        } else {
-            out->family = 6;
-        }
-        return 0;
-    }
-    return -1;
+    if (addr_parse_bytes(s, strlen(s), ADDR_ZONE | ADDR_UNMAP, &fam, out->a) < 0)
+        return -1;
+    out->family = fam == AF_INET ? 4 : 6;
+    return 0;
 }
 
 static void add_entry(table *t, const haddr *a, const char *name)
@@ -440,9 +427,10 @@ static int in_zones(const uint8_t *name, uint8_t (*zones)[DNAME_MAX], size_t n)
 }
 
 /* "d.c.b.a.in-addr.arpa." → a.b.c.d: exactly four labels that make a
- * dotted quad (inet_pton: 0..255 each, no sign, no leading zero), never a
- * number converted out of range (sscanf's %u is undefined there, and wrapped
- * 4294967297 to 1). */
+ * dotted quad (addr_parse_bytes's IPv4: 0..255 each, no sign, no leading
+ * zero; an IPv6 spelling such as "::ffff:1.2.3.4" is refused by its family),
+ * never a number converted out of range (sscanf's %u is undefined there, and
+ * wrapped 4294967297 to 1). */
 static int reverse_v4(const char *s, haddr *out)
 {
     static const char suffix[] = ".in-addr.arpa.";
@@ -458,7 +446,8 @@ static int reverse_v4(const char *s, haddr *out)
     if (k != 4)
         return -1;
     snprintf(addr, sizeof addr, "%s.%s.%s.%s", lab[3], lab[2], lab[1], lab[0]);
-    if (inet_pton(AF_INET, addr, out->a) != 1)
+    int fam;
+    if (addr_parse_bytes(addr, strlen(addr), 0, &fam, out->a) < 0 || fam != AF_INET)
         return -1;
     out->family = 4;
     return 0;

@@ -109,7 +109,8 @@ static int add_service(kq *q, const st_service *svc, kvec *out)
         full[0] = (uint8_t)l;
         memcpy(full + 1, label, l);
         memcpy(full + 1 + l, name, nl);
-        if (push(q, out, full, &ep->ip) < 0)
+        st_ip ip = st_ep_ip(ep);
+        if (push(q, out, full, &ip) < 0)
             return -1;
     }
     return 0;

@@ -117,12 +117,13 @@ static int svc_items(xctx *x, const st_service *svc, const char *endpoint, const
                 if (!port_match(port, proto, &st_ep_ports(ep)[j]))
                     continue;
                 rc = RC_NOERROR;
-                ext_item it = { .kind = EXT_ADDR, .family = ep->ip.family,
+                st_ip ip = st_ep_ip(ep);
+                ext_item it = { .kind = EXT_ADDR, .family = ip.family,
                                 .port = st_ep_ports(ep)[j].port, .ttl = k->ttl,
                                 .port_name = st_ep_ports(ep)[j].name ? st_ep_ports(ep)[j].name : "",
                                 .proto = proto_lower(&st_ep_ports(ep)[j]),
                                 .name = named ? name : NULL };
-                memcpy(it.addr, ep->ip.addr, 16);
+                memcpy(it.addr, ip.addr, 16);
                 emit(x, &it);
             }
         }
@@ -267,8 +268,10 @@ static int kube_ext_ns_addrs(void *data, const uint8_t *zone, int headless, ext_
             if (headless && svc->kind == SVC_HEADLESS) {
                 const st_endpoints *eps = store_endpoints(k->st, svc->ns, svc->name);
                 for (size_t e = 0; eps && e < eps->n; e++)
-                    if (eps->eps[e].ready)
-                        addr_item(&x, &eps->eps[e].ip);
+                    if (eps->eps[e].ready) {
+                        st_ip ip = st_ep_ip(&eps->eps[e]);
+                        addr_item(&x, &ip);
+                    }
                 continue;
             }
             const st_svc_extra *sx = st_svc_x(svc);

@@ -162,12 +162,13 @@ static int endpoint_entries(kq *q, const st_service *svc, const st_endpoints *ep
             continue;
         const char *labels[] = { name, svc->name, svc->ns, "svc" };
         const uint8_t *key = NULL;
+        st_ip ip = st_ep_ip(ep);
         for (uint16_t p = 0; p < st_ep_nports(ep); p++) {
             if (!port_match(r, &st_ep_ports(ep)[p]))
                 continue;
             if (!key && !(key = entry_key(q, labels, 4)) && q->need_keys)
                 break;
-            int rc = push_ip(q, out, &ep->ip, st_ep_ports(ep)[p].port, key);
+            int rc = push_ip(q, out, &ip, st_ep_ports(ep)[p].port, key);
             if (rc)
                 return rc < 0 ? K_FAIL : K_OK;
             err = K_OK;
@@ -218,8 +219,9 @@ static int zonal_entries(kq *q, const st_service *svc, const st_endpoints *eps,
         kube_endpoint_name(ep, q->k->endpoint_pod_names, name, sizeof name);
         const char *labels[] = { name, svc->name, svc->ns, "svc" };
         const uint8_t *key = entry_key(q, labels, 4);
+        st_ip ip = st_ep_ip(ep);
         for (uint16_t p = 0; (key || !q->need_keys) && p < st_ep_nports(ep); p++) {
-            int rc = push_ip(q, out, &ep->ip, st_ep_ports(ep)[p].port, key);
+            int rc = push_ip(q, out, &ip, st_ep_ports(ep)[p].port, key);
             if (rc)
                 return rc < 0 ? K_FAIL : K_OK;
         }
@@ -285,12 +287,13 @@ static int mc_endpoints(const char *cluster, const st_endpoint *eps, size_t n, v
             continue;
         const char *labels[] = { name, cluster, w->si->name, w->si->ns, "svc" };
         const uint8_t *key = NULL;
+        st_ip ip = st_ep_ip(ep);
         for (uint16_t p = 0; p < st_ep_nports(ep); p++) {
             if (!port_match(w->r, &st_ep_ports(ep)[p]))
                 continue;
             if (!key && !(key = entry_key(q, labels, 5)) && q->need_keys)
                 break;
-            int rc = push_ip(q, w->out, &ep->ip, st_ep_ports(ep)[p].port, key);
+            int rc = push_ip(q, w->out, &ip, st_ep_ports(ep)[p].port, key);
             if (rc) {
                 w->err = rc < 0 ? K_FAIL : K_OK;
                 return 1;

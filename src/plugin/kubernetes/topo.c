@@ -221,7 +221,7 @@ const uint8_t *kube_topo_keep(kq *q, const st_service *svc, const st_endpoints *
         topo_select(e, svc, eps, &q->loc, fams, keep, &res, NULL);
         /* the other family is left to the qtype filter, untouched */
         for (size_t i = 0; i < eps->n; i++)
-            if (eps->eps[i].ready && !((eps->eps[i].ip.family == 4 ? 1 : 2) & fams))
+            if (eps->eps[i].ready && !((st_ep_family(&eps->eps[i]) == 4 ? 1 : 2) & fams))
                 keep[i] = 1;
         if (c)
             remember(c, q, eps, fams, keep, &res);

@@ -161,12 +161,13 @@ static int endpoint(kxfr *x, const st_endpoint *ep, const uint8_t *name, uint16_
 {
     char label[KLABEL];
     uint8_t host[DNAME_MAX];
-    if (addr(x, name, &ep->ip, x->q.k->ttl) < 0)
+    st_ip ip = st_ep_ip(ep);
+    if (addr(x, name, &ip, x->q.k->ttl) < 0)
         return -1;
     kube_endpoint_name(ep, x->q.k->endpoint_pod_names, label, sizeof label);
     if (prepend(host, label, name) < 0)
         return 0;
-    if (addr(x, host, &ep->ip, x->q.k->ttl) < 0)
+    if (addr(x, host, &ip, x->q.k->ttl) < 0)
         return -1;
     for (uint16_t i = 0; i < st_ep_nports(ep); i++) {
         uint8_t named[DNAME_MAX];

@@ -11,6 +11,7 @@
 #include <uthash.h>
 #include "wire/dname.h"
 #include "plugin/loadbalance/weights.h"
+#include "common/addr.h"
 #include "common/vec.h"
 
 typedef struct witem { uint8_t family; uint8_t a[16]; uint8_t weight; } witem;
@@ -50,21 +51,10 @@ size_t lbw_entries(const lbw_table *t)
  * the IPv4 address (net.IP.Equal treats them as one). */
 static int parse_ip(const char *s, uint8_t *family, uint8_t *a)
 {
-    memset(a, 0, 16);
-    if (inet_pton(AF_INET, s, a) == 1) {
-        *family = 4;
-        return 0;
-    }
-    if (inet_pton(AF_INET6, s, a) != 1)
+    int fam;
+    if (addr_parse_bytes(s, strlen(s), ADDR_UNMAP, &fam, a) < 0)
         return -1;
-    static const uint8_t mapped[12] = { 0,0,0,0,0,0,0,0,0,0,0xff,0xff };
-    if (memcmp(a, mapped, 12) == 0) {
-        memmove(a, a + 12, 4);
-        memset(a + 4, 0, 12);
-        *family = 4;
-    } else {
-        *family = 6;
-    }
+    *family = fam == AF_INET ? 4 : 6;
     return 0;
 }
 

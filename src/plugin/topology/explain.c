@@ -174,7 +174,7 @@ static void decision_json(cJSON *o, topo_inst *t, const char *ns, const char *na
     cJSON *before = cJSON_AddArrayToObject(e, "before"), *after = cJSON_AddArrayToObject(e, "after");
     for (size_t i = 0; i < n; i++) {
         const st_endpoint *ep = &eps->eps[i];
-        if (!ep->ready || !((ep->ip.family == 4 ? 1 : 2) & fams))
+        if (!ep->ready || !((st_ep_family(ep) == 4 ? 1 : 2) & fams))
             continue;
         cJSON_AddItemToArray(before, endpoint_json(ep));
         if (keep[i])

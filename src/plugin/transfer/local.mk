@@ -13,3 +13,5 @@ tests_unit_test_transfer_CFLAGS = $(UNIT_CC_FLAGS) -DSRCDIR='"$(abs_top_srcdir)"
 tests_unit_test_transfer_LDADD = $(ALL_LIBS) $(CMOCKA_LIBS) $(DEP_LIBS)
 TESTS += tests/integration/xfr_stall.sh
 EXTRA_DIST += tests/integration/xfr_stall.sh tests/integration/xfrprobe.py
+TESTS += tests/integration/xfr_backpressure.sh
+EXTRA_DIST += tests/integration/xfr_backpressure.sh tests/integration/xfr_reader.py

@@ -27,36 +27,37 @@
  * same TCP connection. No source has the zone: the next plugin answers
  * (kubernetes and file refuse AXFR themselves).
  *
- * A resumable source (open/next/close: kubernetes) is driven a message at
- * a time: serve() runs next() once; when the zone did not fit in the
- * messages sent by then, the request goes REQ_ASYNC and a zero-timeout
- * event on the worker's event base runs next() again, once per loop turn,
- * until the closing SOA went out; then req_finish(). Between two turns the
- * worker serves whatever else is ready (queries on other connections), so
- * a zone of any size holds it for about one message's work at a time. A
- * source without open() (file, k8s_external) is walked whole in serve().
- * Everything is produced on the worker from memory (the cluster store or
- * a loaded zone): it never waits, and the messages wait in the
- * connection's output buffer until the client reads them (the listener
- * reads no further queries from a connection with more than 1 MiB
- * queued). A source stops early only when a message cannot be queued (the
- * client has gone).
+ * A resumable source (open/next/close: kubernetes, file) is driven a
+ * message at a time, at the pace the client reads: serve() runs next()
+ * once; when the zone did not fit in the messages sent by then, the
+ * request goes REQ_ASYNC and waits for room on its connection
+ * (req_when_writable: at most REQ_OUTPUT_LOW octets queued); each time
+ * there is, run_turn() runs next() again, for one more message, until the
+ * closing SOA went out; then req_finish(). So the worker produces one
+ * message per loop turn at most, serving whatever else is ready in
+ * between, and a client that reads slowly or not at all holds about
+ * REQ_OUTPUT_LOW octets plus one message of queued output, not the zone.
+ * A source without open() (k8s_external) is walked whole in serve(), its
+ * messages all queued at once. Everything is produced on the worker from
+ * memory (the cluster store or a loaded zone): it never waits. A source
+ * stops early when a message cannot be queued or the connection closed
+ * (the client has gone, or stopped reading for `timeouts write`, or the
+ * worker stops).
  *
  * Memory: the instance (rules, the source pointers, which point into the
  * block's named values) is made at setup and freed at destroy; a transfer
  * uses the request's reply message, and a resumed one an xrun (its cursor
- * and sink) on the instance's list of running transfers: freed by the
- * last turn, or by destroy() for a transfer the worker stopped under
- * (a reload or shutdown stops a worker after its drain; the event
- * base frees the pending event itself).
+ * and sink), owned by the wait of its request: freed, with the cursor
+ * closed, by the turn that ends it — the last message, or the wait's
+ * callback with ok 0 when the connection closed, which the server makes
+ * for every wait, also when the worker stops.
  */
 #include <assert.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
-#include <event2/event.h>
+#include "common/addr.h"
 #include "common/log.h"
 #include "server/plugin.h"
 #include "server/server.h"
@@ -82,40 +83,21 @@ typedef struct xrule {
     int has_source;
 } xrule;
 
-struct xrun;
-
 typedef struct xfr_inst {
     xrule *rules;
     size_t nrules;
     server_block *blk;
     const xfr_source **sources;      /* chain order, found at start */
     size_t nsources;
-    pthread_mutex_t mu;              /* guards running (workers add and remove) */
-    struct xrun *running;            /* resumed transfers, not finished yet */
 } xfr_inst;
 
 /* ---- addresses ----------------------------------------------------------- */
 
-/* An IP, optionally with an IPv6 zone ("fe80::1%eth0", the zone ignored). */
+/* An IP, optionally with a zone ("fe80::1%eth0", the zone ignored, as
+ * CoreDNS strips it). */
 static int parse_ip(const char *s, size_t len, xaddr *out)
 {
-    char buf[INET6_ADDRSTRLEN + 64];
-    if (len == 0 || len >= sizeof buf)
-        return -1;
-    memcpy(buf, s, len);
-    buf[len] = '\0';
-    if (inet_pton(AF_INET, buf, out->addr) == 1) {
-        out->family = AF_INET;
-        return 0;
-    }
-    char *pct = strchr(buf, '%');
-    if (pct)
-        *pct = '\0';
-    if (inet_pton(AF_INET6, buf, out->addr) == 1) {
-        out->family = AF_INET6;
-        return 0;
-    }
-    return -1;
+    return addr_parse_bytes(s, len, ADDR_ZONE, &out->family, out->addr);
 }
 
 /* What CoreDNS's parse.HostPort accepts: an IP, IPv4:port or [IPv6]:port
@@ -278,55 +260,30 @@ static int finish_transfer(xsink *s, int rc)
 /* ---- resumed transfers ---------------------------------------------------------- */
 
 typedef struct xrun {
-    xfr_inst *x;
     const xfr_source *src;
     void *cur;
     xsink s;
-    struct event_base *base;
-    struct xrun *prev, *next;        /* x->running */
 } xrun;
 
-static void run_unlink(xrun *t)
+/* One message (or the end) of a resumed transfer: its connection has room
+ * (ok), or has closed. */
+static void run_turn(dns_req *r, int ok, void *arg)
 {
-    pthread_mutex_lock(&t->x->mu);
-    if (t->prev)
-        t->prev->next = t->next;
-    else
-        t->x->running = t->next;
-    if (t->next)
-        t->next->prev = t->prev;
-    pthread_mutex_unlock(&t->x->mu);
-}
-
-static void run_turn(evutil_socket_t fd, short what, void *arg);
-
-static int run_schedule(xrun *t)
-{
-    const struct timeval now = { 0, 0 };
-    return event_base_once(t->base, -1, EV_TIMEOUT, run_turn, t, &now);
-}
-
-/* One message (or the end) of a resumed transfer, from the worker's loop. */
-static void run_turn(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd;
-    (void)what;
     xrun *t = arg;
-    int rc = t->src->next(t->cur, sink_emit, &t->s);
-    if (rc == XFR_MORE && run_schedule(t) == 0)
+    assert(t->s.r == r);
+    int rc = ok ? t->src->next(t->cur, sink_emit, &t->s) : XFR_FAIL;
+    if (rc == XFR_MORE && req_when_writable(r, run_turn, t) == 0)
         return;
-    run_unlink(t);
     t->src->close(t->cur);
-    dns_req *r = t->s.r;
     int rcode = finish_transfer(&t->s, rc == XFR_MORE ? XFR_FAIL : rc);
     free(t);
     req_finish(r, rcode);
 }
 
-/* A resumable source: the first message now; the rest, if any, from the
- * worker's loop (REQ_ASYNC). Else what the source's walk() would return. */
-static int resumable(xfr_inst *x, const xfr_source *src, const uint8_t *zone, uint32_t serial,
-                     xsink *s)
+/* A resumable source: the first message now; the rest, if any, as the
+ * client makes room for them (REQ_ASYNC). Else what the source's walk()
+ * would return. */
+static int resumable(const xfr_source *src, const uint8_t *zone, uint32_t serial, xsink *s)
 {
     void *cur = NULL;
     int rc = src->open(src->data, zone, serial, &cur);
@@ -334,25 +291,15 @@ static int resumable(xfr_inst *x, const xfr_source *src, const uint8_t *zone, ui
         return rc;
     assert(cur);
     rc = src->next(cur, sink_emit, s);
-    struct event_base *base = rc == XFR_MORE ? req_event_base(s->r) : NULL;
-    xrun *t = base ? malloc(sizeof *t) : NULL;
-    if (!t) {
-        src->close(cur);
-        return rc == XFR_MORE ? XFR_FAIL : rc;
-    }
-    *t = (xrun){ .x = x, .src = src, .cur = cur, .s = *s, .base = base };
-    if (run_schedule(t) < 0) {
-        src->close(cur);
+    xrun *t = rc == XFR_MORE ? malloc(sizeof *t) : NULL;
+    if (t) {
+        *t = (xrun){ .src = src, .cur = cur, .s = *s };
+        if (req_when_writable(s->r, run_turn, t) == 0)
+            return REQ_ASYNC;
         free(t);
-        return XFR_FAIL;
     }
-    pthread_mutex_lock(&x->mu);
-    t->next = x->running;
-    if (t->next)
-        t->next->prev = t;
-    x->running = t;
-    pthread_mutex_unlock(&x->mu);
-    return REQ_ASYNC;
+    src->close(cur);
+    return rc == XFR_MORE ? XFR_FAIL : rc;
 }
 
 static int xfr_serve(const handler *h, dns_req *r)
@@ -379,7 +326,7 @@ static int xfr_serve(const handler *h, dns_req *r)
     for (size_t i = 0; i < x->nsources; i++) {
         const xfr_source *src = x->sources[i];
         xsink s = { .r = r, .h = h };
-        int rc = src->open ? resumable(x, src, zone, (uint32_t)serial, &s)
+        int rc = src->open ? resumable(src, zone, (uint32_t)serial, &s)
                            : src->walk(src->data, zone, (uint32_t)serial, sink_emit, &s);
         if (rc == REQ_ASYNC)
             return REQ_ASYNC;
@@ -405,13 +352,6 @@ static void xfr_destroy(void *inst)
         return;
     for (size_t i = 0; i < x->nrules; i++)
         rule_free(&x->rules[i]);
-    while (x->running) {             /* their workers stopped mid-transfer */
-        xrun *t = x->running;
-        x->running = t->next;
-        t->src->close(t->cur);
-        free(t);
-    }
-    pthread_mutex_destroy(&x->mu);
     free(x->rules);
     free(x->sources);
     free(x);
@@ -505,7 +445,6 @@ static int xfr_setup(cf_disp *d, setup_ctx *ctx, void **inst)
     xfr_inst *x = calloc(1, sizeof *x);
     if (!x)
         return cf_err(d, "plugin/transfer: out of memory");
-    pthread_mutex_init(&x->mu, NULL);
     x->blk = ctx->blk;
     while (cf_next(d)) {
         if (VEC_RESIZE(x->rules, x->nrules + 1) < 0) {

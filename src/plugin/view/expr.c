@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
+#include "common/addr.h"
+#include "common/cidr.h"
 #include "common/goregex.h"
 #include "plugin/view/expr.h"
 #include "wire/dname.h"
@@ -40,12 +42,6 @@ static const struct { const char *name; enum fn fn; enum vtype t; int nargs; } f
     { "server_port", F_SERVER_PORT, V_STR, 0 }, { "size", F_SIZE, V_INT, 0 },
     { "type", F_TYPE, V_STR, 0 },         { "incidr", F_INCIDR, V_BOOL, 2 },
 };
-
-typedef struct cidr {
-    int family;                     /* AF_INET, AF_INET6 */
-    uint8_t addr[16];
-    int bits;
-} cidr;
 
 typedef struct node {
     enum kind kind;
@@ -214,33 +210,6 @@ static node *mk(parser *ps, enum kind k, enum vtype t)
     return n;
 }
 
-static int parse_cidr(const char *s, cidr *c)
-{
-    char buf[64];
-    const char *slash = strchr(s, '/');
-    if (!slash || (size_t)(slash - s) >= sizeof buf)
-        return -1;
-    memcpy(buf, s, (size_t)(slash - s));
-    buf[slash - s] = '\0';
-    char *end;
-    long bits = strtol(slash + 1, &end, 10);
-    if (*end || !slash[1])
-        return -1;
-    if (inet_pton(AF_INET, buf, c->addr) == 1) {
-        c->family = AF_INET;
-        if (bits < 0 || bits > 32)
-            return -1;
-    } else if (inet_pton(AF_INET6, buf, c->addr) == 1) {
-        c->family = AF_INET6;
-        if (bits < 0 || bits > 128)
-            return -1;
-    } else {
-        return -1;
-    }
-    c->bits = (int)bits;
-    return 0;
-}
-
 static const char *type_name(enum vtype t)
 {
     return t == V_BOOL ? "bool" : t == V_INT ? "int" : t == V_STR ? "string" : "list";
@@ -343,7 +312,7 @@ static node *parse_primary(parser *ps)
                 if (n->a->t != V_STR || n->b->t != V_STR)
                     fail(ps, "incidr() takes two strings");
                 else if (n->b->kind == K_LIT) {
-                    if (parse_cidr(n->b->s, &n->net) < 0)
+                    if (cidr_parse(n->b->s, &n->net) < 0)
                         fail(ps, "incidr(): invalid CIDR '%s'", n->b->s);
                     n->has_cidr = 1;
                 }
@@ -573,36 +542,17 @@ static val addr_val(scratch *sc, const struct sockaddr_storage *ss, int want_por
 
 static int in_cidr(const char *ip, size_t n, const cidr *c)
 {
-    char buf[INET6_ADDRSTRLEN + 2];
     if (n >= 2 && ip[0] == '[' && ip[n - 1] == ']') {
         ip++;
         n -= 2;
     }
-    if (n >= sizeof buf)
-        return 0;
-    memcpy(buf, ip, n);
-    buf[n] = '\0';
+    /* an IPv4-mapped IPv6 address is IPv4 against an IPv4 network */
     uint8_t a[16];
-    int fam = strchr(buf, ':') ? AF_INET6 : AF_INET;
-    if (inet_pton(fam, buf, a) != 1)
+    int fam;
+    if (addr_parse_bytes(ip, n, c->family == AF_INET ? ADDR_UNMAP : 0, &fam, a) < 0 ||
+        fam != c->family)
         return 0;
-    if (fam != c->family) {
-        /* an IPv4-mapped IPv6 address against an IPv4 network */
-        static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-        if (fam == AF_INET6 && memcmp(a, mapped, 12) == 0)
-            memmove(a, a + 12, 4);
-        else
-            return 0;
-    }
-    int full = c->bits / 8, rest = c->bits % 8;
-    if (memcmp(a, c->addr, (size_t)full) != 0)
-        return 0;
-    if (rest) {
-        uint8_t mask = (uint8_t)(0xff << (8 - rest));
-        if ((a[full] & mask) != (c->addr[full] & mask))
-            return 0;
-    }
-    return 1;
+    return cidr_contains(c, fam, a);
 }
 
 static val eval(const node *n, const dns_req *r, scratch *sc);
@@ -648,7 +598,7 @@ static val call(const node *n, const dns_req *r, scratch *sc)
             return (val){ .t = V_BOOL, .i = in_cidr(ip.s, ip.n, &n->net) };
         val net = eval(n->b, r, sc);
         cidr c;
-        return (val){ .t = V_BOOL, .i = parse_cidr(net.s, &c) == 0 && in_cidr(ip.s, ip.n, &c) };
+        return (val){ .t = V_BOOL, .i = cidr_parse(net.s, &c) == 0 && in_cidr(ip.s, ip.n, &c) };
     }
     }
     return (val){ .t = V_BOOL };

@@ -65,7 +65,8 @@ typedef struct wconflict {
     struct { st_ip ip; uint8_t source; } key;
 } wconflict;
 
-/* A writer-side record: one per object but pods (wpod), keyed (ns, name),
+/* A writer-side record: one per object but Services (wsvcrec) and pods
+ * (wpod), keyed (ns, name),
  * in its resource's wtab: 30 bytes and the name (wrec_name). An
  * EndpointSlice's record keeps no name of its own: it is its current
  * blob's (a 48-byte malloc chunk whatever the name). */
@@ -74,15 +75,11 @@ typedef struct wrec {
     const char *ns;                 /* interned; "" for nodes and namespaces */
     union {                         /* by resource */
         slice_blob *slice;          /* R_SLICE: the current blob */
-        st_ip *addrs;               /* R_NODE: indexed addresses / R_SVC:
-                                     * cluster IPs (naddrs of them, sorted;
-                                     * up to 8) */
+        st_ip *addrs;               /* R_NODE: indexed addresses (naddrs
+                                     * of them, up to 8) */
     };
     uint32_t gen;
     uint8_t naddrs;
-    uint8_t borrowed : 1;           /* R_SVC: addrs is the one cluster IP in
-                                     * the current service's own block (not
-                                     * freed here; 10,000 malloc chunks fewer) */
     uint8_t in_slice : 1;           /* R_SLICE: the name is slice->pub.name
                                      * (name[] is empty) */
     char name[];
@@ -160,6 +157,15 @@ typedef struct ip_svcs {
     atomic_int refs;                /* shared one-service lists only */
 } ip_svcs;
 
+/* Services by (ns, name), writer side: the same chained table as wtab, of
+ * the heads of the svc map entries' values (wsvcrec, see the services
+ * section). */
+struct wsvcrec;
+typedef struct stab {
+    struct wsvcrec **b;
+    size_t nb, n;
+} stab;
+
 /* Pods by (ns, name), writer side: the same chained table as wtab, of
  * wpod blocks (see the pods section). */
 struct wpod;
@@ -183,7 +189,8 @@ struct store {
     pfx_index *ranges[ST_RANGE_COUNT];
     wconflict *conflicts;           /* reported endpoint/range conflicts */
     size_t nconflicts;
-    wtab recs[R_COUNT];             /* every resource but pods */
+    wtab recs[R_COUNT];             /* every resource but services and pods */
+    stab svcrecs;                   /* services */
     ptab pods;
     uint32_t gen[R_COUNT];
     int relisting[R_COUNT];
@@ -475,14 +482,102 @@ typedef struct svc_alloc {
     const char *key;
     size_t kl;
     pmap_entry *e;
+    struct wsvcrec *rec;            /* the head of the entry's value */
 } svc_alloc;
+
+/* A Service's writer record is the head of its svc map entry's value:
+ * the chain of its stab bucket and its relist generation, then the
+ * published st_service (store_service() skips the head; readers never
+ * read it). No record of its own (10,000 malloc chunks fewer): a change of
+ * the Service makes a new block, which takes the old one's place in the
+ * chain (the old block stays valid until pmap_put_entry retires it); the
+ * Service's name, namespace and cluster IPs are read from its st_service. */
+typedef struct wsvcrec {
+    struct wsvcrec *next;           /* chain of its stab bucket */
+    uint32_t gen;
+    uint32_t pad;
+} wsvcrec;
+_Static_assert(sizeof(wsvcrec) % _Alignof(st_service) == 0, "the st_service follows");
+
+static st_service *wsr_svc(const wsvcrec *r)
+{
+    return (st_service *)(r + 1);
+}
+
+static wsvcrec **stab_slot(const stab *t, const char *ns, const char *name)
+{
+    if (!t->nb)
+        return NULL;
+    wsvcrec **pp = &t->b[rec_hash(ns, name) & (t->nb - 1)];
+    while (*pp && (strcmp(wsr_svc(*pp)->name, name) != 0 || strcmp(wsr_svc(*pp)->ns, ns) != 0))
+        pp = &(*pp)->next;
+    return pp;
+}
+
+static wsvcrec *stab_get(const stab *t, const char *ns, const char *name)
+{
+    wsvcrec **pp = stab_slot(t, ns, name);
+    return pp ? *pp : NULL;
+}
+
+static int stab_add(stab *t, wsvcrec *r)
+{
+    if (t->n >= 2 * t->nb) {        /* grow: twice the buckets, rehash */
+        size_t nb = t->nb ? t->nb * 2 : 64;
+        wsvcrec **b = calloc(nb, sizeof *b);
+        if (!b)
+            return -1;
+        for (size_t i = 0; i < t->nb; i++)
+            for (wsvcrec *e = t->b[i], *next; e; e = next) {
+                next = e->next;
+                size_t k = rec_hash(wsr_svc(e)->ns, wsr_svc(e)->name) & (nb - 1);
+                e->next = b[k];
+                b[k] = e;
+            }
+        free(t->b);
+        t->b = b;
+        t->nb = nb;
+    }
+    size_t k = rec_hash(wsr_svc(r)->ns, wsr_svc(r)->name) & (t->nb - 1);
+    r->next = t->b[k];
+    t->b[k] = r;
+    t->n++;
+    return 0;
+}
+
+/* Unlink r; with nr, put nr (same ns and name) in its place. */
+static void stab_unlink(stab *t, wsvcrec *r, wsvcrec *nr)
+{
+    wsvcrec **pp = stab_slot(t, wsr_svc(r)->ns, wsr_svc(r)->name);
+    while (pp && *pp && *pp != r)
+        pp = &(*pp)->next;
+    if (!pp || !*pp)
+        return;
+    if (nr) {
+        nr->next = r->next;
+        *pp = nr;
+    } else {
+        *pp = r->next;
+        t->n--;
+    }
+}
+
+/* The cluster IPs of svc, sorted and unique, into out[8]: how many. */
+static size_t svc_ips(const st_service *svc, st_ip *out)
+{
+    size_t n = 0;
+    for (uint8_t i = 0; i < svc->n_cluster_ips && n < 8; i++)
+        out[n++] = svc->cluster_ips[i];
+    return ips_unique(out, n);
+}
 
 static void *svc_entry_alloc(void *arg, size_t size)
 {
     svc_alloc *a = arg;
     void *val;
-    a->e = pmap_entry_new(a->key, a->kl, size, &val);
-    return val;
+    a->e = pmap_entry_new(a->key, a->kl, sizeof(wsvcrec) + size, &val);
+    a->rec = val;
+    return val ? wsr_svc(val) : NULL;
 }
 
 int store_upsert_service(store *s, const cJSON *obj)
@@ -490,7 +585,7 @@ int store_upsert_service(store *s, const cJSON *obj)
     const char *why = NULL;
     char key[512];
     size_t kl = nskey(key, sizeof key, decode_obj_ns(obj), decode_obj_name(obj));
-    svc_alloc a = { key, kl, NULL };
+    svc_alloc a = { key, kl, NULL, NULL };
     st_service *svc = kl ? decode_service_into(s->strs, obj, &why, DECODE_SVC_NO_NAME,
                                                svc_entry_alloc, &a) : NULL;
     if (!svc) {
@@ -498,29 +593,19 @@ int store_upsert_service(store *s, const cJSON *obj)
         return -1;
     }
     /* the name's text is in the entry's key ("ns\0name", then a NUL) */
-    assert(a.e && !svc->name && strlen(svc->ns) < kl && memcmp(key, svc->ns, strlen(svc->ns)) == 0);
+    assert(a.e && svc == wsr_svc(a.rec) && !svc->name && strlen(svc->ns) < kl &&
+           memcmp(key, svc->ns, strlen(svc->ns)) == 0);
     svc->name = pmap_entry_key(a.e) + strlen(svc->ns) + 1;
-    wrec *w = rec_get(s, R_SVC, svc->ns, svc->name, 1);
-    if (!w) {
+    wsvcrec *r = a.rec, *old = stab_get(&s->svcrecs, svc->ns, svc->name);
+    r->gen = s->gen[R_SVC];
+    if (old)
+        stab_unlink(&s->svcrecs, old, r);
+    else if (stab_add(&s->svcrecs, r) < 0) {
         pmap_entry_free(a.e);
         return -1;
     }
-    st_ip now[8];
-    size_t n = 0;
-    for (uint8_t i = 0; i < svc->n_cluster_ips && n < 8; i++)
-        now[n++] = svc->cluster_ips[i];
-    n = ips_unique(now, n);
-    /* kept sorted, exactly n of them; a single one is the new service's
-     * own cluster IP (the old block stays valid until pmap_put retires it) */
-    st_ip *keep = w->borrowed ? NULL : w->addrs;
-    int borrow = n == 1;
-    if (borrow)
-        keep = (st_ip *)&svc->cluster_ips[0];
-    else if ((n != w->naddrs || w->borrowed) && !(keep = n ? malloc(n * sizeof *now) : NULL) && n) {
-        pmap_entry_free(a.e);
-        return -1;
-    }
-    assert(!borrow || memcmp(keep, &now[0], sizeof *now) == 0);
+    st_ip was[8], now[8];
+    size_t no = old ? svc_ips(wsr_svc(old), was) : 0, n = svc_ips(svc, now);
     /* a cluster IP held by this service only shares the one-service list
      * of its endpoints (wsvc_self), when its slices came first; else a new
      * one naming the interned strings (its slices, when they come, intern
@@ -529,32 +614,26 @@ int store_upsert_service(store *s, const cJSON *obj)
     ip_svcs *own = ws ? wsvc_self(s, ws) : NULL;
     if (!ws && n > 0)
         own = svc_list_new(svc->ns, strtab_intern(s->strs, svc->name));
-    ipidx_move(s, IDX_CLUSTERIP, w->addrs, w->naddrs, now, n, key, kl, own);
+    ipidx_move(s, IDX_CLUSTERIP, was, no, now, n, key, kl, own);
     if (!ws)
         ip_svcs_unref(own);         /* the indexes took their own references */
-    if (keep != w->addrs && !w->borrowed)
-        free(w->addrs);
-    if (n && !borrow)
-        memcpy(keep, now, n * sizeof *now);
-    w->addrs = keep;
-    w->naddrs = (uint8_t)n;
-    w->borrowed = (uint8_t)borrow;
-    pmap_put_entry(s->svc, a.e, NULL);   /* the value owns nothing apart */
+    pmap_put_entry(s->svc, a.e, NULL);   /* retires old's block; owns nothing apart */
     bump(s);
     changed(s);
     return 0;
 }
 
-static void remove_service(store *s, wrec *w)
+/* Everything read from r's block before pmap_del retires it. */
+static void remove_service(store *s, wsvcrec *r)
 {
+    const st_service *svc = wsr_svc(r);
     char key[512];
-    size_t kl = nskey(key, sizeof key, w->ns, w->name);
-    ipidx_move(s, IDX_CLUSTERIP, w->addrs, w->naddrs, NULL, 0, key, kl, NULL);
+    size_t kl = nskey(key, sizeof key, svc->ns, svc->name);
+    st_ip was[8];
+    size_t no = svc_ips(svc, was);
+    ipidx_move(s, IDX_CLUSTERIP, was, no, NULL, 0, key, kl, NULL);
+    stab_unlink(&s->svcrecs, r, NULL);
     pmap_del(s->svc, key, kl);
-    wtab_del(&s->recs[R_SVC], w);
-    if (!w->borrowed)
-        free(w->addrs);
-    free(w);
     bump(s);
 }
 
@@ -639,8 +718,10 @@ static ip_svcs *wsvc_self(store *s, wsvc *ws)
 {
     if (ws->self)
         return ws->self;
-    wrec *w = rec_get(s, R_SVC, ws->ns, ws->service, 0);
-    ip_svcs *c = w && w->naddrs ? (ip_svcs *)idx_get(s, IDX_CLUSTERIP, &w->addrs[0]) : NULL;
+    const wsvcrec *r = stab_get(&s->svcrecs, ws->ns, ws->service);
+    const st_service *svc = r ? wsr_svc(r) : NULL;
+    ip_svcs *c = svc && svc->n_cluster_ips ? (ip_svcs *)idx_get(s, IDX_CLUSTERIP, &svc->cluster_ips[0])
+                                           : NULL;
     if (c && c->n == 1 && strcmp(c->name[0], ws->service) == 0 && strcmp(c->ns[0], ws->ns) == 0) {
         atomic_fetch_add(&c->refs, 1);
         return ws->self = c;
@@ -1389,7 +1470,6 @@ static int resource_index(const char *resource)
 static void remove_rec(store *s, int r, wrec *w)
 {
     switch (r) {
-    case R_SVC: remove_service(s, w); break;
     case R_SLICE: remove_slice(s, w); break;
     case R_NODE: remove_node(s, w); break;
     case R_SIMP: remove_svcimport(s, w); break;
@@ -1412,6 +1492,14 @@ int store_remove(store *s, const char *resource, const cJSON *obj)
         if (!p)
             return -1;
         remove_pod(s, p);
+        return 0;
+    }
+    if (r == R_SVC) {
+        wsvcrec *sr = stab_get(&s->svcrecs, ns, decode_obj_name(obj));
+        if (!sr)
+            return -1;
+        remove_service(s, sr);
+        changed(s);
         return 0;
     }
     wrec *w = rec_get(s, r, ns, decode_obj_name(obj), 0);
@@ -1444,6 +1532,15 @@ void store_relist_end(store *s, const char *resource)
                 if (w->gen != s->gen[r])
                     remove_pod(s, w);
             }
+    if (r == R_SVC)
+        for (size_t i = 0; i < s->svcrecs.nb; i++)
+            for (wsvcrec *w = s->svcrecs.b[i], *next; w; w = next) {
+                next = w->next;     /* removal unlinks w only */
+                if (w->gen != s->gen[r]) {
+                    remove_service(s, w);
+                    changed(s);
+                }
+            }
     wtab *t = &s->recs[r];
     for (size_t i = 0; i < t->nb; i++)
         for (wrec *w = t->b[i], *next; w; w = next) {
@@ -1469,7 +1566,8 @@ const st_service *store_service(store *s, const char *ns, const char *name)
 {
     char key[512];
     size_t kl = nskey(key, sizeof key, ns, name);
-    return kl ? pmap_get(s->svc, key, kl) : NULL;
+    const wsvcrec *r = kl ? pmap_get(s->svc, key, kl) : NULL;
+    return r ? wsr_svc(r) : NULL;
 }
 
 const st_endpoints *store_endpoints(store *s, const char *ns, const char *service)
@@ -1627,7 +1725,7 @@ struct each_node { st_node_cb cb; void *arg; };
 static int each_svc_cb(void *val, void *arg)
 {
     struct each_svc *e = arg;
-    return e->cb(val, e->arg);
+    return e->cb(wsr_svc(val), e->arg);
 }
 
 static int each_node_cb(void *val, void *arg)
@@ -1666,7 +1764,7 @@ uint32_t store_serial(const store *s)
 size_t store_count(const store *s, const char *resource)
 {
     int r = resource_index(resource);
-    return r < 0 ? 0 : r == R_POD ? s->pods.n : s->recs[r].n;
+    return r < 0 ? 0 : r == R_POD ? s->pods.n : r == R_SVC ? s->svcrecs.n : s->recs[r].n;
 }
 
 size_t store_strings_bytes(const store *s)
@@ -1741,6 +1839,12 @@ void store_free(store *s)
             remove_pod(s, w);
         }
     free(s->pods.b);
+    for (size_t i = 0; i < s->svcrecs.nb; i++)
+        for (wsvcrec *w = s->svcrecs.b[i], *next; w; w = next) {
+            next = w->next;
+            remove_service(s, w);
+        }
+    free(s->svcrecs.b);
     free(s->svcslices.b);           /* its records went with their slices */
     pmap_barrier();
     pmap **maps[] = { &s->svc, &s->eps, &s->nodes, &s->naddr, &s->nss, &s->svcip, &s->simp };

@@ -998,6 +998,66 @@ static void test_relist_reconciles(void **state)
     assert_int_equal(store_count(S, "namespaces"), 2);
 }
 
+/* Services through their writer records (the head of each Service's map
+ * entry): many of them (the table grows, chains form), each updated in
+ * place (the new block takes the old one's place), then a relist that
+ * lists only the even ones (with a new cluster IP): the odd ones are gone
+ * from every index, the even ones are found with their new address, and a
+ * removal by name takes one more. */
+static void test_service_records_relist(void **state)
+{
+    enum { N = 300 };
+    char j[512];
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < N; i++) {
+            snprintf(j, sizeof j, "{\"metadata\":{\"name\":\"s%d\",\"namespace\":\"ns%d\"},"
+                     "\"spec\":{\"clusterIP\":\"10.97.%d.%d\",\"ports\":[{\"port\":%d}]}}",
+                     i, i % 7, i >> 8, i & 255, 80 + round);
+            assert_int_equal(apply(store_upsert_service, j), 0);
+        }
+    assert_int_equal(store_count(S, "services"), N);
+    store_relist_begin(S, "services");
+    for (int i = 0; i < N; i += 2) {
+        snprintf(j, sizeof j, "{\"metadata\":{\"name\":\"s%d\",\"namespace\":\"ns%d\"},"
+                 "\"spec\":{\"clusterIP\":\"10.98.%d.%d\"}}", i, i % 7, i >> 8, i & 255);
+        assert_int_equal(apply(store_upsert_service, j), 0);
+    }
+    store_relist_end(S, "services");
+    assert_int_equal(store_count(S, "services"), N / 2);
+    store_read_begin();
+    for (int i = 0; i < N; i++) {
+        char name[16], ns[16], a[32];
+        snprintf(name, sizeof name, "s%d", i);
+        snprintf(ns, sizeof ns, "ns%d", i % 7);
+        const st_service *svc = store_service(S, ns, name);
+        snprintf(a, sizeof a, "10.97.%d.%d", i >> 8, i & 255);
+        st_ip old = ip(a);
+        snprintf(a, sizeof a, "10.98.%d.%d", i >> 8, i & 255);
+        st_ip now = ip(a);
+        int n_old = 0, n_now = 0;
+        store_services_by_ip(S, &old, count_svc, &n_old);
+        store_services_by_ip(S, &now, count_svc, &n_now);
+        assert_int_equal(n_old, 0);
+        if (i % 2) {
+            assert_null(svc);
+            assert_int_equal(n_now, 0);
+            continue;
+        }
+        assert_non_null(svc);
+        assert_string_equal(svc->name, name);
+        assert_string_equal(svc->ns, ns);
+        assert_int_equal(svc->nports, 0);
+        assert_int_equal(n_now, 1);
+    }
+    store_read_end();
+    del("services", "{\"metadata\":{\"name\":\"s0\",\"namespace\":\"ns0\"}}");
+    assert_int_equal(store_count(S, "services"), N / 2 - 1);
+    store_read_begin();
+    assert_null(store_service(S, "ns0", "s0"));
+    assert_non_null(store_service(S, "ns2", "s2"));
+    store_read_end();
+}
+
 static void test_bad_objects_skipped(void **state)
 {
     assert_int_equal(apply(store_upsert_service, "{\"metadata\":{\"name\":\"x\"}}"), -1);
@@ -2082,6 +2142,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pods_shared_ip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nodes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_relist_reconciles, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_service_records_relist, setup, teardown),
         cmocka_unit_test_setup_teardown(test_version_moves, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_objects_skipped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_service_port_range, setup, teardown),

@@ -3,7 +3,8 @@
  * store.c — see store.h.
  *
  * Published side (read by DNS workers, lock-free, pmap.c):
- *   svc     "ns\0name"     → st_service
+ *   svc     "ns\0name"     → the Service's writer record (wsvcrec), then
+ *                            its st_service: store_service() skips the head
  *   eps     "ns\0service"  → merged (st_endpoints + the slice blobs it uses)
  *   ips     address        → slot 0: st_pod (the best pod holding that IP;
  *                            the writer's own record, freed after a grace
@@ -24,10 +25,11 @@
  *
  * Writer side (API thread only): one record per object name (wtab, chained
  * tables of compact records; a pod's record is the block that also holds
- * its published st_pod, see wpod), with a relist generation, plus what is
+ * its published st_pod, see wpod; a Service's is the head of its svc
+ * entry's value, see wsvcrec), with a relist generation, plus what is
  * needed to rebuild the published entries: the slices of each service
- * (wstab, chained like wtab), the pods of an IP that several pods hold (uthash), the
- * addresses of each node and the (sorted) cluster IPs of each service. The
+ * (wstab, chained like wtab), the pods of an IP that several pods hold
+ * (uthash), the addresses of each node. The
  * IP → services lists and the IP → pod map have no writer-side copy: the
  * writer reads what it published. Memory per object matters here (150,000
  * pods): see docs/benchmarks.md.

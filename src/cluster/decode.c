@@ -601,6 +601,7 @@ typedef struct slice_tmp {
     size_t nhnames;
     char *pool;
     size_t pool_used;
+    size_t hpfx;                    /* hostnames' shared prefix, at pool[0] */
 } slice_tmp;
 
 /* The index of the interned name p in t->names (added when new); 0 for NULL. */
@@ -704,6 +705,45 @@ static void ep_fields_of(const cJSON *e, ep_fields *f)
     }
     f->kind = str_of(kind);
     f->pod = str_of(name);
+}
+
+/* The prefix every hostname of the slice shares (a StatefulSet's pods are
+ * "web-0", "web-1", ...), written once at the pool's start (t->hpfx bytes
+ * and a NUL); its endpoints keep only the rest. pool_need counted every
+ * address's whole hostname, so with K >= 2 addresses carrying one the
+ * K * len bytes not repeated make room for the len + 1 of the prefix.
+ * None when fewer than two addresses have a hostname, when a hostname
+ * would not fit a reader's buffer (ST_HOST_STRLEN), or when the prefix is
+ * shorter than 2 bytes. */
+static void shared_host_prefix(slice_tmp *t, const ep_fields *fs, size_t n)
+{
+    const char *first = NULL;
+    size_t len = 0, k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *h = fs[i].host;
+        if (!h || !cJSON_GetArraySize(fs[i].addrs))
+            continue;
+        k += (size_t)cJSON_GetArraySize(fs[i].addrs);
+        size_t hl = strlen(h);
+        if (hl >= ST_HOST_STRLEN || hl > UINT8_MAX)
+            return;
+        if (!first) {
+            first = h;
+            len = hl;
+        } else {
+            size_t c = 0;
+            while (c < len && h[c] == first[c])
+                c++;
+            len = c;
+        }
+    }
+    if (!first || len < 2 || k < 2)
+        return;
+    assert(t->pool_used == 0 && len <= UINT8_MAX);
+    memcpy(t->pool, first, len);
+    t->pool[len] = '\0';
+    t->pool_used = len + 1;
+    t->hpfx = len;
 }
 
 /* Upper bound of the pool bytes one endpoint object needs (16 octets per
@@ -810,7 +850,8 @@ static void decode_endpoint(strtab *strs, slice_tmp *t, const ep_fields *f, int 
         ep->str = (uint32_t)t->pool_used;
         if (host) {
             ep->has_host = 1;
-            pool_put(t, host);
+            assert(strncmp(host, t->pool, t->hpfx) == 0);
+            pool_put(t, host + t->hpfx);
         }
         if (pod) {                  /* a headless Service's hostname is usually
                                      * the pod's name: one copy */
@@ -936,6 +977,7 @@ slice_blob *decode_slice(strtab *strs, const cJSON *obj, int pod_names, const ch
         return NULL;
     }
     if (family) {                   /* FQDN slices are ignored */
+        shared_host_prefix(&t, fs, nobj);
         for (i = 0; i < nobj; i++)
             decode_endpoint(strs, &t, &fs[i], family, pod_names);
     }
@@ -969,6 +1011,7 @@ slice_blob *decode_slice(strtab *strs, const cJSON *obj, int pod_names, const ch
     if (t.nhnames)
         memcpy(base + at_hnames, t.hnames, t.nhnames * sizeof(char *));
     b->pub.pool = base + at_pool;
+    b->pub.hpfx = (uint8_t)t.hpfx;
     if (t.pool_used)
         memcpy(base + at_pool, t.pool, t.pool_used);
     b->pub.name = memcpy(base + at_name, name, nl);
@@ -993,12 +1036,34 @@ slice_blob *decode_slice(strtab *strs, const cJSON *obj, int pod_names, const ch
     return b;
 }
 
-const char *st_ep_pod(const st_endpoint *ep)
+/* The pool string at p (an endpoint's hostname part) with the slice's
+ * hostname prefix before it, in buf; p itself without a prefix. */
+static const char *with_prefix(const st_slice *sl, const char *p, char *buf)
+{
+    if (!sl->hpfx)
+        return p;
+    size_t n = strlen(p);
+    assert(sl->hpfx + n < ST_HOST_STRLEN);      /* shared_host_prefix's bound */
+    memcpy(buf, sl->pool, sl->hpfx);
+    memcpy(buf + sl->hpfx, p, n + 1);
+    return buf;
+}
+
+const char *st_ep_hostname(const st_endpoint *ep, char *buf)
+{
+    if (!ep->has_host)
+        return NULL;
+    return with_prefix(ep->sl, ep->sl->pool + ep->str, buf);
+}
+
+const char *st_ep_pod(const st_endpoint *ep, char *buf)
 {
     if (!ep->has_pod)
         return NULL;
     const char *p = ep->sl->pool + ep->str;
-    if (!ep->pod_is_host && ep->has_host)
+    if (ep->pod_is_host)
+        return with_prefix(ep->sl, p, buf);
+    if (ep->has_host)
         p += strlen(p) + 1;
     return p;
 }

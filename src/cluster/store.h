@@ -96,6 +96,10 @@ typedef struct st_slice {
     uint16_t nnames, nhints;        /* entries of names[] and hints[] */
     uint8_t family;                 /* addressType: 4 or 6 (every endpoint's); 0: FQDN,
                                      * then it has no endpoints */
+    uint8_t hpfx;                   /* the first hpfx bytes of pool: the prefix every
+                                     * hostname of the slice starts with, which its
+                                     * endpoints do not repeat (a StatefulSet's
+                                     * "web-0", "web-1", ...: "web-"); 0: none */
 } st_slice;
 
 /* One address of an EndpointSlice endpoint: 24 bytes (150,000 of them in a
@@ -157,13 +161,14 @@ static inline const char *st_ep_zone(const st_endpoint *ep)    /* lower-cased; N
     assert(ep->zone < ep->sl->nnames && (ep->zone == 0) == (ep->sl->names[ep->zone] == NULL));
     return ep->sl->names[ep->zone];
 }
-static inline const char *st_ep_hostname(const st_endpoint *ep)    /* NULL when unset */
-{
-    return ep->has_host ? ep->sl->pool + ep->str : NULL;
-}
+/* The hostname, NULL when unset: in buf (ST_HOST_STRLEN bytes) when the
+ * slice's hostnames share a prefix (st_slice.hpfx), else in the pool. */
+enum { ST_HOST_STRLEN = 256 };
+const char *st_ep_hostname(const st_endpoint *ep, char *buf);
 /* targetRef name when kind Pod and < 64 chars, else NULL (always NULL
- * with store_opts.drop_pod_names). */
-const char *st_ep_pod(const st_endpoint *ep);
+ * with store_opts.drop_pod_names); in buf (ST_HOST_STRLEN) or the pool,
+ * as st_ep_hostname (it is the hostname when they are equal). */
+const char *st_ep_pod(const st_endpoint *ep, char *buf);
 /* The address as the slice wrote it: in buf (ST_ADDR_STRLEN) or the pool. */
 enum { ST_ADDR_STRLEN = 46 };
 const char *st_ep_addr(const st_endpoint *ep, char *buf);

@@ -195,10 +195,10 @@ static void same_slice(const slice_blob *a, const slice_blob *b)
         assert_string_equal(st_ep_addr(x, bx), st_ep_addr(y, by));
         assert_ptr_equal(st_ep_node(x), st_ep_node(y));
         assert_ptr_equal(st_ep_zone(x), st_ep_zone(y));
-        if (st_ep_hostname(x) || st_ep_hostname(y))
-            assert_string_equal(st_ep_hostname(x), st_ep_hostname(y));
-        if (st_ep_pod(x) || st_ep_pod(y))
-            assert_string_equal(st_ep_pod(x), st_ep_pod(y));
+        if (st_ep_hostname(x, (char[ST_HOST_STRLEN]){ 0 }) || st_ep_hostname(y, (char[ST_HOST_STRLEN]){ 0 }))
+            assert_string_equal(st_ep_hostname(x, (char[ST_HOST_STRLEN]){ 0 }), st_ep_hostname(y, (char[ST_HOST_STRLEN]){ 0 }));
+        if (st_ep_pod(x, (char[ST_HOST_STRLEN]){ 0 }) || st_ep_pod(y, (char[ST_HOST_STRLEN]){ 0 }))
+            assert_string_equal(st_ep_pod(x, (char[ST_HOST_STRLEN]){ 0 }), st_ep_pod(y, (char[ST_HOST_STRLEN]){ 0 }));
         assert_int_equal(x->ready, y->ready);
         assert_int_equal(x->serving, y->serving);
         assert_int_equal(x->terminating, y->terminating);

@@ -343,12 +343,12 @@ static void test_endpoint_packing(void **state)
     assert_true(x[0].addr_text);
     assert_string_equal(st_ep_addr(&x[1], abuf), "fd00::2");       /* derived */
     assert_false(x[1].addr_text);
-    assert_string_equal(st_ep_hostname(&x[0]), "h");
-    assert_string_equal(st_ep_pod(&x[0]), "pod-a");
-    assert_string_equal(st_ep_pod(&x[1]), "pod-a");
-    assert_null(st_ep_hostname(&x[2]));
-    assert_string_equal(st_ep_pod(&x[2]), "pod-b");
-    assert_null(st_ep_pod(&x[3]));
+    assert_string_equal(st_ep_hostname(&x[0], (char[ST_HOST_STRLEN]){ 0 }), "h");
+    assert_string_equal(st_ep_pod(&x[0], (char[ST_HOST_STRLEN]){ 0 }), "pod-a");
+    assert_string_equal(st_ep_pod(&x[1], (char[ST_HOST_STRLEN]){ 0 }), "pod-a");
+    assert_null(st_ep_hostname(&x[2], (char[ST_HOST_STRLEN]){ 0 }));
+    assert_string_equal(st_ep_pod(&x[2], (char[ST_HOST_STRLEN]){ 0 }), "pod-b");
+    assert_null(st_ep_pod(&x[3], (char[ST_HOST_STRLEN]){ 0 }));
     assert_string_equal(st_ep_node(&x[0]), "n1");
     assert_ptr_equal(st_ep_node(&x[0]), st_ep_node(&x[3]));        /* one interned name */
     assert_int_equal(x[0].node, x[3].node);                         /* one table entry */
@@ -368,7 +368,7 @@ static void test_endpoint_packing(void **state)
     assert_int_equal(st_ep_ports(&x[4])[1].port, 82);
     assert_string_equal(st_ep_addr(&x[4], abuf), "10.0.0.9");
     assert_string_equal(st_ep_node(&x[4]), "n2");
-    assert_null(st_ep_hostname(&x[4]));
+    assert_null(st_ep_hostname(&x[4], (char[ST_HOST_STRLEN]){ 0 }));
     store_read_end();
 
     /* store_opts.drop_pod_names: no pod names, the rest unchanged */
@@ -380,8 +380,8 @@ static void test_endpoint_packing(void **state)
     store_read_begin();
     e = store_endpoints(S, "shop", "db");
     assert_non_null(e);
-    assert_string_equal(st_ep_hostname(&e->eps[0]), "db-0");     /* the hostname stays */
-    assert_null(st_ep_pod(&e->eps[0]));
+    assert_string_equal(st_ep_hostname(&e->eps[0], (char[ST_HOST_STRLEN]){ 0 }), "db-0");     /* the hostname stays */
+    assert_null(st_ep_pod(&e->eps[0], (char[ST_HOST_STRLEN]){ 0 }));
     assert_string_equal(st_ep_addr(&e->eps[0], abuf), "10.42.1.17");
     assert_string_equal(st_ep_node(&e->eps[0]), "worker-a1");
     store_read_end();
@@ -436,6 +436,76 @@ static int collect_ep(const st_service *svc, const st_endpoint *ep, void *arg)
  * st_parse_ip's of the text, whatever form the slice wrote it in, for
  * single- and dual-stack Services, small views (a pass) and large ones
  * (the sorted by-address index). */
+/* A slice's hostnames that share a prefix (a StatefulSet's "web-0",
+ * "web-1", ...) keep it once in the slice; every accessor still gives the
+ * whole name, beside pod names, IPv6 addresses and addresses as written. */
+static void test_slice_hostname_prefix(void **state)
+{
+    (void)state;
+    assert_int_equal(apply(store_upsert_slice,
+        "{\"metadata\":{\"name\":\"web-a\",\"namespace\":\"shop\",\"labels\":{\"kubernetes.io/service-name\":\"web\"}},"
+        "\"addressType\":\"IPv4\",\"endpoints\":["
+        "{\"addresses\":[\"10.1.0.1\"],\"hostname\":\"web-0\",\"targetRef\":{\"kind\":\"Pod\",\"name\":\"web-0\"}},"
+        "{\"addresses\":[\"10.1.0.2\"],\"hostname\":\"web-1\",\"targetRef\":{\"kind\":\"Pod\",\"name\":\"other\"}},"
+        "{\"addresses\":[\"10.1.0.3\"],\"targetRef\":{\"kind\":\"Pod\",\"name\":\"web-x\"}},"
+        "{\"addresses\":[\"10.1.0.4\"],\"hostname\":\"web-12\"}],\"ports\":[]}"), 0);
+    assert_int_equal(apply(store_upsert_slice,
+        "{\"metadata\":{\"name\":\"db-a\",\"namespace\":\"shop\",\"labels\":{\"kubernetes.io/service-name\":\"db\"}},"
+        "\"addressType\":\"IPv6\",\"endpoints\":["
+        "{\"addresses\":[\"FD00::1\",\"fd00::2\"],\"hostname\":\"db-0\",\"targetRef\":{\"kind\":\"Pod\",\"name\":\"db-0\"}},"
+        "{\"addresses\":[\"fd00::3\"],\"hostname\":\"db-1\"}],\"ports\":[]}"), 0);
+    char host300[301];
+    memset(host300, 'h', 300);
+    host300[300] = '\0';
+    char big[1024];
+    snprintf(big, sizeof big,
+        "{\"metadata\":{\"name\":\"big-a\",\"namespace\":\"shop\",\"labels\":{\"kubernetes.io/service-name\":\"big\"}},"
+        "\"addressType\":\"IPv4\",\"endpoints\":["
+        "{\"addresses\":[\"10.2.0.1\"],\"hostname\":\"%s\"},{\"addresses\":[\"10.2.0.2\"],\"hostname\":\"hh\"}],"
+        "\"ports\":[]}", host300);
+    assert_int_equal(apply(store_upsert_slice, big), 0);
+    assert_int_equal(apply(store_upsert_slice,
+        "{\"metadata\":{\"name\":\"one-a\",\"namespace\":\"shop\",\"labels\":{\"kubernetes.io/service-name\":\"one\"}},"
+        "\"addressType\":\"IPv4\",\"endpoints\":[{\"addresses\":[\"10.3.0.1\"],\"hostname\":\"solo-0\"}],"
+        "\"ports\":[]}"), 0);
+    store_read_begin();
+    char h[ST_HOST_STRLEN], p[ST_HOST_STRLEN], abuf[ST_ADDR_STRLEN];
+    const st_endpoints *e = store_endpoints(S, "shop", "web");
+    assert_non_null(e);
+    assert_int_equal(e->n, 4);
+    assert_int_equal(e->eps[0].sl->hpfx, 4);                    /* "web-" */
+    assert_string_equal(st_ep_hostname(&e->eps[0], h), "web-0");
+    assert_string_equal(st_ep_pod(&e->eps[0], p), "web-0");     /* the hostname, once */
+    assert_true(e->eps[0].pod_is_host);
+    assert_string_equal(st_ep_hostname(&e->eps[1], h), "web-1");
+    assert_string_equal(st_ep_pod(&e->eps[1], p), "other");
+    assert_null(st_ep_hostname(&e->eps[2], h));
+    assert_string_equal(st_ep_pod(&e->eps[2], p), "web-x");
+    assert_string_equal(st_ep_hostname(&e->eps[3], h), "web-12");
+    assert_null(st_ep_pod(&e->eps[3], p));
+    assert_string_equal(st_ep_addr(&e->eps[3], abuf), "10.1.0.4");
+    e = store_endpoints(S, "shop", "db");
+    assert_int_equal(e->n, 3);
+    assert_int_equal(e->eps[0].sl->hpfx, 3);                    /* "db-" */
+    assert_string_equal(st_ep_hostname(&e->eps[0], h), "db-0");
+    assert_string_equal(st_ep_hostname(&e->eps[1], h), "db-0");
+    assert_string_equal(st_ep_pod(&e->eps[1], p), "db-0");
+    assert_string_equal(st_ep_addr(&e->eps[0], abuf), "FD00::1");   /* as written */
+    assert_string_equal(st_ep_addr(&e->eps[1], abuf), "fd00::2");
+    assert_string_equal(st_ep_hostname(&e->eps[2], h), "db-1");
+    st_ip ip = st_ep_ip(&e->eps[2]);
+    assert_int_equal(ip.family, 6);
+    assert_int_equal(ip.addr[15], 3);
+    e = store_endpoints(S, "shop", "big");                     /* too long to share */
+    assert_int_equal(e->eps[0].sl->hpfx, 0);
+    assert_string_equal(st_ep_hostname(&e->eps[0], h), host300);
+    assert_string_equal(st_ep_hostname(&e->eps[1], h), "hh");
+    e = store_endpoints(S, "shop", "one");                     /* one address: nothing to share */
+    assert_int_equal(e->eps[0].sl->hpfx, 0);
+    assert_string_equal(st_ep_hostname(&e->eps[0], h), "solo-0");
+    store_read_end();
+}
+
 static void test_endpoint_addresses(void **state)
 {
     (void)state;
@@ -477,9 +547,9 @@ static void test_endpoint_addresses(void **state)
         assert_int_equal(ep->addr_text, strcmp(want[i].canon, want[i].text) != 0);
         assert_string_equal(st_ep_node(ep), want[i].node);
     }
-    assert_string_equal(st_ep_hostname(&e->eps[2]), "a");  /* strings beside the address */
-    assert_string_equal(st_ep_pod(&e->eps[2]), "pod-a");
-    assert_null(st_ep_hostname(&e->eps[3]));
+    assert_string_equal(st_ep_hostname(&e->eps[2], (char[ST_HOST_STRLEN]){ 0 }), "a");  /* strings beside the address */
+    assert_string_equal(st_ep_pod(&e->eps[2], (char[ST_HOST_STRLEN]){ 0 }), "pod-a");
+    assert_null(st_ep_hostname(&e->eps[3], (char[ST_HOST_STRLEN]){ 0 }));
     /* the PTR indexes find each family by its canonical bytes */
     const st_endpoint *hit = NULL;
     st_ip q = ip("fd00::a");
@@ -561,7 +631,7 @@ static void test_endpoint_members(void **state)
     assert_string_equal(st_ep_addr(&x[0], abuf), "10.9.0.1");
     assert_string_equal(st_ep_node(&x[0]), "n1");
     assert_string_equal(st_ep_zone(&x[0]), "z9");
-    assert_null(st_ep_hostname(&x[0]));                    /* not a string */
+    assert_null(st_ep_hostname(&x[0], (char[ST_HOST_STRLEN]){ 0 }));                    /* not a string */
     assert_int_equal(st_ep_n_hint_zones(&x[0]), 1);
     assert_string_equal(st_ep_hint_zones(&x[0])[0], "z1");
     assert_int_equal(st_ep_n_hint_nodes(&x[0]), 0);
@@ -569,9 +639,9 @@ static void test_endpoint_members(void **state)
     assert_false(x[0].ready_unset);
     assert_true(x[0].serving);                              /* not a boolean: the default */
     assert_true(x[0].terminating);
-    assert_string_equal(st_ep_pod(&x[0]), "p1");            /* kind Pod, the first */
+    assert_string_equal(st_ep_pod(&x[0], (char[ST_HOST_STRLEN]){ 0 }), "p1");            /* kind Pod, the first */
     assert_string_equal(st_ep_addr(&x[1], abuf), "10.9.0.3");
-    assert_string_equal(st_ep_hostname(&x[1]), "h3");
+    assert_string_equal(st_ep_hostname(&x[1], (char[ST_HOST_STRLEN]){ 0 }), "h3");
     assert_true(x[1].pod_is_host);
     assert_true(x[1].ready);
     assert_true(x[1].ready_unset);
@@ -596,8 +666,8 @@ static void test_slices_merge_and_defaults(void **state)
     const st_endpoint *ep = &e->eps[0];
     char abuf[ST_ADDR_STRLEN];
     assert_string_equal(st_ep_addr(ep, abuf), "10.42.1.17");
-    assert_string_equal(st_ep_hostname(ep), "db-0");
-    assert_string_equal(st_ep_pod(ep), "db-0");
+    assert_string_equal(st_ep_hostname(ep, (char[ST_HOST_STRLEN]){ 0 }), "db-0");
+    assert_string_equal(st_ep_pod(ep, (char[ST_HOST_STRLEN]){ 0 }), "db-0");
     assert_string_equal(st_ep_node(ep), "worker-a1");
     assert_string_equal(st_ep_zone(ep), "eu-west-1a");          /* lower-cased */
     assert_int_equal(st_ep_n_hint_zones(ep), 1);
@@ -2131,6 +2201,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_strings_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slices_merge_and_defaults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_endpoint_packing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slice_hostname_prefix, setup, teardown),
         cmocka_unit_test_setup_teardown(test_endpoint_addresses, setup, teardown),
         cmocka_unit_test_setup_teardown(test_endpoint_members, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_indexes, setup, teardown),

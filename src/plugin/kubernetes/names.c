@@ -150,11 +150,12 @@ void kube_dashed_ip(const char *addr, char *out, size_t cap)
 
 const char *kube_endpoint_name(const st_endpoint *ep, int pod_names, char *out, size_t cap)
 {
-    char abuf[ST_ADDR_STRLEN];
-    if (st_ep_hostname(ep) && *st_ep_hostname(ep))
-        copy_str(out, cap, st_ep_hostname(ep));
-    else if (pod_names && st_ep_pod(ep) && *st_ep_pod(ep))
-        copy_str(out, cap, st_ep_pod(ep));
+    char abuf[ST_ADDR_STRLEN], hbuf[ST_HOST_STRLEN];
+    const char *host = st_ep_hostname(ep, hbuf), *pod;
+    if (host && *host)
+        copy_str(out, cap, host);
+    else if (pod_names && (pod = st_ep_pod(ep, hbuf)) && *pod)
+        copy_str(out, cap, pod);
     else
         kube_dashed_ip(st_ep_addr(ep, abuf), out, cap);
     return out;

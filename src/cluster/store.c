@@ -159,28 +159,45 @@ typedef struct ip_svcs {
     atomic_int refs;                /* shared one-service lists only */
 } ip_svcs;
 
-/* Services by (ns, name), writer side: the same chained table as wtab, of
- * the heads of the svc map entries' values (wsvcrec, see the services
- * section). */
-struct wsvcrec;
-typedef struct stab {
-    struct wsvcrec **b;
-    size_t nb, n;
-} stab;
+/* The writer record that heads a published block: the chain of its
+ * btab bucket and its relist generation, then the published object, a
+ * pod's (wpod, see the pods section) or a Service's (wsvcrec, see the
+ * services section). A change of the object makes a new block, which takes
+ * the old one's place in the table (btab_unlink); the old block stays
+ * valid until the map it is published in retires it. */
+typedef struct wblk {
+    struct wblk *next;              /* chain of its btab bucket */
+    uint32_t gen;
+} wblk;
+typedef wblk wpod;
+typedef wblk wsvcrec;
 
-/* Pods by (ns, name), writer side: the same chained table as wtab, of
- * wpod blocks (see the pods section). */
-struct wpod;
-typedef struct ptab {
-    struct wpod **b;
+static st_pod *wpod_pod(const wpod *w)
+{
+    return (st_pod *)(w + 1);
+}
+
+static st_service *wsr_svc(const wsvcrec *r)
+{
+    return (st_service *)(r + 1);
+}
+_Static_assert(sizeof(wblk) % _Alignof(st_service) == 0 && sizeof(wblk) % _Alignof(st_pod) == 0,
+               "the object follows its head");
+
+/* Blocks by (ns, name), writer side: the same chained table as wtab, of
+ * wblk heads; pods' (svc 0) or Services' (svc 1). Only the writer looks
+ * them up by name: up to four per bucket (0.5 MB less at 150,000 pods). */
+typedef struct btab {
+    wblk **b;
     size_t nb, n;
-} ptab;
+    int svc;
+} btab;
 
 /* IP → pods, writer side, for IPs held by two or more answering pods. */
 typedef struct wpodip {
     UT_hash_handle hh;
     st_ip ip;
-    struct wpod **pods;
+    wpod **pods;
     size_t n;
 } wpodip;
 
@@ -192,8 +209,8 @@ struct store {
     wconflict *conflicts;           /* reported endpoint/range conflicts */
     size_t nconflicts;
     wtab recs[R_COUNT];             /* every resource but services and pods */
-    stab svcrecs;                   /* services */
-    ptab pods;
+    btab svcrecs;                   /* services (svc 1) */
+    btab pods;
     uint32_t gen[R_COUNT];
     int relisting[R_COUNT];
     wstab svcslices;
@@ -456,6 +473,77 @@ static size_t ips_unique(st_ip *v, size_t n)
     return k;
 }
 
+/* ---- published blocks with their writer record (btab) ---------------- */
+
+/* The ns and name of w's object (both begin with them). */
+static const char *blk_ns(const btab *t, const wblk *w)
+{
+    return t->svc ? wsr_svc(w)->ns : wpod_pod(w)->ns;
+}
+
+static const char *blk_name(const btab *t, const wblk *w)
+{
+    return t->svc ? wsr_svc(w)->name : wpod_pod(w)->name;
+}
+
+static wblk **btab_slot(const btab *t, const char *ns, const char *name)
+{
+    if (!t->nb)
+        return NULL;
+    wblk **pp = &t->b[rec_hash(ns, name) & (t->nb - 1)];
+    while (*pp && (strcmp(blk_name(t, *pp), name) != 0 || strcmp(blk_ns(t, *pp), ns) != 0))
+        pp = &(*pp)->next;
+    return pp;
+}
+
+static wblk *btab_get(const btab *t, const char *ns, const char *name)
+{
+    wblk **pp = btab_slot(t, ns, name);
+    return pp ? *pp : NULL;
+}
+
+static int btab_add(btab *t, wblk *w)
+{
+    if (t->n >= 4 * t->nb) {        /* grow: twice the buckets, rehash */
+        size_t nb = t->nb ? t->nb * 2 : 64;
+        wblk **b = calloc(nb, sizeof *b);
+        if (!b)
+            return -1;
+        for (size_t i = 0; i < t->nb; i++)
+            for (wblk *e = t->b[i], *next; e; e = next) {
+                next = e->next;
+                size_t k = rec_hash(blk_ns(t, e), blk_name(t, e)) & (nb - 1);
+                e->next = b[k];
+                b[k] = e;
+            }
+        free(t->b);
+        t->b = b;
+        t->nb = nb;
+    }
+    size_t k = rec_hash(blk_ns(t, w), blk_name(t, w)) & (t->nb - 1);
+    w->next = t->b[k];
+    t->b[k] = w;
+    t->n++;
+    return 0;
+}
+
+/* Unlink w; with nw, put nw (same ns and name) in its place. */
+static void btab_unlink(btab *t, wblk *w, wblk *nw)
+{
+    wblk **pp = btab_slot(t, blk_ns(t, w), blk_name(t, w));
+    while (pp && *pp && *pp != w)
+        pp = &(*pp)->next;
+    if (!pp || !*pp)
+        return;
+    if (nw) {
+        nw->next = w->next;
+        *pp = nw;
+    } else {
+        *pp = w->next;
+        t->n--;
+    }
+}
+
 /* ---- services --------------------------------------------------------- */
 
 static wsvc **wstab_slot(const wstab *t, const char *ns, const char *service, int mcs);
@@ -484,85 +572,13 @@ typedef struct svc_alloc {
     const char *key;
     size_t kl;
     pmap_entry *e;
-    struct wsvcrec *rec;            /* the head of the entry's value */
+    wsvcrec *rec;                   /* the head of the entry's value */
 } svc_alloc;
 
-/* A Service's writer record is the head of its svc map entry's value:
- * the chain of its stab bucket and its relist generation, then the
- * published st_service (store_service() skips the head; readers never
- * read it). No record of its own (10,000 malloc chunks fewer): a change of
- * the Service makes a new block, which takes the old one's place in the
- * chain (the old block stays valid until pmap_put_entry retires it); the
- * Service's name, namespace and cluster IPs are read from its st_service. */
-typedef struct wsvcrec {
-    struct wsvcrec *next;           /* chain of its stab bucket */
-    uint32_t gen;
-    uint32_t pad;
-} wsvcrec;
-_Static_assert(sizeof(wsvcrec) % _Alignof(st_service) == 0, "the st_service follows");
-
-static st_service *wsr_svc(const wsvcrec *r)
-{
-    return (st_service *)(r + 1);
-}
-
-static wsvcrec **stab_slot(const stab *t, const char *ns, const char *name)
-{
-    if (!t->nb)
-        return NULL;
-    wsvcrec **pp = &t->b[rec_hash(ns, name) & (t->nb - 1)];
-    while (*pp && (strcmp(wsr_svc(*pp)->name, name) != 0 || strcmp(wsr_svc(*pp)->ns, ns) != 0))
-        pp = &(*pp)->next;
-    return pp;
-}
-
-static wsvcrec *stab_get(const stab *t, const char *ns, const char *name)
-{
-    wsvcrec **pp = stab_slot(t, ns, name);
-    return pp ? *pp : NULL;
-}
-
-static int stab_add(stab *t, wsvcrec *r)
-{
-    if (t->n >= 2 * t->nb) {        /* grow: twice the buckets, rehash */
-        size_t nb = t->nb ? t->nb * 2 : 64;
-        wsvcrec **b = calloc(nb, sizeof *b);
-        if (!b)
-            return -1;
-        for (size_t i = 0; i < t->nb; i++)
-            for (wsvcrec *e = t->b[i], *next; e; e = next) {
-                next = e->next;
-                size_t k = rec_hash(wsr_svc(e)->ns, wsr_svc(e)->name) & (nb - 1);
-                e->next = b[k];
-                b[k] = e;
-            }
-        free(t->b);
-        t->b = b;
-        t->nb = nb;
-    }
-    size_t k = rec_hash(wsr_svc(r)->ns, wsr_svc(r)->name) & (t->nb - 1);
-    r->next = t->b[k];
-    t->b[k] = r;
-    t->n++;
-    return 0;
-}
-
-/* Unlink r; with nr, put nr (same ns and name) in its place. */
-static void stab_unlink(stab *t, wsvcrec *r, wsvcrec *nr)
-{
-    wsvcrec **pp = stab_slot(t, wsr_svc(r)->ns, wsr_svc(r)->name);
-    while (pp && *pp && *pp != r)
-        pp = &(*pp)->next;
-    if (!pp || !*pp)
-        return;
-    if (nr) {
-        nr->next = r->next;
-        *pp = nr;
-    } else {
-        *pp = r->next;
-        t->n--;
-    }
-}
+/* A Service's writer record is the head of its svc map entry's value
+ * (wblk): no record of its own (10,000 malloc chunks fewer); store_service()
+ * skips the head, readers never read it. The Service's name, namespace and
+ * cluster IPs are read from its st_service. */
 
 /* The cluster IPs of svc, sorted and unique, into out[8]: how many. */
 static size_t svc_ips(const st_service *svc, st_ip *out)
@@ -598,11 +614,11 @@ int store_upsert_service(store *s, const cJSON *obj)
     assert(a.e && svc == wsr_svc(a.rec) && !svc->name && strlen(svc->ns) < kl &&
            memcmp(key, svc->ns, strlen(svc->ns)) == 0);
     svc->name = pmap_entry_key(a.e) + strlen(svc->ns) + 1;
-    wsvcrec *r = a.rec, *old = stab_get(&s->svcrecs, svc->ns, svc->name);
+    wsvcrec *r = a.rec, *old = btab_get(&s->svcrecs, svc->ns, svc->name);
     r->gen = s->gen[R_SVC];
     if (old)
-        stab_unlink(&s->svcrecs, old, r);
-    else if (stab_add(&s->svcrecs, r) < 0) {
+        btab_unlink(&s->svcrecs, old, r);
+    else if (btab_add(&s->svcrecs, r) < 0) {
         pmap_entry_free(a.e);
         return -1;
     }
@@ -634,7 +650,7 @@ static void remove_service(store *s, wsvcrec *r)
     st_ip was[8];
     size_t no = svc_ips(svc, was);
     ipidx_move(s, IDX_CLUSTERIP, was, no, NULL, 0, key, kl, NULL);
-    stab_unlink(&s->svcrecs, r, NULL);
+    btab_unlink(&s->svcrecs, r, NULL);
     pmap_del(s->svc, key, kl);
     bump(s);
 }
@@ -720,7 +736,7 @@ static ip_svcs *wsvc_self(store *s, wsvc *ws)
 {
     if (ws->self)
         return ws->self;
-    const wsvcrec *r = stab_get(&s->svcrecs, ws->ns, ws->service);
+    const wsvcrec *r = btab_get(&s->svcrecs, ws->ns, ws->service);
     const st_service *svc = r ? wsr_svc(r) : NULL;
     ip_svcs *c = svc && svc->n_cluster_ips ? (ip_svcs *)idx_get(s, IDX_CLUSTERIP, &svc->cluster_ips[0])
                                            : NULL;
@@ -1037,82 +1053,12 @@ static int pod_rank(const st_pod *p)
     return p->terminating ? 1 : 2;
 }
 
-/* A pod's record and its published st_pod are one block: the header
+/* A pod's record (wpod) and its published st_pod are one block: the head
  * (chain, relist generation), the st_pod with its addresses, then its
  * name (one 96-byte malloc chunk for one IPv4 address and a name of up to
  * 26 characters). The map publishes the block's st_pod, so a block is freed
  * only after a grace period; a change of the pod makes a new block, which
  * takes the old one's place in the table. */
-typedef struct wpod {
-    struct wpod *next;              /* chain of its ptab bucket */
-    uint32_t gen;
-} wpod;
-
-static st_pod *wpod_pod(const wpod *w)
-{
-    return (st_pod *)(w + 1);
-}
-
-static wpod **ptab_slot(const ptab *t, const char *ns, const char *name)
-{
-    if (!t->nb)
-        return NULL;
-    wpod **pp = &t->b[rec_hash(ns, name) & (t->nb - 1)];
-    while (*pp && (strcmp(wpod_pod(*pp)->name, name) != 0 || strcmp(wpod_pod(*pp)->ns, ns) != 0))
-        pp = &(*pp)->next;
-    return pp;
-}
-
-static wpod *ptab_get(const ptab *t, const char *ns, const char *name)
-{
-    wpod **pp = ptab_slot(t, ns, name);
-    return pp ? *pp : NULL;
-}
-
-static int ptab_add(ptab *t, wpod *w)
-{
-    if (t->n >= 4 * t->nb) {        /* only the writer looks pods up by name:
-                                     * up to four per bucket (0.5 MB less at
-                                     * 150,000 pods) */
-        size_t nb = t->nb ? t->nb * 2 : 64;
-        wpod **b = calloc(nb, sizeof *b);
-        if (!b)
-            return -1;
-        for (size_t i = 0; i < t->nb; i++)
-            for (wpod *e = t->b[i], *next; e; e = next) {
-                next = e->next;
-                size_t k = rec_hash(wpod_pod(e)->ns, wpod_pod(e)->name) & (nb - 1);
-                e->next = b[k];
-                b[k] = e;
-            }
-        free(t->b);
-        t->b = b;
-        t->nb = nb;
-    }
-    size_t k = rec_hash(wpod_pod(w)->ns, wpod_pod(w)->name) & (t->nb - 1);
-    w->next = t->b[k];
-    t->b[k] = w;
-    t->n++;
-    return 0;
-}
-
-/* Unlink w; with nw, put nw (same ns and name) in its place. */
-static void ptab_unlink(ptab *t, wpod *w, wpod *nw)
-{
-    wpod **pp = ptab_slot(t, wpod_pod(w)->ns, wpod_pod(w)->name);
-    while (pp && *pp && *pp != w)
-        pp = &(*pp)->next;
-    if (!pp || !*pp)
-        return;
-    if (nw) {
-        nw->next = w->next;
-        *pp = nw;
-    } else {
-        *pp = w->next;
-        t->n--;
-    }
-}
-
 static void pod_publish(store *s, const st_ip *ip, st_pod *p)
 {
     if (ipmap_get_writer(s->ips, ip->addr, ip_alen(ip), 0) != p)
@@ -1144,7 +1090,7 @@ static void podip_add(store *s, wpod *w, const st_ip *ip)
     HASH_FIND(hh, s->podips, ip, sizeof *ip, e);
     if (!e) {
         const st_pod *cur = ipmap_get_writer(s->ips, ip->addr, ip_alen(ip), 0);
-        wpod *cw = cur ? ptab_get(&s->pods, cur->ns, cur->name) : NULL;
+        wpod *cw = cur ? btab_get(&s->pods, cur->ns, cur->name) : NULL;
         if (!cw || cw == w) {
             pod_publish(s, ip, wpod_pod(w));
             return;
@@ -1229,7 +1175,7 @@ int store_upsert_pod(store *s, const cJSON *obj)
         logskip("pod", obj, why);
         return -1;
     }
-    wpod *old = ptab_get(&s->pods, p->ns, p->name);
+    wpod *old = btab_get(&s->pods, p->ns, p->name);
     if (old && pod_same(wpod_pod(old), p)) {    /* a status change the store does not keep */
         old->gen = s->gen[R_POD];
         decode_pod_free(p);
@@ -1267,8 +1213,8 @@ int store_upsert_pod(store *s, const cJSON *obj)
                     e->pods[j] = w;
         }
     if (old)
-        ptab_unlink(&s->pods, old, w);
-    else if (ptab_add(&s->pods, w) < 0) {
+        btab_unlink(&s->pods, old, w);
+    else if (btab_add(&s->pods, w) < 0) {
         free(w);
         return -1;
     }
@@ -1293,7 +1239,7 @@ static void remove_pod(store *s, wpod *w)
     if (pod_rank(p) > 0)
         for (uint8_t i = 0; i < p->nips; i++)
             podip_drop(s, w, &p->ips[i]);
-    ptab_unlink(&s->pods, w, NULL);
+    btab_unlink(&s->pods, w, NULL);
     pmap_defer(free, w);
     bump(s);
     changed(s);
@@ -1490,14 +1436,14 @@ int store_remove(store *s, const char *resource, const cJSON *obj)
     const char *ns = (r == R_NODE || r == R_NS || r == R_CILIUM || r == R_CALICO)
                          ? "" : decode_obj_ns(obj);
     if (r == R_POD) {
-        wpod *p = ptab_get(&s->pods, ns, decode_obj_name(obj));
+        wpod *p = btab_get(&s->pods, ns, decode_obj_name(obj));
         if (!p)
             return -1;
         remove_pod(s, p);
         return 0;
     }
     if (r == R_SVC) {
-        wsvcrec *sr = stab_get(&s->svcrecs, ns, decode_obj_name(obj));
+        wsvcrec *sr = btab_get(&s->svcrecs, ns, decode_obj_name(obj));
         if (!sr)
             return -1;
         remove_service(s, sr);
@@ -1816,6 +1762,7 @@ store *store_new(const store_opts *opts)
         }
     atomic_init(&s->serial, (uint32_t)time(NULL));
     s->next_version = 1;
+    s->svcrecs.svc = 1;
     return s;
 }
 

@@ -234,7 +234,14 @@ static st_port *decode_ports(strtab *strs, const cJSON *arr, uint16_t *n, port_c
 
 /* ---- services --------------------------------------------------------- */
 
-static void split_keys(strtab *strs, st_service *s, const char *csv)
+/* A Service being decoded: every part its own allocation (service_pack
+ * then copies them into the Service's one block). */
+typedef struct svc_parts {
+    st_service s;
+    st_svc_extra x;
+} svc_parts;
+
+static void split_keys(strtab *strs, st_svc_extra *s, const char *csv)
 {
     const char *keys[32];
     int n = 0;
@@ -257,8 +264,9 @@ static void split_keys(strtab *strs, st_service *s, const char *csv)
     s->n_topology_keys = (uint8_t)n;
 }
 
-static void service_topology(strtab *strs, st_service *s, const cJSON *obj, const cJSON *spec)
+static void service_topology(strtab *strs, svc_parts *p, const cJSON *obj, const cJSON *spec)
 {
+    st_svc_extra *s = &p->x;
     const cJSON *tk = jget(spec, "topologyKeys");
     if (cJSON_IsArray(tk) && cJSON_GetArraySize(tk) > 0) {
         int n = 0, max = cJSON_GetArraySize(tk) < 32 ? cJSON_GetArraySize(tk) : 32;
@@ -275,7 +283,7 @@ static void service_topology(strtab *strs, st_service *s, const cJSON *obj, cons
         s->topology_keys_from_annotation = 1;
     }
     const char *itp = jstr(spec, "internalTrafficPolicy");
-    s->itp_local = itp && strcmp(itp, "Local") == 0;
+    p->s.itp_local = itp && strcmp(itp, "Local") == 0;
     s->traffic_distribution = strtab_intern(strs, jstr(spec, "trafficDistribution"));
     /* the old key, when present at all (even empty), wins over the new */
     const char *mode = annotation(obj, "service.kubernetes.io/topology-aware-hints");
@@ -327,7 +335,7 @@ static int service_ips(st_service *s, const cJSON *spec)
 /* spec.externalIPs, then each status.loadBalancer.ingress's ip (or its
  * hostname without one), as CoreDNS keeps them: one block holding the
  * pointer array and the strings, at most 255. Empty strings are skipped. */
-static int service_external(st_service *s, const cJSON *spec, const cJSON *status)
+static int service_external(st_svc_extra *s, const cJSON *spec, const cJSON *status)
 {
     const char *list[255];
     int n = 0;
@@ -375,63 +383,84 @@ static const char *bad_names(const char *ns, const char *name)
     return NULL;
 }
 
-/* A decoded service's parts, each its own allocation (before service_pack). */
-static void service_parts_free(st_service *s)
+static void service_parts_free(svc_parts *p)
 {
-    if (!s)
+    if (!p)
         return;
-    free((void *)s->name);
-    free((void *)s->cluster_ips);
-    free((void *)s->external_name);
-    free((void *)s->external);
-    free((void *)s->ports);
-    free((void *)s->topology_keys);
-    free(s);
+    free((void *)p->s.name);
+    free((void *)p->s.cluster_ips);
+    free((void *)p->s.ports);
+    free((void *)p->x.external_name);
+    free((void *)p->x.external);
+    free((void *)p->x.topology_keys);
+    free(p);
 }
 
-/* s and everything it owns copied into one block from alloc(arg, size)
- * (the store keeps 10,000 of them: one malloc chunk instead of four to
- * seven, and the store's map entry in the same chunk); NULL when memory
- * runs out. s is left as it was. */
-static st_service *service_pack(const st_service *s, void *(*alloc)(void *, size_t), void *arg)
+/* Whether a Service has any extra part (st_svc_extra): its block then
+ * holds one. */
+static int has_extra(const st_svc_extra *x)
 {
-    size_t nl = strlen(s->name) + 1;
-    size_t el = s->external_name ? strlen(s->external_name) + 1 : 0, xl = 0;
-    for (uint8_t i = 0; i < s->n_external; i++)
-        xl += strlen(s->external[i]) + 1;
-    size_t at_ports = sizeof *s;    /* pointer-aligned parts first */
+    return x->external_name || x->external || x->topology_keys || x->traffic_distribution ||
+           x->topology_mode || x->same_zone || x->routing_preference || x->n_external ||
+           x->n_topology_keys || x->topology_keys_from_annotation;
+}
+
+/* The parts copied into one block from alloc(arg, size) (the store keeps
+ * 10,000 of them: one malloc chunk instead of four to seven, and the
+ * store's map entry in the same chunk): the st_service, its st_svc_extra
+ * when it has one, ports, topology keys, external pointers, cluster IPs,
+ * then the text (the name unless DECODE_SVC_NO_NAME, the ExternalName,
+ * the external addresses). NULL when memory runs out; p is left as it
+ * was. */
+static st_service *service_pack(const svc_parts *sp, int flags, void *(*alloc)(void *, size_t),
+                                void *arg)
+{
+    const st_service *s = &sp->s;
+    const st_svc_extra *x = &sp->x;
+    int with_x = has_extra(x);
+    size_t nl = flags & DECODE_SVC_NO_NAME ? 0 : strlen(s->name) + 1;
+    size_t el = x->external_name ? strlen(x->external_name) + 1 : 0, xl = 0;
+    for (uint8_t i = 0; i < x->n_external; i++)
+        xl += strlen(x->external[i]) + 1;
+    size_t at_ports = sizeof *s + (with_x ? sizeof *x : 0);     /* pointer-aligned parts first */
     size_t at_keys = at_ports + s->nports * sizeof *s->ports;
-    size_t at_ext = at_keys + s->n_topology_keys * sizeof *s->topology_keys;
-    size_t at_ips = at_ext + s->n_external * sizeof *s->external;
+    size_t at_ext = at_keys + x->n_topology_keys * sizeof *x->topology_keys;
+    size_t at_ips = at_ext + x->n_external * sizeof *x->external;
     size_t at_text = at_ips + s->n_cluster_ips * sizeof *s->cluster_ips;
+    static_assert(sizeof(st_svc_extra) % _Alignof(st_port) == 0, "the ports are aligned");
     char *blk = alloc(arg, at_text + nl + el + xl);
     if (!blk)
         return NULL;
     st_service *p = memcpy(blk, s, sizeof *s);
+    st_svc_extra *px = with_x ? memcpy(blk + sizeof *s, x, sizeof *x) : NULL;
+    p->has_extra = px != NULL;
+    assert(!px || st_svc_x(p) == px);
     char *t = blk + at_text;
-    p->name = memcpy(t, s->name, nl);
+    p->name = nl ? memcpy(t, s->name, nl) : NULL;
     t += nl;
-    if (el) {
-        p->external_name = memcpy(t, s->external_name, el);
-        t += el;
-    }
     /* a part that was there stays non-NULL, also when it is empty */
     p->ports = s->ports ? memcpy(blk + at_ports, s->ports, s->nports * sizeof *s->ports) : NULL;
-    p->topology_keys = s->topology_keys ? memcpy(blk + at_keys, s->topology_keys,
-                                                 s->n_topology_keys * sizeof *s->topology_keys)
-                                        : NULL;
     p->cluster_ips = s->cluster_ips ? memcpy(blk + at_ips, s->cluster_ips,
                                              s->n_cluster_ips * sizeof *s->cluster_ips)
                                     : NULL;
-    p->external = NULL;
-    if (s->n_external) {
-        const char **x = (const char **)(blk + at_ext);
-        for (uint8_t i = 0; i < s->n_external; i++) {
-            size_t l = strlen(s->external[i]) + 1;
-            x[i] = memcpy(t, s->external[i], l);
+    if (!px)
+        return p;
+    if (el) {
+        px->external_name = memcpy(t, x->external_name, el);
+        t += el;
+    }
+    px->topology_keys = x->topology_keys ? memcpy(blk + at_keys, x->topology_keys,
+                                                  x->n_topology_keys * sizeof *x->topology_keys)
+                                         : NULL;
+    px->external = NULL;
+    if (x->n_external) {
+        const char **e = (const char **)(blk + at_ext);
+        for (uint8_t i = 0; i < x->n_external; i++) {
+            size_t l = strlen(x->external[i]) + 1;
+            e[i] = memcpy(t, x->external[i], l);
             t += l;
         }
-        p->external = x;
+        px->external = e;
     }
     return p;
 }
@@ -444,10 +473,10 @@ static void *plain_alloc(void *arg, size_t size)
 
 st_service *decode_service(strtab *strs, const cJSON *obj, const char **why)
 {
-    return decode_service_into(strs, obj, why, plain_alloc, NULL);
+    return decode_service_into(strs, obj, why, 0, plain_alloc, NULL);
 }
 
-st_service *decode_service_into(strtab *strs, const cJSON *obj, const char **why,
+st_service *decode_service_into(strtab *strs, const cJSON *obj, const char **why, int flags,
                                 void *(*alloc)(void *arg, size_t size), void *arg)
 {
     assert(alloc);
@@ -459,42 +488,43 @@ st_service *decode_service_into(strtab *strs, const cJSON *obj, const char **why
         *why = "no spec";
         return NULL;
     }
-    st_service *s = calloc(1, sizeof *s);
-    if (!s) {
+    svc_parts *p = calloc(1, sizeof *p);
+    st_service *s = p ? &p->s : NULL;
+    if (!p || !(s->name = strdup(name))) {
+        free(p);
         *why = "out of memory";
         return NULL;
     }
     s->ns = strtab_intern(strs, ns);
-    s->name = strdup(name);
     const char *type = jstr(spec, "type");
     if (type && strcmp(type, "ExternalName") == 0) {
         s->kind = SVC_EXTERNALNAME;
-        s->external_name = dup_or_null(jstr(spec, "externalName"));
+        p->x.external_name = dup_or_null(jstr(spec, "externalName"));
     } else {
         s->kind = SVC_CLUSTERIP;
         if (service_ips(s, spec) < 0) {
-            service_parts_free(s);
+            service_parts_free(p);
             *why = "out of memory";
             return NULL;
         }
     }
-    if (service_external(s, spec, jget(obj, "status")) < 0) {
-        service_parts_free(s);
+    if (service_external(&p->x, spec, jget(obj, "status")) < 0) {
+        service_parts_free(p);
         *why = "out of memory";
         return NULL;
     }
     port_ctx pc = { obj, 0, NULL };
     s->ports = decode_ports(strs, jget(spec, "ports"), &s->nports, &pc);
     if (pc.why) {
-        service_parts_free(s);
+        service_parts_free(p);
         *why = pc.why;
         return NULL;
     }
     const cJSON *sel = jget(spec, "selector");
     s->has_selector = cJSON_IsObject(sel) && sel->child != NULL;
-    service_topology(strs, s, obj, spec);
-    st_service *packed = service_pack(s, alloc, arg);
-    service_parts_free(s);
+    service_topology(strs, p, obj, spec);
+    st_service *packed = service_pack(p, flags, alloc, arg);
+    service_parts_free(p);
     if (!packed)
         *why = "out of memory";
     return packed;

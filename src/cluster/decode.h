@@ -24,14 +24,19 @@ const char *decode_obj_ns(const struct cJSON *obj);
 const char *decode_obj_name(const struct cJSON *obj);
 const char *decode_obj_label(const struct cJSON *obj, const char *key);
 
-/* A Service in one block (its name, ports, IPs and strings inside it):
- * malloc'd by decode_service (free with decode_service_free), or by
- * alloc(arg, size) with decode_service_into (the caller frees it the way
- * alloc allocated it; alloc returns NULL when memory runs out). NULL with
- * *why set when the object is refused or memory runs out. */
+/* A Service in one block (its name, ports, IPs, extra parts and strings
+ * inside it, decode.c's service_pack): malloc'd by decode_service (free
+ * with decode_service_free), or by alloc(arg, size) with
+ * decode_service_into (the caller frees it the way alloc allocated it;
+ * alloc returns NULL when memory runs out). With DECODE_SVC_NO_NAME in
+ * flags the block holds no copy of metadata.name: name is NULL and the
+ * caller points it at text that lives as long as the block (the store: its
+ * map entry's key). NULL with *why set when the object is refused or
+ * memory runs out. */
+enum { DECODE_SVC_NO_NAME = 1 };
 st_service *decode_service(strtab *strs, const struct cJSON *obj, const char **why);
 st_service *decode_service_into(strtab *strs, const struct cJSON *obj, const char **why,
-                                void *(*alloc)(void *arg, size_t size), void *arg);
+                                int flags, void *(*alloc)(void *arg, size_t size), void *arg);
 void decode_service_free(void *svc);
 
 /* One EndpointSlice: its endpoints (one per address), reference counted

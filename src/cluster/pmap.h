@@ -5,7 +5,9 @@
  *
  * One writer puts and deletes; readers get inside store_read_begin/_end.
  * A value replaced or deleted is destroyed (its dtor runs) after a grace
- * period, when no reader can still hold it.
+ * period, when no reader can still hold it. Every value of a map has the
+ * same dtor (the map keeps one, not one per entry): every pmap_put and
+ * pmap_put_entry on a map passes the same (assert()ed).
  */
 #ifndef TOPODNS_PMAP_H
 #define TOPODNS_PMAP_H
@@ -27,7 +29,9 @@ pmap *pmap_new(void);
 pmap *pmap_new_sized(unsigned long buckets);
 /* Destroy the map and every value (no reader may be active). */
 void pmap_free(pmap *m, pmap_dtor dtor);
-/* Writer: insert or replace; the old value is destroyed after a grace period. */
+/* Writer: insert or replace; the old value is destroyed after a grace period.
+ * -1 when memory runs out or klen is above PMAP_KEY_MAX (the map unchanged). */
+enum { PMAP_KEY_MAX = 32767 };
 int pmap_put(pmap *m, const void *key, size_t klen, void *val, pmap_dtor dtor);
 /* A value kept inside its entry's own block: one malloc chunk instead of
  * two (the store's 10,000 Services and their endpoint views).
@@ -40,9 +44,12 @@ int pmap_put(pmap *m, const void *key, size_t klen, void *val, pmap_dtor dtor);
  * pmap_entry_free discards it unpublished. dtor, when not NULL, releases
  * what the value owns but never the value itself: the block is freed with
  * the entry, after the grace period that follows its replacement or
- * deletion. */
+ * deletion. pmap_entry_key is the entry's own copy of the key (klen
+ * bytes, then a NUL), as long-lived as the value: a value may point into
+ * it instead of keeping the same text again. */
 typedef struct pent pmap_entry;
 pmap_entry *pmap_entry_new(const void *key, size_t klen, size_t vsize, void **val);
+const char *pmap_entry_key(const pmap_entry *e);
 int pmap_put_entry(pmap *m, pmap_entry *e, pmap_dtor dtor);
 void pmap_entry_free(pmap_entry *e);
 /* Writer: delete; 0 when it was there, -1 when not. */

@@ -3,7 +3,8 @@
  * store.c — see store.h.
  *
  * Published side (read by DNS workers, lock-free, pmap.c):
- *   svc     "ns\0name"     → st_service
+ *   svc     "ns\0name"     → the Service's writer record (wsvcrec), then
+ *                            its st_service: store_service() skips the head
  *   eps     "ns\0service"  → merged (st_endpoints + the slice blobs it uses)
  *   podip   address        → st_pod: the best pod holding that IP (the
  *                            writer's own record, freed after a grace
@@ -25,10 +26,11 @@
  *
  * Writer side (API thread only): one record per object name (wtab, chained
  * tables of compact records; a pod's record is the block that also holds
- * its published st_pod, see wpod), with a relist generation, plus what is
+ * its published st_pod, see wpod; a Service's is the head of its svc
+ * entry's value, see wsvcrec), with a relist generation, plus what is
  * needed to rebuild the published entries: the slices of each service
- * (wstab, chained like wtab), the pods of an IP that several pods hold (uthash), the
- * addresses of each node and the (sorted) cluster IPs of each service. The
+ * (wstab, chained like wtab), the pods of an IP that several pods hold
+ * (uthash), the addresses of each node. The
  * IP → services lists and the IP → pod map have no writer-side copy: the
  * writer reads what it published. Memory per object matters here (150,000
  * pods): see docs/benchmarks.md.
@@ -66,24 +68,31 @@ typedef struct wconflict {
     struct { st_ip ip; uint8_t source; } key;
 } wconflict;
 
-/* A writer-side record: one per object but pods (wpod), keyed (ns, name),
- * in its resource's wtab: 29 bytes and the name. */
+/* A writer-side record: one per object but Services (wsvcrec) and pods
+ * (wpod), keyed (ns, name),
+ * in its resource's wtab: 30 bytes and the name (wrec_name). An
+ * EndpointSlice's record keeps no name of its own: it is its current
+ * blob's (a 48-byte malloc chunk whatever the name). */
 typedef struct wrec {
     struct wrec *next;              /* chain of its wtab bucket */
     const char *ns;                 /* interned; "" for nodes and namespaces */
     union {                         /* by resource */
         slice_blob *slice;          /* R_SLICE: the current blob */
-        st_ip *addrs;               /* R_NODE: indexed addresses / R_SVC:
-                                     * cluster IPs (naddrs of them, sorted;
-                                     * up to 8) */
+        st_ip *addrs;               /* R_NODE: indexed addresses (naddrs
+                                     * of them, up to 8) */
     };
     uint32_t gen;
     uint8_t naddrs;
-    uint8_t borrowed;               /* R_SVC: addrs is the one cluster IP in
-                                     * the current service's own block (not
-                                     * freed here; 10,000 malloc chunks fewer) */
+    uint8_t in_slice : 1;           /* R_SLICE: the name is slice->pub.name
+                                     * (name[] is empty) */
     char name[];
 } wrec;
+
+static const char *wrec_name(const wrec *w)
+{
+    assert(!w->in_slice || (w->slice && !w->name[0]));
+    return w->in_slice ? w->slice->pub.name : w->name;
+}
 
 /* The records of one resource: a chained hash table (API thread only),
  * at most two records per bucket on average. */
@@ -92,9 +101,9 @@ typedef struct wtab {
     size_t nb, n;
 } wtab;
 
-/* Slices of one service, writer side, in the store's wstab (one malloc
- * chunk of 64 bytes for a service with one slice and a key of up to 22
- * bytes). Its slices are wsvc_slices(ws)[0 .. n). */
+/* Slices of one service, writer side, in the store's wstab: one 64-byte
+ * malloc chunk whatever the names' length (they are the slices' interned
+ * strings). Its slices are wsvc_slices(ws)[0 .. n). */
 typedef struct wsvc {
     struct wsvc *next;              /* chain of its wstab bucket */
     union {
@@ -104,10 +113,12 @@ typedef struct wsvc {
     const struct merged *published;
     struct ip_svcs *self;           /* the PTR list "this service only",
                                      * shared by its IPs (refcounted) */
-    uint32_t n, cap;
-    uint16_t klen;
-    char key[];                     /* "ns\0service" (klen bytes) */
+    const char *ns, *service;       /* interned (the store's string table) */
+    uint32_t n;
+    uint32_t cap : 31;
+    uint32_t mcs : 1;               /* multicluster slices: key "\1ns\0service" */
 } wsvc;
+_Static_assert(sizeof(void *) != 8 || sizeof(wsvc) == 56, "a wsvc is a 64-byte malloc chunk");
 
 static slice_blob **wsvc_slices(wsvc *ws)
 {
@@ -122,9 +133,10 @@ typedef struct wstab {
 } wstab;
 
 /* A published view: the blobs it holds a reference to follow the struct
- * (one allocation with its eps map entry, pmap_entry_new). With several blobs pub.eps is
- * the view's own copy of their endpoints (freed with it); with one it is
- * that blob's array. */
+ * (one allocation with its eps map entry, pmap_entry_new: 96 bytes for a
+ * Service of one slice and a key of up to 21 bytes). With several blobs
+ * pub.eps is the view's own copy of their endpoints (freed with it); with
+ * one it is that blob's array. */
 typedef struct merged {
     st_endpoints pub;               /* first: readers get &pub */
     /* Large views only (more than BY_IP_MIN endpoints): the indexes of the
@@ -138,6 +150,7 @@ typedef struct merged {
     uint32_t nblobs;
     slice_blob *blobs[];
 } merged;
+_Static_assert(sizeof(void *) != 8 || sizeof(merged) == 40, "a view of one slice is 48 bytes");
 
 enum { BY_IP_MIN = 32 };
 
@@ -147,19 +160,45 @@ typedef struct ip_svcs {
     atomic_int refs;                /* shared one-service lists only */
 } ip_svcs;
 
-/* Pods by (ns, name), writer side: the same chained table as wtab, of
- * wpod blocks (see the pods section). */
-struct wpod;
-typedef struct ptab {
-    struct wpod **b;
+/* The writer record that heads a published block: the chain of its
+ * btab bucket and its relist generation, then the published object, a
+ * pod's (wpod, see the pods section) or a Service's (wsvcrec, see the
+ * services section). A change of the object makes a new block, which takes
+ * the old one's place in the table (btab_unlink); the old block stays
+ * valid until the map it is published in retires it. */
+typedef struct wblk {
+    struct wblk *next;              /* chain of its btab bucket */
+    uint32_t gen;
+} wblk;
+typedef wblk wpod;
+typedef wblk wsvcrec;
+
+static st_pod *wpod_pod(const wpod *w)
+{
+    return (st_pod *)(w + 1);
+}
+
+static st_service *wsr_svc(const wsvcrec *r)
+{
+    return (st_service *)(r + 1);
+}
+_Static_assert(sizeof(wblk) % _Alignof(st_service) == 0 && sizeof(wblk) % _Alignof(st_pod) == 0,
+               "the object follows its head");
+
+/* Blocks by (ns, name), writer side: the same chained table as wtab, of
+ * wblk heads; pods' (svc 0) or Services' (svc 1). Only the writer looks
+ * them up by name: up to four per bucket (0.5 MB less at 150,000 pods). */
+typedef struct btab {
+    wblk **b;
     size_t nb, n;
-} ptab;
+    int svc;
+} btab;
 
 /* IP → pods, writer side, for IPs held by two or more answering pods. */
 typedef struct wpodip {
     UT_hash_handle hh;
     st_ip ip;
-    struct wpod **pods;
+    wpod **pods;
     size_t n;
 } wpodip;
 
@@ -170,8 +209,9 @@ struct store {
     pfx_index *ranges[ST_RANGE_COUNT];
     wconflict *conflicts;           /* reported endpoint/range conflicts */
     size_t nconflicts;
-    wtab recs[R_COUNT];             /* every resource but pods */
-    ptab pods;
+    wtab recs[R_COUNT];             /* every resource but services and pods */
+    btab svcrecs;                   /* services (svc 1) */
+    btab pods;
     uint32_t gen[R_COUNT];
     int relisting[R_COUNT];
     wstab svcslices;
@@ -179,7 +219,7 @@ struct store {
     _Atomic uint32_t serial;
     _Atomic uint64_t nodes_version;
     _Atomic uint64_t changes;       /* store_version(): every write */
-    uint64_t next_version;          /* writer: versions of services and views */
+    uint64_t next_version;          /* writer: versions of the views */
     strtab *strs;                   /* the store's string table */
 };
 
@@ -224,7 +264,7 @@ static wrec **wtab_slot(const wtab *t, const char *ns, const char *name)
     if (!t->nb)
         return NULL;
     wrec **pp = &t->b[rec_hash(ns, name) & (t->nb - 1)];
-    while (*pp && (strcmp((*pp)->name, name) != 0 || strcmp((*pp)->ns, ns) != 0))
+    while (*pp && (strcmp(wrec_name(*pp), name) != 0 || strcmp((*pp)->ns, ns) != 0))
         pp = &(*pp)->next;
     return pp;
 }
@@ -239,7 +279,7 @@ static int wtab_add(wtab *t, wrec *w)
         for (size_t i = 0; i < t->nb; i++)
             for (wrec *e = t->b[i], *next; e; e = next) {
                 next = e->next;
-                size_t k = rec_hash(e->ns, e->name) & (nb - 1);
+                size_t k = rec_hash(e->ns, wrec_name(e)) & (nb - 1);
                 e->next = b[k];
                 b[k] = e;
             }
@@ -247,7 +287,7 @@ static int wtab_add(wtab *t, wrec *w)
         t->b = b;
         t->nb = nb;
     }
-    size_t k = rec_hash(w->ns, w->name) & (t->nb - 1);
+    size_t k = rec_hash(w->ns, wrec_name(w)) & (t->nb - 1);
     w->next = t->b[k];
     t->b[k] = w;
     t->n++;
@@ -256,7 +296,7 @@ static int wtab_add(wtab *t, wrec *w)
 
 static void wtab_del(wtab *t, wrec *w)
 {
-    wrec **pp = wtab_slot(t, w->ns, w->name);
+    wrec **pp = wtab_slot(t, w->ns, wrec_name(w));
     while (pp && *pp && *pp != w)
         pp = &(*pp)->next;
     if (pp && *pp) {
@@ -431,10 +471,98 @@ static size_t ips_unique(st_ip *v, size_t n)
     return k;
 }
 
+/* ---- published blocks with their writer record (btab) ---------------- */
+
+/* The ns and name of w's object (both begin with them). */
+static const char *blk_ns(const btab *t, const wblk *w)
+{
+    return t->svc ? wsr_svc(w)->ns : wpod_pod(w)->ns;
+}
+
+static const char *blk_name(const btab *t, const wblk *w)
+{
+    return t->svc ? wsr_svc(w)->name : wpod_pod(w)->name;
+}
+
+static wblk **btab_slot(const btab *t, const char *ns, const char *name)
+{
+    if (!t->nb)
+        return NULL;
+    wblk **pp = &t->b[rec_hash(ns, name) & (t->nb - 1)];
+    while (*pp && (strcmp(blk_name(t, *pp), name) != 0 || strcmp(blk_ns(t, *pp), ns) != 0))
+        pp = &(*pp)->next;
+    return pp;
+}
+
+static wblk *btab_get(const btab *t, const char *ns, const char *name)
+{
+    wblk **pp = btab_slot(t, ns, name);
+    return pp ? *pp : NULL;
+}
+
+static int btab_add(btab *t, wblk *w)
+{
+    if (t->n >= 4 * t->nb) {        /* grow: twice the buckets, rehash */
+        size_t nb = t->nb ? t->nb * 2 : 64;
+        wblk **b = calloc(nb, sizeof *b);
+        if (!b)
+            return -1;
+        for (size_t i = 0; i < t->nb; i++)
+            for (wblk *e = t->b[i], *next; e; e = next) {
+                next = e->next;
+                size_t k = rec_hash(blk_ns(t, e), blk_name(t, e)) & (nb - 1);
+                e->next = b[k];
+                b[k] = e;
+            }
+        free(t->b);
+        t->b = b;
+        t->nb = nb;
+    }
+    size_t k = rec_hash(blk_ns(t, w), blk_name(t, w)) & (t->nb - 1);
+    w->next = t->b[k];
+    t->b[k] = w;
+    t->n++;
+    return 0;
+}
+
+/* Unlink w; with nw, put nw (same ns and name) in its place. */
+static void btab_unlink(btab *t, wblk *w, wblk *nw)
+{
+    wblk **pp = btab_slot(t, blk_ns(t, w), blk_name(t, w));
+    while (pp && *pp && *pp != w)
+        pp = &(*pp)->next;
+    if (!pp || !*pp)
+        return;
+    if (nw) {
+        nw->next = w->next;
+        *pp = nw;
+    } else {
+        *pp = w->next;
+        t->n--;
+    }
+}
+
 /* ---- services --------------------------------------------------------- */
 
-static wsvc **wstab_slot(const wstab *t, const char *key, size_t kl);
-static ip_svcs *wsvc_self(store *s, wsvc *ws, size_t kl);
+static wsvc **wstab_slot(const wstab *t, const char *ns, const char *service, int mcs);
+static ip_svcs *wsvc_self(store *s, wsvc *ws);
+
+/* A one-service list naming ns and name, both interned (they outlive every
+ * list: no copy of the text), holding one reference; NULL when memory runs
+ * out. */
+static ip_svcs *svc_list_new(const char *ns, const char *name)
+{
+    ip_svcs *l = name ? malloc(sizeof *l + 2 * sizeof(char *)) : NULL;
+    if (!l)
+        return NULL;
+    l->n = 1;
+    l->ns = (const char **)(l + 1);
+    l->name = l->ns + 1;
+    l->ns[0] = ns;
+    l->name[0] = name;
+    atomic_init(&l->refs, 1);
+    return l;
+}
 
 /* decode_service_into's allocator: the Service's block is the value space
  * of its own svc map entry (one malloc chunk for both). */
@@ -442,14 +570,30 @@ typedef struct svc_alloc {
     const char *key;
     size_t kl;
     pmap_entry *e;
+    wsvcrec *rec;                   /* the head of the entry's value */
 } svc_alloc;
+
+/* A Service's writer record is the head of its svc map entry's value
+ * (wblk): no record of its own (10,000 malloc chunks fewer); store_service()
+ * skips the head, readers never read it. The Service's name, namespace and
+ * cluster IPs are read from its st_service. */
+
+/* The cluster IPs of svc, sorted and unique, into out[8]: how many. */
+static size_t svc_ips(const st_service *svc, st_ip *out)
+{
+    size_t n = 0;
+    for (uint8_t i = 0; i < svc->n_cluster_ips && n < 8; i++)
+        out[n++] = svc->cluster_ips[i];
+    return ips_unique(out, n);
+}
 
 static void *svc_entry_alloc(void *arg, size_t size)
 {
     svc_alloc *a = arg;
     void *val;
-    a->e = pmap_entry_new(a->key, a->kl, size, &val);
-    return val;
+    a->e = pmap_entry_new(a->key, a->kl, sizeof(wsvcrec) + size, &val);
+    a->rec = val;
+    return val ? wsr_svc(val) : NULL;
 }
 
 int store_upsert_service(store *s, const cJSON *obj)
@@ -457,64 +601,55 @@ int store_upsert_service(store *s, const cJSON *obj)
     const char *why = NULL;
     char key[512];
     size_t kl = nskey(key, sizeof key, decode_obj_ns(obj), decode_obj_name(obj));
-    svc_alloc a = { key, kl, NULL };
-    st_service *svc = kl ? decode_service_into(s->strs, obj, &why, svc_entry_alloc, &a) : NULL;
+    svc_alloc a = { key, kl, NULL, NULL };
+    st_service *svc = kl ? decode_service_into(s->strs, obj, &why, DECODE_SVC_NO_NAME,
+                                               svc_entry_alloc, &a) : NULL;
     if (!svc) {
         logskip("service", obj, kl ? why : "metadata.namespace or metadata.name too long");
         return -1;
     }
-    assert(a.e && kl == strlen(svc->ns) + 1 + strlen(svc->name) &&
+    /* the name's text is in the entry's key ("ns\0name", then a NUL) */
+    assert(a.e && svc == wsr_svc(a.rec) && !svc->name && strlen(svc->ns) < kl &&
            memcmp(key, svc->ns, strlen(svc->ns)) == 0);
-    svc->version = s->next_version++;
-    wrec *w = rec_get(s, R_SVC, svc->ns, svc->name, 1);
-    if (!w) {
+    svc->name = pmap_entry_key(a.e) + strlen(svc->ns) + 1;
+    wsvcrec *r = a.rec, *old = btab_get(&s->svcrecs, svc->ns, svc->name);
+    r->gen = s->gen[R_SVC];
+    if (old)
+        btab_unlink(&s->svcrecs, old, r);
+    else if (btab_add(&s->svcrecs, r) < 0) {
         pmap_entry_free(a.e);
         return -1;
     }
-    st_ip now[8];
-    size_t n = 0;
-    for (uint8_t i = 0; i < svc->n_cluster_ips && n < 8; i++)
-        now[n++] = svc->cluster_ips[i];
-    n = ips_unique(now, n);
-    /* kept sorted, exactly n of them; a single one is the new service's
-     * own cluster IP (the old block stays valid until pmap_put retires it) */
-    st_ip *keep = w->borrowed ? NULL : w->addrs;
-    int borrow = n == 1;
-    if (borrow)
-        keep = (st_ip *)&svc->cluster_ips[0];
-    else if ((n != w->naddrs || w->borrowed) && !(keep = n ? malloc(n * sizeof *now) : NULL) && n) {
-        pmap_entry_free(a.e);
-        return -1;
-    }
-    assert(!borrow || memcmp(keep, &now[0], sizeof *now) == 0);
+    st_ip was[8], now[8];
+    size_t no = old ? svc_ips(wsr_svc(old), was) : 0, n = svc_ips(svc, now);
     /* a cluster IP held by this service only shares the one-service list
-     * of its endpoints (wsvc_self), when its slices came first */
-    wsvc *ws = s->svcslices.nb ? *wstab_slot(&s->svcslices, key, kl) : NULL;
-    ipidx_move(s, IDX_CLUSTERIP, w->addrs, w->naddrs, now, n, key, kl,
-               ws ? wsvc_self(s, ws, kl) : NULL);
-    if (keep != w->addrs && !w->borrowed)
-        free(w->addrs);
-    if (n && !borrow)
-        memcpy(keep, now, n * sizeof *now);
-    w->addrs = keep;
-    w->naddrs = (uint8_t)n;
-    w->borrowed = (uint8_t)borrow;
-    pmap_put_entry(s->svc, a.e, NULL);   /* the value owns nothing apart */
+     * of its endpoints (wsvc_self), when its slices came first; else a new
+     * one naming the interned strings (its slices, when they come, intern
+     * the same name and take that list: wsvc_self) */
+    wsvc *ws = s->svcslices.nb ? *wstab_slot(&s->svcslices, svc->ns, svc->name, 0) : NULL;
+    ip_svcs *own = ws ? wsvc_self(s, ws) : NULL;
+    if (!ws && n > 0)
+        own = svc_list_new(svc->ns, strtab_intern(s->strs, svc->name));
+    ipidx_move(s, IDX_CLUSTERIP, was, no, now, n, key, kl, own);
+    if (!ws)
+        ip_svcs_unref(own);         /* the indexes took their own references */
+    pmap_put_entry(s->svc, a.e, NULL);   /* retires old's block; owns nothing apart */
     bump(s);
     changed(s);
     return 0;
 }
 
-static void remove_service(store *s, wrec *w)
+/* Everything read from r's block before pmap_del retires it. */
+static void remove_service(store *s, wsvcrec *r)
 {
+    const st_service *svc = wsr_svc(r);
     char key[512];
-    size_t kl = nskey(key, sizeof key, w->ns, w->name);
-    ipidx_move(s, IDX_CLUSTERIP, w->addrs, w->naddrs, NULL, 0, key, kl, NULL);
+    size_t kl = nskey(key, sizeof key, svc->ns, svc->name);
+    st_ip was[8];
+    size_t no = svc_ips(svc, was);
+    ipidx_move(s, IDX_CLUSTERIP, was, no, NULL, 0, key, kl, NULL);
+    btab_unlink(&s->svcrecs, r, NULL);
     pmap_del(s->svc, key, kl);
-    wtab_del(&s->recs[R_SVC], w);
-    if (!w->borrowed)
-        free(w->addrs);
-    free(w);
     bump(s);
 }
 
@@ -581,60 +716,58 @@ static st_ip *ready_ips(const merged *m, size_t *n)
     return v;
 }
 
+/* The map key of ws's view, "ns\0service" ("\1ns\0service" for
+ * multicluster slices), in buf (512 bytes): its length, 0 when too long. */
+static size_t wsvc_key(const wsvc *ws, char *buf)
+{
+    buf[0] = 1;
+    size_t kl = nskey(buf + ws->mcs, 512 - 1, ws->ns, ws->service);
+    return kl ? kl + ws->mcs : 0;
+}
+
 /* The one-service list of ws (made on first use): the list its Service's
  * first cluster IP already has when that IP is its alone (the Service came
- * before its slices), else a new one; the cluster IPs of a Service that
- * comes later take it too (store_upsert_service). */
-static ip_svcs *wsvc_self(store *s, wsvc *ws, size_t kl)
+ * before its slices), else a new one naming the interned strings of ws;
+ * the cluster IPs of a Service that comes later take it too
+ * (store_upsert_service). */
+static ip_svcs *wsvc_self(store *s, wsvc *ws)
 {
     if (ws->self)
         return ws->self;
-    size_t nsl = strnlen(ws->key, kl), nml = kl - nsl - 1;
-    char name[256];
-    if (nml < sizeof name) {
-        memcpy(name, ws->key + nsl + 1, nml);
-        name[nml] = '\0';
-        wrec *w = rec_get(s, R_SVC, ws->key, name, 0);
-        ip_svcs *c = w && w->naddrs ? (ip_svcs *)idx_get(s, IDX_CLUSTERIP, &w->addrs[0]) : NULL;
-        if (c && c->n == 1 && strcmp(c->name[0], name) == 0 && strcmp(c->ns[0], ws->key) == 0) {
-            atomic_fetch_add(&c->refs, 1);
-            return ws->self = c;
-        }
+    const wsvcrec *r = btab_get(&s->svcrecs, ws->ns, ws->service);
+    const st_service *svc = r ? wsr_svc(r) : NULL;
+    ip_svcs *c = svc && svc->n_cluster_ips ? (ip_svcs *)idx_get(s, IDX_CLUSTERIP, &svc->cluster_ips[0])
+                                           : NULL;
+    if (c && c->n == 1 && strcmp(c->name[0], ws->service) == 0 && strcmp(c->ns[0], ws->ns) == 0) {
+        atomic_fetch_add(&c->refs, 1);
+        return ws->self = c;
     }
-    ip_svcs *l = malloc(sizeof *l + 2 * sizeof(char *) + nml + 1);
-    if (!l)
-        return NULL;
-    l->n = 1;
-    l->ns = (const char **)(l + 1);
-    l->name = l->ns + 1;
-    char *t = (char *)(l->name + 1);
-    memcpy(t, ws->key + nsl + 1, nml);
-    t[nml] = '\0';
-    l->ns[0] = strtab_intern(s->strs, ws->key);
-    l->name[0] = t;
-    atomic_init(&l->refs, 1);       /* the service's own reference */
-    return ws->self = l;
+    return ws->self = svc_list_new(ws->ns, ws->service);   /* the service's own reference */
 }
 
 /* PTR index: the service's ready IPs went from old's to now's. */
-static void ready_ips_move(store *s, wsvc *ws, const merged *old, const merged *now, size_t kl)
+static void ready_ips_move(store *s, wsvc *ws, const merged *old, const merged *now,
+                           const char *key, size_t kl)
 {
-    const char *key = ws->key;
     size_t no, nn;
     st_ip *a = ready_ips(old, &no), *b = ready_ips(now, &nn);
-    ipidx_move(s, IDX_ENDPOINT, a, no, b, nn, key, kl, nn ? wsvc_self(s, ws, kl) : NULL);
+    ipidx_move(s, IDX_ENDPOINT, a, no, b, nn, key, kl, nn ? wsvc_self(s, ws) : NULL);
     free(a);
     free(b);
 }
 
 /* Rebuild and publish the merged view of one service's slices. */
-static void publish_service_eps(store *s, wsvc *ws, size_t kl)
+static void publish_service_eps(store *s, wsvc *ws)
 {
+    char key[512];
+    size_t kl = wsvc_key(ws, key);
     void *val = NULL;
-    pmap_entry *e = ws->n > 0 ? pmap_entry_new(ws->key, kl, sizeof(merged) +
-                                               ws->n * sizeof(slice_blob *), &val) : NULL;
+    pmap_entry *e = ws->n > 0 && kl ? pmap_entry_new(key, kl, sizeof(merged) +
+                                                     ws->n * sizeof(slice_blob *), &val) : NULL;
     merged *m = val;
     slice_blob **sl = m ? wsvc_slices(ws) : NULL;
+    if (ws->n > 0 && !m)
+        return;                     /* out of memory: the old view stays */
     if (m) {
         size_t total = 0;
         for (size_t i = 0; i < ws->n; i++)
@@ -652,33 +785,29 @@ static void publish_service_eps(store *s, wsvc *ws, size_t kl)
                 memcpy(arr + m->pub.n, sl[i]->eps, sl[i]->n * sizeof *arr);
             m->pub.n += sl[i]->n;
         }
-        m->pub.ns = sl[0]->ns;
-        m->pub.service = sl[0]->service;
         m->pub.eps = arr ? arr : sl[0]->eps;
         m->pub.version = s->next_version++;
         index_by_ip(m);
     }
-    if (ws->key[0] != 1)            /* multicluster slices answer no PTR */
-        ready_ips_move(s, ws, ws->published, m, kl);
+    if (!ws->mcs)                   /* multicluster slices answer no PTR */
+        ready_ips_move(s, ws, ws->published, m, key, kl);
     ws->published = m;
     if (m)
         pmap_put_entry(s->eps, e, merged_release);
     else
-        pmap_del(s->eps, ws->key, kl);
+        pmap_del(s->eps, key, kl);
 }
 
-static uint32_t key_hash(const char *key, size_t kl)
+static uint32_t wsvc_hash(const char *ns, const char *service, int mcs)
 {
-    uint32_t h = 2166136261u;       /* FNV-1a */
-    for (size_t i = 0; i < kl; i++)
-        h = (h ^ (uint8_t)key[i]) * 16777619u;
-    return h;
+    return rec_hash(ns, service) ^ (uint32_t)mcs;
 }
 
-static wsvc **wstab_slot(const wstab *t, const char *key, size_t kl)
+static wsvc **wstab_slot(const wstab *t, const char *ns, const char *service, int mcs)
 {
-    wsvc **pp = &t->b[key_hash(key, kl) & (t->nb - 1)];
-    while (*pp && ((*pp)->klen != kl || memcmp((*pp)->key, key, kl) != 0))
+    wsvc **pp = &t->b[wsvc_hash(ns, service, mcs) & (t->nb - 1)];
+    while (*pp && ((*pp)->mcs != mcs || strcmp((*pp)->service, service) != 0 ||
+                   strcmp((*pp)->ns, ns) != 0))
         pp = &(*pp)->next;
     return pp;
 }
@@ -693,7 +822,7 @@ static int wstab_add(wstab *t, wsvc *ws)
         for (size_t i = 0; i < t->nb; i++)
             for (wsvc *e = t->b[i], *next; e; e = next) {
                 next = e->next;
-                size_t k = key_hash(e->key, e->klen) & (nb - 1);
+                size_t k = wsvc_hash(e->ns, e->service, e->mcs) & (nb - 1);
                 e->next = b[k];
                 b[k] = e;
             }
@@ -701,7 +830,7 @@ static int wstab_add(wstab *t, wsvc *ws)
         t->b = b;
         t->nb = nb;
     }
-    size_t k = key_hash(ws->key, ws->klen) & (t->nb - 1);
+    size_t k = wsvc_hash(ws->ns, ws->service, ws->mcs) & (t->nb - 1);
     ws->next = t->b[k];
     t->b[k] = ws;
     t->n++;
@@ -710,25 +839,23 @@ static int wstab_add(wstab *t, wsvc *ws)
 
 static void wstab_del(wstab *t, wsvc *ws)
 {
-    wsvc **pp = wstab_slot(t, ws->key, ws->klen);
+    wsvc **pp = wstab_slot(t, ws->ns, ws->service, ws->mcs);
     if (*pp == ws) {
         *pp = ws->next;
         t->n--;
     }
 }
 
-static wsvc *wsvc_get(store *s, const slice_blob *b, size_t *kl)
+/* The record of b's service (b->service set), made when missing; NULL
+ * when memory runs out. */
+static wsvc *wsvc_get(store *s, const slice_blob *b)
 {
-    char key[512];
-    key[0] = 1;                     /* multicluster slices: "\1ns\0service" */
-    *kl = nskey(key + b->mcs, sizeof key - 1, b->ns, b->service);
-    if (!*kl)
-        return NULL;
-    *kl += b->mcs;
-    wsvc *ws = s->svcslices.nb ? *wstab_slot(&s->svcslices, key, *kl) : NULL;
-    if (!ws && (ws = calloc(1, offsetof(wsvc, key) + *kl))) {
-        memcpy(ws->key, key, *kl);
-        ws->klen = (uint16_t)*kl;
+    assert(b->service && b->mcs <= 1);
+    wsvc *ws = s->svcslices.nb ? *wstab_slot(&s->svcslices, b->ns, b->service, b->mcs) : NULL;
+    if (!ws && (ws = calloc(1, sizeof *ws))) {
+        ws->ns = b->ns;
+        ws->service = b->service;
+        ws->mcs = b->mcs;
         ws->cap = 1;
         if (wstab_add(&s->svcslices, ws) < 0) {
             free(ws);
@@ -743,8 +870,7 @@ static void slice_detach(store *s, slice_blob *b)
 {
     if (!b || !b->service)
         return;
-    size_t kl;
-    wsvc *ws = wsvc_get(s, b, &kl);
+    wsvc *ws = wsvc_get(s, b);
     if (!ws)
         return;
     slice_blob **sl = wsvc_slices(ws);
@@ -754,7 +880,7 @@ static void slice_detach(store *s, slice_blob *b)
             ws->n--;
             break;
         }
-    publish_service_eps(s, ws, kl);
+    publish_service_eps(s, ws);
     if (ws->n == 0) {
         wstab_del(&s->svcslices, ws);
         ip_svcs_unref(ws->self);
@@ -768,8 +894,7 @@ static void slice_attach(store *s, slice_blob *b)
 {
     if (!b->service)
         return;
-    size_t kl;
-    wsvc *ws = wsvc_get(s, b, &kl);
+    wsvc *ws = wsvc_get(s, b);
     if (!ws)
         return;
     if (ws->n == ws->cap) {
@@ -785,7 +910,7 @@ static void slice_attach(store *s, slice_blob *b)
     }
     slice_blob **sl = wsvc_slices(ws);
     sl[ws->n++] = b;
-    publish_service_eps(s, ws, kl);
+    publish_service_eps(s, ws);
 }
 
 /* ---- endpoint / range conflicts ----------------------------------------- */
@@ -867,21 +992,30 @@ int store_upsert_slice(store *s, const cJSON *obj)
         b->cluster = strtab_intern(s->strs, cl ? cl : "");
         b->mcs = 1;
     }
-    wrec *w = rec_get(s, R_SLICE, b->ns, b->pub.name, 1);
-    if (!w) {
-        decode_slice_unref(b);
-        return -1;
+    wrec *w = rec_get(s, R_SLICE, b->ns, b->pub.name, 0);
+    slice_blob *old = w ? w->slice : NULL;
+    if (!w) {                       /* its record, named by b */
+        w = calloc(1, sizeof *w);   /* an empty name[] */
+        if (w) {
+            w->ns = b->ns;          /* interned */
+            w->slice = b;
+            w->in_slice = 1;
+        }
+        if (!w || wtab_add(&s->recs[R_SLICE], w) < 0) {
+            free(w);
+            decode_slice_unref(b);
+            return -1;
+        }
     }
-    slice_blob *old = w->slice;
+    w->gen = s->gen[R_SLICE];
     if (old && old->service == b->service && old->mcs == b->mcs && b->service) {
         /* replace in place: keeps slice order stable */
-        size_t kl;
-        wsvc *ws = wsvc_get(s, b, &kl);
+        wsvc *ws = wsvc_get(s, b);
         for (size_t i = 0; ws && i < ws->n; i++)
             if (wsvc_slices(ws)[i] == old)
                 wsvc_slices(ws)[i] = b;
         if (ws)
-            publish_service_eps(s, ws, kl);
+            publish_service_eps(s, ws);
     } else {
         slice_detach(s, old);
         slice_attach(s, b);
@@ -897,9 +1031,9 @@ int store_upsert_slice(store *s, const cJSON *obj)
 
 static void remove_slice(store *s, wrec *w)
 {
+    wtab_del(&s->recs[R_SLICE], w);     /* while its blob names it */
     slice_detach(s, w->slice);
     decode_slice_unref(w->slice);
-    wtab_del(&s->recs[R_SLICE], w);
     free(w);
     bump(s);
 }
@@ -917,82 +1051,12 @@ static int pod_rank(const st_pod *p)
     return p->terminating ? 1 : 2;
 }
 
-/* A pod's record and its published st_pod are one block: the header
+/* A pod's record (wpod) and its published st_pod are one block: the head
  * (chain, relist generation), the st_pod with its addresses, then its
  * name (one 96-byte malloc chunk for one IPv4 address and a name of up to
  * 26 characters). The map publishes the block's st_pod, so a block is freed
  * only after a grace period; a change of the pod makes a new block, which
  * takes the old one's place in the table. */
-typedef struct wpod {
-    struct wpod *next;              /* chain of its ptab bucket */
-    uint32_t gen;
-} wpod;
-
-static st_pod *wpod_pod(const wpod *w)
-{
-    return (st_pod *)(w + 1);
-}
-
-static wpod **ptab_slot(const ptab *t, const char *ns, const char *name)
-{
-    if (!t->nb)
-        return NULL;
-    wpod **pp = &t->b[rec_hash(ns, name) & (t->nb - 1)];
-    while (*pp && (strcmp(wpod_pod(*pp)->name, name) != 0 || strcmp(wpod_pod(*pp)->ns, ns) != 0))
-        pp = &(*pp)->next;
-    return pp;
-}
-
-static wpod *ptab_get(const ptab *t, const char *ns, const char *name)
-{
-    wpod **pp = ptab_slot(t, ns, name);
-    return pp ? *pp : NULL;
-}
-
-static int ptab_add(ptab *t, wpod *w)
-{
-    if (t->n >= 4 * t->nb) {        /* only the writer looks pods up by name:
-                                     * up to four per bucket (0.5 MB less at
-                                     * 150,000 pods) */
-        size_t nb = t->nb ? t->nb * 2 : 64;
-        wpod **b = calloc(nb, sizeof *b);
-        if (!b)
-            return -1;
-        for (size_t i = 0; i < t->nb; i++)
-            for (wpod *e = t->b[i], *next; e; e = next) {
-                next = e->next;
-                size_t k = rec_hash(wpod_pod(e)->ns, wpod_pod(e)->name) & (nb - 1);
-                e->next = b[k];
-                b[k] = e;
-            }
-        free(t->b);
-        t->b = b;
-        t->nb = nb;
-    }
-    size_t k = rec_hash(wpod_pod(w)->ns, wpod_pod(w)->name) & (t->nb - 1);
-    w->next = t->b[k];
-    t->b[k] = w;
-    t->n++;
-    return 0;
-}
-
-/* Unlink w; with nw, put nw (same ns and name) in its place. */
-static void ptab_unlink(ptab *t, wpod *w, wpod *nw)
-{
-    wpod **pp = ptab_slot(t, wpod_pod(w)->ns, wpod_pod(w)->name);
-    while (pp && *pp && *pp != w)
-        pp = &(*pp)->next;
-    if (!pp || !*pp)
-        return;
-    if (nw) {
-        nw->next = w->next;
-        *pp = nw;
-    } else {
-        *pp = w->next;
-        t->n--;
-    }
-}
-
 static void pod_publish(store *s, const st_ip *ip, st_pod *p)
 {
     if (ipmap_get_writer(s->podip, ip->addr, ip_alen(ip)) != p)
@@ -1024,7 +1088,7 @@ static void podip_add(store *s, wpod *w, const st_ip *ip)
     HASH_FIND(hh, s->podips, ip, sizeof *ip, e);
     if (!e) {
         const st_pod *cur = ipmap_get_writer(s->podip, ip->addr, ip_alen(ip));
-        wpod *cw = cur ? ptab_get(&s->pods, cur->ns, cur->name) : NULL;
+        wpod *cw = cur ? btab_get(&s->pods, cur->ns, cur->name) : NULL;
         if (!cw || cw == w) {
             pod_publish(s, ip, wpod_pod(w));
             return;
@@ -1109,7 +1173,7 @@ int store_upsert_pod(store *s, const cJSON *obj)
         logskip("pod", obj, why);
         return -1;
     }
-    wpod *old = ptab_get(&s->pods, p->ns, p->name);
+    wpod *old = btab_get(&s->pods, p->ns, p->name);
     if (old && pod_same(wpod_pod(old), p)) {    /* a status change the store does not keep */
         old->gen = s->gen[R_POD];
         decode_pod_free(p);
@@ -1147,8 +1211,8 @@ int store_upsert_pod(store *s, const cJSON *obj)
                     e->pods[j] = w;
         }
     if (old)
-        ptab_unlink(&s->pods, old, w);
-    else if (ptab_add(&s->pods, w) < 0) {
+        btab_unlink(&s->pods, old, w);
+    else if (btab_add(&s->pods, w) < 0) {
         free(w);
         return -1;
     }
@@ -1173,7 +1237,7 @@ static void remove_pod(store *s, wpod *w)
     if (pod_rank(p) > 0)
         for (uint8_t i = 0; i < p->nips; i++)
             podip_drop(s, w, &p->ips[i]);
-    ptab_unlink(&s->pods, w, NULL);
+    btab_unlink(&s->pods, w, NULL);
     pmap_defer(free, w);
     bump(s);
     changed(s);
@@ -1352,7 +1416,6 @@ static int resource_index(const char *resource)
 static void remove_rec(store *s, int r, wrec *w)
 {
     switch (r) {
-    case R_SVC: remove_service(s, w); break;
     case R_SLICE: remove_slice(s, w); break;
     case R_NODE: remove_node(s, w); break;
     case R_SIMP: remove_svcimport(s, w); break;
@@ -1371,10 +1434,18 @@ int store_remove(store *s, const char *resource, const cJSON *obj)
     const char *ns = (r == R_NODE || r == R_NS || r == R_CILIUM || r == R_CALICO)
                          ? "" : decode_obj_ns(obj);
     if (r == R_POD) {
-        wpod *p = ptab_get(&s->pods, ns, decode_obj_name(obj));
+        wpod *p = btab_get(&s->pods, ns, decode_obj_name(obj));
         if (!p)
             return -1;
         remove_pod(s, p);
+        return 0;
+    }
+    if (r == R_SVC) {
+        wsvcrec *sr = btab_get(&s->svcrecs, ns, decode_obj_name(obj));
+        if (!sr)
+            return -1;
+        remove_service(s, sr);
+        changed(s);
         return 0;
     }
     wrec *w = rec_get(s, r, ns, decode_obj_name(obj), 0);
@@ -1407,6 +1478,15 @@ void store_relist_end(store *s, const char *resource)
                 if (w->gen != s->gen[r])
                     remove_pod(s, w);
             }
+    if (r == R_SVC)
+        for (size_t i = 0; i < s->svcrecs.nb; i++)
+            for (wsvcrec *w = s->svcrecs.b[i], *next; w; w = next) {
+                next = w->next;     /* removal unlinks w only */
+                if (w->gen != s->gen[r]) {
+                    remove_service(s, w);
+                    changed(s);
+                }
+            }
     wtab *t = &s->recs[r];
     for (size_t i = 0; i < t->nb; i++)
         for (wrec *w = t->b[i], *next; w; w = next) {
@@ -1432,7 +1512,8 @@ const st_service *store_service(store *s, const char *ns, const char *name)
 {
     char key[512];
     size_t kl = nskey(key, sizeof key, ns, name);
-    return kl ? pmap_get(s->svc, key, kl) : NULL;
+    const wsvcrec *r = kl ? pmap_get(s->svc, key, kl) : NULL;
+    return r ? wsr_svc(r) : NULL;
 }
 
 const st_endpoints *store_endpoints(store *s, const char *ns, const char *service)
@@ -1590,7 +1671,7 @@ struct each_node { st_node_cb cb; void *arg; };
 static int each_svc_cb(void *val, void *arg)
 {
     struct each_svc *e = arg;
-    return e->cb(val, e->arg);
+    return e->cb(wsr_svc(val), e->arg);
 }
 
 static int each_node_cb(void *val, void *arg)
@@ -1629,7 +1710,7 @@ uint32_t store_serial(const store *s)
 size_t store_count(const store *s, const char *resource)
 {
     int r = resource_index(resource);
-    return r < 0 ? 0 : r == R_POD ? s->pods.n : s->recs[r].n;
+    return r < 0 ? 0 : r == R_POD ? s->pods.n : r == R_SVC ? s->svcrecs.n : s->recs[r].n;
 }
 
 size_t store_strings_bytes(const store *s)
@@ -1681,6 +1762,7 @@ store *store_new(const store_opts *opts)
         }
     atomic_init(&s->serial, (uint32_t)time(NULL));
     s->next_version = 1;
+    s->svcrecs.svc = 1;
     return s;
 }
 
@@ -1706,6 +1788,12 @@ void store_free(store *s)
             remove_pod(s, w);
         }
     free(s->pods.b);
+    for (size_t i = 0; i < s->svcrecs.nb; i++)
+        for (wsvcrec *w = s->svcrecs.b[i], *next; w; w = next) {
+            next = w->next;
+            remove_service(s, w);
+        }
+    free(s->svcrecs.b);
     free(s->svcslices.b);           /* its records went with their slices */
     pmap_barrier();
     pmap **maps[] = { &s->svc, &s->eps, &s->nodes, &s->naddr, &s->nss, &s->simp };

@@ -204,8 +204,8 @@ static inline const char *const *st_ep_hint_nodes(const st_endpoint *ep)
     return ep->sl->hnames + ep->sl->hints[ep->hints].nodes;
 }
 
+/* The endpoints of one Service (store_endpoints: the reader knows whose). */
 typedef struct st_endpoints {
-    const char *ns, *service;
     size_t n;
     const st_endpoint *eps;
     uint64_t version;               /* new value at every rebuild */
@@ -213,13 +213,11 @@ typedef struct st_endpoints {
 
 typedef enum { SVC_CLUSTERIP, SVC_HEADLESS, SVC_EXTERNALNAME } st_svc_kind;
 
-typedef struct st_service {
-    /* pointers first, the small fields together at the end: 112 bytes
-     * (10,000 of them in a large cluster, docs/benchmarks.md) */
-    const char *ns, *name;
-    const st_ip *cluster_ips;       /* spec.clusterIPs order (clusterIP if empty) */
+/* The parts of a Service that few Services set, right after its
+ * st_service in the same block when it sets any (st_service.has_extra):
+ * readers take them through st_svc_x(). */
+typedef struct st_svc_extra {
     const char *external_name;      /* ExternalName target, NULL otherwise */
-    const st_port *ports;           /* spec.ports */
     /* The Service's external addresses (k8s_external): spec.externalIPs,
      * then per status.loadBalancer.ingress its ip, or its hostname when it
      * has no ip; as written, in one block; NULL when there are none. */
@@ -232,17 +230,34 @@ typedef struct st_service {
     const char *same_zone;          /* endpointslice.kubernetes.io/same-zone
                                        (or service.kubernetes.io/same-zone) */
     const char *routing_preference; /* draft routingPreference field / annotation */
-    uint64_t version;
-    st_svc_kind kind;               /* NodePort/LoadBalancer count as ClusterIP */
-    uint16_t nports;
-    uint8_t n_cluster_ips;
-    uint8_t has_selector;
     uint8_t n_external;
     uint8_t n_topology_keys;
     uint8_t topology_keys_from_annotation;
+} st_svc_extra;
+
+typedef struct st_service {
+    /* 40 bytes (10,000 of them in a large cluster, docs/benchmarks.md):
+     * what every Service has; the rest in its st_svc_extra */
+    const char *ns, *name;          /* name: the store's map key holds its text */
+    const st_ip *cluster_ips;       /* spec.clusterIPs order (clusterIP if empty) */
+    const st_port *ports;           /* spec.ports */
+    uint16_t nports;
+    uint8_t kind;                   /* st_svc_kind; NodePort/LoadBalancer count as ClusterIP */
+    uint8_t n_cluster_ips;
+    uint8_t has_selector;
     uint8_t itp_local;              /* spec.internalTrafficPolicy == Local */
+    uint8_t has_extra;              /* an st_svc_extra follows (else all absent) */
 } st_service;
-_Static_assert(sizeof(void *) != 8 || sizeof(st_service) <= 112, "st_service is 112 bytes");
+_Static_assert(sizeof(void *) != 8 || sizeof(st_service) <= 40, "st_service is 40 bytes");
+_Static_assert(sizeof(st_service) % _Alignof(st_svc_extra) == 0, "st_svc_extra follows it");
+
+/* The extra parts of svc: its own, or an all-absent one (NULL pointers,
+ * zero counts) when it has none. Any reader, inside its read section. */
+static inline const st_svc_extra *st_svc_x(const st_service *svc)
+{
+    static const st_svc_extra none;
+    return svc->has_extra ? (const st_svc_extra *)(svc + 1) : &none;
+}
 
 typedef struct st_pod {
     const char *ns, *name;

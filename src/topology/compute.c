@@ -34,7 +34,8 @@ topo_policy topo_computed_policy(const st_service *svc)
     assert(svc);
     /* the controller's choice: Auto/auto annotation, else a valid field
      * (PreferSameTrafficDistribution on, as in 1.34+) */
-    switch (ta_hint_source(NULL, svc->topology_mode, svc->traffic_distribution, 1)) {
+    const st_svc_extra *x = st_svc_x(svc);
+    switch (ta_hint_source(NULL, x->topology_mode, x->traffic_distribution, 1)) {
     case TA_SRC_AUTO:
         return TP_AUTO;
     case TA_SRC_TD_NODE:
@@ -44,9 +45,9 @@ topo_policy topo_computed_policy(const st_service *svc)
     default:
         break;
     }
-    if (svc->routing_preference && !strcmp(svc->routing_preference, "PreferZone"))
+    if (x->routing_preference && !strcmp(x->routing_preference, "PreferZone"))
         return TP_PREFER_SAME_ZONE;     /* the KEP 4444 draft's name */
-    if (svc->same_zone && !strcasecmp(svc->same_zone, "Prefer"))
+    if (x->same_zone && !strcasecmp(x->same_zone, "Prefer"))
         return TP_SAME_ZONE_PREFER;
     return TP_NONE;
 }

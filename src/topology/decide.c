@@ -94,8 +94,8 @@ static const char *client_label(const topo_loc *loc, const char *key)
 static topo_outcome rule_keys(const topo_cfg *cfg, store *st, const st_service *svc, const cand *c,
                               const topo_loc *loc, uint8_t *keep, topo_trace *tr)
 {
-    int nk = svc->n_topology_keys;
-    const char *const *k = svc->topology_keys;
+    int nk = st_svc_x(svc)->n_topology_keys;
+    const char *const *k = st_svc_x(svc)->topology_keys;
     if (!loc->node || loc->node->nlabels == 0) {     /* the node's labels are unknown */
         int any = !strcmp(k[nk - 1], "*");
         trace(tr, "topologyKeys", any ? "all" : "empty",
@@ -254,11 +254,12 @@ static topo_outcome rule_computed(topo_engine *e, topo_policy p, const st_servic
 static topo_policy policy_of(const topo_cfg *cfg, const st_service *svc, const cand *c, int *computed)
 {
     *computed = 0;
-    if (svc->n_topology_keys)
+    const st_svc_extra *x = st_svc_x(svc);
+    if (x->n_topology_keys)
         return TP_TOPOLOGY_KEYS;
     if (cfg->itp && svc->itp_local)
         return TP_ITP_LOCAL;
-    if (svc->same_zone && !strcasecmp(svc->same_zone, "Require"))
+    if (x->same_zone && !strcasecmp(x->same_zone, "Require"))
         return TP_SAME_ZONE_REQUIRE;
     if (cfg->hints == TOPO_HINTS_OFF)
         return TP_NONE;
@@ -296,8 +297,9 @@ static int dep_of(const topo_cfg *cfg, topo_policy p, const st_service *svc, con
     case TP_NONE:
         return TOPO_DEP_NONE;
     case TP_TOPOLOGY_KEYS:
-        for (int i = 0; i < svc->n_topology_keys; i++)
-            if (strcmp(svc->topology_keys[i], "*") && strcmp(svc->topology_keys[i], zl))
+        for (int i = 0; i < st_svc_x(svc)->n_topology_keys; i++)
+            if (strcmp(st_svc_x(svc)->topology_keys[i], "*") &&
+                strcmp(st_svc_x(svc)->topology_keys[i], zl))
                 return TOPO_DEP_NODE;
         return TOPO_DEP_ZONE;
     case TP_ITP_LOCAL:
@@ -317,7 +319,7 @@ static const char *policy_source(const st_service *svc, topo_policy p)
 {
     switch (p) {
     case TP_TOPOLOGY_KEYS:
-        return svc->topology_keys_from_annotation ? "annotation topodns.io/topology-keys"
+        return st_svc_x(svc)->topology_keys_from_annotation ? "annotation topodns.io/topology-keys"
                                                   : "spec.topologyKeys";
     case TP_ITP_LOCAL: return "spec.internalTrafficPolicy";
     case TP_SAME_ZONE_REQUIRE:
@@ -326,7 +328,7 @@ static const char *policy_source(const st_service *svc, topo_policy p)
     case TP_AUTO: return "annotation service.kubernetes.io/topology-mode";
     case TP_PREFER_SAME_NODE:
     case TP_PREFER_SAME_ZONE:
-        return svc->traffic_distribution ? "spec.trafficDistribution" : "routingPreference";
+        return st_svc_x(svc)->traffic_distribution ? "spec.trafficDistribution" : "routingPreference";
     default: return "none";
     }
 }

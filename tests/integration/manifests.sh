@@ -130,9 +130,9 @@ check "kube-dns: ports 53/UDP 53/TCP 9153 8080 8181" test "$(fact ports)" = \
 check "kube-dns: the Service, its clusterIP, PreferClose" test "$(fact service)" = \
     "kube-dns 10.96.0.10 PreferClose 53/UDP 53/TCP 9153/TCP"
 check "kube-dns: a PodDisruptionBudget" test "$(fact pdb)" = "1 kube-dns"
-# docs/operations.md: 16 MiB + 130 B/pod + 1100 B/service + 100 B/endpoint
+# docs/operations.md: 16 MiB + 130 B/pod + 800 B/service + 100 B/endpoint
 # + 800 B/node, rounded up; limit twice that + 32 MiB
-check "kube-dns: memory for 150,000 pods (the formula)" test "$(fact memory)" = "64Mi 160Mi"
+check "kube-dns: memory for 150,000 pods (the formula)" test "$(fact memory)" = "61Mi 154Mi"
 RBAC_EVENTS=$(fact rbac)
 COREFILE_EVENTS=$(cat "$TMP/kube-dns.yaml.coredns.Corefile")
 check "kube-dns --events --client-subnet: the topology stanza" \
@@ -141,7 +141,7 @@ F=$(facts "$TMP/kube-dns-plain.yaml")
 OUT=$F
 check "defaults: 10.96.0.10, localhost/topodns:latest, 2 replicas, memory for 30,000 pods" \
     test "$(sed -n 's/^service kube-dns \([^ ]*\) .*/\1/p' <<<"$F") $(fact image) $(fact replicas) $(fact memory)" = \
-    "10.96.0.10 localhost/topodns:latest 2 26Mi 84Mi"
+    "10.96.0.10 localhost/topodns:latest 2 25Mi 82Mi"
 RBAC_PLAIN=$(fact rbac)
 COREFILE_PLAIN=$(cat "$TMP/kube-dns-plain.yaml.coredns.Corefile")
 check "defaults: topology without events or client_subnet" \
@@ -174,9 +174,9 @@ OUT=$(cat "$TMP/node-mode.yaml.node-local-dns.Corefile")
 check "node-local --node-mode: the cluster domain from kubernetes in node-local mode, not forwarded" eval \
     'grep -q "^        node {\$NODE_NAME}$" <<<"$OUT" && grep -q "^    kubernetes cluster.local {$" <<<"$OUT" &&
      [ "$(grep -c "forward . 10.96.0.10 {" <<<"$OUT")" -eq 2 ]'
-# the formula without pods and with one node: 16 MiB + 1100 B × 10,000
+# the formula without pods and with one node: 16 MiB + 800 B × 10,000
 # + 100 B × 150,000 + 800 B, rounded up; limit twice that + 32 MiB
-check "node-local --node-mode: memory from services and endpoints" test "$(fact memory)" = "41Mi 114Mi"
+check "node-local --node-mode: memory from services and endpoints" test "$(fact memory)" = "38Mi 108Mi"
 
 # ---------------------------------------------------------------- --autoscale
 # docs(KIND NAME FIELD...) of a rendered file: the value at a dotted path of
@@ -493,7 +493,7 @@ OUT=$(diff <( (grep -v "^core/pods " <<<"$RBAC_PLAIN"
                done) | sort) <(fact rbac | sort))
 check "--locate without pods: the ClusterRole loses pods, gains the CNI kinds" test -z "$OUT"
 check "--locate without pods: memory for 150,000 pods without the pod index" \
-    test "$(fact memory)" = "45Mi 122Mi"
+    test "$(fact memory)" = "42Mi 116Mi"
 "$RENDER" --locate 'endpoints pods' > "$TMP/kube-dns-locpods.yaml"
 F=$(facts "$TMP/kube-dns-locpods.yaml")
 OUT=$(diff <(sort <<<"$RBAC_PLAIN") <(fact rbac | sort))

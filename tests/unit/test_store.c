@@ -175,6 +175,16 @@ static void test_service_shapes(void **state)
     assert_int_equal(apply(store_upsert_service,
         "{\"metadata\":{\"name\":\"ext\",\"namespace\":\"shop\"},\"spec\":{\"type\":\"ExternalName\","
         "\"externalName\":\"billing.example.net\"}}"), 0);
+    assert_int_equal(apply(store_upsert_service,
+        "{\"metadata\":{\"name\":\"plain\",\"namespace\":\"shop\"},\"spec\":{\"clusterIP\":"
+        "\"10.96.0.9\",\"ports\":[{\"port\":8080}],\"internalTrafficPolicy\":\"Cluster\"}}"), 0);
+    assert_int_equal(apply(store_upsert_service,
+        "{\"metadata\":{\"name\":\"sz\",\"namespace\":\"shop\",\"annotations\":{"
+        "\"service.kubernetes.io/same-zone\":\"Require\"}},\"spec\":{\"clusterIP\":\"10.96.0.10\"}}"), 0);
+    assert_int_equal(apply(store_upsert_service,
+        "{\"metadata\":{\"name\":\"rp\",\"namespace\":\"shop\"},\"spec\":{\"clusterIP\":"
+        "\"10.96.0.11\",\"routingPreference\":\"PreferZone\",\"topologyKeys\":"
+        "[\"kubernetes.io/hostname\",\"*\"]}}"), 0);
     store_read_begin();
     const st_service *web = store_service(S, "shop", "web");
     assert_non_null(web);
@@ -186,28 +196,73 @@ static void test_service_shapes(void **state)
     assert_int_equal(web->ports[1].proto, ST_UDP);
     assert_int_equal(web->ports[0].proto, ST_TCP);
     assert_true(web->has_selector);
-    assert_int_equal(web->n_external, 3);    /* spec first, ip over hostname, empty skipped */
-    assert_string_equal(web->external[0], "192.0.2.1");
-    assert_string_equal(web->external[1], "192.0.2.2");
-    assert_string_equal(web->external[2], "lb.example.net");
+    assert_string_equal(web->name, "web");
+    assert_string_equal(web->ns, "shop");
+    const st_svc_extra *wx = st_svc_x(web);
+    assert_true(web->has_extra);
+    assert_ptr_equal(wx, (const void *)(web + 1));
+    assert_int_equal(wx->n_external, 3);    /* spec first, ip over hostname, empty skipped */
+    assert_string_equal(wx->external[0], "192.0.2.1");
+    assert_string_equal(wx->external[1], "192.0.2.2");
+    assert_string_equal(wx->external[2], "lb.example.net");
+    assert_null(wx->external_name);
+    assert_null(wx->topology_mode);
+    assert_null(wx->topology_keys);
     const st_service *db = store_service(S, "shop", "db");
     assert_int_equal(db->kind, SVC_HEADLESS);
     assert_int_equal(db->nports, 0);
-    assert_int_equal(db->n_external, 0);
-    assert_null(db->external);
+    assert_string_equal(db->name, "db");
+    const st_svc_extra *dx = st_svc_x(db);
+    assert_int_equal(dx->n_external, 0);
+    assert_null(dx->external);
     assert_true(db->itp_local);
-    assert_string_equal(db->topology_mode, "Auto");
-    assert_string_equal(db->traffic_distribution, "PreferClose");
-    assert_int_equal(db->n_topology_keys, 3);
-    assert_string_equal(db->topology_keys[1], "topology.kubernetes.io/zone");
-    assert_string_equal(db->topology_keys[2], "*");
-    assert_true(db->topology_keys_from_annotation);
+    assert_string_equal(dx->topology_mode, "Auto");
+    assert_string_equal(dx->traffic_distribution, "PreferClose");
+    assert_int_equal(dx->n_topology_keys, 3);
+    assert_string_equal(dx->topology_keys[1], "topology.kubernetes.io/zone");
+    assert_string_equal(dx->topology_keys[2], "*");
+    assert_true(dx->topology_keys_from_annotation);
+    assert_null(dx->same_zone);
+    assert_null(dx->routing_preference);
     const st_service *ext = store_service(S, "shop", "ext");
     assert_int_equal(ext->kind, SVC_EXTERNALNAME);
-    assert_string_equal(ext->external_name, "billing.example.net");
+    assert_string_equal(st_svc_x(ext)->external_name, "billing.example.net");
+    assert_int_equal(ext->n_cluster_ips, 0);
+    /* a Service with none of the rare parts has no extra block: st_svc_x
+     * then reads every part as absent */
+    const st_service *plain = store_service(S, "shop", "plain");
+    assert_non_null(plain);
+    assert_false(plain->has_extra);
+    assert_string_equal(plain->name, "plain");
+    assert_int_equal(plain->n_cluster_ips, 1);
+    assert_int_equal(plain->nports, 1);
+    assert_int_equal(plain->ports[0].port, 8080);
+    const st_svc_extra *px = st_svc_x(plain);
+    assert_null(px->external_name);
+    assert_null(px->external);
+    assert_int_equal(px->n_external, 0);
+    assert_null(px->topology_keys);
+    assert_int_equal(px->n_topology_keys, 0);
+    assert_false(px->topology_keys_from_annotation);
+    assert_null(px->traffic_distribution);
+    assert_null(px->topology_mode);
+    assert_null(px->same_zone);
+    assert_null(px->routing_preference);
+    /* each rare part alone makes the extra block */
+    const st_service *sz = store_service(S, "shop", "sz");
+    assert_true(sz->has_extra);
+    assert_string_equal(st_svc_x(sz)->same_zone, "Require");
+    assert_null(st_svc_x(sz)->routing_preference);
+    const st_service *rp = store_service(S, "shop", "rp");
+    assert_true(rp->has_extra);
+    assert_string_equal(st_svc_x(rp)->routing_preference, "PreferZone");
+    assert_null(st_svc_x(rp)->same_zone);
+    assert_int_equal(st_svc_x(rp)->n_topology_keys, 2);   /* spec.topologyKeys */
+    assert_string_equal(st_svc_x(rp)->topology_keys[0], "kubernetes.io/hostname");
+    assert_false(st_svc_x(rp)->topology_keys_from_annotation);
     assert_null(store_service(S, "shop", "nope"));
     store_read_end();
-    assert_int_equal(store_count(S, "services"), 3);
+    assert_int_equal(store_count(S, "services"), 6);
 }
 
 static const char slice_a[] =
@@ -758,6 +813,77 @@ static void test_ptr_index_shared_ip(void **state)
     assert_int_equal(n, 0);
 }
 
+static int name_svc(const st_service *svc, void *arg)
+{
+    snprintf(arg, 64, "%s/%s", svc->ns, svc->name);
+    return 0;
+}
+
+static int name_ep_svc(const st_service *svc, const st_endpoint *ep, void *arg)
+{
+    (void)ep;
+    return name_svc(svc, arg);
+}
+
+/* A Service's cluster IP and its ready endpoint addresses share one
+ * one-service PTR list, whichever of the Service and its slices comes
+ * first and goes first: each index names the Service while it has it, and
+ * loses it exactly when it should. */
+static void test_ptr_list_both_orders(void **state)
+{
+    static const char svc[] =
+        "{\"metadata\":{\"name\":\"one\",\"namespace\":\"shop\"},\"spec\":{\"clusterIP\":\"10.96.2.1\"}}";
+    static const char sl[] =
+        "{\"metadata\":{\"name\":\"one-a\",\"namespace\":\"shop\",\"labels\":"
+        "{\"kubernetes.io/service-name\":\"one\"}},\"addressType\":\"IPv4\",\"endpoints\":["
+        "{\"addresses\":[\"10.60.0.1\"],\"nodeName\":\"n1\"}]}";
+    st_ip cip = ip("10.96.2.1"), eip = ip("10.60.0.1");
+    for (int order = 0; order < 2; order++) {
+        if (order == 0) {
+            apply(store_upsert_service, svc);
+            apply(store_upsert_slice, sl);
+        } else {
+            apply(store_upsert_slice, sl);
+            apply(store_upsert_service, svc);
+        }
+        char a[64] = "", b[64] = "";
+        store_read_begin();
+        store_services_by_ip(S, &cip, name_svc, a);
+        store_endpoints_by_ip(S, &eip, name_ep_svc, b);
+        assert_string_equal(store_endpoint_node(S, &eip), "n1");
+        store_read_end();
+        assert_string_equal(a, "shop/one");
+        assert_string_equal(b, "shop/one");
+        if (order == 0) {           /* the Service goes first: its slice still locates */
+            del("services", svc);
+            store_read_begin();
+            a[0] = '\0';
+            store_services_by_ip(S, &cip, name_svc, a);
+            assert_string_equal(a, "");
+            assert_string_equal(store_endpoint_node(S, &eip), "n1");
+            store_read_end();
+            del("endpointslices", sl);
+        } else {                    /* the slice goes first: the cluster IP stays */
+            del("endpointslices", sl);
+            store_read_begin();
+            assert_null(store_endpoint_node(S, &eip));
+            a[0] = '\0';
+            store_services_by_ip(S, &cip, name_svc, a);
+            assert_string_equal(a, "shop/one");
+            store_read_end();
+            del("services", svc);
+        }
+        store_read_begin();
+        a[0] = b[0] = '\0';
+        store_services_by_ip(S, &cip, name_svc, a);
+        store_endpoints_by_ip(S, &eip, name_ep_svc, b);
+        assert_null(store_endpoint_node(S, &eip));
+        store_read_end();
+        assert_string_equal(a, "");
+        assert_string_equal(b, "");
+    }
+}
+
 static void test_slice_moves_service(void **state)
 {
     apply(store_upsert_slice, slice_a);
@@ -940,6 +1066,66 @@ static void test_relist_reconciles(void **state)
     assert_non_null(store_namespace(S, "c"));
     store_read_end();
     assert_int_equal(store_count(S, "namespaces"), 2);
+}
+
+/* Services through their writer records (the head of each Service's map
+ * entry): many of them (the table grows, chains form), each updated in
+ * place (the new block takes the old one's place), then a relist that
+ * lists only the even ones (with a new cluster IP): the odd ones are gone
+ * from every index, the even ones are found with their new address, and a
+ * removal by name takes one more. */
+static void test_service_records_relist(void **state)
+{
+    enum { N = 300 };
+    char j[512];
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < N; i++) {
+            snprintf(j, sizeof j, "{\"metadata\":{\"name\":\"s%d\",\"namespace\":\"ns%d\"},"
+                     "\"spec\":{\"clusterIP\":\"10.97.%d.%d\",\"ports\":[{\"port\":%d}]}}",
+                     i, i % 7, i >> 8, i & 255, 80 + round);
+            assert_int_equal(apply(store_upsert_service, j), 0);
+        }
+    assert_int_equal(store_count(S, "services"), N);
+    store_relist_begin(S, "services");
+    for (int i = 0; i < N; i += 2) {
+        snprintf(j, sizeof j, "{\"metadata\":{\"name\":\"s%d\",\"namespace\":\"ns%d\"},"
+                 "\"spec\":{\"clusterIP\":\"10.98.%d.%d\"}}", i, i % 7, i >> 8, i & 255);
+        assert_int_equal(apply(store_upsert_service, j), 0);
+    }
+    store_relist_end(S, "services");
+    assert_int_equal(store_count(S, "services"), N / 2);
+    store_read_begin();
+    for (int i = 0; i < N; i++) {
+        char name[16], ns[16], a[32];
+        snprintf(name, sizeof name, "s%d", i);
+        snprintf(ns, sizeof ns, "ns%d", i % 7);
+        const st_service *svc = store_service(S, ns, name);
+        snprintf(a, sizeof a, "10.97.%d.%d", i >> 8, i & 255);
+        st_ip old = ip(a);
+        snprintf(a, sizeof a, "10.98.%d.%d", i >> 8, i & 255);
+        st_ip now = ip(a);
+        int n_old = 0, n_now = 0;
+        store_services_by_ip(S, &old, count_svc, &n_old);
+        store_services_by_ip(S, &now, count_svc, &n_now);
+        assert_int_equal(n_old, 0);
+        if (i % 2) {
+            assert_null(svc);
+            assert_int_equal(n_now, 0);
+            continue;
+        }
+        assert_non_null(svc);
+        assert_string_equal(svc->name, name);
+        assert_string_equal(svc->ns, ns);
+        assert_int_equal(svc->nports, 0);
+        assert_int_equal(n_now, 1);
+    }
+    store_read_end();
+    del("services", "{\"metadata\":{\"name\":\"s0\",\"namespace\":\"ns0\"}}");
+    assert_int_equal(store_count(S, "services"), N / 2 - 1);
+    store_read_begin();
+    assert_null(store_service(S, "ns0", "s0"));
+    assert_non_null(store_service(S, "ns2", "s2"));
+    store_read_end();
 }
 
 static void test_bad_objects_skipped(void **state)
@@ -2122,11 +2308,13 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ptr_indexes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_cluster_ip_changes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ptr_index_shared_ip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ptr_list_both_orders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slice_moves_service, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pods_index, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pods_shared_ip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nodes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_relist_reconciles, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_service_records_relist, setup, teardown),
         cmocka_unit_test_setup_teardown(test_version_moves, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_objects_skipped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_service_port_range, setup, teardown),

@@ -99,7 +99,8 @@ static int svc_items(xctx *x, const st_service *svc, const char *endpoint, const
 {
     kube *k = x->q.k;
     int rc = RC_NXDOMAIN;
-    if (headless && svc->n_external == 0 && (svc->kind == SVC_HEADLESS || endpoint[0])) {
+    const st_svc_extra *sx = st_svc_x(svc);
+    if (headless && sx->n_external == 0 && (svc->kind == SVC_HEADLESS || endpoint[0])) {
         const st_endpoints *eps = store_endpoints(x->q.st, svc->ns, svc->name);
         for (size_t i = 0; eps && i < eps->n; i++) {
             const st_endpoint *ep = &eps->eps[i];
@@ -133,17 +134,17 @@ static int svc_items(xctx *x, const st_service *svc, const char *endpoint, const
     int named = join(name, labels, 2, x->zone) == 0;
     const st_port *ports = svc->nports ? svc->ports : &sentinel;
     uint16_t nports = svc->nports ? svc->nports : 1;
-    for (uint8_t i = 0; i < svc->n_external; i++) {
+    for (uint8_t i = 0; i < sx->n_external; i++) {
         for (uint16_t j = 0; j < nports; j++) {
             if (!port_match(port, proto, &ports[j]))
                 continue;
             rc = RC_NOERROR;
-            ext_item it = { .kind = EXT_HOST, .host = svc->external[i], .port = ports[j].port,
+            ext_item it = { .kind = EXT_HOST, .host = sx->external[i], .port = ports[j].port,
                             .port_name = ports[j].name ? ports[j].name : "",
                             .proto = proto_lower(&ports[j]),
                             .ttl = k->ttl, .name = named ? name : NULL };
             st_ip ip;
-            if (st_parse_ip(svc->external[i], &ip) == 0) {
+            if (st_parse_ip(sx->external[i], &ip) == 0) {
                 it.kind = EXT_ADDR;
                 it.family = ip.family;
                 memcpy(it.addr, ip.addr, 16);
@@ -167,9 +168,10 @@ static int rev_svc(const st_service *svc, void *arg)
     kube *k = r->x->q.k;
     if (k->nnamespaces > 0 && !kube_ns_exposed(&r->x->q, svc->ns))
         return 0;
-    for (uint8_t i = 0; i < svc->n_external; i++) {
+    const st_svc_extra *sx = st_svc_x(svc);
+    for (uint8_t i = 0; i < sx->n_external; i++) {
         st_ip ip;
-        if (st_parse_ip(svc->external[i], &ip) < 0 || memcmp(&ip, &r->ip, sizeof ip))
+        if (st_parse_ip(sx->external[i], &ip) < 0 || memcmp(&ip, &r->ip, sizeof ip))
             continue;
         char host[KLABEL * 2 + 2];
         snprintf(host, sizeof host, "%s.%s", svc->name, svc->ns);
@@ -272,9 +274,10 @@ static int kube_ext_ns_addrs(void *data, const uint8_t *zone, int headless, ext_
                     }
                 continue;
             }
-            for (uint8_t e = 0; e < svc->n_external; e++) {
+            const st_svc_extra *sx = st_svc_x(svc);
+            for (uint8_t e = 0; e < sx->n_external; e++) {
                 st_ip ip;
-                if (st_parse_ip(svc->external[e], &ip) == 0)
+                if (st_parse_ip(sx->external[e], &ip) == 0)
                     addr_item(&x, &ip);
             }
         }
@@ -303,7 +306,7 @@ typedef struct xnames {
 static int name_of(const st_service *svc, void *arg)
 {
     xnames *x = arg;
-    if (svc->n_external > 0 || (x->headless && svc->kind == SVC_HEADLESS))
+    if (st_svc_x(svc)->n_external > 0 || (x->headless && svc->kind == SVC_HEADLESS))
         x->failed = x->fn(x->sink, svc->ns, svc->name) < 0;
     return x->failed;
 }

@@ -115,17 +115,18 @@ static size_t ready_count(const st_endpoints *eps)
 
 static int external_name(kq *q, const st_service *svc, const kreq *r, kvec *out)
 {
-    if (r->endpoint[0] || r->port[0] || r->proto[0] || !svc->external_name)
+    const char *target = st_svc_x(svc)->external_name;
+    if (r->endpoint[0] || r->port[0] || r->proto[0] || !target)
         return K_NOITEMS;
     st_ip ip;
-    if (!*svc->external_name || st_parse_ip(svc->external_name, &ip) == 0)
+    if (!*target || st_parse_ip(target, &ip) == 0)
         return K_NOITEMS;           /* an IP is not served */
     const char *labels[] = { svc->name, svc->ns, "svc" };
-    size_t hl = strlen(svc->external_name) + 1;
+    size_t hl = strlen(target) + 1;
     char *host = karena_alloc(&q->arena, hl);
     if (!host)
         return K_FAIL;
-    memcpy(host, svc->external_name, hl);
+    memcpy(host, target, hl);
     kentry e = { .kind = KE_CNAME, .host = host,
                  .key = key_name(q, labels, 3), .ttl = q->k->ttl };
     if (!e.key)

@@ -211,8 +211,8 @@ static int external(kxfr *x, const st_service *svc, const uint8_t *name)
 {
     st_ip ip;
     uint8_t target[DNAME_MAX];
-    if (!svc->external_name || st_parse_ip(svc->external_name, &ip) == 0 ||
-        dname_from_str(target, svc->external_name) < 0)
+    const char *ext = st_svc_x(svc)->external_name;
+    if (!ext || st_parse_ip(ext, &ip) == 0 || dname_from_str(target, ext) < 0)
         return 0;
     return out(x, msg_add_name(&x->m, SEC_ANSWER, name, T_CNAME, x->q.k->ttl, target));
 }

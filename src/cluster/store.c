@@ -14,7 +14,7 @@
  *   podip, ptr and svcip are address maps (ipmap, pmap.h: sorted shards,
  *   12 bytes per IPv4 address, 24 per IPv6 one).
  *   nodes   name           → st_node
- *   naddr   st_ip          → node name (interned)
+ *   naddr   address        → node name (interned; an address map, pmap.h)
  *   nss     name           → st_namespace
  *   svcip   address        → ip_svcs: services with that cluster IP
  *   simp    "ns\0name"     → st_svcimport
@@ -204,8 +204,9 @@ typedef struct wpodip {
 
 struct store {
     store_opts opts;
-    pmap *svc, *eps, *nodes, *naddr, *nss, *simp;
+    pmap *svc, *eps, *nodes, *nss, *simp;
     ipmap *podip, *ptr, *svcip;     /* address → pod, PTR list, cluster-IP list */
+    ipmap *naddr;                   /* a Node's address → its name */
     pfx_index *ranges[ST_RANGE_COUNT];
     wconflict *conflicts;           /* reported endpoint/range conflicts */
     size_t nconflicts;
@@ -1271,14 +1272,14 @@ int store_upsert_node(store *s, const cJSON *obj)
     pmap_put(s->nodes, n->name, strlen(n->name), n, decode_node_free);
     for (uint8_t i = 0; i < nnew; i++) {
         now[i] = n->addrs[i];
-        pmap_put(s->naddr, &n->addrs[i], sizeof n->addrs[i], (void *)n->name, NULL);
+        ipmap_set(s->naddr, n->addrs[i].addr, ip_alen(&n->addrs[i]), (void *)n->name);
     }
     for (uint8_t i = 0; i < nold; i++) {
         int kept = 0;
         for (uint8_t j = 0; j < nnew && !kept; j++)
             kept = !memcmp(&old[i], &now[j], sizeof old[i]);
         if (!kept)
-            pmap_del(s->naddr, &old[i], sizeof old[i]);
+            ipmap_set(s->naddr, old[i].addr, ip_alen(&old[i]), NULL);
     }
     free(old);
     w->addrs = now;
@@ -1292,7 +1293,7 @@ int store_upsert_node(store *s, const cJSON *obj)
 static void remove_node(store *s, wrec *w)
 {
     for (uint8_t i = 0; i < w->naddrs; i++)
-        pmap_del(s->naddr, &w->addrs[i], sizeof w->addrs[i]);
+        ipmap_set(s->naddr, w->addrs[i].addr, ip_alen(&w->addrs[i]), NULL);
     pmap_del(s->nodes, w->name, strlen(w->name));
     pfx_del(s->ranges[ST_RANGE_PODCIDR], w->name);
     atomic_fetch_add(&s->nodes_version, 1);
@@ -1561,7 +1562,8 @@ const st_node *store_node(store *s, const char *name)
 
 const st_node *store_node_by_addr(store *s, const st_ip *ip)
 {
-    const char *name = pmap_get(s->naddr, ip, sizeof *ip);
+    const char *name = ip->family == 4 || ip->family == 6 ?
+                       ipmap_get(s->naddr, ip->addr, ip_alen(ip)) : NULL;
     return store_node(s, name);
 }
 
@@ -1747,11 +1749,12 @@ store *store_new(const store_opts *opts)
     enum { FULL_PODS = 150000 };
     size_t pods = !opts || !opts->expected_pods ? 0
                   : opts->expected_pods < 16 * FULL_PODS ? opts->expected_pods : 16 * FULL_PODS;
-    pmap **maps[] = { &s->svc, &s->eps, &s->nodes, &s->naddr, &s->nss, &s->simp };
-    static const unsigned long sizes[] = { 16384, 16384, 8192, 16384, 1024, 64 };
+    pmap **maps[] = { &s->svc, &s->eps, &s->nodes, &s->nss, &s->simp };
+    static const unsigned long sizes[] = { 16384, 16384, 8192, 1024, 64 };
     /* the address maps grow by themselves, from nothing (pmap.c): the pod
      * map stays one small block unless pods are watched */
-    if (!(s->podip = ipmap_new()) || !(s->ptr = ipmap_new()) || !(s->svcip = ipmap_new())) {
+    if (!(s->podip = ipmap_new()) || !(s->ptr = ipmap_new()) || !(s->svcip = ipmap_new()) ||
+        !(s->naddr = ipmap_new())) {
         store_free(s);
         return NULL;
     }
@@ -1796,13 +1799,15 @@ void store_free(store *s)
     free(s->svcrecs.b);
     free(s->svcslices.b);           /* its records went with their slices */
     pmap_barrier();
-    pmap **maps[] = { &s->svc, &s->eps, &s->nodes, &s->naddr, &s->nss, &s->simp };
+    pmap **maps[] = { &s->svc, &s->eps, &s->nodes, &s->nss, &s->simp };
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         pmap_free(*maps[i], NULL);
     /* empty by now: their values went with the records */
     assert(!s->podip || ipmap_count(s->podip) == 0);
     assert(!s->ptr || ipmap_count(s->ptr) == 0);
     assert(!s->svcip || ipmap_count(s->svcip) == 0);
+    assert(!s->naddr || ipmap_count(s->naddr) == 0);
+    ipmap_free(s->naddr);
     ipmap_free(s->podip);
     ipmap_free(s->ptr);
     ipmap_free(s->svcip);

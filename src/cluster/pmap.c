@@ -328,13 +328,26 @@ void pmap_foreach(pmap *m, int (*fn)(void *val, void *arg), void *arg)
  * change). It never shrinks. The three published pointers (directory,
  * shard, value) are C11 atomics, stored with release by the writer and
  * loaded with acquire by readers (plain moves on x86; ThreadSanitizer
- * sees the ordering, which it does not for liburcu's rcu_assign_pointer). */
-enum { DIR_MIN = 64, DIR_MAX = 1 << 20, SHARD_LOAD = 32 };
+ * sees the ordering, which it does not for liburcu's rcu_assign_pointer).
+ *
+ * Held (ipmap_hold, a relist): the writer keeps a directory of its own
+ * per family (wdir) whose slots are either the published shard (not yet
+ * changed) or a private shard (cap > 0: room for cap addresses, the
+ * addresses at val + cap) that later changes edit in place; the private
+ * directory doubles by itself (all its shards are private after that).
+ * Readers keep the published directory, in which the writer mirrors each
+ * change of an address they already have in place (its new value, or
+ * NULL when removed: a NULL value reads as absent) so that no value it
+ * retires stays reachable; addresses added appear at the release, which
+ * publishes each private shard once, sized exactly (cap 0), and retires
+ * the shards (or the directory) they replace. Outside a hold no published
+ * value is NULL and wdir is NULL. */
+enum { DIR_MIN = 64, DIR_MAX = 1 << 20, SHARD_LOAD = 32, SHARD_SPARE_MIN = 8 };
 
 typedef struct ipshard {
     uint32_t n;
-    uint32_t pad;
-    _Atomic(void *) val[];          /* n values, then n addresses of alen bytes */
+    uint32_t cap;                   /* 0: published (exactly n); else private, room for cap */
+    _Atomic(void *) val[];          /* n (cap) values, then n addresses of alen bytes */
 } ipshard;
 
 typedef struct ipdir {
@@ -350,12 +363,14 @@ static_assert(sizeof(void *) != 8 || sizeof(void *) + 4 == 12, "12 bytes per IPv
 
 struct ipmap {
     _Atomic(ipdir *) dir[2];        /* [0] IPv4, [1] IPv6; NULL: none yet */
-    size_t n[2];
+    size_t n[2];                    /* the writer's view */
+    ipdir *wdir[2];                 /* held: the writer's directories (NULL: unchanged) */
+    int held;
 };
 
-static const uint8_t *skeys(const ipshard *sh)
+static uint8_t *skeys(const ipshard *sh)
 {
-    return (const uint8_t *)(sh->val + sh->n);
+    return (uint8_t *)(sh->val + (sh->cap ? sh->cap : sh->n));
 }
 
 static _Atomic(ipshard *) *dir_shard(ipdir *d, const void *addr, size_t alen)
@@ -381,14 +396,41 @@ static long shard_find(const ipshard *sh, const void *addr, size_t alen)
     return ~(long)lo;
 }
 
-static ipshard *shard_alloc(uint32_t n, size_t alen)
+/* A shard of n addresses: published (cap 0) or private with room for cap. */
+static ipshard *shard_new(uint32_t n, uint32_t cap, size_t alen)
 {
-    ipshard *sh = malloc(sizeof *sh + (size_t)n * (sizeof(void *) + alen));
+    assert(!cap || cap >= n);
+    ipshard *sh = malloc(sizeof *sh + (size_t)(cap ? cap : n) * (sizeof(void *) + alen));
     if (sh) {
         sh->n = n;
-        sh->pad = 0;
+        sh->cap = cap;
     }
     return sh;
+}
+
+static ipshard *shard_alloc(uint32_t n, size_t alen)
+{
+    return shard_new(n, 0, alen);
+}
+
+/* Room for a private shard of n addresses: twice as many (it fills until
+ * its directory doubles), at least SHARD_SPARE_MIN. */
+static uint32_t private_cap(uint32_t n)
+{
+    return n < SHARD_SPARE_MIN / 2 ? SHARD_SPARE_MIN : 2 * n;
+}
+
+/* A copy of sh (NULL: empty) with cap (0: published, exact). */
+static ipshard *shard_copy(const ipshard *sh, uint32_t cap, size_t alen)
+{
+    uint32_t n = sh ? sh->n : 0;
+    ipshard *c = shard_new(n, cap, alen);
+    if (c && n) {
+        for (uint32_t j = 0; j < n; j++)
+            atomic_init(&c->val[j], atomic_load_explicit(&sh->val[j], memory_order_relaxed));
+        memcpy(skeys(c), skeys(sh), (size_t)n * alen);
+    }
+    return c;
 }
 
 static ipdir *dir_alloc(size_t shards)
@@ -399,13 +441,23 @@ static ipdir *dir_alloc(size_t shards)
     return d;
 }
 
-static void dir_free(ipdir *d)
+/* Free d and the shards it owns: all of a published directory's; only
+ * the private ones (cap > 0) of a writer's directory (private 1). */
+static void dir_free_owned(ipdir *d, int private)
 {
     if (!d)
         return;
-    for (size_t i = 0; i <= d->mask; i++)
-        free(atomic_load_explicit(&d->sh[i], memory_order_relaxed));
+    for (size_t i = 0; i <= d->mask; i++) {
+        ipshard *sh = atomic_load_explicit(&d->sh[i], memory_order_relaxed);
+        if (sh && (!private || sh->cap))
+            free(sh);
+    }
     free(d);
+}
+
+static void dir_free(ipdir *d)
+{
+    dir_free_owned(d, 0);
 }
 
 static void dir_free_cb(void *d)
@@ -422,15 +474,18 @@ void ipmap_free(ipmap *m)
 {
     if (!m)
         return;
-    dir_free(atomic_load_explicit(&m->dir[0], memory_order_relaxed));
-    dir_free(atomic_load_explicit(&m->dir[1], memory_order_relaxed));
+    for (int f = 0; f < 2; f++) {
+        dir_free_owned(m->wdir[f], 1);
+        dir_free(atomic_load_explicit(&m->dir[f], memory_order_relaxed));
+    }
     free(m);
 }
 
 /* A directory of twice as many shards holding what d holds: each shard
- * splits in two by the next bit of the hash (order kept). NULL when
+ * splits in two by the next bit of the hash (order kept); the new shards
+ * are private (private 1: with room to grow) or published. NULL when
  * memory runs out (d then stays). */
-static ipdir *dir_double(const ipdir *d, size_t alen)
+static ipdir *dir_double(const ipdir *d, size_t alen, int private)
 {
     size_t shards = (d->mask + 1) * 2;
     ipdir *nd = dir_alloc(shards);
@@ -446,16 +501,17 @@ static ipdir *dir_double(const ipdir *d, size_t alen)
             cnt[(hash_bytes(k + j * alen, alen) & nd->mask) != i]++;
         ipshard *half[2] = { NULL, NULL };
         for (int h = 0; h < 2; h++)
-            if (cnt[h] && !(half[h] = shard_alloc(cnt[h], alen))) {
+            if ((cnt[h] || private) &&
+                !(half[h] = shard_new(cnt[h], private ? private_cap(cnt[h]) : 0, alen))) {
                 free(half[0]);
-                dir_free(nd);
+                dir_free_owned(nd, private);
                 return NULL;
             }
         size_t at[2] = { 0, 0 };
         for (size_t j = 0; j < sh->n; j++) {
             int h = (hash_bytes(k + j * alen, alen) & nd->mask) != i;
             atomic_init(&half[h]->val[at[h]], atomic_load_explicit(&sh->val[j], memory_order_relaxed));
-            memcpy((uint8_t *)(half[h]->val + half[h]->n) + at[h] * alen, k + j * alen, alen);
+            memcpy(skeys(half[h]) + at[h] * alen, k + j * alen, alen);
             at[h]++;
         }
         atomic_init(&nd->sh[i], half[0]);
@@ -472,11 +528,95 @@ static void dir_grow(ipmap *m, int f, size_t alen)
     ipdir *d = atomic_load_explicit(&m->dir[f], memory_order_relaxed);
     if (m->n[f] <= SHARD_LOAD * (d->mask + 1) || d->mask + 1 >= DIR_MAX)
         return;
-    ipdir *nd = dir_double(d, alen);
+    ipdir *nd = dir_double(d, alen, 0);
     if (!nd)
         return;
     atomic_store_explicit(&m->dir[f], nd, memory_order_release);
     pmap_defer(dir_free_cb, d);
+}
+
+/* Held: the same for the writer's directory, which no reader sees (the
+ * old one and its private shards are freed at once). */
+static void wdir_grow(ipmap *m, int f, size_t alen)
+{
+    ipdir *d = m->wdir[f];
+    if (m->n[f] <= SHARD_LOAD * (d->mask + 1) || d->mask + 1 >= DIR_MAX)
+        return;
+    ipdir *nd = dir_double(d, alen, 1);
+    if (!nd)
+        return;
+    m->wdir[f] = nd;
+    dir_free_owned(d, 1);
+}
+
+/* Held: set addr in the writer's directory (made on the first change of
+ * the family, a copy of the published one) and mirror it in the
+ * published one when readers have the address. */
+static int held_set(ipmap *m, int f, const void *addr, size_t alen, void *val)
+{
+    ipdir *pd = atomic_load_explicit(&m->dir[f], memory_order_relaxed);
+    ipdir *wd = m->wdir[f];
+    if (!wd) {
+        if (!val && !pd)
+            return 0;
+        if (!(wd = dir_alloc(pd ? pd->mask + 1 : DIR_MIN)))
+            return -1;
+        for (size_t i = 0; pd && i <= pd->mask; i++)
+            atomic_init(&wd->sh[i], atomic_load_explicit(&pd->sh[i], memory_order_relaxed));
+        m->wdir[f] = wd;
+    }
+    _Atomic(ipshard *) *at = dir_shard(wd, addr, alen);
+    ipshard *sh = atomic_load_explicit(at, memory_order_relaxed);
+    long i = shard_find(sh, addr, alen);
+    if (i < 0 && !val)
+        return 0;
+    if (!sh || !sh->cap) {          /* the first change of this shard: a private copy */
+        ipshard *c = shard_copy(sh, private_cap(sh ? sh->n + 1 : 1), alen);
+        if (!c)
+            return -1;
+        atomic_store_explicit(at, c, memory_order_relaxed);
+        sh = c;
+    }
+    if (i < 0 && sh->n == sh->cap) {
+        uint32_t cap = sh->cap + sh->cap / 2;
+        ipshard *c = shard_new(sh->n, cap, alen);
+        if (!c)
+            return -1;
+        for (uint32_t j = 0; j < sh->n; j++)
+            atomic_init(&c->val[j], atomic_load_explicit(&sh->val[j], memory_order_relaxed));
+        memcpy(skeys(c), skeys(sh), (size_t)sh->n * alen);
+        free(sh);
+        atomic_store_explicit(at, c, memory_order_relaxed);
+        sh = c;
+    }
+    uint8_t *k = skeys(sh);
+    if (i >= 0 && val) {
+        atomic_store_explicit(&sh->val[i], val, memory_order_relaxed);
+    } else if (i >= 0) {            /* remove i */
+        size_t pos = (size_t)i, tail = sh->n - pos - 1;
+        memmove(sh->val + pos, sh->val + pos + 1, tail * sizeof(void *));
+        memmove(k + pos * alen, k + (pos + 1) * alen, tail * alen);
+        sh->n--;
+        m->n[f]--;
+    } else {                        /* insert at ~i */
+        size_t pos = (size_t)~i, tail = sh->n - pos;
+        memmove(sh->val + pos + 1, sh->val + pos, tail * sizeof(void *));
+        memmove(k + (pos + 1) * alen, k + pos * alen, tail * alen);
+        atomic_init(&sh->val[pos], val);
+        memcpy(k + pos * alen, addr, alen);
+        sh->n++;
+        m->n[f]++;
+    }
+    assert(sh->n <= sh->cap);
+    if (pd) {                       /* readers' copy: the new value where they have the address */
+        ipshard *ps = atomic_load_explicit(dir_shard(pd, addr, alen), memory_order_relaxed);
+        long pi = shard_find(ps, addr, alen);
+        if (pi >= 0)
+            atomic_store_explicit(&ps->val[pi], val, memory_order_release);
+    }
+    if (i < 0)
+        wdir_grow(m, f, alen);
+    return 0;
 }
 
 int ipmap_set(ipmap *m, const void *addr, size_t alen, void *val)
@@ -485,6 +625,9 @@ int ipmap_set(ipmap *m, const void *addr, size_t alen, void *val)
     if (alen != 4 && alen != 16)
         return -1;
     int f = alen == 16;
+    if (m->held)
+        return held_set(m, f, addr, alen, val);
+    assert(!m->wdir[f]);
     /* only this thread stores the map's pointers: its own loads are relaxed */
     ipdir *d = atomic_load_explicit(&m->dir[f], memory_order_relaxed);
     if (!d) {
@@ -496,6 +639,7 @@ int ipmap_set(ipmap *m, const void *addr, size_t alen, void *val)
     }
     _Atomic(ipshard *) *at = dir_shard(d, addr, alen);
     ipshard *cur = atomic_load_explicit(at, memory_order_relaxed);
+    assert(!cur || !cur->cap);      /* published shards only */
     long i = shard_find(cur, addr, alen);
     if (i >= 0 && val) {            /* in place: readers see the old or the new pointer */
         atomic_store_explicit(&cur->val[i], val, memory_order_release);
@@ -542,29 +686,108 @@ int ipmap_set(ipmap *m, const void *addr, size_t alen, void *val)
     return 0;
 }
 
-static void *ipmap_lookup(ipmap *m, const void *addr, size_t alen)
+/* A private shard made publishable: an exact copy (NULL when empty); out
+ * of memory, the shard itself with its addresses moved down (cap 0). */
+static ipshard *shard_seal(ipshard *sh, size_t alen)
 {
-    if (alen != 4 && alen != 16)
+    assert(sh && sh->cap);
+    if (!sh->n) {
+        free(sh);
         return NULL;
-    ipdir *d = atomic_load_explicit(&m->dir[alen == 16], memory_order_acquire);
+    }
+    ipshard *c = shard_copy(sh, 0, alen);
+    if (c) {
+        free(sh);
+        return c;
+    }
+    memmove(sh->val + sh->n, skeys(sh), (size_t)sh->n * alen);
+    sh->cap = 0;
+    return sh;
+}
+
+/* Release: publish family f's writer directory (see the comment above). */
+static int held_publish(ipmap *m, int f)
+{
+    ipdir *wd = m->wdir[f];
+    if (!wd)
+        return 0;
+    size_t alen = f ? 16 : 4;
+    ipdir *pd = atomic_load_explicit(&m->dir[f], memory_order_relaxed);
+    if (!pd || pd->mask != wd->mask) {  /* a new or doubled directory: all private */
+        ipdir *nd = dir_alloc(wd->mask + 1);
+        if (!nd)
+            return -1;
+        for (size_t i = 0; i <= wd->mask; i++) {
+            ipshard *sh = atomic_load_explicit(&wd->sh[i], memory_order_relaxed);
+            assert(!sh || sh->cap);
+            atomic_init(&nd->sh[i], sh ? shard_seal(sh, alen) : NULL);
+        }
+        atomic_store_explicit(&m->dir[f], nd, memory_order_release);
+        if (pd)
+            pmap_defer(dir_free_cb, pd);
+    } else {                        /* the same shape: the changed shards only */
+        for (size_t i = 0; i <= wd->mask; i++) {
+            ipshard *sh = atomic_load_explicit(&wd->sh[i], memory_order_relaxed);
+            if (!sh || !sh->cap)
+                continue;           /* unchanged: it is the published one */
+            ipshard *old = atomic_load_explicit(&pd->sh[i], memory_order_relaxed);
+            atomic_store_explicit(&pd->sh[i], shard_seal(sh, alen), memory_order_release);
+            if (old)
+                pmap_defer(free, old);
+        }
+    }
+    free(wd);
+    m->wdir[f] = NULL;
+    return 1;
+}
+
+int ipmap_hold(ipmap *m, int on)
+{
+    assert(m && (on == 0 || on == 1));
+    if (on || !m->held) {
+        m->held |= on;
+        return 0;
+    }
+    int published = 0;
+    for (int f = 0; f < 2; f++) {
+        int r = held_publish(m, f);
+        if (r < 0)
+            return -1;              /* still held: the next release tries again */
+        published |= r;
+    }
+    m->held = 0;
+    assert(!m->wdir[0] && !m->wdir[1]);
+    return published;
+}
+
+static void *dir_lookup(ipdir *d, const void *addr, size_t alen, memory_order mo)
+{
     if (!d)
         return NULL;
-    ipshard *sh = atomic_load_explicit(dir_shard(d, addr, alen), memory_order_acquire);
+    ipshard *sh = atomic_load_explicit(dir_shard(d, addr, alen), mo);
     long i = shard_find(sh, addr, alen);
-    return i >= 0 ? atomic_load_explicit(&sh->val[i], memory_order_acquire) : NULL;
+    return i >= 0 ? atomic_load_explicit(&sh->val[i], mo) : NULL;
 }
 
 void *ipmap_get(ipmap *m, const void *addr, size_t alen)
 {
     assert(m && addr);
     assert(pmap_read_ongoing());            /* a reader, inside store_read_begin/_end */
-    return ipmap_lookup(m, addr, alen);
+    if (alen != 4 && alen != 16)
+        return NULL;
+    return dir_lookup(atomic_load_explicit(&m->dir[alen == 16], memory_order_acquire), addr, alen,
+                      memory_order_acquire);
 }
 
 void *ipmap_get_writer(ipmap *m, const void *addr, size_t alen)
 {
     assert(m && addr);
-    return ipmap_lookup(m, addr, alen);     /* the writer's own shards: no lock */
+    if (alen != 4 && alen != 16)
+        return NULL;
+    int f = alen == 16;
+    /* the writer's own shards: no lock; held, its private view */
+    ipdir *d = m->wdir[f] ? m->wdir[f] : atomic_load_explicit(&m->dir[f], memory_order_relaxed);
+    return dir_lookup(d, addr, alen, memory_order_relaxed);
 }
 
 size_t ipmap_count(ipmap *m)

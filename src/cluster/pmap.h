@@ -76,7 +76,8 @@ void pmap_foreach(pmap *m, int (*fn)(void *val, void *arg), void *arg);
  * writer sets, readers get inside store_read_begin/_end and see an
  * address's old or new value; a shard that gains or loses an address is
  * published anew, the old one freed after a grace period (as is the whole
- * directory when it doubles). The values are not owned by the map: the
+ * directory when it doubles); while held (ipmap_hold), added addresses are
+ * published together at the release. The values are not owned by the map: the
  * writer retires a value it replaces itself (pmap_defer). An address
  * whose value is NULL has no entry; an empty map is one small block. */
 typedef struct ipmap ipmap;
@@ -92,8 +93,23 @@ int ipmap_set(ipmap *m, const void *addr, size_t alen, void *val);
 void *ipmap_get(ipmap *m, const void *addr, size_t alen);
 /* Writer, inside or outside a read-side section: the writer's own shards. */
 void *ipmap_get_writer(ipmap *m, const void *addr, size_t alen);
-/* Writer: the addresses held. */
+/* Writer: the addresses held (the writer's view, held or not). */
 size_t ipmap_count(ipmap *m);
+/* Writer: a batch of changes (the store holds a map while it applies a
+ * relist of the resource that feeds it). On 1, changes go to shards
+ * private to the writer, each copied once with room to grow and then
+ * edited in place, instead of a copy published per change;
+ * ipmap_get_writer sees them at once. Readers keep the published shards,
+ * in which the writer changes in place the value of every address they
+ * already have (a removed address reads as absent), so a value the writer
+ * retires after ipmap_set is never reachable from them, held or not;
+ * addresses added while held appear to readers only at ipmap_hold(m, 0),
+ * which publishes every changed shard once, sized exactly, and frees the
+ * replaced ones after a grace period. Holding a held map changes nothing.
+ * Release returns 1 when it published something, 0 when nothing changed,
+ * -1 when memory ran out (the map stays held, its changes kept: the next
+ * release tries again). */
+int ipmap_hold(ipmap *m, int on);
 
 /* RCU plumbing shared by the store. */
 void pmap_read_lock(void);

@@ -12,7 +12,12 @@
  *   ptr     address        → ip_svcs: the services with a ready endpoint
  *                            there (PTR, the endpoints locator)
  *   podip, ptr and svcip are address maps (ipmap, pmap.h: sorted shards,
- *   12 bytes per IPv4 address, 24 per IPv6 one).
+ *   12 bytes per IPv4 address, 24 per IPv6 one). While a resource
+ *   relists (relist_begin … relist_end) the map it feeds is held
+ *   (EndpointSlices: ptr, Services: svcip, pods: podip, Nodes: naddr):
+ *   the writer sees its changes at once, readers see the addresses the
+ *   relist adds only at its end (changed and removed ones at once), as
+ *   an informer's indexer is replaced at the end of its list.
  *   nodes   name           → st_node
  *   naddr   address        → node name (interned; an address map, pmap.h)
  *   nss     name           → st_namespace
@@ -1456,6 +1461,19 @@ int store_remove(store *s, const char *resource, const cJSON *obj)
     return 0;
 }
 
+/* The address map a resource feeds (NULL: none): its changes are batched
+ * while that resource relists (ipmap_hold). */
+static ipmap *relist_map(store *s, int r)
+{
+    switch (r) {
+    case R_SLICE: return s->ptr;
+    case R_SVC: return s->svcip;
+    case R_POD: return s->podip;
+    case R_NODE: return s->naddr;
+    default: return NULL;
+    }
+}
+
 void store_relist_begin(store *s, const char *resource)
 {
     int r = resource_index(resource);
@@ -1465,6 +1483,8 @@ void store_relist_begin(store *s, const char *resource)
     s->relisting[r] = 1;
     if (resource_range[r] >= 0)
         pfx_hold(s->ranges[resource_range[r]], 1);
+    if (relist_map(s, r))
+        ipmap_hold(relist_map(s, r), 1);
 }
 
 void store_relist_end(store *s, const char *resource)
@@ -1498,6 +1518,10 @@ void store_relist_end(store *s, const char *resource)
     s->relisting[r] = 0;
     if (resource_range[r] >= 0 && pfx_hold(s->ranges[resource_range[r]], 0) == 1)
         conflicts_scan(s, resource_range[r]);
+    /* the relist's addresses, published at once (out of memory: the map
+     * stays held, the next relist end publishes) */
+    if (relist_map(s, r) && ipmap_hold(relist_map(s, r), 0) < 0)
+        log_warning("plugin/kubernetes: out of memory publishing the %s address index", resource);
     /* a (re)list parsed pages of JSON: give the freed heap back to the system */
     malloc_trim(0);
 }

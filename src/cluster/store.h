@@ -421,7 +421,14 @@ int store_remove(store *s, const char *resource, const struct cJSON *obj);
 /* Relist reconciliation for one resource ("services", "endpointslices",
  * "pods", "nodes", "namespaces", "serviceimports", "ciliumnodes",
  * "blockaffinities"): objects not upserted between begin and end
- * are removed at end. */
+ * are removed at end. Between begin and end the objects themselves are
+ * published one by one, but the address indexes the resource feeds
+ * (EndpointSlices: PTR and the endpoints locator; Services: cluster IP →
+ * services; pods: IP → pod; Nodes: address → node) show readers the
+ * addresses the relist adds only at end, all at once (a changed or
+ * removed address at once), as client-go's informer replaces its store
+ * at the end of a list (CoreDNS). The writer itself sees every change at
+ * once. Address ranges (ranges, prefix.h) are likewise published at end. */
 void store_relist_begin(store *s, const char *resource);
 void store_relist_end(store *s, const char *resource);
 

@@ -1068,6 +1068,60 @@ static void test_relist_reconciles(void **state)
     assert_int_equal(store_count(S, "namespaces"), 2);
 }
 
+/* The PTR index during a relist of EndpointSlices and the cluster-IP
+ * index during one of Services: readers see the addresses the relist adds
+ * only at its end, then every service of a shared address (the writer
+ * merged them while the index was held); an address the relist drops
+ * is gone at the end. */
+static void test_relist_publishes_addresses_at_end(void **state)
+{
+    (void)state;
+    static const char *fmt =
+        "{\"metadata\":{\"name\":\"%s-a\",\"namespace\":\"shop\",\"labels\":"
+        "{\"kubernetes.io/service-name\":\"%s\"}},\"addressType\":\"IPv4\",\"endpoints\":["
+        "{\"addresses\":[\"10.60.0.1\"],\"conditions\":{\"ready\":true}},"
+        "{\"addresses\":[\"10.60.0.%d\"],\"conditions\":{\"ready\":true}}]}";
+    char j[512];
+    const char *svcs[] = { "alpha", "beta" };
+    snprintf(j, sizeof j, fmt, "old", "old", 9);
+    apply(store_upsert_slice, j);
+    st_ip shared = ip("10.60.0.1"), only_b = ip("10.60.0.3"), old9 = ip("10.60.0.9");
+    store_relist_begin(S, "services");
+    store_relist_begin(S, "endpointslices");
+    for (int i = 0; i < 2; i++) {
+        snprintf(j, sizeof j, "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"shop\"},"
+                 "\"spec\":{\"clusterIP\":\"10.96.0.%d\"}}", svcs[i], 10 + i);
+        apply(store_upsert_service, j);
+        snprintf(j, sizeof j, fmt, svcs[i], svcs[i], 2 + i);
+        apply(store_upsert_slice, j);
+    }
+    st_ip cip = ip("10.96.0.10");
+    int n = 0, c = 0;
+    store_read_begin();
+    store_endpoints_by_ip(S, &only_b, count_ep, &n);
+    store_services_by_ip(S, &cip, count_svc, &c);
+    store_read_end();
+    assert_int_equal(n, 0);                         /* not yet */
+    assert_int_equal(c, 0);
+    store_relist_end(S, "services");
+    store_read_begin();
+    store_services_by_ip(S, &cip, count_svc, &c);
+    store_read_end();
+    assert_int_equal(c, 1);
+    store_relist_end(S, "endpointslices");
+    n = 0;
+    store_read_begin();
+    store_endpoints_by_ip(S, &shared, count_ep, &n);
+    assert_int_equal(n, 2);                         /* alpha's and beta's */
+    n = 0;
+    store_endpoints_by_ip(S, &only_b, count_ep, &n);
+    assert_int_equal(n, 1);
+    n = 0;
+    store_endpoints_by_ip(S, &old9, count_ep, &n);  /* not relisted: gone */
+    assert_int_equal(n, 0);
+    store_read_end();
+}
+
 /* Services through their writer records (the head of each Service's map
  * entry): many of them (the table grows, chains form), each updated in
  * place (the new block takes the old one's place), then a relist that
@@ -1760,6 +1814,145 @@ static void test_ipmap_under_readers(void **state)
     pmap_barrier();
     ipmap_free(r.m);
 }
+
+/* A held map (ipmap_hold, as during a relist): the writer sees every
+ * change at once; readers (the main thread and a reader thread) see none
+ * of the added addresses until the release, then all of them, across a
+ * directory that doubled several times while held; a value changed or an
+ * address removed while held is seen by readers at once; holding twice
+ * is one hold; a release without changes publishes nothing; a map freed
+ * while held leaks nothing (ASan). */
+typedef struct held_reader {
+    ipmap *m;
+    uint32_t from, to;              /* the addresses added while held */
+    atomic_int stop;
+    atomic_long passes;
+    atomic_long max_seen, last_seen;
+} held_reader;
+
+static void *read_held(void *arg)
+{
+    held_reader *r = arg;
+    store_reader_register();
+    uint8_t a[4];
+    while (!atomic_load(&r->stop)) {
+        long seen = 0;
+        store_read_begin();
+        for (uint32_t k = r->from; k < r->to; k++)
+            seen += ipmap_get(r->m, IPM_V4(a, k), 4) != NULL;
+        store_read_end();
+        if (seen > atomic_load(&r->max_seen))
+            atomic_store(&r->max_seen, seen);
+        atomic_store(&r->last_seen, seen);
+        atomic_fetch_add(&r->passes, 1);
+    }
+    store_reader_unregister();
+    return NULL;
+}
+
+static void held_wait_passes(held_reader *r, long more)
+{
+    long p = atomic_load(&r->passes) + more;
+    while (atomic_load(&r->passes) < p)
+        sched_yield();
+}
+
+static void test_ipmap_held(void **state)
+{
+    (void)state;
+    static int vals[3];
+    enum { OLD = 3000, NEW = 20000 };
+    uint8_t a[4], v6[16];
+    held_reader r = { .m = ipmap_new(), .from = OLD, .to = OLD + NEW };
+    assert_non_null(r.m);
+    for (uint32_t k = 0; k < OLD; k++)      /* published before the hold */
+        assert_int_equal(ipmap_set(r.m, IPM_V4(a, k), 4, &vals[0]), 0);
+    atomic_init(&r.stop, 0);
+    atomic_init(&r.passes, 0);
+    atomic_init(&r.max_seen, 0);
+    atomic_init(&r.last_seen, 0);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, read_held, &r), 0);
+
+    assert_int_equal(ipmap_hold(r.m, 1), 0);
+    assert_int_equal(ipmap_hold(r.m, 1), 0);        /* one hold */
+    for (uint32_t i = 0; i < NEW; i++) {            /* a scattered order */
+        uint32_t k = OLD + i * 7919u % NEW;
+        assert_int_equal(ipmap_set(r.m, IPM_V4(a, k), 4, &vals[1]), 0);
+        assert_ptr_equal(ipmap_get_writer(r.m, a, 4), &vals[1]);
+    }
+    assert_int_equal(ipmap_set(r.m, IPM_V6(v6, 1), 16, &vals[2]), 0);
+    assert_int_equal(ipmap_set(r.m, IPM_V4(a, 0), 4, &vals[2]), 0);    /* changed */
+    assert_int_equal(ipmap_set(r.m, IPM_V4(a, 1), 4, NULL), 0);        /* removed */
+    assert_int_equal(ipmap_set(r.m, IPM_V4(a, OLD), 4, NULL), 0);      /* added, removed */
+    assert_int_equal(ipmap_set(r.m, IPM_V4(a, 2), 4, NULL), 0);        /* removed, */
+    assert_int_equal(ipmap_set(r.m, IPM_V4(a, 2), 4, &vals[1]), 0);    /* and back */
+    assert_int_equal(ipmap_count(r.m), OLD + NEW - 1 + 1 - 1);
+    for (uint32_t k = 3; k < OLD; k++)
+        assert_ptr_equal(ipmap_get_writer(r.m, IPM_V4(a, k), 4), &vals[0]);
+    assert_ptr_equal(ipmap_get_writer(r.m, IPM_V4(a, 0), 4), &vals[2]);
+    assert_null(ipmap_get_writer(r.m, IPM_V4(a, 1), 4));
+    assert_ptr_equal(ipmap_get_writer(r.m, IPM_V4(a, 2), 4), &vals[1]);
+    assert_null(ipmap_get_writer(r.m, IPM_V4(a, OLD), 4));
+    assert_ptr_equal(ipmap_get_writer(r.m, IPM_V6(v6, 1), 16), &vals[2]);
+    held_wait_passes(&r, 2);
+    assert_int_equal(atomic_load(&r.max_seen), 0);  /* no added address yet */
+    store_read_begin();
+    assert_ptr_equal(ipmap_get(r.m, IPM_V4(a, 0), 4), &vals[2]);     /* at once */
+    assert_null(ipmap_get(r.m, IPM_V4(a, 1), 4));
+    assert_ptr_equal(ipmap_get(r.m, IPM_V4(a, 2), 4), &vals[1]);
+    for (uint32_t k = 3; k < OLD; k++)
+        assert_ptr_equal(ipmap_get(r.m, IPM_V4(a, k), 4), &vals[0]);
+    assert_null(ipmap_get(r.m, IPM_V4(a, OLD + 1), 4));
+    assert_null(ipmap_get(r.m, IPM_V6(v6, 1), 16));
+    store_read_end();
+
+    assert_int_equal(ipmap_hold(r.m, 0), 1);
+    held_wait_passes(&r, 2);
+    assert_int_equal(atomic_load(&r.last_seen), NEW - 1);  /* all but OLD */
+    store_read_begin();
+    assert_ptr_equal(ipmap_get(r.m, IPM_V4(a, 0), 4), &vals[2]);
+    assert_null(ipmap_get(r.m, IPM_V4(a, 1), 4));
+    assert_ptr_equal(ipmap_get(r.m, IPM_V4(a, 2), 4), &vals[1]);
+    for (uint32_t k = 3; k < OLD; k++)
+        assert_ptr_equal(ipmap_get(r.m, IPM_V4(a, k), 4), &vals[0]);
+    assert_null(ipmap_get(r.m, IPM_V4(a, OLD), 4));
+    for (uint32_t k = OLD + 1; k < OLD + NEW; k++)
+        assert_ptr_equal(ipmap_get(r.m, IPM_V4(a, k), 4), &vals[1]);
+    assert_ptr_equal(ipmap_get(r.m, IPM_V6(v6, 1), 16), &vals[2]);
+    store_read_end();
+    assert_int_equal(ipmap_hold(r.m, 0), 0);        /* not held: nothing */
+    assert_int_equal(ipmap_hold(r.m, 1), 0);
+    assert_int_equal(ipmap_hold(r.m, 0), 0);        /* held, no change: nothing */
+
+    /* held again: a few changes in the same directory shape, then removal
+     * of everything (the writer's count and view follow; readers see the
+     * removals at once) */
+    assert_int_equal(ipmap_hold(r.m, 1), 0);
+    assert_int_equal(ipmap_set(r.m, IPM_V4(a, OLD + NEW), 4, &vals[0]), 0);
+    for (uint32_t k = 0; k <= OLD + NEW; k++)
+        assert_int_equal(ipmap_set(r.m, IPM_V4(a, k), 4, NULL), 0);
+    assert_int_equal(ipmap_set(r.m, IPM_V6(v6, 1), 16, NULL), 0);
+    assert_int_equal(ipmap_count(r.m), 0);
+    held_wait_passes(&r, 2);
+    assert_int_equal(atomic_load(&r.last_seen), 0);
+    store_read_begin();
+    assert_null(ipmap_get(r.m, IPM_V4(a, 5), 4));
+    assert_null(ipmap_get(r.m, IPM_V6(v6, 1), 16));
+    store_read_end();
+    assert_int_equal(ipmap_hold(r.m, 0), 1);
+    assert_null(ipmap_get_writer(r.m, IPM_V4(a, 5), 4));
+
+    atomic_store(&r.stop, 1);
+    pthread_join(th, NULL);
+    /* freed while held, with private shards */
+    assert_int_equal(ipmap_hold(r.m, 1), 0);
+    for (uint32_t k = 0; k < 100; k++)
+        assert_int_equal(ipmap_set(r.m, IPM_V4(a, k), 4, &vals[0]), 0);
+    pmap_barrier();
+    ipmap_free(r.m);
+}
+
 #undef IPM_V4
 #undef IPM_V6
 
@@ -2294,6 +2487,8 @@ int main(void)
         cmocka_unit_test(test_cpu_quantities),
         cmocka_unit_test_setup_teardown(test_ipmap_shards, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ipmap_under_readers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ipmap_held, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_relist_publishes_addresses_at_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_multicluster, setup_mc, teardown),
         cmocka_unit_test_setup_teardown(test_multicluster_off, setup, teardown),
         cmocka_unit_test(test_cpu_quantities_out_of_range),

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <urcu/urcu-memb.h>
 #include <urcu/rculfhash.h>
 #include "cluster/pmap.h"
@@ -335,6 +336,13 @@ void pmap_foreach(pmap *m, int (*fn)(void *val, void *arg), void *arg)
  * changed) or a private shard (cap > 0: room for cap addresses, the
  * addresses at val + cap) that later changes edit in place; the private
  * directory doubles by itself (all its shards are private after that).
+ * Private shards are carved from a pool of 256 KB blocks mapped apart
+ * from the heap (mmap; never freed one by one: a shard that grows is
+ * carved anew), unmapped whole when the private directory doubles (a new
+ * pool for the new shards) and at the release: neither a hole per shard
+ * between the relist's long-lived objects nor a heap top that glibc
+ * keeps (it trims the top of a thread's arena only past its trim
+ * threshold, and malloc_trim not at all).
  * Readers keep the published directory, in which the writer mirrors each
  * change of an address they already have in place (its new value, or
  * NULL when removed: a NULL value reads as absent) so that no value it
@@ -342,7 +350,8 @@ void pmap_foreach(pmap *m, int (*fn)(void *val, void *arg), void *arg)
  * publishes each private shard once, sized exactly (cap 0), and retires
  * the shards (or the directory) they replace. Outside a hold no published
  * value is NULL and wdir is NULL. */
-enum { DIR_MIN = 64, DIR_MAX = 1 << 20, SHARD_LOAD = 32, SHARD_SPARE_MIN = 8 };
+enum { DIR_MIN = 64, DIR_MAX = 1 << 20, SHARD_LOAD = 32, SHARD_SPARE_MIN = 8,
+       POOL_BLOCK = 256 * 1024 };
 
 typedef struct ipshard {
     uint32_t n;
@@ -361,12 +370,51 @@ static_assert(offsetof(ipshard, val) % _Alignof(void *) == 0, "values aligned");
 static_assert(sizeof(_Atomic(void *)) == sizeof(void *), "values are plain pointers in size");
 static_assert(sizeof(void *) != 8 || sizeof(void *) + 4 == 12, "12 bytes per IPv4 address (pmap.h)");
 
+/* A block of a private pool (a mapping of sizeof header + cap bytes):
+ * used of cap bytes carved, 8-aligned. */
+typedef struct ipblock {
+    struct ipblock *next;
+    size_t used, cap;
+    _Alignas(void *) unsigned char mem[];
+} ipblock;
+
 struct ipmap {
     _Atomic(ipdir *) dir[2];        /* [0] IPv4, [1] IPv6; NULL: none yet */
     size_t n[2];                    /* the writer's view */
     ipdir *wdir[2];                 /* held: the writer's directories (NULL: unchanged) */
+    ipblock *pool[2];               /* held: where wdir's private shards are */
     int held;
 };
+
+static void *pool_alloc(ipblock **pool, size_t size)
+{
+    size = (size + 7) & ~(size_t)7;
+    ipblock *b = *pool;
+    if (!b || b->cap - b->used < size) {
+        size_t cap = size > POOL_BLOCK - sizeof *b ? size : POOL_BLOCK - sizeof *b;
+        void *p = mmap(NULL, sizeof *b + cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                       -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+        b = p;
+        b->next = *pool;
+        b->used = 0;
+        b->cap = cap;
+        *pool = b;
+    }
+    void *p = b->mem + b->used;
+    b->used += size;
+    return p;
+}
+
+static void pool_free(ipblock *b)
+{
+    while (b) {
+        ipblock *next = b->next;
+        munmap(b, sizeof *b + b->cap);
+        b = next;
+    }
+}
 
 static uint8_t *skeys(const ipshard *sh)
 {
@@ -396,11 +444,13 @@ static long shard_find(const ipshard *sh, const void *addr, size_t alen)
     return ~(long)lo;
 }
 
-/* A shard of n addresses: published (cap 0) or private with room for cap. */
-static ipshard *shard_new(uint32_t n, uint32_t cap, size_t alen)
+/* A shard of n addresses: published (pool NULL, cap 0: malloc) or private
+ * (carved from *pool) with room for cap. */
+static ipshard *shard_new(ipblock **pool, uint32_t n, uint32_t cap, size_t alen)
 {
-    assert(!cap || cap >= n);
-    ipshard *sh = malloc(sizeof *sh + (size_t)(cap ? cap : n) * (sizeof(void *) + alen));
+    assert(pool ? cap >= n && cap > 0 : cap == 0);
+    size_t size = sizeof(ipshard) + (size_t)(cap ? cap : n) * (sizeof(void *) + alen);
+    ipshard *sh = pool ? pool_alloc(pool, size) : malloc(size);
     if (sh) {
         sh->n = n;
         sh->cap = cap;
@@ -410,7 +460,7 @@ static ipshard *shard_new(uint32_t n, uint32_t cap, size_t alen)
 
 static ipshard *shard_alloc(uint32_t n, size_t alen)
 {
-    return shard_new(n, 0, alen);
+    return shard_new(NULL, n, 0, alen);
 }
 
 /* Room for a private shard of n addresses: twice as many (it fills until
@@ -420,11 +470,12 @@ static uint32_t private_cap(uint32_t n)
     return n < SHARD_SPARE_MIN / 2 ? SHARD_SPARE_MIN : 2 * n;
 }
 
-/* A copy of sh (NULL: empty) with cap (0: published, exact). */
-static ipshard *shard_copy(const ipshard *sh, uint32_t cap, size_t alen)
+/* A copy of sh (NULL: empty): private with cap in *pool, or (pool NULL,
+ * cap 0) published, exact. */
+static ipshard *shard_copy(ipblock **pool, const ipshard *sh, uint32_t cap, size_t alen)
 {
     uint32_t n = sh ? sh->n : 0;
-    ipshard *c = shard_new(n, cap, alen);
+    ipshard *c = shard_new(pool, n, cap, alen);
     if (c && n) {
         for (uint32_t j = 0; j < n; j++)
             atomic_init(&c->val[j], atomic_load_explicit(&sh->val[j], memory_order_relaxed));
@@ -441,23 +492,19 @@ static ipdir *dir_alloc(size_t shards)
     return d;
 }
 
-/* Free d and the shards it owns: all of a published directory's; only
- * the private ones (cap > 0) of a writer's directory (private 1). */
-static void dir_free_owned(ipdir *d, int private)
+/* A published directory and its shards (a writer's directory is freed
+ * alone: its private shards go with their pool, the others are the
+ * published directory's). */
+static void dir_free(ipdir *d)
 {
     if (!d)
         return;
     for (size_t i = 0; i <= d->mask; i++) {
         ipshard *sh = atomic_load_explicit(&d->sh[i], memory_order_relaxed);
-        if (sh && (!private || sh->cap))
-            free(sh);
+        assert(!sh || !sh->cap);
+        free(sh);
     }
     free(d);
-}
-
-static void dir_free(ipdir *d)
-{
-    dir_free_owned(d, 0);
 }
 
 static void dir_free_cb(void *d)
@@ -475,7 +522,8 @@ void ipmap_free(ipmap *m)
     if (!m)
         return;
     for (int f = 0; f < 2; f++) {
-        dir_free_owned(m->wdir[f], 1);
+        free(m->wdir[f]);
+        pool_free(m->pool[f]);
         dir_free(atomic_load_explicit(&m->dir[f], memory_order_relaxed));
     }
     free(m);
@@ -483,9 +531,10 @@ void ipmap_free(ipmap *m)
 
 /* A directory of twice as many shards holding what d holds: each shard
  * splits in two by the next bit of the hash (order kept); the new shards
- * are private (private 1: with room to grow) or published. NULL when
- * memory runs out (d then stays). */
-static ipdir *dir_double(const ipdir *d, size_t alen, int private)
+ * are private, carved from *pool with room to grow, or (pool NULL)
+ * published. NULL when memory runs out (d then stays; the pool may have
+ * grown). */
+static ipdir *dir_double(const ipdir *d, size_t alen, ipblock **pool)
 {
     size_t shards = (d->mask + 1) * 2;
     ipdir *nd = dir_alloc(shards);
@@ -501,10 +550,14 @@ static ipdir *dir_double(const ipdir *d, size_t alen, int private)
             cnt[(hash_bytes(k + j * alen, alen) & nd->mask) != i]++;
         ipshard *half[2] = { NULL, NULL };
         for (int h = 0; h < 2; h++)
-            if ((cnt[h] || private) &&
-                !(half[h] = shard_new(cnt[h], private ? private_cap(cnt[h]) : 0, alen))) {
-                free(half[0]);
-                dir_free_owned(nd, private);
+            if ((cnt[h] || pool) &&
+                !(half[h] = shard_new(pool, cnt[h], pool ? private_cap(cnt[h]) : 0, alen))) {
+                if (!pool) {
+                    free(half[0]);
+                    dir_free(nd);
+                } else {
+                    free(nd);
+                }
                 return NULL;
             }
         size_t at[2] = { 0, 0 };
@@ -528,25 +581,31 @@ static void dir_grow(ipmap *m, int f, size_t alen)
     ipdir *d = atomic_load_explicit(&m->dir[f], memory_order_relaxed);
     if (m->n[f] <= SHARD_LOAD * (d->mask + 1) || d->mask + 1 >= DIR_MAX)
         return;
-    ipdir *nd = dir_double(d, alen, 0);
+    ipdir *nd = dir_double(d, alen, NULL);
     if (!nd)
         return;
     atomic_store_explicit(&m->dir[f], nd, memory_order_release);
     pmap_defer(dir_free_cb, d);
 }
 
-/* Held: the same for the writer's directory, which no reader sees (the
- * old one and its private shards are freed at once). */
+/* Held: the same for the writer's directory, which no reader sees: its
+ * shards are carved from a new pool, the old directory and pool (with
+ * every private shard of before) are freed at once. */
 static void wdir_grow(ipmap *m, int f, size_t alen)
 {
     ipdir *d = m->wdir[f];
     if (m->n[f] <= SHARD_LOAD * (d->mask + 1) || d->mask + 1 >= DIR_MAX)
         return;
-    ipdir *nd = dir_double(d, alen, 1);
-    if (!nd)
+    ipblock *pool = NULL;
+    ipdir *nd = dir_double(d, alen, &pool);
+    if (!nd) {
+        pool_free(pool);
         return;
+    }
     m->wdir[f] = nd;
-    dir_free_owned(d, 1);
+    free(d);
+    pool_free(m->pool[f]);
+    m->pool[f] = pool;
 }
 
 /* Held: set addr in the writer's directory (made on the first change of
@@ -571,21 +630,16 @@ static int held_set(ipmap *m, int f, const void *addr, size_t alen, void *val)
     if (i < 0 && !val)
         return 0;
     if (!sh || !sh->cap) {          /* the first change of this shard: a private copy */
-        ipshard *c = shard_copy(sh, private_cap(sh ? sh->n + 1 : 1), alen);
+        ipshard *c = shard_copy(&m->pool[f], sh, private_cap(sh ? sh->n + 1 : 1), alen);
         if (!c)
             return -1;
         atomic_store_explicit(at, c, memory_order_relaxed);
         sh = c;
     }
-    if (i < 0 && sh->n == sh->cap) {
-        uint32_t cap = sh->cap + sh->cap / 2;
-        ipshard *c = shard_new(sh->n, cap, alen);
+    if (i < 0 && sh->n == sh->cap) {    /* full: a larger one (the old stays in the pool) */
+        ipshard *c = shard_copy(&m->pool[f], sh, sh->cap + sh->cap / 2, alen);
         if (!c)
             return -1;
-        for (uint32_t j = 0; j < sh->n; j++)
-            atomic_init(&c->val[j], atomic_load_explicit(&sh->val[j], memory_order_relaxed));
-        memcpy(skeys(c), skeys(sh), (size_t)sh->n * alen);
-        free(sh);
         atomic_store_explicit(at, c, memory_order_relaxed);
         sh = c;
     }
@@ -627,7 +681,7 @@ int ipmap_set(ipmap *m, const void *addr, size_t alen, void *val)
     int f = alen == 16;
     if (m->held)
         return held_set(m, f, addr, alen, val);
-    assert(!m->wdir[f]);
+    assert(!m->wdir[f] && !m->pool[f]);
     /* only this thread stores the map's pointers: its own loads are relaxed */
     ipdir *d = atomic_load_explicit(&m->dir[f], memory_order_relaxed);
     if (!d) {
@@ -686,26 +740,9 @@ int ipmap_set(ipmap *m, const void *addr, size_t alen, void *val)
     return 0;
 }
 
-/* A private shard made publishable: an exact copy (NULL when empty); out
- * of memory, the shard itself with its addresses moved down (cap 0). */
-static ipshard *shard_seal(ipshard *sh, size_t alen)
-{
-    assert(sh && sh->cap);
-    if (!sh->n) {
-        free(sh);
-        return NULL;
-    }
-    ipshard *c = shard_copy(sh, 0, alen);
-    if (c) {
-        free(sh);
-        return c;
-    }
-    memmove(sh->val + sh->n, skeys(sh), (size_t)sh->n * alen);
-    sh->cap = 0;
-    return sh;
-}
-
-/* Release: publish family f's writer directory (see the comment above). */
+/* Release: publish family f's writer directory (see the comment above):
+ * 1 when it did, 0 when the family had no change, -1 when memory ran out
+ * (nothing published, the writer's directory kept). */
 static int held_publish(ipmap *m, int f)
 {
     ipdir *wd = m->wdir[f];
@@ -713,31 +750,44 @@ static int held_publish(ipmap *m, int f)
         return 0;
     size_t alen = f ? 16 : 4;
     ipdir *pd = atomic_load_explicit(&m->dir[f], memory_order_relaxed);
-    if (!pd || pd->mask != wd->mask) {  /* a new or doubled directory: all private */
-        ipdir *nd = dir_alloc(wd->mask + 1);
-        if (!nd)
+    int same = pd && pd->mask == wd->mask;  /* else a new or doubled directory: all private */
+    /* exact copies of the private shards first (the others are published) */
+    ipdir *nd = dir_alloc(wd->mask + 1);
+    if (!nd)
+        return -1;
+    for (size_t i = 0; i <= wd->mask; i++) {
+        ipshard *sh = atomic_load_explicit(&wd->sh[i], memory_order_relaxed);
+        assert(same || !sh || sh->cap);
+        if (!sh || !sh->cap || !sh->n)
+            continue;
+        ipshard *c = shard_copy(NULL, sh, 0, alen);
+        if (!c) {
+            dir_free(nd);
             return -1;
-        for (size_t i = 0; i <= wd->mask; i++) {
-            ipshard *sh = atomic_load_explicit(&wd->sh[i], memory_order_relaxed);
-            assert(!sh || sh->cap);
-            atomic_init(&nd->sh[i], sh ? shard_seal(sh, alen) : NULL);
         }
-        atomic_store_explicit(&m->dir[f], nd, memory_order_release);
-        if (pd)
-            pmap_defer(dir_free_cb, pd);
-    } else {                        /* the same shape: the changed shards only */
+        atomic_init(&nd->sh[i], c);
+    }
+    if (same) {                     /* the changed shards take their slots */
         for (size_t i = 0; i <= wd->mask; i++) {
             ipshard *sh = atomic_load_explicit(&wd->sh[i], memory_order_relaxed);
             if (!sh || !sh->cap)
                 continue;           /* unchanged: it is the published one */
             ipshard *old = atomic_load_explicit(&pd->sh[i], memory_order_relaxed);
-            atomic_store_explicit(&pd->sh[i], shard_seal(sh, alen), memory_order_release);
+            atomic_store_explicit(&pd->sh[i], atomic_load_explicit(&nd->sh[i], memory_order_relaxed),
+                                  memory_order_release);
             if (old)
                 pmap_defer(free, old);
         }
+        free(nd);
+    } else {
+        atomic_store_explicit(&m->dir[f], nd, memory_order_release);
+        if (pd)
+            pmap_defer(dir_free_cb, pd);
     }
     free(wd);
     m->wdir[f] = NULL;
+    pool_free(m->pool[f]);
+    m->pool[f] = NULL;
     return 1;
 }
 
@@ -756,7 +806,7 @@ int ipmap_hold(ipmap *m, int on)
         published |= r;
     }
     m->held = 0;
-    assert(!m->wdir[0] && !m->wdir[1]);
+    assert(!m->wdir[0] && !m->wdir[1] && !m->pool[0] && !m->pool[1]);
     return published;
 }
 

@@ -176,7 +176,7 @@ int topo_compute_hints(topo_engine *e, topo_policy p, const st_service *svc,
                        const st_endpoints *eps, const size_t *idx, size_t n, int family,
                        vhint *v, char *why, size_t wlen)
 {
-    assert(e && svc && eps && (idx || n == 0) && (v || n == 0));
+    assert(e && svc && (eps || n == 0) && (idx || n == 0) && (v || n == 0));
     assert(family == 4 || family == 6);
     assert(pmap_read_ongoing());             /* inside a read-side section (internal.h) */
     ta_ep ebuf[256];

@@ -56,7 +56,8 @@ typedef struct vhint {
 topo_policy topo_computed_policy(const st_service *svc);
 
 /* Computed hints for the endpoints in idx[0..n) (one family): fills v[i]
- * for idx[i]. Returns 1 when hints exist, 0 when the producer declined
+ * for idx[i]. eps may be NULL when n is 0 (a Service without endpoints:
+ * the topology observer asks about every Service). Returns 1 when hints exist, 0 when the producer declined
  * (why gets the reason, e.g. the allocator's event message). Inside a
  * read-side section. */
 int topo_compute_hints(topo_engine *e, topo_policy p, const st_service *svc,

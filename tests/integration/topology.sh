@@ -144,4 +144,24 @@ K annotate service plain -n prod endpointslice.kubernetes.io/same-zone=Require >
 addrs_within 1 "annotation added: plain now zone-local" plain 127.0.1.1 "10.20.1.1"
 K annotate service plain -n prod endpointslice.kubernetes.io/same-zone- > /dev/null
 addrs_within 1 "annotation removed" plain 127.0.1.1 "10.20.1.1 10.20.1.2 10.20.1.3"
+
+# A headless Service whose policy is computed (topology-mode Auto) and
+# that has no EndpointSlice at all: the observer (a pass every 0.5 s) asks
+# about it too, and the server keeps answering.
+K apply -f - > /dev/null <<'EOY'
+apiVersion: v1
+kind: Service
+metadata:
+  name: autoempty
+  namespace: prod
+  annotations:
+    service.kubernetes.io/topology-mode: Auto
+spec:
+  clusterIP: None
+  ports: [{name: http, port: 80}]
+EOY
+sleep 1.5
+check "Auto Service without endpoints: server alive after observer passes" kill -0 "$TOPO_PID"
+OUT=$(dig @127.0.0.1 -p "$PORT" -b 127.0.1.1 +time=2 +tries=1 autoempty.$S A)
+check "Auto Service without endpoints: NXDOMAIN (no endpoints)" grep -q 'status: NXDOMAIN' <<<"$OUT"
 finish

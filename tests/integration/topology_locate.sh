@@ -8,8 +8,8 @@
 # kubenet or flannel would. Checked:
 #   - `locate podcidr endpoints` answers every client of every Service the
 #     same as the default pod watch (`locate pods`) — the fixture's clients
-#     and a generated fleet of 16 nodes and 160 pods, each node's pods in its
-#     /26 — and the API server
+#     and a generated fleet of 64 nodes and 2,560 pods, each node's pods in
+#     its /26 — and the API server
 #     (kubesim's request log) never sees a pod list or watch;
 #   - a client outside every range but with an EndpointSlice endpoint is
 #     located by its slice (explain: located_by endpoints);
@@ -38,23 +38,23 @@ cidr c1 127.0.3.0/31; cidr c2 127.0.3.2/31
 OUT=$(K get node b2 -o jsonpath='{.spec.podCIDRs[0]}')
 check "kubesim keeps a node's podCIDRs" test "$OUT" = "127.0.2.2/31"
 
-# A larger fleet for the comparison: 16 nodes over the three zones, each
-# with a /26 podCIDR (127.1.N.0/26) holding its 10 pods, and two headless
+# A larger fleet for the comparison: 64 nodes over the three zones, each
+# with a /26 podCIDR (127.1.N.0/26) holding its 40 pods, and two headless
 # Services answered per zone (trafficDistribution PreferClose) and per node
-# (internalTrafficPolicy Local): 160 clients.
+# (internalTrafficPolicy Local): 2,560 clients, asked by answers.py.
 /usr/bin/python3 - > "$TMP/fleet.json" <<'PY'
 import json
 items = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "fleet"}}]
 zones = ["zone-a", "zone-b", "zone-c"]
 def node(n): return "g%02d" % n
-for n in range(16):
+for n in range(64):
     items.append({"apiVersion": "v1", "kind": "Node",
         "metadata": {"name": node(n), "labels": {"topology.kubernetes.io/zone": zones[n % 3],
                                                  "kubernetes.io/hostname": node(n)}},
         "spec": {"podCIDR": "127.1.%d.0/26" % n, "podCIDRs": ["127.1.%d.0/26" % n]},
         "status": {"allocatable": {"cpu": "2"}, "addresses": [{"type": "InternalIP", "address": "127.0.11.%d" % (n + 1)}],
                    "conditions": [{"type": "Ready", "status": "True"}]}})
-    for k in range(10):
+    for k in range(40):
         ip = "127.1.%d.%d" % (n, k + 1)
         items.append({"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": "c-%02d-%d" % (n, k), "namespace": "fleet"},
@@ -69,11 +69,11 @@ def service(name, extra, eps):
         "endpoints": [{"addresses": [ip], "nodeName": node(n), "zone": zones[n % 3],
                        "conditions": {"ready": True}} for ip, n in eps]})
 service("near", {"trafficDistribution": "PreferClose"}, [("10.30.0.%d" % (n + 1), n) for n in range(5)])
-service("local", {"internalTrafficPolicy": "Local"}, [("10.31.0.%d" % (n + 1), n) for n in range(0, 16, 2)])
+service("local", {"internalTrafficPolicy": "Local"}, [("10.31.0.%d" % (n + 1), n) for n in range(0, 64, 2)])
 print(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
 PY
 load_fixture "$TMP/fleet.json"
-FLEET=$(for n in $(seq 0 15); do for k in $(seq 1 10); do echo "127.1.$n.$k"; done; done)
+for n in $(seq 0 63); do for k in $(seq 1 40); do echo "127.1.$n.$k"; done; done > "$TMP/fleet.clients"
 
 SERVICES="plain hinted itp keys require psn close auto autofew prefer"
 CLIENTS="127.0.1.1 127.0.1.2 127.0.2.1 127.0.2.2 127.0.3.1 127.0.3.2 127.0.10.3 127.0.9.9"
@@ -87,11 +87,8 @@ table() {
                 echo "$s $c: $(addrs "$s" "$c")"
             done
         done
-        for c in $FLEET; do
-            for s in near local; do
-                echo "$s $c: $(S=fleet.svc.cluster.local addrs "$s" "$c")"
-            done
-        done
+        /usr/bin/python3 "$top_srcdir/tests/integration/answers.py" "$PORT" \
+            fleet.svc.cluster.local "$TMP/fleet.clients" near local
     } > "$1"
 }
 # corefile LOCATE-LINE
@@ -112,8 +109,7 @@ start_locate() {
 start_locate pods || exit 1
 until_ok 10 ready
 addrs_within 3 "pods: synced" hinted 127.0.1.1 "10.20.2.1 10.20.2.2"
-until_ok 10 eval '[ -n "$(dig @127.0.0.1 -p "$PORT" -b 127.1.15.10 +short local.fleet.svc.cluster.local A)" ] ||
-                  [ -n "$(dig @127.0.0.1 -p "$PORT" -b 127.1.14.10 +short local.fleet.svc.cluster.local A)" ]'
+until_ok 10 eval '[ -n "$(dig @127.0.0.1 -p "$PORT" -b 127.1.62.40 +short local.fleet.svc.cluster.local A)" ]'
 table "$TMP/pods.txt"
 R=$(ks_requests); OUT=$R
 check "pods: the pod watch is there (the reference really watches pods)" \
@@ -124,7 +120,7 @@ stop_topodns
 start_locate podcidr endpoints || exit 1
 check "podcidr: ready" until_ok 10 ready
 addrs_within 3 "podcidr: synced" hinted 127.0.1.1 "10.20.2.1 10.20.2.2"
-until_ok 10 eval '[ -n "$(dig @127.0.0.1 -p "$PORT" -b 127.1.14.10 +short local.fleet.svc.cluster.local A)" ]'
+until_ok 10 eval '[ -n "$(dig @127.0.0.1 -p "$PORT" -b 127.1.62.40 +short local.fleet.svc.cluster.local A)" ]'
 table "$TMP/podcidr.txt"
 OUT=$(diff "$TMP/pods.txt" "$TMP/podcidr.txt")
 check "podcidr: every client's answer equals the pod watch's ($(wc -l < "$TMP/pods.txt") queries)" \
@@ -133,7 +129,9 @@ check "podcidr: every client's answer equals the pod watch's ($(wc -l < "$TMP/po
 OUT=$(grep -E '^(near|local) 127\.1\.' "$TMP/podcidr.txt" | sort -u -t: -k2 | wc -l)
 check "podcidr: the fleet's clients get different answers (by zone and node)" test "$OUT" -ge 4
 OUT=$(grep -cE '^(near|local) 127\.1\.' "$TMP/podcidr.txt")
-check "podcidr: the fleet compared (320 queries)" test "$OUT" = 320
+check "podcidr: the fleet compared (5,120 queries)" test "$OUT" = 5120
+OUT=$(grep -c TIMEOUT "$TMP/podcidr.txt")
+check "podcidr: every fleet query answered" test "$OUT" = 0
 OUT=$(grep '^require ' "$TMP/podcidr.txt")
 check "podcidr: answers differ by zone" \
     eval 'grep -q "^require 127.0.1.1: 10.20.5.1 10.20.5.2$" <<<"$OUT" && grep -q "^require 127.0.2.2: 10.20.5.3$" <<<"$OUT"'

@@ -14,4 +14,4 @@ TESTS += tests/integration/node_local.sh
 EXTRA_DIST += tests/integration/node_local.sh
 
 TESTS += tests/integration/topology_locate.sh
-EXTRA_DIST += tests/integration/topology_locate.sh
+EXTRA_DIST += tests/integration/topology_locate.sh tests/integration/answers.py

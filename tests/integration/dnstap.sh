@@ -120,13 +120,22 @@ burst() {   # burst: dnsperf's report; elapsed seconds in SECS
     SECS=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }')
 }
 completed() { grep -Eq "Queries completed:[[:space:]]*$N " <<<"$P"; }
+# UDP on a loaded machine (the sanitizer stages run four tests at a time)
+# may lose a datagram: a burst that lost one is run once more, and the
+# second must be whole (a server that blocks loses thousands, every time)
+burst_whole() {
+    burst
+    completed && return 0
+    echo "    first burst incomplete: $(grep -E 'Queries (completed|lost)' <<<"$P" | tr -s ' ' | tr '\n' ' ')"
+    burst
+}
 start_topodns '
 .:{$PORT} {
     hosts {
         192.0.2.7 local.example
     }
 }'
-burst
+burst_whole
 BASE=$SECS
 check "baseline without dnstap: $N queries answered (${BASE}s)" completed
 stop_topodns
@@ -139,7 +148,7 @@ start_topodns '
         192.0.2.7 local.example
     }
 }'
-burst
+burst_whole
 check "no collector: $N queries all answered" completed
 check "no collector: as fast as without dnstap (${SECS}s against ${BASE}s)" \
     awk -v s="$SECS" -v b="$BASE" 'BEGIN { exit !(s < 2 * b + 2) }'
@@ -177,7 +186,7 @@ wait_until 5 grep -q "opened output file" "$TMP/cap.log"
 q -b 127.0.0.1 local.example A
 sleep 0.5
 kill -STOP "$CAP"
-burst
+burst_whole
 check "stalled collector: $N queries all answered" completed
 check "stalled collector: as fast as without dnstap (${SECS}s against ${BASE}s)" \
     awk -v s="$SECS" -v b="$BASE" 'BEGIN { exit !(s < 2 * b + 2) }'
